@@ -1,0 +1,34 @@
+/**
+ * Every setting the service reads from the environment, with its default and meaning.
+ * `lib/config/env.ts` parses and range-checks them once at start; the README's table mirrors this file.
+ */
+export const settings = {
+  PORT: { default: '3001', meaning: 'HTTP port' },
+  ENDPOINT: { default: 'http://localhost:$PORT', meaning: 'public base URL; the issuer is $ENDPOINT/oidc' },
+  DB_URL: {
+    default: 'sqlite:./data/identity.sqlite3',
+    meaning: 'sqlite:<path> (embedded) or mysql://user:pass@host:port/db (MySQL 8 / MariaDB 10.6+)',
+  },
+  BOOTSTRAP_ADMIN_CLIENT_ID: {
+    default: '',
+    meaning: 'with BOOTSTRAP_ADMIN_CLIENT_SECRET: a MachineToMachine application with these credentials is kept holding the management API scope `all`',
+  },
+  BOOTSTRAP_ADMIN_CLIENT_SECRET: { default: '', meaning: 'see BOOTSTRAP_ADMIN_CLIENT_ID' },
+  MANAGEMENT_API_RESOURCE: { default: '$ENDPOINT/api', meaning: 'resource indicator of the management API' },
+  HOOKS_RETRY_SCHEDULE: {
+    default: '5,300,1800,7200,18000,36000,50400,72000,86400',
+    meaning: 'seconds to wait before each retry of a webhook delivery',
+  },
+  HOOKS_ALLOW_PRIVATE_TARGETS: {
+    default: 'true (false when NODE_ENV=production)',
+    meaning: 'allow webhook URLs on loopback and private addresses',
+  },
+  NODE_ENV: { default: 'development', meaning: '`production` turns off development-only endpoints and logs JSON' },
+  LOG_LEVEL: { default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
+  TRUST_PROXY: {
+    default: 'false',
+    meaning: 'trust X-Forwarded-* headers (set when running behind a load balancer that terminates TLS)',
+  },
+} as const;
+
+export type SettingName = keyof typeof settings;

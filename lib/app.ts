@@ -1,0 +1,81 @@
+import type { Server } from 'node:http';
+
+import Koa from 'koa';
+
+import type { Config } from './config/env.ts';
+import { createLogger, requestLogger, type Logger } from './http/logger.ts';
+import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
+import { useManagementApi } from './management/router.ts';
+import { purgeExpiredModels } from './oidc/adapter.ts';
+import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
+import { oidcRoutes } from './oidc/mount.ts';
+import { openDatabase } from './storage/database.ts';
+import { migrateToLatest } from './storage/migrate.ts';
+import { SharedCache } from './storage/shared-cache.ts';
+
+const housekeepingInterval = 10 * 60 * 1000;
+
+export type Service = {
+  app: Koa;
+  logger: Logger;
+  listen(port?: number): Promise<Server>;
+  close(): Promise<void>;
+};
+
+/** Opens the database, brings it up to date, and assembles the HTTP service. */
+export async function createService(config: Config, logger: Logger = createLogger(config)): Promise<Service> {
+  const db = openDatabase(config.dbUrl);
+  try {
+    await migrateToLatest(db);
+    await ensureKeys(db);
+    await syncManagementApiIndicator(db, config.managementApiResource);
+    await ensureBootstrapAdmin(db, config, logger);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const cache = new SharedCache(db);
+  await cache.sync();
+
+  const app = new Koa({ proxy: config.trustProxy });
+  app.on('error', (error) => logger.error({ err: error }, 'unhandled error'));
+  app.use(requestLogger(logger));
+  app.use(async (_ctx, next) => {
+    await cache.sync();
+    await next();
+  });
+  app.use(oidcRoutes(app, { config, db, cache, logger }));
+  useManagementApi(app, { config, db, cache, logger });
+
+  const housekeeping = setInterval(() => {
+    Promise.all([purgeExpiredModels(db), pruneRetiredKeys(db)]).catch((error: unknown) =>
+      logger.error({ err: error }, 'housekeeping failed'),
+    );
+  }, housekeepingInterval);
+  housekeeping.unref();
+
+  let server: Server | undefined;
+  return {
+    app,
+    logger,
+    async listen(port = config.port) {
+      const listening = app.listen(port);
+      server = listening;
+      await new Promise<void>((resolve, reject) => {
+        listening.once('listening', resolve);
+        listening.once('error', reject);
+      });
+      return listening;
+    },
+    /** Stops accepting connections, lets requests in flight finish, then closes the pool. */
+    async close() {
+      clearInterval(housekeeping);
+      if (server) {
+        const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
+        server.closeIdleConnections();
+        await closing;
+      }
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { RequestError } from '../http/errors.ts';
+import { generateId, generateSecret } from '../storage/ids.ts';
+import { tenantId } from './queries.ts';
+import { confidentialTypes, type Application, type ApplicationType, type CustomClientMetadata } from './schemas.ts';
+
+export type NewApplication = {
+  id?: string;
+  secret?: string;
+  name: string;
+  type: ApplicationType;
+  description?: string | null;
+  oidcClientMetadata?: Application['oidcClientMetadata'];
+  customClientMetadata?: CustomClientMetadata;
+  customData?: Record<string, unknown>;
+  isThirdParty?: boolean;
+};
+
+/** Public clients cannot keep a secret, so they may not swap tokens on a user's behalf (RFC 8693 §2.1). */
+export function assertSettingsFitType(type: ApplicationType, custom: CustomClientMetadata): void {
+  if (custom.allowTokenExchange && !confidentialTypes.has(type)) {
+    throw new RequestError(
+      { code: 'application.token_exchange_not_allowed_for_public_client', status: 422 },
+      'Token exchange can only be enabled for confidential applications (MachineToMachine, Traditional).',
+    );
+  }
+}
+
+export function buildApplication(input: NewApplication): Application {
+  const customClientMetadata = input.customClientMetadata ?? {};
+  assertSettingsFitType(input.type, customClientMetadata);
+  return {
+    tenantId,
+    id: input.id ?? generateId(),
+    name: input.name,
+    secret: input.secret ?? generateSecret(),
+    description: input.description ?? null,
+    type: input.type,
+    oidcClientMetadata: input.oidcClientMetadata ?? { redirectUris: [], postLogoutRedirectUris: [] },
+    customClientMetadata,
+    protectedAppMetadata: null,
+    customData: input.customData ?? {},
+    isThirdParty: input.isThirdParty ?? false,
+    appLevelAccessControlEnabled: false,
+    createdAt: Date.now(),
+  };
+}

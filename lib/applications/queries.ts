@@ -1,0 +1,101 @@
+import type { Queryable } from '../storage/database.ts';
+import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { bumpCacheVersion } from '../storage/shared-cache.ts';
+import type { Application, ApplicationType, CustomClientMetadata, OidcClientMetadata } from './schemas.ts';
+
+type ApplicationRow = {
+  id: string;
+  name: string;
+  description: string | null;
+  type: ApplicationType;
+  secret: string;
+  oidc_client_metadata: string;
+  custom_client_metadata: string;
+  custom_data: string;
+  is_third_party: number | boolean;
+  created_at: number;
+};
+
+/** Every instance shares one logical tenant, named as Logto names its single OSS tenant. */
+export const tenantId = 'default';
+
+function toApplication(row: ApplicationRow): Application {
+  return {
+    tenantId,
+    id: row.id,
+    name: row.name,
+    secret: row.secret,
+    description: row.description,
+    type: row.type,
+    oidcClientMetadata: JSON.parse(row.oidc_client_metadata) as OidcClientMetadata,
+    customClientMetadata: JSON.parse(row.custom_client_metadata) as CustomClientMetadata,
+    protectedAppMetadata: null,
+    customData: JSON.parse(row.custom_data) as Record<string, unknown>,
+    isThirdParty: Boolean(row.is_third_party),
+    appLevelAccessControlEnabled: false,
+    createdAt: Number(row.created_at),
+  };
+}
+
+export async function insertApplication(db: Queryable, application: Application): Promise<void> {
+  await db('applications').insert({
+    id: application.id,
+    name: application.name,
+    description: application.description,
+    type: application.type,
+    secret: application.secret,
+    oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
+    custom_client_metadata: JSON.stringify(application.customClientMetadata),
+    custom_data: JSON.stringify(application.customData),
+    is_third_party: application.isThirdParty,
+    created_at: application.createdAt,
+  });
+  await bumpCacheVersion(db, 'applications');
+}
+
+export async function findApplication(db: Queryable, id: string): Promise<Application | undefined> {
+  const row = await db('applications').where({ id }).first<ApplicationRow | undefined>();
+  return row && toApplication(row);
+}
+
+export type ApplicationFilter = { ids?: string[]; types?: ApplicationType[]; isThirdParty?: boolean; search?: string };
+
+export async function listApplications(
+  db: Queryable,
+  filter: ApplicationFilter,
+  page: Page,
+): Promise<{ items: Application[]; total: number }> {
+  const query = db('applications').select('*');
+  if (filter.ids) {
+    query.whereIn('id', filter.ids);
+  }
+  if (filter.types) {
+    query.whereIn('type', filter.types);
+  }
+  if (filter.isThirdParty !== undefined) {
+    query.where('is_third_party', filter.isThirdParty);
+  }
+  if (filter.search) {
+    whereContains(query, ['id', 'name', 'description'], filter.search);
+  }
+  const { rows, total } = await listPage<ApplicationRow>(query, page);
+  return { items: rows.map(toApplication), total };
+}
+
+export async function updateApplication(db: Queryable, application: Application): Promise<void> {
+  await db('applications').where({ id: application.id }).update({
+    name: application.name,
+    description: application.description,
+    secret: application.secret,
+    oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
+    custom_client_metadata: JSON.stringify(application.customClientMetadata),
+    custom_data: JSON.stringify(application.customData),
+  });
+  await bumpCacheVersion(db, 'applications');
+}
+
+export async function deleteApplication(db: Queryable, id: string): Promise<boolean> {
+  const deleted = await db('applications').where({ id }).delete();
+  await bumpCacheVersion(db, 'applications');
+  return deleted > 0;
+}

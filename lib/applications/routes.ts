@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+import { notFound } from '../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { queryBoolean, queryList, type Api } from '../http/route.ts';
+import type { Knex } from 'knex';
+import { assertSettingsFitType, buildApplication } from './applications.ts';
+import { deleteApplication, findApplication, insertApplication, listApplications, updateApplication } from './queries.ts';
+import { applicationSchema, applicationTypes, createApplicationBody, updateApplicationBody } from './schemas.ts';
+
+const tag = 'Applications';
+const idParams = z.object({ id: z.string().min(1).max(64) });
+
+export function applicationRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/applications',
+      summary: 'List applications',
+      tag,
+      query: paginationQuery.extend({
+        types: queryList(z.enum(applicationTypes)).optional(),
+        isThirdParty: queryBoolean.optional(),
+        search: z.string().max(256).optional(),
+      }),
+      response: z.array(applicationSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listApplications(db, query, pageOf(query));
+      setTotal(ctx, total);
+      return items;
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/applications', summary: 'Create an application', tag, body: createApplicationBody, response: applicationSchema, errors: [422] },
+    async ({ body }) => {
+      const application = buildApplication(body);
+      await insertApplication(db, application);
+      return application;
+    },
+  );
+
+  api.add(
+    { method: 'get', path: '/applications/:id', summary: 'Get an application', tag, params: idParams, response: applicationSchema, errors: [404] },
+    async ({ params }) => {
+      const application = await findApplication(db, params.id);
+      if (!application) {
+        throw notFound('application', params.id);
+      }
+      return application;
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/applications/:id',
+      summary: 'Update an application',
+      tag,
+      params: idParams,
+      body: updateApplicationBody,
+      response: applicationSchema,
+      errors: [404, 422],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const current = await findApplication(trx, params.id);
+        if (!current) {
+          throw notFound('application', params.id);
+        }
+        const next = {
+          ...current,
+          ...(body.name !== undefined && { name: body.name }),
+          ...(body.description !== undefined && { description: body.description }),
+          ...(body.customData && { customData: body.customData }),
+          oidcClientMetadata: { ...current.oidcClientMetadata, ...body.oidcClientMetadata },
+          customClientMetadata: { ...current.customClientMetadata, ...body.customClientMetadata },
+        };
+        assertSettingsFitType(next.type, next.customClientMetadata);
+        await updateApplication(trx, next);
+        return next;
+      }),
+  );
+
+  api.add(
+    { method: 'delete', path: '/applications/:id', summary: 'Delete an application', tag, params: idParams, errors: [404] },
+    async ({ params }) => {
+      if (!(await deleteApplication(db, params.id))) {
+        throw notFound('application', params.id);
+      }
+    },
+  );
+}

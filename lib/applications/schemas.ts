@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+export const applicationTypes = ['Native', 'SPA', 'Traditional', 'MachineToMachine'] as const;
+export type ApplicationType = (typeof applicationTypes)[number];
+
+/** Confidential clients authenticate with their secret; only they may exchange tokens. */
+export const confidentialTypes: ReadonlySet<ApplicationType> = new Set(['Traditional', 'MachineToMachine']);
+
+const hasNoFragment = (value: string) => {
+  try {
+    const url = new URL(value);
+    return url.hash === '' && !value.includes('#');
+  } catch {
+    return false;
+  }
+};
+
+/** Absolute, no fragment (RFC 6749 §3.1.2); native apps may use private-use schemes (RFC 8252 §7.1). */
+const redirectUri = z.string().max(2048).refine(hasNoFragment, 'must be an absolute URI without a fragment');
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const origin = z
+  .string()
+  .max(2048)
+  .refine((value) => URL.canParse(value) && new URL(value).origin === value, 'must be an origin such as https://app.example.com');
+
+export const oidcClientMetadataSchema = z.strictObject({
+  redirectUris: z.array(redirectUri).max(100),
+  postLogoutRedirectUris: z.array(redirectUri).max(100),
+  backchannelLogoutUri: httpUrl.optional(),
+  backchannelLogoutSessionRequired: z.boolean().optional(),
+  logoUri: httpUrl.optional(),
+});
+
+export const customClientMetadataSchema = z.strictObject({
+  corsAllowedOrigins: z.array(origin).max(100).optional(),
+  idTokenTtl: z.number().int().min(60).max(86_400).optional(),
+  refreshTokenTtl: z.number().int().min(60).max(7_776_000).optional(),
+  refreshTokenTtlInDays: z.number().int().min(1).max(90).optional(),
+  tenantId: z.string().max(64).optional(),
+  alwaysIssueRefreshToken: z.boolean().optional(),
+  rotateRefreshToken: z.boolean().optional(),
+  allowTokenExchange: z.boolean().optional(),
+  isDeviceFlow: z.boolean().optional(),
+  maxAllowedGrants: z.number().int().min(1).optional(),
+});
+
+export type OidcClientMetadata = z.output<typeof oidcClientMetadataSchema>;
+export type CustomClientMetadata = z.output<typeof customClientMetadataSchema>;
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const createApplicationBody = z.strictObject({
+  name: z.string().min(1).max(256),
+  description: z.string().max(4096).nullable().optional(),
+  type: z.enum(applicationTypes),
+  oidcClientMetadata: oidcClientMetadataSchema.optional(),
+  customClientMetadata: customClientMetadataSchema.optional(),
+  customData: jsonObject.optional(),
+  isThirdParty: z.boolean().optional(),
+});
+
+export const updateApplicationBody = z.strictObject({
+  name: z.string().min(1).max(256).optional(),
+  description: z.string().max(4096).nullable().optional(),
+  oidcClientMetadata: oidcClientMetadataSchema.partial().optional(),
+  customClientMetadata: customClientMetadataSchema.optional(),
+  customData: jsonObject.optional(),
+});
+
+export const applicationSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  name: z.string(),
+  secret: z.string(),
+  description: z.string().nullable(),
+  type: z.enum(applicationTypes),
+  oidcClientMetadata: oidcClientMetadataSchema,
+  customClientMetadata: customClientMetadataSchema,
+  protectedAppMetadata: z.null(),
+  customData: jsonObject,
+  isThirdParty: z.boolean(),
+  appLevelAccessControlEnabled: z.boolean(),
+  createdAt: z.number(),
+});
+
+export type Application = z.output<typeof applicationSchema>;

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+import type { SettingName } from '../../config/defaults.ts';
+
+const url = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/\/+$/, ''));
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3001),
+  ENDPOINT: url.optional(),
+  DB_URL: z
+    .string()
+    .regex(/^(sqlite:.+|mysql:\/\/.+)$/, 'must be sqlite:<path> or mysql://user:pass@host:port/db')
+    .default('sqlite:./data/identity.sqlite3'),
+  BOOTSTRAP_ADMIN_CLIENT_ID: z
+    .string()
+    .regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _')
+    .optional(),
+  BOOTSTRAP_ADMIN_CLIENT_SECRET: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
+  MANAGEMENT_API_RESOURCE: url.optional(),
+  HOOKS_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds')
+    .default('5,300,1800,7200,18000,36000,50400,72000,86400'),
+  HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+} satisfies Record<SettingName, z.ZodType>);
+
+export type Config = {
+  port: number;
+  endpoint: string;
+  issuer: string;
+  dbUrl: string;
+  bootstrapAdmin?: { clientId: string; clientSecret: string };
+  managementApiResource: string;
+  hooksRetrySchedule: number[];
+  hooksAllowPrivateTargets: boolean;
+  production: boolean;
+  nodeEnv: 'development' | 'production' | 'test';
+  logLevel: string;
+  trustProxy: boolean;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const values = result.data;
+  if (Boolean(values.BOOTSTRAP_ADMIN_CLIENT_ID) !== Boolean(values.BOOTSTRAP_ADMIN_CLIENT_SECRET)) {
+    throw new ConfigError(
+      'invalid configuration: BOOTSTRAP_ADMIN_CLIENT_ID and BOOTSTRAP_ADMIN_CLIENT_SECRET must be set together',
+    );
+  }
+  const endpoint = values.ENDPOINT ?? `http://localhost:${values.PORT}`;
+  const production = values.NODE_ENV === 'production';
+  return {
+    port: values.PORT,
+    endpoint,
+    issuer: `${endpoint}/oidc`,
+    dbUrl: values.DB_URL,
+    bootstrapAdmin:
+      values.BOOTSTRAP_ADMIN_CLIENT_ID && values.BOOTSTRAP_ADMIN_CLIENT_SECRET
+        ? { clientId: values.BOOTSTRAP_ADMIN_CLIENT_ID, clientSecret: values.BOOTSTRAP_ADMIN_CLIENT_SECRET }
+        : undefined,
+    managementApiResource: values.MANAGEMENT_API_RESOURCE ?? `${endpoint}/api`,
+    hooksRetrySchedule: values.HOOKS_RETRY_SCHEDULE.split(',').map(Number),
+    hooksAllowPrivateTargets: values.HOOKS_ALLOW_PRIVATE_TARGETS
+      ? values.HOOKS_ALLOW_PRIVATE_TARGETS === 'true'
+      : !production,
+    production,
+    nodeEnv: values.NODE_ENV,
+    logLevel: values.LOG_LEVEL,
+    trustProxy: values.TRUST_PROXY === 'true',
+  };
+}

@@ -1,0 +1,84 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+
+import { RequestError } from './errors.ts';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Schema = z.ZodType;
+type Out<S> = S extends Schema ? z.output<S> : undefined;
+
+/** One management or experience route: its input schemas validate requests and generate the OpenAPI document. */
+export type RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined> = {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Documents the success body; the handler's return type is checked against it. */
+  response?: R;
+  /** Success status: defaults to 200 with a response, 204 without. */
+  status?: number;
+  /** Error statuses this route answers with, besides 400/401/403. */
+  errors?: number[];
+};
+
+export type RouteInput<P, Q, B> = { params: Out<P>; query: Out<Q>; body: Out<B> };
+
+type Handler<P, Q, B, R> = (
+  input: RouteInput<P, Q, B>,
+  ctx: Context,
+) => Promise<R extends Schema ? z.input<R> : void>;
+
+type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>;
+
+function parse<S extends Schema | undefined>(schema: S, value: unknown, where: string): Out<S> {
+  if (!schema) {
+    return undefined as Out<S>;
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new RequestError({ code: 'guard.invalid_input' }, `The request ${where} is invalid.`, {
+      details: result.error.issues.map((issue) => ({
+        in: where,
+        path: issue.path.join('.'),
+        message: issue.message,
+      })),
+    });
+  }
+  return result.data as Out<S>;
+}
+
+/** A router that remembers the specs of its routes, for the OpenAPI document. */
+export class Api {
+  readonly router = new Router();
+  readonly specs: AnySpec[] = [];
+
+  add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined>(
+    spec: RouteSpec<P, Q, B, R>,
+    handler: Handler<P, Q, B, R>,
+  ): void {
+    this.specs.push(spec as AnySpec);
+    const success = spec.status ?? (spec.response ? 200 : 204);
+    this.router[spec.method](spec.path, async (ctx) => {
+      const input = {
+        params: parse(spec.params, ctx.params, 'path'),
+        query: parse(spec.query, ctx.query, 'query'),
+        body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body'),
+      } as RouteInput<P, Q, B>;
+      const body = await handler(input, ctx);
+      ctx.status = success;
+      if (success !== 204) {
+        ctx.body = body ?? null;
+      }
+    });
+  }
+}
+
+/** A query value given once or repeated (`?types=SPA&types=Native`) becomes an array. */
+export const queryList = <T extends Schema>(item: T) =>
+  z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(item));
+
+export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');

@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+
+import { buildApplication } from '../applications/applications.ts';
+import { findApplication, insertApplication, updateApplication } from '../applications/queries.ts';
+import type { Config } from '../config/env.ts';
+import type { Logger } from '../http/logger.ts';
+import { managementApi } from '../resources/management-api.ts';
+import { addRolesToApplication } from '../roles/assignments.ts';
+import { dialectOf } from '../storage/database.ts';
+import { bumpCacheVersion } from '../storage/shared-cache.ts';
+
+/** Serialises bootstrap work across instances starting together (SQLite serialises on its own). */
+async function lockApplications(trx: Knex.Transaction): Promise<void> {
+  const query = trx('cache_versions').where({ name: 'applications' }).select('version');
+  await (dialectOf(trx) === 'mysql' ? query.forUpdate() : query);
+}
+
+/** The management API's indicator follows MANAGEMENT_API_RESOURCE (it defaults to $ENDPOINT/api). */
+export async function syncManagementApiIndicator(db: Knex, indicator: string): Promise<void> {
+  const changed = await db('resources')
+    .where({ id: managementApi.resourceId })
+    .whereNot({ indicator })
+    .update({ indicator });
+  if (changed > 0) {
+    await bumpCacheVersion(db, 'resources');
+  }
+}
+
+/**
+ * Makes sure an administrator can reach the management API: the configured bootstrap application,
+ * or, on a first start without one, a generated application whose credentials are printed once.
+ */
+export async function ensureBootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
+  const created = await db.transaction(async (trx) => {
+    await lockApplications(trx);
+    const wanted = config.bootstrapAdmin;
+    if (wanted) {
+      const existing = await findApplication(trx, wanted.clientId);
+      if (!existing) {
+        await insertApplication(
+          trx,
+          buildApplication({ id: wanted.clientId, secret: wanted.clientSecret, name: 'Bootstrap admin', type: 'MachineToMachine' }),
+        );
+      } else if (existing.secret !== wanted.clientSecret) {
+        await updateApplication(trx, { ...existing, secret: wanted.clientSecret });
+      }
+      await addRolesToApplication(trx, wanted.clientId, [managementApi.roleId]);
+      return undefined;
+    }
+    const holder = await trx('applications_roles').where({ role_id: managementApi.roleId }).first();
+    if (holder) {
+      return undefined;
+    }
+    const application = buildApplication({ name: 'Admin (created at first start)', type: 'MachineToMachine' });
+    await insertApplication(trx, application);
+    await addRolesToApplication(trx, application.id, [managementApi.roleId]);
+    return application;
+  });
+  if (created) {
+    logger.warn(
+      { clientId: created.id },
+      'created the first admin application; its secret is printed below once, store it now',
+    );
+    process.stdout.write(
+      `\nManagement API credentials (shown once):\n  client id:     ${created.id}\n  client secret: ${created.secret}\n  resource:      ${config.managementApiResource}\n  scope:         all\n\n`,
+    );
+  }
+}

@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import type Koa from 'koa';
+
+import { applicationRoutes } from '../applications/routes.ts';
+import type { Config } from '../config/env.ts';
+import { jsonBody } from '../http/body.ts';
+import { errorHandler } from '../http/error-handler.ts';
+import type { Logger } from '../http/logger.ts';
+import { buildOpenApiDocument } from '../http/openapi.ts';
+import { Api } from '../http/route.ts';
+import { keyRoutes } from '../oidc/key-routes.ts';
+import { resourceRoutes } from '../resources/routes.ts';
+import { applicationRoleRoutes } from '../roles/application-roles-routes.ts';
+import { roleRoutes } from '../roles/routes.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { requireManagementToken } from './auth.ts';
+
+export type ManagementDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger };
+
+/** Every management route, behind the token check; `/api/status` and `/api/swagger.json` are open. */
+export function useManagementApi(app: Koa, { config, db, cache, logger }: ManagementDependencies): void {
+  const api = new Api();
+  applicationRoutes(api, db);
+  resourceRoutes(api, db);
+  roleRoutes(api, db);
+  applicationRoleRoutes(api, db);
+  keyRoutes(api, db);
+
+  const document = buildOpenApiDocument(api.specs, {
+    title: 'Identity service management API',
+    version: '1',
+    serverUrl: config.endpoint,
+  });
+
+  const open = new Api();
+  open.router.get('/status', async (ctx) => {
+    await db.raw('select 1');
+    ctx.status = 204;
+  });
+  open.router.get('/swagger.json', (ctx) => {
+    ctx.body = document;
+  });
+
+  api.router.prefix('/api');
+  open.router.prefix('/api');
+  const requireToken = requireManagementToken(config, db, cache);
+  app.use(errorHandler(logger));
+  app.use(open.router.routes());
+  app.use((ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? requireToken(ctx, next) : next()));
+  app.use(jsonBody);
+  app.use(api.router.routes());
+  app.use(api.router.allowedMethods());
+}

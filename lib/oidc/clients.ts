@@ -1,0 +1,36 @@
+import type { ClientMetadata } from 'oidc-provider';
+
+import { findApplication } from '../applications/queries.ts';
+import { confidentialTypes, type Application } from '../applications/schemas.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+
+/** How an application appears to oidc-provider. */
+export function clientMetadataOf(application: Application): ClientMetadata {
+  const confidential = confidentialTypes.has(application.type);
+  const machine = application.type === 'MachineToMachine';
+  const { oidcClientMetadata: oidc } = application;
+  return {
+    client_id: application.id,
+    client_name: application.name,
+    ...(confidential && { client_secret: application.secret }),
+    token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+    application_type: application.type === 'Native' ? 'native' : 'web',
+    grant_types: machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+    response_types: machine ? [] : ['code'],
+    redirect_uris: machine ? [] : oidc.redirectUris,
+    post_logout_redirect_uris: machine ? [] : oidc.postLogoutRedirectUris,
+    ...(oidc.logoUri && { logo_uri: oidc.logoUri }),
+    ...(oidc.backchannelLogoutUri && {
+      backchannel_logout_uri: oidc.backchannelLogoutUri,
+      backchannel_logout_session_required: oidc.backchannelLogoutSessionRequired ?? false,
+    }),
+  };
+}
+
+/** Clients come from the applications table, through the shared cache. */
+export const findClient = (db: Queryable, cache: SharedCache) => (id: string) =>
+  cache.get('applications', id, async () => {
+    const application = await findApplication(db, id);
+    return application && clientMetadataOf(application);
+  });

@@ -1,0 +1,61 @@
+import type { Knex } from 'knex';
+import { Provider, type Configuration } from 'oidc-provider';
+
+import type { Config } from '../config/env.ts';
+import type { Logger } from '../http/logger.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { createAdapter } from './adapter.ts';
+import { findClient } from './clients.ts';
+import type { KeySet } from './keys.ts';
+import { resourceServerInfo } from './resource-servers.ts';
+
+export type OidcDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger };
+
+const day = 86_400;
+
+/** Builds the provider for one key set; `mount.ts` builds a new one when the keys change. */
+export function createProvider({ config, db, cache, logger }: OidcDependencies, keys: KeySet): Provider {
+  const configuration: Configuration = {
+    adapter: createAdapter(db, findClient(db, cache)),
+    jwks: { keys: keys.signing as NonNullable<Configuration['jwks']>['keys'] },
+    cookies: { keys: keys.cookieKeys },
+    clockTolerance: 5,
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => undefined,
+        useGrantedResource: () => true,
+        getResourceServerInfo: resourceServerInfo(db, cache),
+      },
+    },
+    formats: {
+      customizers: {
+        // RFC 9068 access tokens always carry `scope`, empty when nothing was granted.
+        async jwt(_ctx, _token, jwt) {
+          jwt.payload.scope ??= '';
+        },
+      },
+    },
+    ttl: {
+      AccessToken: 3600,
+      AuthorizationCode: 60,
+      ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
+      IdToken: 3600,
+      Interaction: 3600,
+      Grant: 14 * day,
+      RefreshToken: 14 * day,
+      Session: 14 * day,
+    },
+    responseTypes: ['code'],
+    interactions: { url: (_ctx, interaction) => `/sign-in?uid=${interaction.uid}` },
+    findAccount: async () => undefined,
+  };
+  const provider = new Provider(config.issuer, configuration);
+  provider.proxy = config.trustProxy;
+  provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
+  return provider;
+}

@@ -1,0 +1,39 @@
+import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+
+import { scopesHeldByApplication } from '../permissions/held-scopes.ts';
+import { findResourceByIndicator } from '../resources/queries.ts';
+import type { Resource } from '../resources/schemas.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+
+/** Access tokens for API resources are ES256 JWTs (RFC 9068): small and fast to sign and verify. */
+export const accessTokenAlgorithm = 'ES256';
+
+export const findResourceCached = (db: Queryable, cache: SharedCache) => (indicator: string) =>
+  cache.get('resources', indicator, () => findResourceByIndicator(db, indicator));
+
+export function resourceServerInfo(db: Queryable, cache: SharedCache) {
+  const findResource = findResourceCached(db, cache);
+
+  /** The scopes the caller may be granted on the resource: for client credentials, those of the application's roles. */
+  async function grantableScopes(ctx: KoaContextWithOIDC, resource: Resource, clientId: string): Promise<string[]> {
+    if (ctx.oidc.params?.grant_type === 'client_credentials') {
+      return scopesHeldByApplication(db, clientId, resource.id);
+    }
+    return [];
+  }
+
+  return async (ctx: KoaContextWithOIDC, indicator: string, client: { clientId: string }): Promise<ResourceServer> => {
+    const resource = await findResource(indicator);
+    if (!resource) {
+      throw new errors.InvalidTarget(`resource indicator ${indicator} is not a known API resource`);
+    }
+    return {
+      scope: (await grantableScopes(ctx, resource, client.clientId)).join(' '),
+      audience: resource.indicator,
+      accessTokenTTL: resource.accessTokenTtl,
+      accessTokenFormat: 'jwt',
+      jwt: { sign: { alg: accessTokenAlgorithm } },
+    };
+  };
+}

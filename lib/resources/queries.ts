@@ -1,0 +1,141 @@
+import { tenantId } from '../applications/queries.ts';
+import type { Queryable } from '../storage/database.ts';
+import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { bumpCacheVersion } from '../storage/shared-cache.ts';
+import type { Resource, Scope } from './schemas.ts';
+
+type ResourceRow = {
+  id: string;
+  name: string;
+  indicator: string;
+  is_default: number | boolean;
+  access_token_ttl: number;
+  created_at: number;
+};
+
+type ScopeRow = { id: string; resource_id: string; name: string; description: string | null; created_at: number };
+
+const toResource = (row: ResourceRow): Resource => ({
+  tenantId,
+  id: row.id,
+  name: row.name,
+  indicator: row.indicator,
+  isDefault: Boolean(row.is_default),
+  accessTokenTtl: Number(row.access_token_ttl),
+});
+
+export const toScope = (row: ScopeRow): Scope => ({
+  tenantId,
+  id: row.id,
+  resourceId: row.resource_id,
+  name: row.name,
+  description: row.description,
+  createdAt: Number(row.created_at),
+});
+
+export async function insertResource(db: Queryable, resource: Resource & { createdAt: number }): Promise<void> {
+  await db('resources').insert({
+    id: resource.id,
+    name: resource.name,
+    indicator: resource.indicator,
+    is_default: resource.isDefault,
+    access_token_ttl: resource.accessTokenTtl,
+    created_at: resource.createdAt,
+  });
+  await bumpCacheVersion(db, 'resources');
+}
+
+export async function findResource(db: Queryable, id: string): Promise<Resource | undefined> {
+  const row = await db('resources').where({ id }).first<ResourceRow | undefined>();
+  return row && toResource(row);
+}
+
+export async function findResourceByIndicator(db: Queryable, indicator: string): Promise<Resource | undefined> {
+  const row = await db('resources').where({ indicator }).first<ResourceRow | undefined>();
+  return row && toResource(row);
+}
+
+export async function listResources(db: Queryable, page: Page): Promise<{ items: Resource[]; total: number }> {
+  const { rows, total } = await listPage<ResourceRow>(db('resources').select('*'), page);
+  return { items: rows.map(toResource), total };
+}
+
+export async function updateResource(db: Queryable, resource: Resource): Promise<void> {
+  await db('resources').where({ id: resource.id }).update({
+    name: resource.name,
+    indicator: resource.indicator,
+    is_default: resource.isDefault,
+    access_token_ttl: resource.accessTokenTtl,
+  });
+  await bumpCacheVersion(db, 'resources');
+}
+
+/** At most one default resource (used when an authorization request names none). */
+export async function setDefaultResource(db: Queryable, id: string, isDefault: boolean): Promise<void> {
+  if (isDefault) {
+    await db('resources').whereNot({ id }).update({ is_default: false });
+  }
+  await db('resources').where({ id }).update({ is_default: isDefault });
+  await bumpCacheVersion(db, 'resources');
+}
+
+export async function deleteResource(db: Queryable, id: string): Promise<boolean> {
+  const deleted = await db('resources').where({ id }).delete();
+  await bumpCacheVersion(db, 'resources');
+  return deleted > 0;
+}
+
+export async function scopesOfResources(db: Queryable, resourceIds: string[]): Promise<Scope[]> {
+  const rows = await db('scopes').whereIn('resource_id', resourceIds).orderBy('created_at').select<ScopeRow[]>('*');
+  return rows.map(toScope);
+}
+
+export async function listScopes(
+  db: Queryable,
+  resourceId: string,
+  search: string | undefined,
+  page: Page,
+): Promise<{ items: Scope[]; total: number }> {
+  const query = db('scopes').where({ resource_id: resourceId }).select('*');
+  if (search) {
+    whereContains(query, ['name', 'description'], search);
+  }
+  const { rows, total } = await listPage<ScopeRow>(query, page);
+  return { items: rows.map(toScope), total };
+}
+
+export async function findScope(db: Queryable, resourceId: string, id: string): Promise<Scope | undefined> {
+  const row = await db('scopes').where({ resource_id: resourceId, id }).first<ScopeRow | undefined>();
+  return row && toScope(row);
+}
+
+export async function findScopeByName(db: Queryable, resourceId: string, name: string): Promise<Scope | undefined> {
+  const row = await db('scopes').where({ resource_id: resourceId, name }).first<ScopeRow | undefined>();
+  return row && toScope(row);
+}
+
+export async function findScopesByIds(db: Queryable, ids: string[]): Promise<Scope[]> {
+  const rows = await db('scopes').whereIn('id', ids).select<ScopeRow[]>('*');
+  return rows.map(toScope);
+}
+
+export async function insertScope(db: Queryable, scope: Scope): Promise<void> {
+  await db('scopes').insert({
+    id: scope.id,
+    resource_id: scope.resourceId,
+    name: scope.name,
+    description: scope.description,
+    created_at: scope.createdAt,
+  });
+  await bumpCacheVersion(db, 'resources');
+}
+
+export async function updateScope(db: Queryable, scope: Scope): Promise<void> {
+  await db('scopes').where({ id: scope.id }).update({ name: scope.name, description: scope.description });
+  await bumpCacheVersion(db, 'resources');
+}
+
+export async function deleteScope(db: Queryable, id: string): Promise<void> {
+  await db('scopes').where({ id }).delete();
+  await bumpCacheVersion(db, 'resources');
+}

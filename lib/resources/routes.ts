@@ -1,0 +1,267 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { tenantId } from '../applications/queries.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { queryBoolean, type Api } from '../http/route.ts';
+import { generateId } from '../storage/ids.ts';
+import { managementApi } from './management-api.ts';
+import {
+  deleteResource,
+  deleteScope,
+  findResource,
+  findResourceByIndicator,
+  findScope,
+  findScopeByName,
+  insertResource,
+  insertScope,
+  listResources,
+  listScopes,
+  scopesOfResources,
+  setDefaultResource,
+  updateResource,
+  updateScope,
+} from './queries.ts';
+import {
+  createResourceBody,
+  createScopeBody,
+  resourceSchema,
+  scopeSchema,
+  updateResourceBody,
+  updateScopeBody,
+  type Resource,
+} from './schemas.ts';
+
+const tag = 'Resources';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+const scopeParams = z.object({ resourceId: z.string().min(1).max(21), scopeId: z.string().min(1).max(21) });
+
+const protectedApi = (action: 'delete' | 'modify') =>
+  new RequestError(
+    { code: `resource.cannot_${action}_management_api`, status: 400 },
+    `Cannot ${action} the management API or its scope.`,
+  );
+
+async function getResource(db: Knex | Knex.Transaction, id: string): Promise<Resource> {
+  const resource = await findResource(db, id);
+  if (!resource) {
+    throw notFound('resource', id);
+  }
+  return resource;
+}
+
+async function assertScopeNameFree(db: Knex.Transaction, resourceId: string, name: string): Promise<void> {
+  if (await findScopeByName(db, resourceId, name)) {
+    throw new RequestError({ code: 'scope.name_exists', status: 422 }, `The scope name ${name} is already in use.`, {
+      data: { name },
+    });
+  }
+}
+
+export function resourceRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/resources',
+      summary: 'List API resources',
+      tag,
+      query: paginationQuery.extend({ includeScopes: queryBoolean.optional() }),
+      response: z.array(resourceSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listResources(db, pageOf(query));
+      setTotal(ctx, total);
+      if (!query.includeScopes) {
+        return items;
+      }
+      const scopes = await scopesOfResources(db, items.map(({ id }) => id));
+      return items.map((resource) => ({ ...resource, scopes: scopes.filter((scope) => scope.resourceId === resource.id) }));
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/resources', summary: 'Create an API resource', tag, body: createResourceBody, response: resourceSchema, status: 201, errors: [422] },
+    async ({ body }) =>
+      db.transaction(async (trx) => {
+        if (await findResourceByIndicator(trx, body.indicator)) {
+          throw new RequestError(
+            { code: 'resource.resource_identifier_in_use', status: 422 },
+            `The API identifier ${body.indicator} is already in use.`,
+            { data: { indicator: body.indicator } },
+          );
+        }
+        const resource = {
+          tenantId,
+          id: generateId(),
+          name: body.name,
+          indicator: body.indicator,
+          isDefault: false,
+          accessTokenTtl: body.accessTokenTtl ?? 3600,
+        };
+        await insertResource(trx, { ...resource, createdAt: Date.now() });
+        return { ...resource, scopes: [] };
+      }),
+  );
+
+  api.add(
+    { method: 'get', path: '/resources/:id', summary: 'Get an API resource', tag, params: idParams, response: resourceSchema, errors: [404] },
+    async ({ params }) => getResource(db, params.id),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/resources/:id',
+      summary: 'Update an API resource',
+      tag,
+      params: idParams,
+      body: updateResourceBody,
+      response: resourceSchema,
+      errors: [404],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const current = await getResource(trx, params.id);
+        const next = { ...current, name: body.name ?? current.name, accessTokenTtl: body.accessTokenTtl ?? current.accessTokenTtl };
+        await updateResource(trx, next);
+        return next;
+      }),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/resources/:id/is-default',
+      summary: 'Set or unset the default API resource',
+      tag,
+      params: idParams,
+      body: z.strictObject({ isDefault: z.boolean() }),
+      response: resourceSchema,
+      errors: [404],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const current = await getResource(trx, params.id);
+        if (current.id === managementApi.resourceId) {
+          throw protectedApi('modify');
+        }
+        await setDefaultResource(trx, current.id, body.isDefault);
+        return { ...current, isDefault: body.isDefault };
+      }),
+  );
+
+  api.add(
+    { method: 'delete', path: '/resources/:id', summary: 'Delete an API resource and its scopes', tag, params: idParams, errors: [404] },
+    async ({ params }) => {
+      if (params.id === managementApi.resourceId) {
+        throw protectedApi('delete');
+      }
+      if (!(await deleteResource(db, params.id))) {
+        throw notFound('resource', params.id);
+      }
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/resources/:resourceId/scopes',
+      summary: 'List the scopes (permissions) of an API resource',
+      tag,
+      params: z.object({ resourceId: z.string().min(1).max(21) }),
+      query: paginationQuery.extend({ search: z.string().max(256).optional() }),
+      response: z.array(scopeSchema),
+      errors: [404],
+    },
+    async ({ params, query }, ctx) => {
+      await getResource(db, params.resourceId);
+      const { items, total } = await listScopes(db, params.resourceId, query.search, pageOf(query));
+      setTotal(ctx, total);
+      return items;
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/resources/:resourceId/scopes',
+      summary: 'Create a scope (permission) of an API resource',
+      tag,
+      params: z.object({ resourceId: z.string().min(1).max(21) }),
+      body: createScopeBody,
+      response: scopeSchema,
+      status: 201,
+      errors: [404, 422],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const resource = await getResource(trx, params.resourceId);
+        if (resource.id === managementApi.resourceId) {
+          throw protectedApi('modify');
+        }
+        await assertScopeNameFree(trx, resource.id, body.name);
+        const scope = {
+          tenantId,
+          id: generateId(),
+          resourceId: resource.id,
+          name: body.name,
+          description: body.description ?? null,
+          createdAt: Date.now(),
+        };
+        await insertScope(trx, scope);
+        return scope;
+      }),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/resources/:resourceId/scopes/:scopeId',
+      summary: 'Update a scope (permission) of an API resource',
+      tag,
+      params: scopeParams,
+      body: updateScopeBody,
+      response: scopeSchema,
+      errors: [404, 422],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const scope = await findScope(trx, params.resourceId, params.scopeId);
+        if (!scope) {
+          throw notFound('scope', params.scopeId);
+        }
+        if (scope.id === managementApi.scopeId) {
+          throw protectedApi('modify');
+        }
+        if (body.name !== undefined && body.name !== scope.name) {
+          await assertScopeNameFree(trx, scope.resourceId, body.name);
+        }
+        const next = { ...scope, name: body.name ?? scope.name, description: body.description === undefined ? scope.description : body.description };
+        await updateScope(trx, next);
+        return next;
+      }),
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/resources/:resourceId/scopes/:scopeId',
+      summary: 'Delete a scope (permission); roles holding it lose it',
+      tag,
+      params: scopeParams,
+      errors: [404],
+    },
+    async ({ params }) =>
+      db.transaction(async (trx) => {
+        const scope = await findScope(trx, params.resourceId, params.scopeId);
+        if (!scope) {
+          throw notFound('scope', params.scopeId);
+        }
+        if (scope.id === managementApi.scopeId) {
+          throw protectedApi('delete');
+        }
+        await deleteScope(trx, scope.id);
+      }),
+  );
+}

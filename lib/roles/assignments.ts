@@ -1,0 +1,84 @@
+import { findApplication } from '../applications/queries.ts';
+import type { Application } from '../applications/schemas.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { managementApi } from '../resources/management-api.ts';
+import { findScopesByIds } from '../resources/queries.ts';
+import type { Queryable } from '../storage/database.ts';
+import { addApplicationRoles, addRoleScopes, findRole, findRolesByIds, roleIdsOfApplication, scopeIdsOfRole } from './queries.ts';
+import type { Role } from './schemas.ts';
+
+export async function getRole(db: Queryable, id: string): Promise<Role> {
+  const role = await findRole(db, id);
+  if (!role) {
+    throw notFound('role', id);
+  }
+  return role;
+}
+
+/** Only machine-to-machine applications hold roles (Logto's rule): user roles belong to people. */
+export async function getRoleHolderApplication(db: Queryable, id: string): Promise<Application> {
+  const application = await findApplication(db, id);
+  if (!application) {
+    throw notFound('application', id);
+  }
+  if (application.type !== 'MachineToMachine') {
+    throw new RequestError({ code: 'application.invalid_type', status: 422 }, 'Only machine to machine applications can have associated roles.');
+  }
+  return application;
+}
+
+export function assertMachineToMachineRoles(roles: Role[]): void {
+  if (roles.some((role) => role.type !== 'MachineToMachine')) {
+    throw new RequestError(
+      { code: 'application.invalid_role_type', status: 422 },
+      'Can not assign user type role to machine to machine application.',
+    );
+  }
+}
+
+/** Resolves every id or throws 404 naming the first missing one. */
+export async function getRoles(db: Queryable, ids: string[]): Promise<Role[]> {
+  const unique = [...new Set(ids)];
+  const roles = await findRolesByIds(db, unique);
+  const missing = unique.find((id) => !roles.some((role) => role.id === id));
+  if (missing) {
+    throw notFound('role', missing);
+  }
+  return roles;
+}
+
+/** Adds roles an application does not hold yet; returns the ids newly added. */
+export async function addRolesToApplication(db: Queryable, applicationId: string, roleIds: string[]): Promise<string[]> {
+  const held = new Set(await roleIdsOfApplication(db, applicationId));
+  const added = [...new Set(roleIds)].filter((id) => !held.has(id));
+  await addApplicationRoles(db, added.map((roleId) => ({ applicationId, roleId })));
+  return added;
+}
+
+/**
+ * Links scopes to a role. Every id must exist (404); already-linked ones are refused (422, as Logto);
+ * the management API's scope is for machine-to-machine roles only.
+ */
+export async function linkScopesToRole(db: Queryable, role: Role, scopeIds: string[]) {
+  const unique = [...new Set(scopeIds)];
+  const scopes = await findScopesByIds(db, unique);
+  const missing = unique.find((id) => !scopes.some((scope) => scope.id === id));
+  if (missing) {
+    throw notFound('scope', missing);
+  }
+  if (role.type === 'User' && scopes.some((scope) => scope.resourceId === managementApi.resourceId)) {
+    throw new RequestError(
+      { code: 'role.management_api_scopes_not_assignable_to_user_role', status: 400 },
+      'Cannot assign management API scopes to a user role.',
+    );
+  }
+  const linked = new Set(await scopeIdsOfRole(db, role.id));
+  const duplicate = unique.find((id) => linked.has(id));
+  if (duplicate) {
+    throw new RequestError({ code: 'role.scope_exists', status: 422 }, `The scope id ${duplicate} has already been added to this role.`, {
+      data: { scopeId: duplicate },
+    });
+  }
+  await addRoleScopes(db, role.id, unique);
+  return scopes;
+}

@@ -1,0 +1,161 @@
+import { tenantId } from '../applications/queries.ts';
+import { toScope } from '../resources/queries.ts';
+import type { Resource, Scope } from '../resources/schemas.ts';
+import type { Queryable } from '../storage/database.ts';
+import { listPage, whereContains, type Page } from '../storage/list.ts';
+import type { Role, RoleType } from './schemas.ts';
+
+type RoleRow = { id: string; name: string; description: string; type: RoleType; is_default: number | boolean };
+
+const toRole = (row: RoleRow): Role => ({
+  tenantId,
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  type: row.type,
+  isDefault: Boolean(row.is_default),
+});
+
+export async function insertRole(db: Queryable, role: Role): Promise<void> {
+  await db('roles').insert({
+    id: role.id,
+    name: role.name,
+    description: role.description,
+    type: role.type,
+    is_default: role.isDefault,
+    created_at: Date.now(),
+  });
+}
+
+export async function findRole(db: Queryable, id: string): Promise<Role | undefined> {
+  const row = await db('roles').where({ id }).first<RoleRow | undefined>();
+  return row && toRole(row);
+}
+
+export async function findRoleByName(db: Queryable, name: string): Promise<Role | undefined> {
+  const row = await db('roles').where({ name }).first<RoleRow | undefined>();
+  return row && toRole(row);
+}
+
+export async function findRolesByIds(db: Queryable, ids: string[]): Promise<Role[]> {
+  const rows = await db('roles').whereIn('id', ids).select<RoleRow[]>('*');
+  return rows.map(toRole);
+}
+
+export type RoleFilter = { ids?: string[]; type?: RoleType; search?: string; excludeApplicationId?: string };
+
+export async function listRoles(db: Queryable, filter: RoleFilter, page: Page): Promise<{ items: Role[]; total: number }> {
+  const query = db('roles').select('*');
+  if (filter.ids) {
+    query.whereIn('id', filter.ids);
+  }
+  if (filter.type) {
+    query.where({ type: filter.type });
+  }
+  if (filter.search) {
+    whereContains(query, ['id', 'name', 'description'], filter.search);
+  }
+  if (filter.excludeApplicationId) {
+    query.whereNotIn('id', db('applications_roles').where({ application_id: filter.excludeApplicationId }).select('role_id'));
+  }
+  const { rows, total } = await listPage<RoleRow>(query, page);
+  return { items: rows.map(toRole), total };
+}
+
+export async function updateRole(db: Queryable, role: Role): Promise<void> {
+  await db('roles').where({ id: role.id }).update({ name: role.name, description: role.description, is_default: role.isDefault });
+}
+
+export async function deleteRole(db: Queryable, id: string): Promise<boolean> {
+  return (await db('roles').where({ id }).delete()) > 0;
+}
+
+type ResourceColumns = { r_id: string; r_name: string; r_indicator: string; r_is_default: number | boolean; r_ttl: number };
+
+export async function listRoleScopes(
+  db: Queryable,
+  roleId: string,
+  search: string | undefined,
+  page: Page,
+): Promise<{ items: Array<Scope & { resource: Resource }>; total: number }> {
+  const query = db('roles_scopes')
+    .join('scopes', 'scopes.id', 'roles_scopes.scope_id')
+    .join('resources', 'resources.id', 'scopes.resource_id')
+    .where('roles_scopes.role_id', roleId)
+    .select(
+      'scopes.*',
+      'resources.id as r_id',
+      'resources.name as r_name',
+      'resources.indicator as r_indicator',
+      'resources.is_default as r_is_default',
+      'resources.access_token_ttl as r_ttl',
+    );
+  if (search) {
+    whereContains(query, ['scopes.name', 'scopes.description'], search);
+  }
+  const { rows, total } = await listPage<Parameters<typeof toScope>[0] & ResourceColumns>(query, page, [
+    { column: 'scopes.created_at', order: 'desc' },
+    { column: 'scopes.id' },
+  ]);
+  return {
+    items: rows.map((row) => ({
+      ...toScope(row),
+      resource: {
+        tenantId,
+        id: row.r_id,
+        name: row.r_name,
+        indicator: row.r_indicator,
+        isDefault: Boolean(row.r_is_default),
+        accessTokenTtl: Number(row.r_ttl),
+      },
+    })),
+    total,
+  };
+}
+
+export async function scopeIdsOfRole(db: Queryable, roleId: string): Promise<string[]> {
+  return db('roles_scopes').where({ role_id: roleId }).pluck('scope_id');
+}
+
+export async function addRoleScopes(db: Queryable, roleId: string, scopeIds: string[]): Promise<void> {
+  if (scopeIds.length > 0) {
+    await db('roles_scopes').insert(scopeIds.map((scopeId) => ({ role_id: roleId, scope_id: scopeId })));
+  }
+}
+
+export async function removeRoleScope(db: Queryable, roleId: string, scopeId: string): Promise<boolean> {
+  return (await db('roles_scopes').where({ role_id: roleId, scope_id: scopeId }).delete()) > 0;
+}
+
+export async function roleIdsOfApplication(db: Queryable, applicationId: string): Promise<string[]> {
+  return db('applications_roles').where({ application_id: applicationId }).pluck('role_id');
+}
+
+export async function applicationIdsOfRole(db: Queryable, roleId: string): Promise<string[]> {
+  return db('applications_roles').where({ role_id: roleId }).pluck('application_id');
+}
+
+export async function addApplicationRoles(db: Queryable, pairs: Array<{ applicationId: string; roleId: string }>): Promise<void> {
+  if (pairs.length > 0) {
+    await db('applications_roles').insert(pairs.map((pair) => ({ application_id: pair.applicationId, role_id: pair.roleId })));
+  }
+}
+
+export async function removeApplicationRoles(db: Queryable, applicationId: string, roleIds: string[]): Promise<number> {
+  return db('applications_roles').where({ application_id: applicationId }).whereIn('role_id', roleIds).delete();
+}
+
+export async function applicationCountsOfRoles(
+  db: Queryable,
+  roleIds: string[],
+): Promise<Map<string, Array<{ id: string; name: string; type: string }>>> {
+  const rows = await db('applications_roles')
+    .join('applications', 'applications.id', 'applications_roles.application_id')
+    .whereIn('applications_roles.role_id', roleIds)
+    .select<Array<{ role_id: string; id: string; name: string; type: string }>>('applications_roles.role_id', 'applications.id', 'applications.name', 'applications.type');
+  const byRole = new Map<string, Array<{ id: string; name: string; type: string }>>();
+  for (const { role_id: roleId, ...application } of rows) {
+    byRole.set(roleId, [...(byRole.get(roleId) ?? []), application]);
+  }
+  return byRole;
+}

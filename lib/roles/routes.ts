@@ -1,0 +1,175 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { tenantId } from '../applications/queries.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import type { Api } from '../http/route.ts';
+import { managementApi } from '../resources/management-api.ts';
+import { scopeSchema } from '../resources/schemas.ts';
+import { generateId } from '../storage/ids.ts';
+import { getRole, linkScopesToRole } from './assignments.ts';
+import {
+  applicationCountsOfRoles,
+  deleteRole,
+  findRoleByName,
+  insertRole,
+  listRoleScopes,
+  listRoles,
+  removeRoleScope,
+  updateRole,
+} from './queries.ts';
+import { createRoleBody, idList, roleListItemSchema, roleSchema, roleScopeSchema, roleTypes, updateRoleBody } from './schemas.ts';
+
+const tag = 'Roles';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+
+const nameInUse = (name: string) =>
+  new RequestError({ code: 'role.name_in_use', status: 422 }, `This role name ${name} is already in use.`, { data: { name } });
+
+/** The role that gives the management API to admin applications is the service's own. */
+function assertNotInternal(id: string): void {
+  if (id === managementApi.roleId) {
+    throw new RequestError(
+      { code: 'role.internal_role_violation', status: 403 },
+      'The management API access role belongs to the service and cannot be changed or deleted.',
+    );
+  }
+}
+
+export function roleRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/roles',
+      summary: 'List roles',
+      tag,
+      query: paginationQuery.extend({
+        type: z.enum(roleTypes).optional(),
+        search: z.string().max(256).optional(),
+        excludeApplicationId: z.string().max(21).optional(),
+      }),
+      response: z.array(roleListItemSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listRoles(db, query, pageOf(query));
+      setTotal(ctx, total);
+      const applications = await applicationCountsOfRoles(db, items.map(({ id }) => id));
+      return items.map((role) => {
+        const holders = applications.get(role.id) ?? [];
+        return { ...role, applicationsCount: holders.length, featuredApplications: holders.slice(0, 3) };
+      });
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/roles', summary: 'Create a role, optionally with scopes', tag, body: createRoleBody, response: roleSchema, errors: [404, 422] },
+    async ({ body }) =>
+      db.transaction(async (trx) => {
+        if (await findRoleByName(trx, body.name)) {
+          throw nameInUse(body.name);
+        }
+        const role = {
+          tenantId,
+          id: generateId(),
+          name: body.name,
+          description: body.description,
+          type: body.type ?? 'User',
+          isDefault: body.isDefault ?? false,
+        };
+        await insertRole(trx, role);
+        if (body.scopeIds?.length) {
+          await linkScopesToRole(trx, role, body.scopeIds);
+        }
+        return role;
+      }),
+  );
+
+  api.add(
+    { method: 'get', path: '/roles/:id', summary: 'Get a role', tag, params: idParams, response: roleSchema, errors: [404] },
+    async ({ params }) => getRole(db, params.id),
+  );
+
+  api.add(
+    { method: 'patch', path: '/roles/:id', summary: 'Update a role', tag, params: idParams, body: updateRoleBody, response: roleSchema, errors: [404, 422] },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const role = await getRole(trx, params.id);
+        assertNotInternal(role.id);
+        if (body.name !== undefined && body.name !== role.name && (await findRoleByName(trx, body.name))) {
+          throw nameInUse(body.name);
+        }
+        const next = { ...role, ...body };
+        await updateRole(trx, next);
+        return next;
+      }),
+  );
+
+  api.add(
+    { method: 'delete', path: '/roles/:id', summary: 'Delete a role', tag, params: idParams, errors: [404] },
+    async ({ params }) => {
+      assertNotInternal(params.id);
+      if (!(await deleteRole(db, params.id))) {
+        throw notFound('role', params.id);
+      }
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/roles/:id/scopes',
+      summary: 'List the scopes of a role',
+      tag,
+      params: idParams,
+      query: paginationQuery.extend({ search: z.string().max(256).optional() }),
+      response: z.array(roleScopeSchema),
+      errors: [404],
+    },
+    async ({ params, query }, ctx) => {
+      await getRole(db, params.id);
+      const { items, total } = await listRoleScopes(db, params.id, query.search, pageOf(query));
+      setTotal(ctx, total);
+      return items;
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/roles/:id/scopes',
+      summary: 'Link scopes to a role',
+      tag,
+      params: idParams,
+      body: idList('scopeIds'),
+      response: z.array(scopeSchema),
+      status: 201,
+      errors: [404, 422],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const role = await getRole(trx, params.id);
+        assertNotInternal(role.id);
+        return linkScopesToRole(trx, role, body.scopeIds as string[]);
+      }),
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/roles/:id/scopes/:scopeId',
+      summary: 'Unlink a scope from a role',
+      tag,
+      params: z.object({ id: z.string().min(1).max(21), scopeId: z.string().min(1).max(21) }),
+      errors: [404],
+    },
+    async ({ params }) =>
+      db.transaction(async (trx) => {
+        await getRole(trx, params.id);
+        assertNotInternal(params.id);
+        if (!(await removeRoleScope(trx, params.id, params.scopeId))) {
+          throw notFound('scope', params.scopeId);
+        }
+      }),
+  );
+}

@@ -1,0 +1,58 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+import knex, { type Knex } from 'knex';
+
+/** A connection pool or a transaction: logic takes either, so a change and its side rows commit together. */
+export type Queryable = Knex | Knex.Transaction;
+
+export type Dialect = 'sqlite' | 'mysql';
+
+export function dialectOf(db: Queryable): Dialect {
+  return db.client.config.client === 'better-sqlite3' ? 'sqlite' : 'mysql';
+}
+
+type SqliteConnection = { pragma: (statement: string) => unknown };
+
+export function openDatabase(url: string): Knex {
+  if (url.startsWith('sqlite:')) {
+    const filename = url.slice('sqlite:'.length);
+    if (filename !== ':memory:') {
+      mkdirSync(dirname(resolve(filename)), { recursive: true });
+    }
+    return knex({
+      client: 'better-sqlite3',
+      connection: { filename },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: unknown) => void) {
+          // WAL lets a second process (npm run migrate, a dispatcher) read while this one writes.
+          connection.pragma('journal_mode = WAL');
+          connection.pragma('synchronous = NORMAL');
+          connection.pragma('foreign_keys = ON');
+          connection.pragma('busy_timeout = 5000');
+          done(null, connection);
+        },
+      },
+    });
+  }
+  return knex({
+    client: 'mysql2',
+    connection: { uri: url, charset: 'utf8mb4', timezone: 'Z' } as Knex.MySql2ConnectionConfig,
+    pool: { min: 0, max: 10 },
+  });
+}
+
+const sqliteUnique = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === 'ER_DUP_ENTRY' || (code !== undefined && sqliteUnique.has(code));
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === 'ER_NO_REFERENCED_ROW_2';
+}

@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+
+/** A slice of a list; without `limit` the whole list. */
+export type Page = { limit?: number; offset: number };
+
+export function applyPage<T extends Knex.QueryBuilder>(query: T, page: Page): T {
+  return page.limit === undefined ? query : (query.limit(page.limit).offset(page.offset) as T);
+}
+
+/**
+ * Case-insensitive substring match on any of the columns. `!` is the LIKE escape character because
+ * SQLite has no default one and MySQL reads a backslash in a literal as an escape itself.
+ */
+export function whereContains(query: Knex.QueryBuilder, columns: string[], term: string): void {
+  const pattern = `%${term.replace(/[!%_]/g, '!$&')}%`;
+  query.where((any) => {
+    for (const column of columns) {
+      any.orWhereRaw(`lower(??) like lower(?) escape '!'`, [column, pattern]);
+    }
+  });
+}
+
+/** Runs a filtered query twice: once to count, once for the page, newest first. */
+export async function listPage<Row>(
+  query: Knex.QueryBuilder,
+  page: Page,
+  order: Array<{ column: string; order?: 'asc' | 'desc' }> = [{ column: 'created_at', order: 'desc' }, { column: 'id' }],
+): Promise<{ rows: Row[]; total: number }> {
+  const [counted] = await query.clone().clearSelect().count({ total: '*' });
+  const rows = (await applyPage(query.clone().orderBy(order), page)) as Row[];
+  return { rows, total: Number((counted as { total: number | string }).total) };
+}

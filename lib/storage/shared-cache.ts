@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+
+import type { Queryable } from './database.ts';
+
+/** What may be cached in memory; each has a row in `cache_versions`. */
+export type CacheName = 'applications' | 'resources' | 'keys';
+
+/** Every writer of a cached table calls this in the same transaction as its change. */
+export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<void> {
+  await db('cache_versions').where({ name }).increment('version', 1);
+}
+
+/**
+ * In-memory copies of rows that rarely change (clients, resources, keys). Each instance reads the
+ * small `cache_versions` table once per request (`sync`) and drops what another instance changed,
+ * so a change is seen by the next request everywhere for the price of one indexed read.
+ */
+export class SharedCache {
+  readonly #versions = new Map<CacheName, number>();
+  readonly #stores = new Map<CacheName, Map<string, Promise<unknown>>>();
+
+  constructor(private readonly db: Knex) {}
+
+  async sync(): Promise<void> {
+    const rows = await this.db('cache_versions').select<Array<{ name: CacheName; version: number }>>('name', 'version');
+    for (const { name, version } of rows) {
+      if (this.#versions.get(name) !== Number(version)) {
+        this.#versions.set(name, Number(version));
+        this.#stores.get(name)?.clear();
+      }
+    }
+  }
+
+  version(name: CacheName): number | undefined {
+    return this.#versions.get(name);
+  }
+
+  get<T>(name: CacheName, key: string, load: () => Promise<T>): Promise<T> {
+    let store = this.#stores.get(name);
+    if (!store) {
+      store = new Map();
+      this.#stores.set(name, store);
+    }
+    let entry = store.get(key) as Promise<T> | undefined;
+    if (!entry) {
+      const loading = load();
+      entry = loading;
+      store.set(key, loading);
+      loading.catch(() => store.delete(key));
+    }
+    return entry;
+  }
+}
