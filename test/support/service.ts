@@ -1,0 +1,94 @@
+import { createServer } from 'node:net';
+
+import { got, type Got } from 'got';
+
+import { createService, type Service } from '../../lib/app.ts';
+import { loadConfig, type Config } from '../../lib/config/env.ts';
+import { createLogger } from '../../lib/http/logger.ts';
+import { freshDatabaseUrl } from './database.ts';
+
+export const adminClient = { id: 'test-admin', secret: 'test-admin-secret-0123456789' };
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type TestService = {
+  url: string;
+  config: Config;
+  service: Service;
+  /** Plain HTTP against the service: never throws on a status, parses JSON. */
+  http: Got;
+  /** HTTP to /api with a management token. */
+  api: Got;
+  token(clientId: string, secret: string, form: Record<string, string>): Promise<TokenResponse>;
+  stop(): Promise<void>;
+};
+
+export type TokenResponse = {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+};
+
+/**
+ * Starts the real service on a free port over a database of its own (or `dbUrl` to share one, as
+ * several instances or a restart do). Logs are silent unless TEST_LOG_LEVEL is set.
+ */
+export async function startService(options: { dbUrl?: string; port?: number; env?: Record<string, string> } = {}): Promise<TestService> {
+  const port = options.port ?? (await freePort());
+  const config = loadConfig({
+    PORT: String(port),
+    ENDPOINT: `http://127.0.0.1:${port}`,
+    DB_URL: options.dbUrl ?? (await freshDatabaseUrl()),
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
+    BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
+    ...options.env,
+  });
+  const service = await createService(config, createLogger({ production: true, logLevel: config.logLevel }));
+  await service.listen(port);
+  const url = config.endpoint;
+  const http = got.extend({ prefixUrl: url, throwHttpErrors: false, retry: { limit: 0 }, responseType: 'json' });
+
+  const token = async (clientId: string, secret: string, form: Record<string, string>): Promise<TokenResponse> => {
+    const response = await http.post('oidc/token', {
+      form,
+      headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+    });
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body as Record<string, unknown> };
+  };
+
+  let managementToken: { value: string; expiresAt: number } | undefined;
+  const api = http.extend({
+    prefixUrl: `${url}/api`,
+    hooks: {
+      beforeRequest: [
+        async (request) => {
+          if (request.headers.authorization !== undefined) {
+            return;
+          }
+          if (!managementToken || managementToken.expiresAt < Date.now() + 60_000) {
+            const { body } = await token(adminClient.id, adminClient.secret, {
+              grant_type: 'client_credentials',
+              resource: config.managementApiResource,
+              scope: 'all',
+            });
+            managementToken = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in) * 1000 };
+          }
+          request.headers.authorization = `Bearer ${managementToken.value}`;
+        },
+      ],
+    },
+  });
+
+  return { url, config, service, http, api, token, stop: () => service.close() };
+}
