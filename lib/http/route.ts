@@ -69,10 +69,11 @@ export class Api {
         body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body'),
       } as RouteInput<P, Q, B>;
       const body = await handler(input, ctx);
-      ctx.status = success;
       if (success !== 204) {
-        ctx.body = body ?? null;
+        // Koa turns a null body into 204; a route that answers 200/201 without content sends `{}`.
+        ctx.body = body ?? {};
       }
+      ctx.status = success;
     });
   }
 }

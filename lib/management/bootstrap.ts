@@ -6,14 +6,7 @@ import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { addRolesToApplication } from '../roles/assignments.ts';
-import { dialectOf } from '../storage/database.ts';
-import { bumpCacheVersion } from '../storage/shared-cache.ts';
-
-/** Serialises bootstrap work across instances starting together (SQLite serialises on its own). */
-async function lockApplications(trx: Knex.Transaction): Promise<void> {
-  const query = trx('cache_versions').where({ name: 'applications' }).select('version');
-  await (dialectOf(trx) === 'mysql' ? query.forUpdate() : query);
-}
+import { bumpCacheVersion, lockCache } from '../storage/shared-cache.ts';
 
 /** The management API's indicator follows MANAGEMENT_API_RESOURCE (it defaults to $ENDPOINT/api). */
 export async function syncManagementApiIndicator(db: Knex, indicator: string): Promise<void> {
@@ -32,7 +25,7 @@ export async function syncManagementApiIndicator(db: Knex, indicator: string): P
  */
 export async function ensureBootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
   const created = await db.transaction(async (trx) => {
-    await lockApplications(trx);
+    await lockCache(trx, 'applications');
     const wanted = config.bootstrapAdmin;
     if (wanted) {
       const existing = await findApplication(trx, wanted.clientId);

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Knex } from 'knex';
 
-import { dialectOf, type Queryable } from '../storage/database.ts';
-import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+import type { Queryable } from '../storage/database.ts';
+import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
 
 export type KeyKind = 'private-keys' | 'cookie-keys';
 export type SigningKeyAlgorithm = 'EC' | 'RSA';
@@ -44,12 +44,6 @@ function newCookieKey(): Omit<KeyRow, 'created_at' | 'rotated_at'> {
   return { id: randomBytes(12).toString('base64url'), kind: 'cookie-keys', algorithm: null, value: randomBytes(32).toString('base64url') };
 }
 
-/** Serialises key changes across instances: the `keys` version row is the lock. */
-async function lockKeys(trx: Knex.Transaction): Promise<void> {
-  const query = trx('cache_versions').where({ name: 'keys' }).select('version');
-  await (dialectOf(trx) === 'mysql' ? query.forUpdate() : query);
-}
-
 async function retention(db: Queryable): Promise<number> {
   const row = await db('resources').max({ ttl: 'access_token_ttl' }).first();
   return Math.max(idTokenTtl, Number(row?.ttl ?? 0)) * 1000;
@@ -58,7 +52,7 @@ async function retention(db: Queryable): Promise<number> {
 /** First start: one EC and one RSA signing key, and a cookie key. Safe when instances start together. */
 export async function ensureKeys(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
-    await lockKeys(trx);
+    await lockCache(trx, 'keys');
     const present = await trx('oidc_keys').whereNull('rotated_at').select<KeyRow[]>('kind', 'algorithm');
     const has = (kind: KeyKind, algorithm: SigningKeyAlgorithm | null) =>
       present.some((row) => row.kind === kind && row.algorithm === algorithm);
@@ -120,7 +114,7 @@ export async function listKeys(db: Queryable, kind: KeyKind): Promise<KeySummary
  */
 export async function rotateKey(db: Knex, kind: KeyKind, algorithm: SigningKeyAlgorithm): Promise<void> {
   await db.transaction(async (trx) => {
-    await lockKeys(trx);
+    await lockCache(trx, 'keys');
     const now = Date.now();
     const replaced = trx('oidc_keys').where({ kind }).whereNull('rotated_at');
     await (kind === 'private-keys' ? replaced.where({ algorithm }) : replaced).update({ rotated_at: now });
@@ -139,7 +133,7 @@ export async function pruneRetiredKeys(db: Queryable): Promise<number> {
 /** Removes a retired key now (e.g. one that leaked). The key in use cannot be removed: rotate first. */
 export async function deleteKey(db: Knex, kind: KeyKind, id: string): Promise<'deleted' | 'not-found' | 'in-use'> {
   return db.transaction(async (trx) => {
-    await lockKeys(trx);
+    await lockCache(trx, 'keys');
     const row = await trx('oidc_keys').where({ kind, id }).first<KeyRow | undefined>();
     if (!row) {
       return 'not-found';

@@ -14,6 +14,15 @@ export function dialectOf(db: Queryable): Dialect {
 
 type SqliteConnection = { pragma: (statement: string) => unknown };
 
+/** Knex warns on stderr when an instance waits for another's migration lock; that wait is expected. */
+const log = {
+  warn(message: string) {
+    if (!/already locked|migrate:unlock/.test(String(message))) {
+      console.warn(message);
+    }
+  },
+};
+
 export function openDatabase(url: string): Knex {
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
@@ -24,6 +33,7 @@ export function openDatabase(url: string): Knex {
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
+      log,
       pool: {
         min: 1,
         max: 1,
@@ -41,6 +51,7 @@ export function openDatabase(url: string): Knex {
   return knex({
     client: 'mysql2',
     connection: { uri: url, charset: 'utf8mb4', timezone: 'Z' } as Knex.MySql2ConnectionConfig,
+    log,
     pool: { min: 0, max: 10 },
   });
 }

@@ -19,17 +19,24 @@ const source: Knex.MigrationSource<string> = {
   getMigration: async (file) => (await import(pathToFileURL(fileURLToPath(new URL(file, folder))).href)) as Migration,
 };
 
-/** Brings the schema up to date. Several instances may start at once: the loser of the lock waits. */
+/**
+ * Instances starting together race on knex's bookkeeping tables and lock; the loser waits and
+ * tries again (the migrations themselves run once, under knex's lock).
+ */
+const startRace = (error: unknown) =>
+  (error as Error).name === 'MigrationLocked' || /knex_migrations\S*`? .*already exists/i.test((error as Error).message);
+
+/** Brings the schema up to date. */
 export async function migrateToLatest(db: Knex): Promise<string[]> {
   for (let attempt = 0; ; attempt++) {
     try {
       const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
       return applied;
     } catch (error) {
-      if ((error as Error).name !== 'MigrationLocked' || attempt >= 120) {
+      if (!startRace(error) || attempt >= 120) {
         throw error;
       }
-      await sleep(500);
+      await sleep(100 + Math.random() * 400);
     }
   }
 }

@@ -11,6 +11,14 @@ export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<
 }
 
 /**
+ * Serialises writers of one cache's tables across instances. A no-op update takes the row's write
+ * lock on MySQL and the database's on SQLite, where a read first would deadlock two writers.
+ */
+export async function lockCache(trx: Queryable, name: CacheName): Promise<void> {
+  await trx('cache_versions').where({ name }).update({ version: trx.raw('version') });
+}
+
+/**
  * In-memory copies of rows that rarely change (clients, resources, keys). Each instance reads the
  * small `cache_versions` table once per request (`sync`) and drops what another instance changed,
  * so a change is seen by the next request everywhere for the price of one indexed read.

@@ -1,3 +1,4 @@
+import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 
 import { got, type Got } from 'got';
@@ -20,15 +21,33 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** What a test sees of a response; bodies are parsed JSON (`any`: tests assert on their shape). */
+export type HttpResponse<T = any> = { statusCode: number; headers: IncomingHttpHeaders; body: T };
+type RequestOptions = { json?: unknown; body?: string; searchParams?: Record<string, string | number | boolean> | URLSearchParams | string; headers?: Record<string, string>; form?: Record<string, string>; followRedirect?: boolean; prefixUrl?: string; responseType?: 'json' | 'text' };
+type Call = <T = any>(url: string, options?: RequestOptions) => Promise<HttpResponse<T>>;
+export type HttpClient = { get: Call; post: Call; put: Call; patch: Call; delete: Call; got: Got };
+
+function client(instance: Got): HttpClient {
+  const call =
+    (method: 'get' | 'post' | 'put' | 'patch' | 'delete'): Call =>
+    async <T>(url: string, options: RequestOptions = {}) => {
+      const response = await instance(url, { method, ...options } as never);
+      return response as unknown as HttpResponse<T>;
+    };
+  return { get: call('get'), post: call('post'), put: call('put'), patch: call('patch'), delete: call('delete'), got: instance };
+}
+
 export type TestService = {
   url: string;
   config: Config;
   service: Service;
   /** Plain HTTP against the service: never throws on a status, parses JSON. */
-  http: Got;
+  http: HttpClient;
   /** HTTP to /api with a management token. */
-  api: Got;
+  api: HttpClient;
   token(clientId: string, secret: string, form: Record<string, string>): Promise<TokenResponse>;
+  /** Drops the cached management token (after a key it was signed with is deleted). */
+  forgetToken(): void;
   stop(): Promise<void>;
 };
 
@@ -56,11 +75,14 @@ export async function startService(options: { dbUrl?: string; port?: number; env
   });
   const service = await createService(config, createLogger({ production: true, logLevel: config.logLevel }));
   await service.listen(port);
-  const url = config.endpoint;
-  const http = got.extend({ prefixUrl: url, throwHttpErrors: false, retry: { limit: 0 }, responseType: 'json' });
+  // Where the test reaches it; the public ENDPOINT (issuer) may be another name.
+  const url = `http://127.0.0.1:${port}`;
+  // An agent per service: a restarted service on the same port must not get a dead keep-alive socket.
+  const agent = new Agent({ keepAlive: true });
+  const base = got.extend({ prefixUrl: url, throwHttpErrors: false, retry: { limit: 0 }, responseType: 'json', agent: { http: agent } });
 
   const token = async (clientId: string, secret: string, form: Record<string, string>): Promise<TokenResponse> => {
-    const response = await http.post('oidc/token', {
+    const response = await base.post('oidc/token', {
       form,
       headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
     });
@@ -68,7 +90,7 @@ export async function startService(options: { dbUrl?: string; port?: number; env
   };
 
   let managementToken: { value: string; expiresAt: number } | undefined;
-  const api = http.extend({
+  const api = base.extend({
     prefixUrl: `${url}/api`,
     hooks: {
       beforeRequest: [
@@ -90,5 +112,17 @@ export async function startService(options: { dbUrl?: string; port?: number; env
     },
   });
 
-  return { url, config, service, http, api, token, stop: () => service.close() };
+  return {
+    url,
+    config,
+    service,
+    http: client(base),
+    api: client(api),
+    token,
+    forgetToken: () => (managementToken = undefined),
+    async stop() {
+      agent.destroy();
+      await service.close();
+    },
+  };
 }

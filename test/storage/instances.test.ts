@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+
+import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
+import { freshDatabaseUrl } from '../support/database.ts';
+import { startService, type TestService } from '../support/service.ts';
+
+describe('one database, several lives', () => {
+  it('keeps keys and data across a restart', async () => {
+    const dbUrl = await freshDatabaseUrl();
+    const first = await startService({ dbUrl });
+    const { resource, scopeIds } = await createResource(first, ['read']);
+    const { application } = await createMachineWithScopes(first, [scopeIds.read!]);
+    const jwksBefore = (await first.http.get('oidc/jwks')).body;
+    const { body } = await first.token(application.id, application.secret, {
+      grant_type: 'client_credentials',
+      resource: resource.indicator,
+      scope: 'read',
+    });
+    const port = Number(new URL(first.url).port);
+    await first.stop();
+
+    const second = await startService({ dbUrl, port });
+    try {
+      expect((await second.http.get('oidc/jwks')).body).to.deep.equal(jwksBefore);
+      const { payload } = await jwtVerify(String(body.access_token), createRemoteJWKSet(new URL(`${second.url}/oidc/jwks`)), {
+        issuer: `${second.url}/oidc`,
+        audience: resource.indicator,
+      });
+      expect(payload.scope).to.equal('read');
+      const again = await second.token(application.id, application.secret, {
+        grant_type: 'client_credentials',
+        resource: resource.indicator,
+        scope: 'read',
+      });
+      expect(again.statusCode).to.equal(200);
+      expect((await second.api.get(`resources/${resource.id}`)).statusCode).to.equal(200);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  describe('two instances at once', () => {
+    let a: TestService;
+    let b: TestService;
+    before(async () => {
+      const dbUrl = await freshDatabaseUrl();
+      // Started together: migrations, key generation and the bootstrap admin must not race.
+      [a, b] = await Promise.all([
+        startService({ dbUrl, env: { ENDPOINT: 'http://identity.test' } }),
+        startService({ dbUrl, env: { ENDPOINT: 'http://identity.test' } }),
+      ]);
+    });
+    after(() => Promise.all([a.stop(), b.stop()]));
+
+    const jwksOf = (service: TestService) => createRemoteJWKSet(new URL(`${service.url}/oidc/jwks`));
+
+    it('publish the same keys and accept each other\'s tokens', async () => {
+      expect((await a.http.get('oidc/jwks')).body).to.deep.equal((await b.http.get('oidc/jwks')).body);
+      const { resource, scopeIds } = await createResource(a, ['read']);
+      const { application } = await createMachineWithScopes(a, [scopeIds.read!]);
+      // Created through A, usable at B on the next request.
+      const { statusCode, body } = await b.token(application.id, application.secret, {
+        grant_type: 'client_credentials',
+        resource: resource.indicator,
+        scope: 'read',
+      });
+      expect(statusCode).to.equal(200);
+      for (const service of [a, b]) {
+        const { payload } = await jwtVerify(String(body.access_token), jwksOf(service), {
+          issuer: 'http://identity.test/oidc',
+          audience: resource.indicator,
+        });
+        expect(payload.scope).to.equal('read');
+      }
+    });
+
+    it('see a key rotation made by the other instance on the next request', async () => {
+      await a.api.post('configs/oidc/private-keys/rotate', { json: {} });
+      const kidsAtA = ((await a.http.get('oidc/jwks')).body as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+      const kidsAtB = ((await b.http.get('oidc/jwks')).body as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+      expect(kidsAtB).to.deep.equal(kidsAtA);
+      expect(kidsAtA).to.have.length(3);
+    });
+  });
+});

@@ -1,0 +1,37 @@
+import type { TestService } from './service.ts';
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
+
+type Application = { id: string; secret: string; name: string; type: string };
+type Resource = { id: string; indicator: string };
+
+/** An API resource with the named scopes; returns the resource and its scope ids by name. */
+export async function createResource(service: TestService, scopes: string[], accessTokenTtl?: number) {
+  const indicator = `https://${unique('api')}.example.com`;
+  const resource = (
+    await service.api.post('resources', { json: { name: indicator, indicator, ...(accessTokenTtl && { accessTokenTtl }) } })
+  ).body as Resource;
+  const scopeIds: Record<string, string> = {};
+  for (const name of scopes) {
+    const scope = (await service.api.post(`resources/${resource.id}/scopes`, { json: { name } })).body as { id: string };
+    scopeIds[name] = scope.id;
+  }
+  return { resource, scopeIds };
+}
+
+export async function createApplication(service: TestService, type: string, extra: Record<string, unknown> = {}) {
+  return (await service.api.post('applications', { json: { name: unique('app'), type, ...extra } })).body as Application;
+}
+
+/** A machine-to-machine application holding one role with the given scope ids. */
+export async function createMachineWithScopes(service: TestService, scopeIds: string[]) {
+  const application = await createApplication(service, 'MachineToMachine');
+  const role = (
+    await service.api.post('roles', {
+      json: { name: unique('role'), description: 'test role', type: 'MachineToMachine', scopeIds },
+    })
+  ).body as { id: string };
+  await service.api.post(`applications/${application.id}/roles`, { json: { roleIds: [role.id] } });
+  return { application, role };
+}
