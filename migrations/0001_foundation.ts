@@ -7,9 +7,22 @@ const managementApi = {
   roleId: 'management-api-access',
 };
 
+/**
+ * On MySQL, compare text byte for byte as SQLite and PostgreSQL do: ids, tokens, resource indicators
+ * and scope names are case-sensitive. Case-insensitive lookups lower-case explicitly.
+ */
+const byteForByte = (db: Knex) => (table: Knex.CreateTableBuilder) => {
+  if (db.client.config.client === 'mysql2') {
+    table.charset('utf8mb4');
+    table.collate('utf8mb4_bin');
+  }
+};
+
 export async function up(db: Knex): Promise<void> {
+  const binary = byteForByte(db);
   // Everything oidc-provider persists (sessions, grants, interactions, codes, refresh and opaque tokens).
   await db.schema.createTable('oidc_model_instances', (table) => {
+    binary(table);
     table.string('model_name', 64).notNullable();
     table.string('id', 191).notNullable();
     table.text('payload', 'mediumtext').notNullable();
@@ -23,6 +36,7 @@ export async function up(db: Knex): Promise<void> {
 
   // Signing keys (private JWKs) and cookie keys; newest first is the one in use.
   await db.schema.createTable('oidc_keys', (table) => {
+    binary(table);
     table.string('id', 64).primary();
     table.string('kind', 16).notNullable(); // 'private-keys' | 'cookie-keys'
     table.string('algorithm', 8).nullable(); // 'EC' | 'RSA' for signing keys
@@ -33,12 +47,14 @@ export async function up(db: Knex): Promise<void> {
 
   // One row per in-memory cache; writers bump it in their transaction (see lib/storage/shared-cache.ts).
   await db.schema.createTable('cache_versions', (table) => {
+    binary(table);
     table.string('name', 64).primary();
     table.bigInteger('version').notNullable().defaultTo(0);
   });
   await db('cache_versions').insert(['applications', 'resources', 'keys'].map((name) => ({ name, version: 0 })));
 
   await db.schema.createTable('applications', (table) => {
+    binary(table);
     table.string('id', 64).primary();
     table.string('name', 256).notNullable();
     table.text('description').nullable();
@@ -52,6 +68,7 @@ export async function up(db: Knex): Promise<void> {
   });
 
   await db.schema.createTable('resources', (table) => {
+    binary(table);
     table.string('id', 21).primary();
     table.string('name', 256).notNullable();
     table.string('indicator', 255).notNullable().unique();
@@ -61,6 +78,7 @@ export async function up(db: Knex): Promise<void> {
   });
 
   await db.schema.createTable('scopes', (table) => {
+    binary(table);
     table.string('id', 21).primary();
     table.string('resource_id', 21).notNullable().references('resources.id').onDelete('CASCADE');
     table.string('name', 256).notNullable();
@@ -70,6 +88,7 @@ export async function up(db: Knex): Promise<void> {
   });
 
   await db.schema.createTable('roles', (table) => {
+    binary(table);
     table.string('id', 21).primary();
     table.string('name', 128).notNullable().unique();
     table.text('description').notNullable();
@@ -79,12 +98,14 @@ export async function up(db: Knex): Promise<void> {
   });
 
   await db.schema.createTable('roles_scopes', (table) => {
+    binary(table);
     table.string('role_id', 21).notNullable().references('roles.id').onDelete('CASCADE');
     table.string('scope_id', 21).notNullable().references('scopes.id').onDelete('CASCADE').index();
     table.primary(['role_id', 'scope_id']);
   });
 
   await db.schema.createTable('applications_roles', (table) => {
+    binary(table);
     table.string('application_id', 64).notNullable().references('applications.id').onDelete('CASCADE');
     table.string('role_id', 21).notNullable().references('roles.id').onDelete('CASCADE').index();
     table.primary(['application_id', 'role_id']);

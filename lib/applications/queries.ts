@@ -1,3 +1,4 @@
+import { managementApi } from '../resources/management-api.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
@@ -56,6 +57,11 @@ export async function insertApplication(db: Queryable, application: Application)
 export async function findApplication(db: Queryable, id: string): Promise<Application | undefined> {
   const row = await db('applications').where({ id }).first<ApplicationRow | undefined>();
   return row && toApplication(row);
+}
+
+/** Whether the application holds the role that opens the management API (Logto's `isAdmin`). */
+export async function isManagementAdmin(db: Queryable, id: string): Promise<boolean> {
+  return Boolean(await db('applications_roles').where({ application_id: id, role_id: managementApi.roleId }).first());
 }
 
 export type ApplicationFilter = { ids?: string[]; types?: ApplicationType[]; isThirdParty?: boolean; search?: string };

@@ -5,7 +5,14 @@ import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';
 import type { Knex } from 'knex';
 import { assertSettingsFitType, buildApplication } from './applications.ts';
-import { deleteApplication, findApplication, insertApplication, listApplications, updateApplication } from './queries.ts';
+import {
+  deleteApplication,
+  findApplication,
+  insertApplication,
+  isManagementAdmin,
+  listApplications,
+  updateApplication,
+} from './queries.ts';
 import { applicationSchema, applicationTypes, createApplicationBody, updateApplicationBody } from './schemas.ts';
 
 const tag = 'Applications';
@@ -42,13 +49,21 @@ export function applicationRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/applications/:id', summary: 'Get an application', tag, params: idParams, response: applicationSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/applications/:id',
+      summary: 'Get an application',
+      tag,
+      params: idParams,
+      response: applicationSchema.extend({ isAdmin: z.boolean() }),
+      errors: [404],
+    },
     async ({ params }) => {
       const application = await findApplication(db, params.id);
       if (!application) {
         throw notFound('application', params.id);
       }
-      return application;
+      return { ...application, isAdmin: await isManagementAdmin(db, application.id) };
     },
   );
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type Koa from 'koa';
+import { z } from 'zod';
 
 import { applicationRoutes } from '../applications/routes.ts';
 import type { Config } from '../config/env.ts';
@@ -26,20 +27,22 @@ export function useManagementApi(app: Koa, { config, db, cache, logger }: Manage
   applicationRoleRoutes(api, db);
   keyRoutes(api, db);
 
-  const document = buildOpenApiDocument(api.specs, {
-    title: 'Identity service management API',
-    version: '1',
-    serverUrl: config.endpoint,
-  });
-
   const open = new Api();
-  open.router.get('/status', async (ctx) => {
+  open.add({ method: 'get', path: '/status', summary: 'Health check: 204 when the service and its database answer', tag: 'Status' }, async () => {
     await db.raw('select 1');
-    ctx.status = 204;
   });
-  open.router.get('/swagger.json', (ctx) => {
-    ctx.body = document;
-  });
+  let document: unknown;
+  open.add(
+    { method: 'get', path: '/swagger.json', summary: 'This OpenAPI document', tag: 'Status', response: z.record(z.string(), z.unknown()) },
+    async () => {
+      document ??= buildOpenApiDocument([...open.specs, ...api.specs], {
+        title: 'Identity service management API',
+        version: '1',
+        serverUrl: config.endpoint,
+      });
+      return document as Record<string, unknown>;
+    },
+  );
 
   api.router.prefix('/api');
   open.router.prefix('/api');

@@ -6,12 +6,6 @@ import knex, { type Knex } from 'knex';
 /** A connection pool or a transaction: logic takes either, so a change and its side rows commit together. */
 export type Queryable = Knex | Knex.Transaction;
 
-export type Dialect = 'sqlite' | 'mysql';
-
-export function dialectOf(db: Queryable): Dialect {
-  return db.client.config.client === 'better-sqlite3' ? 'sqlite' : 'mysql';
-}
-
 type SqliteConnection = { pragma: (statement: string) => unknown };
 
 /** Knex warns on stderr when an instance waits for another's migration lock; that wait is expected. */

@@ -82,6 +82,17 @@ describe('management API: resources and scopes', () => {
       expectError(await call('post', 'resources', { name: 'Copy', indicator }), 422, 'resource.resource_identifier_in_use');
     });
 
+    it('treats indicators that differ only in the case of their path as different resources', async () => {
+      const { indicator } = await createResource();
+
+      const upper = await call<Resource>('post', 'resources', { name: 'Upper', indicator: `${indicator}/Orders` });
+      const lower = await call<Resource>('post', 'resources', { name: 'Lower', indicator: `${indicator}/orders` });
+
+      expect(upper.statusCode, JSON.stringify(upper.body)).to.equal(201);
+      expect(lower.statusCode, JSON.stringify(lower.body)).to.equal(201);
+      expect(lower.body.indicator).to.equal(`${indicator}/orders`);
+    });
+
     for (const [label, indicator] of [
       ['relative', 'orders/api'],
       ['with a fragment', 'https://api.example.com/orders#v1'],
@@ -254,6 +265,19 @@ describe('management API: resources and scopes', () => {
       await createScope(resource.id, 'read:orders');
 
       expectError(await call('post', `resources/${resource.id}/scopes`, { name: 'read:orders' }), 422, 'scope.name_exists');
+    });
+
+    it('treats scope names as case-sensitive, as OAuth does', async () => {
+      await createScope(resource.id, 'read:orders');
+
+      const upper = await call<Scope>('post', `resources/${resource.id}/scopes`, { name: 'Read:Orders' });
+
+      expect(upper.statusCode, JSON.stringify(upper.body)).to.equal(201);
+      expect(upper.body.name).to.equal('Read:Orders');
+      expect((await call<Scope[]>('get', `resources/${resource.id}/scopes`)).body.map(({ name }) => name)).to.have.members([
+        'read:orders',
+        'Read:Orders',
+      ]);
     });
 
     it('allows the same name in another resource', async () => {

@@ -1,0 +1,140 @@
+/**
+ * `npm run bench`: token-endpoint throughput and latency of the service beside a bare oidc-provider
+ * baseline, each in its own process on this machine, measured with autocannon one after the other.
+ *
+ *   BENCH_DURATION=10 BENCH_CONNECTIONS=32 BENCH_DB=sqlite|mysql npm run bench
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import autocannon from 'autocannon';
+import { got } from 'got';
+
+import { freePort } from '../test/support/service.ts';
+import { freshDatabaseUrl } from '../test/support/database.ts';
+import { baselineClient, baselineResource } from './fixtures.ts';
+
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const database = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
+
+/** Starts a server process and waits until its port answers HTTP. Its logs go nowhere, as a production pipe would. */
+async function startProcess(script: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const started = Date.now();
+  for (;;) {
+    try {
+      await got(`http://127.0.0.1:${port}/`, { retry: { limit: 0 }, throwHttpErrors: false });
+      return child;
+    } catch (error) {
+      if (Date.now() - started > 30_000 || child.exitCode !== null) {
+        throw new Error(`${script} did not start`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+type Result = { name: string; requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number };
+
+async function measure(name: string, url: string, body: string, authorization: string): Promise<Result> {
+  const options = {
+    url,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
+    body,
+    connections,
+  };
+  await autocannon({ ...options, duration: 2 }); // warm-up
+  const result = await autocannon({ ...options, duration });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+const results: Result[] = [];
+
+// Baseline first, alone on the machine.
+{
+  const port = await freePort();
+  const baseline = await startProcess('bench/baseline.ts', port);
+  results.push(
+    await measure(
+      'baseline: bare oidc-provider, client_credentials',
+      `http://127.0.0.1:${port}/token`,
+      form({ grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' }),
+      basic(baselineClient.id, baselineClient.secret),
+    ),
+  );
+  baseline.kill('SIGTERM');
+  await once(baseline, 'exit');
+}
+
+{
+  const port = await freePort();
+  const admin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
+  const dbUrl =
+    database === 'mysql' ? await freshDatabaseUrl() : `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-')), 'bench.sqlite3')}`;
+  const service = await startProcess('lib/main.ts', port, {
+    DB_URL: dbUrl,
+    BOOTSTRAP_ADMIN_CLIENT_ID: admin.id,
+    BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret,
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const token = await got
+    .post(`${base}/oidc/token`, {
+      form: { grant_type: 'client_credentials', resource: `http://localhost:${port}/api`, scope: 'all' },
+      headers: { authorization: basic(admin.id, admin.secret) },
+    })
+    .json<{ access_token: string }>();
+  const api = got.extend({ prefixUrl: `${base}/api`, headers: { authorization: `Bearer ${token.access_token}` } });
+  const resource = await api.post('resources', { json: { name: 'Bench', indicator: baselineResource } }).json<{ id: string }>();
+  const scopeIds = [];
+  for (const name of ['read', 'write']) {
+    scopeIds.push((await api.post(`resources/${resource.id}/scopes`, { json: { name } }).json<{ id: string }>()).id);
+  }
+  const role = await api
+    .post('roles', { json: { name: 'bench', description: 'bench', type: 'MachineToMachine', scopeIds } })
+    .json<{ id: string }>();
+  const application = await api
+    .post('applications', { json: { name: 'bench', type: 'MachineToMachine' } })
+    .json<{ id: string; secret: string }>();
+  await api.post(`applications/${application.id}/roles`, { json: { roleIds: [role.id] } });
+
+  results.push(
+    await measure(
+      `service (${database}): client_credentials`,
+      `${base}/oidc/token`,
+      form({ grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' }),
+      basic(application.id, application.secret),
+    ),
+  );
+  service.kill('SIGTERM');
+  await once(service, 'exit');
+}
+
+const [baseline] = results;
+console.log(`\n${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, ${connections} connections, ${duration} s each\n`);
+console.log('| scenario | req/s | % of baseline | p50 ms | p99 ms | errors | non-2xx |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const result of results) {
+  const share = ((result.requestsPerSecond / baseline!.requestsPerSecond) * 100).toFixed(0);
+  console.log(
+    `| ${result.name} | ${result.requestsPerSecond.toFixed(0)} | ${share}% | ${result.p50} | ${result.p99} | ${result.errors} | ${result.non2xx} |`,
+  );
+}
+process.exit(0);

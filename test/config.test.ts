@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+
+import { ConfigError, loadConfig } from '../lib/config/env.ts';
+
+describe('configuration', () => {
+  it('has working defaults for a fresh clone', () => {
+    const config = loadConfig({});
+    expect(config).to.include({
+      port: 3001,
+      endpoint: 'http://localhost:3001',
+      issuer: 'http://localhost:3001/oidc',
+      dbUrl: 'sqlite:./data/identity.sqlite3',
+      managementApiResource: 'http://localhost:3001/api',
+      hooksAllowPrivateTargets: true,
+      production: false,
+    });
+    expect(config.hooksRetrySchedule).to.deep.equal([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
+    expect(config.bootstrapAdmin).to.equal(undefined);
+  });
+
+  it('derives the issuer and management resource from ENDPOINT, without a trailing slash', () => {
+    const config = loadConfig({ ENDPOINT: 'https://id.example.com/', PORT: '8080' });
+    expect(config.issuer).to.equal('https://id.example.com/oidc');
+    expect(config.managementApiResource).to.equal('https://id.example.com/api');
+  });
+
+  it('turns private webhook targets off in production unless allowed', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).hooksAllowPrivateTargets).to.equal(false);
+    expect(loadConfig({ NODE_ENV: 'production', HOOKS_ALLOW_PRIVATE_TARGETS: 'true' }).hooksAllowPrivateTargets).to.equal(true);
+  });
+
+  const refused: Array<[string, Record<string, string>, RegExp]> = [
+    ['a port out of range', { PORT: '70000' }, /PORT/],
+    ['a port that is not a number', { PORT: 'http' }, /PORT/],
+    ['an ENDPOINT that is not an http(s) URL', { ENDPOINT: 'ftp://x' }, /ENDPOINT/],
+    ['an unknown database scheme', { DB_URL: 'postgres://localhost/db' }, /DB_URL/],
+    ['an unknown NODE_ENV', { NODE_ENV: 'staging' }, /NODE_ENV/],
+    ['a retry schedule that is not a list of seconds', { HOOKS_RETRY_SCHEDULE: '5,soon' }, /HOOKS_RETRY_SCHEDULE/],
+    ['a bootstrap id without its secret', { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin' }, /BOOTSTRAP_ADMIN_CLIENT_SECRET/],
+    ['a short bootstrap secret', { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin', BOOTSTRAP_ADMIN_CLIENT_SECRET: 'short' }, /BOOTSTRAP_ADMIN_CLIENT_SECRET/],
+  ];
+  for (const [what, env, names] of refused) {
+    it(`stops on ${what}, naming the variable`, () => {
+      expect(() => loadConfig(env)).to.throw(ConfigError, names);
+    });
+  }
+});
