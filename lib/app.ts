@@ -76,6 +76,7 @@ export async function createService(config: Config, logger: Logger = createLogge
         await closing;
       }
       await db.destroy();
+      logger.flush();
     },
   };
 }

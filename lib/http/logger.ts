@@ -7,15 +7,18 @@ import type { Config } from '../config/env.ts';
 
 export type { Logger } from 'pino';
 
-/** JSON lines in production; human-readable lines in development. */
+/**
+ * JSON lines in production, written in the background (a request never waits on stdout);
+ * human-readable lines in development.
+ */
 export function createLogger(config: Pick<Config, 'production' | 'logLevel'>): Logger {
+  if (config.production || config.logLevel === 'silent') {
+    return pino({ level: config.logLevel, base: undefined }, pino.destination({ sync: false }));
+  }
   return pino({
     level: config.logLevel,
     base: undefined,
-    transport:
-      config.production || config.logLevel === 'silent'
-        ? undefined
-        : { target: 'pino-pretty', options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' } },
+    transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' } },
   });
 }
 

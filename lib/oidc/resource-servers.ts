@@ -18,7 +18,7 @@ export function resourceServerInfo(db: Queryable, cache: SharedCache) {
   /** The scopes the caller may be granted on the resource: for client credentials, those of the application's roles. */
   async function grantableScopes(ctx: KoaContextWithOIDC, resource: Resource, clientId: string): Promise<string[]> {
     if (ctx.oidc.params?.grant_type === 'client_credentials') {
-      return scopesHeldByApplication(db, clientId, resource.id);
+      return scopesHeldByApplication(db, cache, clientId, resource.id);
     }
     return [];
   }

@@ -1,10 +1,15 @@
 import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
 
 /**
  * The scope names an application holds on a resource through its (machine-to-machine) roles.
- * Read live on every token request, so a role change is seen by the next token.
+ * Cached under `roles`, which every change to roles, their scopes or their holders bumps, so the
+ * next token request after a change sees it.
  */
-export async function scopesHeldByApplication(db: Queryable, applicationId: string, resourceId: string): Promise<string[]> {
+export const scopesHeldByApplication = (db: Queryable, cache: SharedCache, applicationId: string, resourceId: string) =>
+  cache.get('roles', `application:${applicationId}:${resourceId}`, () => readApplicationScopes(db, applicationId, resourceId));
+
+async function readApplicationScopes(db: Queryable, applicationId: string, resourceId: string): Promise<string[]> {
   return db('applications_roles')
     .join('roles_scopes', 'roles_scopes.role_id', 'applications_roles.role_id')
     .join('scopes', 'scopes.id', 'roles_scopes.scope_id')

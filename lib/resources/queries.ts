@@ -82,6 +82,7 @@ export async function setDefaultResource(db: Queryable, id: string, isDefault: b
 export async function deleteResource(db: Queryable, id: string): Promise<boolean> {
   const deleted = await db('resources').where({ id }).delete();
   await bumpCacheVersion(db, 'resources');
+  await bumpCacheVersion(db, 'roles');
   return deleted > 0;
 }
 
@@ -133,9 +134,11 @@ export async function insertScope(db: Queryable, scope: Scope): Promise<void> {
 export async function updateScope(db: Queryable, scope: Scope): Promise<void> {
   await db('scopes').where({ id: scope.id }).update({ name: scope.name, description: scope.description });
   await bumpCacheVersion(db, 'resources');
+  await bumpCacheVersion(db, 'roles');
 }
 
 export async function deleteScope(db: Queryable, id: string): Promise<void> {
   await db('scopes').where({ id }).delete();
   await bumpCacheVersion(db, 'resources');
+  await bumpCacheVersion(db, 'roles');
 }

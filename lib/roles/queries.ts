@@ -3,6 +3,7 @@ import { toScope } from '../resources/queries.ts';
 import type { Resource, Scope } from '../resources/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import type { Role, RoleType } from './schemas.ts';
 
 type RoleRow = { id: string; name: string; description: string; type: RoleType; is_default: number | boolean };
@@ -25,6 +26,7 @@ export async function insertRole(db: Queryable, role: Role): Promise<void> {
     is_default: role.isDefault,
     created_at: Date.now(),
   });
+  await bumpCacheVersion(db, 'roles');
 }
 
 export async function findRole(db: Queryable, id: string): Promise<Role | undefined> {
@@ -64,10 +66,13 @@ export async function listRoles(db: Queryable, filter: RoleFilter, page: Page): 
 
 export async function updateRole(db: Queryable, role: Role): Promise<void> {
   await db('roles').where({ id: role.id }).update({ name: role.name, description: role.description, is_default: role.isDefault });
+  await bumpCacheVersion(db, 'roles');
 }
 
 export async function deleteRole(db: Queryable, id: string): Promise<boolean> {
-  return (await db('roles').where({ id }).delete()) > 0;
+  const deleted = await db('roles').where({ id }).delete();
+  await bumpCacheVersion(db, 'roles');
+  return deleted > 0;
 }
 
 type ResourceColumns = { r_id: string; r_name: string; r_indicator: string; r_is_default: number | boolean; r_ttl: number };
@@ -120,11 +125,14 @@ export async function scopeIdsOfRole(db: Queryable, roleId: string): Promise<str
 export async function addRoleScopes(db: Queryable, roleId: string, scopeIds: string[]): Promise<void> {
   if (scopeIds.length > 0) {
     await db('roles_scopes').insert(scopeIds.map((scopeId) => ({ role_id: roleId, scope_id: scopeId })));
+    await bumpCacheVersion(db, 'roles');
   }
 }
 
 export async function removeRoleScope(db: Queryable, roleId: string, scopeId: string): Promise<boolean> {
-  return (await db('roles_scopes').where({ role_id: roleId, scope_id: scopeId }).delete()) > 0;
+  const removed = await db('roles_scopes').where({ role_id: roleId, scope_id: scopeId }).delete();
+  await bumpCacheVersion(db, 'roles');
+  return removed > 0;
 }
 
 export async function roleIdsOfApplication(db: Queryable, applicationId: string): Promise<string[]> {
@@ -138,11 +146,14 @@ export async function applicationIdsOfRole(db: Queryable, roleId: string): Promi
 export async function addApplicationRoles(db: Queryable, pairs: Array<{ applicationId: string; roleId: string }>): Promise<void> {
   if (pairs.length > 0) {
     await db('applications_roles').insert(pairs.map((pair) => ({ application_id: pair.applicationId, role_id: pair.roleId })));
+    await bumpCacheVersion(db, 'roles');
   }
 }
 
 export async function removeApplicationRoles(db: Queryable, applicationId: string, roleIds: string[]): Promise<number> {
-  return db('applications_roles').where({ application_id: applicationId }).whereIn('role_id', roleIds).delete();
+  const removed = await db('applications_roles').where({ application_id: applicationId }).whereIn('role_id', roleIds).delete();
+  await bumpCacheVersion(db, 'roles');
+  return removed;
 }
 
 export async function applicationCountsOfRoles(

@@ -2,8 +2,11 @@ import type { Knex } from 'knex';
 
 import type { Queryable } from './database.ts';
 
-/** What may be cached in memory; each has a row in `cache_versions`. */
-export type CacheName = 'applications' | 'resources' | 'keys';
+/**
+ * What may be cached in memory; each has a row in `cache_versions`. `roles` covers every table that
+ * decides which scopes a role grants (roles, their scopes, their holders).
+ */
+export type CacheName = 'applications' | 'resources' | 'roles' | 'keys';
 
 /** Every writer of a cached table calls this in the same transaction as its change. */
 export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<void> {
@@ -29,7 +32,29 @@ export class SharedCache {
 
   constructor(private readonly db: Knex) {}
 
-  async sync(): Promise<void> {
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+
+  /**
+   * Brings the versions up to date for a request that has just arrived. Concurrent requests share
+   * reads, but never one that started before they arrived: a change committed before a request
+   * began is always seen by it.
+   */
+  sync(): Promise<void> {
+    if (!this.#running) {
+      this.#running = this.#read().finally(() => (this.#running = undefined));
+      return this.#running;
+    }
+    this.#queued ??= this.#running
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined;
+        return this.sync();
+      });
+    return this.#queued;
+  }
+
+  async #read(): Promise<void> {
     const rows = await this.db('cache_versions').select<Array<{ name: CacheName; version: number }>>('name', 'version');
     for (const { name, version } of rows) {
       if (this.#versions.get(name) !== Number(version)) {
