@@ -23,8 +23,13 @@ export function createProvider({ config, db, cache, logger }: OidcDependencies, 
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
-      revocation: { enabled: true },
+      // Confidential clients (resource servers) may introspect any token; public ones only their own.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+      },
+      // A client revokes only tokens issued to it.
+      revocation: { enabled: true, allowedPolicy: async (ctx, _client, token) => token.clientId === ctx.oidc.client?.clientId },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
