@@ -10,6 +10,7 @@ import type { Logger } from '../http/logger.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import { Api } from '../http/route.ts';
 import { keyRoutes } from '../oidc/key-routes.ts';
+import { organizationRoutes } from '../organizations/routes.ts';
 import { resourceRoutes } from '../resources/routes.ts';
 import { applicationRoleRoutes } from '../roles/application-roles-routes.ts';
 import { roleRoutes } from '../roles/routes.ts';
@@ -26,6 +27,7 @@ export function useManagementApi(app: Koa, { config, db, cache, logger }: Manage
   roleRoutes(api, db);
   applicationRoleRoutes(api, db);
   keyRoutes(api, db);
+  organizationRoutes(api, db);
 
   const open = new Api();
   open.add({ method: 'get', path: '/status', summary: 'Health check: 204 when the service and its database answer', tag: 'Status' }, async () => {

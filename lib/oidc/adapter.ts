@@ -26,6 +26,7 @@ export function createAdapter(db: Queryable, findClient: (id: string) => Promise
           grant_id: payload.grantId ?? null,
           uid: payload.uid ?? null,
           user_code: payload.userCode ?? null,
+          account_id: payload.accountId ?? null,
         })
         .onConflict(['model_name', 'id'])
         .merge();
@@ -64,6 +65,11 @@ export function createAdapter(db: Queryable, findClient: (id: string) => Promise
       await db('oidc_model_instances').where({ grant_id: grantId }).delete();
     }
   };
+}
+
+/** Ends everything a user holds: sessions, grants, codes and tokens (on suspension or deletion). */
+export async function revokeAccount(db: Queryable, accountId: string): Promise<void> {
+  await db('oidc_model_instances').where({ account_id: accountId }).delete();
 }
 
 /** Deletes rows past their expiry; `find` already ignores them, this keeps the table small. */
