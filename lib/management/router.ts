@@ -14,7 +14,9 @@ import { organizationRoutes } from '../organizations/routes.ts';
 import { resourceRoutes } from '../resources/routes.ts';
 import { applicationRoleRoutes } from '../roles/application-roles-routes.ts';
 import { roleRoutes } from '../roles/routes.ts';
+import { userRoleRoutes } from '../roles/user-roles-routes.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { userRoutes } from '../users/routes.ts';
 import { requireManagementToken } from './auth.ts';
 
 export type ManagementDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger };
@@ -28,6 +30,8 @@ export function useManagementApi(app: Koa, { config, db, cache, logger }: Manage
   applicationRoleRoutes(api, db);
   keyRoutes(api, db);
   organizationRoutes(api, db);
+  userRoutes(api, db);
+  userRoleRoutes(api, db);
 
   const open = new Api();
   open.add({ method: 'get', path: '/status', summary: 'Health check: 204 when the service and its database answer', tag: 'Status' }, async () => {

@@ -49,20 +49,37 @@ async function retention(db: Queryable): Promise<number> {
   return Math.max(idTokenTtl, Number(row?.ttl ?? 0)) * 1000;
 }
 
-/** First start: one EC and one RSA signing key, and a cookie key. Safe when instances start together. */
+type Wanted = { kind: KeyKind; algorithm: SigningKeyAlgorithm | null };
+const wanted: Wanted[] = [
+  { kind: 'private-keys', algorithm: 'EC' },
+  { kind: 'private-keys', algorithm: 'RSA' },
+  { kind: 'cookie-keys', algorithm: null },
+];
+
+async function missingKeys(db: Queryable): Promise<Wanted[]> {
+  const present = await db('oidc_keys').whereNull('rotated_at').select<KeyRow[]>('kind', 'algorithm');
+  return wanted.filter(({ kind, algorithm }) => !present.some((row) => row.kind === kind && row.algorithm === algorithm));
+}
+
+/**
+ * First start: one EC and one RSA signing key, and a cookie key. Safe when instances start
+ * together: keys are generated before the lock is taken (RSA generation is slow), and only the
+ * first instance's are stored.
+ */
 export async function ensureKeys(db: Knex): Promise<void> {
+  const missing = await missingKeys(db);
+  if (missing.length === 0) {
+    return;
+  }
+  const candidates = await Promise.all(
+    missing.map(({ kind, algorithm }) => (kind === 'cookie-keys' ? newCookieKey() : newSigningKey(algorithm ?? 'EC'))),
+  );
   await db.transaction(async (trx) => {
     await lockCache(trx, 'keys');
-    const present = await trx('oidc_keys').whereNull('rotated_at').select<KeyRow[]>('kind', 'algorithm');
-    const has = (kind: KeyKind, algorithm: SigningKeyAlgorithm | null) =>
-      present.some((row) => row.kind === kind && row.algorithm === algorithm);
-    const missing = [
-      ...(has('private-keys', 'EC') ? [] : [await newSigningKey('EC')]),
-      ...(has('private-keys', 'RSA') ? [] : [await newSigningKey('RSA')]),
-      ...(has('cookie-keys', null) ? [] : [newCookieKey()]),
-    ];
-    if (missing.length > 0) {
-      await trx('oidc_keys').insert(missing.map((row) => ({ ...row, created_at: Date.now(), rotated_at: null })));
+    const stillMissing = await missingKeys(trx);
+    const rows = candidates.filter((key) => stillMissing.some(({ kind, algorithm }) => key.kind === kind && key.algorithm === algorithm));
+    if (rows.length > 0) {
+      await trx('oidc_keys').insert(rows.map((row) => ({ ...row, created_at: Date.now(), rotated_at: null })));
       await bumpCacheVersion(trx, 'keys');
     }
   });

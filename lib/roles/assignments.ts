@@ -4,7 +4,16 @@ import { RequestError, notFound } from '../http/errors.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
-import { addApplicationRoles, addRoleScopes, findRole, findRolesByIds, roleIdsOfApplication, scopeIdsOfRole } from './queries.ts';
+import {
+  addApplicationRoles,
+  addRoleScopes,
+  addUserRoles,
+  findRole,
+  findRolesByIds,
+  roleIdsOfApplication,
+  roleIdsOfUser,
+  scopeIdsOfRole,
+} from './queries.ts';
 import type { Role } from './schemas.ts';
 
 export async function getRole(db: Queryable, id: string): Promise<Role> {
@@ -45,6 +54,23 @@ export async function getRoles(db: Queryable, ids: string[]): Promise<Role[]> {
     throw notFound('role', missing);
   }
   return roles;
+}
+
+export function assertUserRoles(roles: Role[]): void {
+  if (roles.some((role) => role.type !== 'User')) {
+    throw new RequestError(
+      { code: 'user.invalid_role_type', status: 422 },
+      'Invalid role type: a machine-to-machine role cannot be assigned to a user.',
+    );
+  }
+}
+
+/** Adds roles a user does not hold yet; returns the ids newly added. */
+export async function addRolesToUser(db: Queryable, userId: string, roleIds: string[]): Promise<string[]> {
+  const held = new Set(await roleIdsOfUser(db, userId));
+  const added = [...new Set(roleIds)].filter((id) => !held.has(id));
+  await addUserRoles(db, added.map((roleId) => ({ userId, roleId })));
+  return added;
 }
 
 /** Adds roles an application does not hold yet; returns the ids newly added. */

@@ -170,3 +170,39 @@ export async function applicationCountsOfRoles(
   }
   return byRole;
 }
+
+export async function roleIdsOfUser(db: Queryable, userId: string): Promise<string[]> {
+  return db('users_roles').where({ user_id: userId }).pluck('role_id');
+}
+
+export async function userIdsOfRole(db: Queryable, roleId: string): Promise<string[]> {
+  return db('users_roles').where({ role_id: roleId }).pluck('user_id');
+}
+
+export async function addUserRoles(db: Queryable, pairs: Array<{ userId: string; roleId: string }>): Promise<void> {
+  if (pairs.length > 0) {
+    await db('users_roles').insert(pairs.map((pair) => ({ user_id: pair.userId, role_id: pair.roleId })));
+    await bumpCacheVersion(db, 'roles');
+  }
+}
+
+export async function removeUserRoles(db: Queryable, userId: string, roleIds: string[]): Promise<number> {
+  const removed = await db('users_roles').where({ user_id: userId }).whereIn('role_id', roleIds).delete();
+  await bumpCacheVersion(db, 'roles');
+  return removed;
+}
+
+export async function userCountsOfRoles(
+  db: Queryable,
+  roleIds: string[],
+): Promise<Map<string, Array<{ id: string; avatar: string | null; name: string | null }>>> {
+  const rows = await db('users_roles')
+    .join('users', 'users.id', 'users_roles.user_id')
+    .whereIn('users_roles.role_id', roleIds)
+    .select<Array<{ role_id: string; id: string; avatar: string | null; name: string | null }>>('users_roles.role_id', 'users.id', 'users.avatar', 'users.name');
+  const byRole = new Map<string, Array<{ id: string; avatar: string | null; name: string | null }>>();
+  for (const { role_id: roleId, ...user } of rows) {
+    byRole.set(roleId, [...(byRole.get(roleId) ?? []), user]);
+  }
+  return byRole;
+}

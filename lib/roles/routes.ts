@@ -18,6 +18,7 @@ import {
   listRoles,
   removeRoleScope,
   updateRole,
+  userCountsOfRoles,
 } from './queries.ts';
 import { createRoleBody, idList, roleListItemSchema, roleSchema, roleScopeSchema, roleTypes, updateRoleBody } from './schemas.ts';
 
@@ -54,10 +55,18 @@ export function roleRoutes(api: Api, db: Knex): void {
     async ({ query }, ctx) => {
       const { items, total } = await listRoles(db, query, pageOf(query));
       setTotal(ctx, total);
-      const applications = await applicationCountsOfRoles(db, items.map(({ id }) => id));
+      const ids = items.map(({ id }) => id);
+      const [applications, users] = await Promise.all([applicationCountsOfRoles(db, ids), userCountsOfRoles(db, ids)]);
       return items.map((role) => {
-        const holders = applications.get(role.id) ?? [];
-        return { ...role, applicationsCount: holders.length, featuredApplications: holders.slice(0, 3) };
+        const applicationHolders = applications.get(role.id) ?? [];
+        const userHolders = users.get(role.id) ?? [];
+        return {
+          ...role,
+          usersCount: userHolders.length,
+          featuredUsers: userHolders.slice(0, 3),
+          applicationsCount: applicationHolders.length,
+          featuredApplications: applicationHolders.slice(0, 3),
+        };
       });
     },
   );

@@ -17,6 +17,8 @@ export const roleSchema = z.object({
 export type Role = z.output<typeof roleSchema>;
 
 export const roleListItemSchema = roleSchema.extend({
+  usersCount: z.number(),
+  featuredUsers: z.array(z.object({ id: z.string(), avatar: z.string().nullable(), name: z.string().nullable() })),
   applicationsCount: z.number(),
   featuredApplications: z.array(z.object({ id: z.string(), name: z.string(), type: z.string() })),
 });

@@ -13,6 +13,8 @@ export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<
   await db('cache_versions').where({ name }).increment('version', 1);
 }
 
+const maxEntries = 50_000;
+
 /**
  * Serialises writers of one cache's tables across instances. A no-op update takes the row's write
  * lock on MySQL and the database's on SQLite, where a read first would deadlock two writers.
@@ -76,6 +78,10 @@ export class SharedCache {
     }
     let entry = store.get(key) as Promise<T> | undefined;
     if (!entry) {
+      if (store.size >= maxEntries) {
+        // Per-user entries could grow without bound between changes: drop the oldest.
+        store.delete(store.keys().next().value as string);
+      }
       const loading = load();
       entry = loading;
       store.set(key, loading);

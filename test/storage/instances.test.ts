@@ -43,7 +43,8 @@ describe('one database, several lives', () => {
   describe('two instances at once', () => {
     let a: TestService;
     let b: TestService;
-    before(async () => {
+    before(async function () {
+      this.timeout(90_000);
       const dbUrl = await freshDatabaseUrl();
       // Started together: migrations, key generation and the bootstrap admin must not race.
       [a, b] = await Promise.all([

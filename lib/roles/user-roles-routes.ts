@@ -1,0 +1,136 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { RequestError, notFound } from '../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import type { Api } from '../http/route.ts';
+import { listUsers } from '../users/queries.ts';
+import { userSchema } from '../users/schemas.ts';
+import { getUserRow } from '../users/users.ts';
+import { addRolesToUser, assertUserRoles, getRole, getRoles } from './assignments.ts';
+import { listRoles, removeUserRoles, roleIdsOfUser, userIdsOfRole } from './queries.ts';
+import { idList, roleSchema } from './schemas.ts';
+
+const tag = 'Roles';
+const roleParams = z.object({ id: z.string().min(1).max(21) });
+const userParams = z.object({ userId: z.string().min(1).max(21) });
+const search = paginationQuery.extend({ search: z.string().max(256).optional() });
+
+/** Role ↔ user assignments, from either side. */
+export function userRoleRoutes(api: Api, db: Knex): void {
+  api.add(
+    { method: 'get', path: '/roles/:id/users', summary: 'List the users holding a role', tag, params: roleParams, query: search, response: z.array(userSchema), errors: [404] },
+    async ({ params, query }, ctx) => {
+      await getRole(db, params.id);
+      const { items, total } = await listUsers(db, { ids: await userIdsOfRole(db, params.id), search: query.search }, pageOf(query));
+      setTotal(ctx, total);
+      return items;
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/roles/:id/users', summary: 'Assign a role to users', tag, params: roleParams, body: idList('userIds'), status: 201, errors: [404, 422] },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const role = await getRole(trx, params.id);
+        assertUserRoles([role]);
+        for (const userId of new Set(body.userIds as string[])) {
+          await getUserRow(trx, userId);
+          if ((await addRolesToUser(trx, userId, [role.id])).length === 0) {
+            throw new RequestError({ code: 'role.user_exists', status: 422 }, `The user id ${userId} has already been added to this role.`, {
+              data: { userId },
+            });
+          }
+        }
+      }),
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/roles/:id/users/:userId',
+      summary: 'Remove a role from a user',
+      tag,
+      params: roleParams.extend(userParams.shape),
+      errors: [404],
+    },
+    async ({ params }) =>
+      db.transaction(async (trx) => {
+        await getRole(trx, params.id);
+        if ((await removeUserRoles(trx, params.userId, [params.id])) === 0) {
+          throw notFound('user', params.userId);
+        }
+      }),
+  );
+
+  api.add(
+    { method: 'get', path: '/users/:userId/roles', summary: 'List the roles of a user', tag, params: userParams, query: search, response: z.array(roleSchema), errors: [404] },
+    async ({ params, query }, ctx) => {
+      await getUserRow(db, params.userId);
+      const { items, total } = await listRoles(db, { ids: await roleIdsOfUser(db, params.userId), search: query.search }, pageOf(query));
+      setTotal(ctx, total);
+      return items;
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/users/:userId/roles',
+      summary: 'Assign roles to a user (roles already held are ignored)',
+      tag,
+      params: userParams,
+      body: idList('roleIds'),
+      response: z.object({ roleIds: z.array(z.string()), addedRoleIds: z.array(z.string()) }),
+      status: 201,
+      errors: [404, 422],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        await getUserRow(trx, params.userId);
+        const roleIds = body.roleIds as string[];
+        assertUserRoles(await getRoles(trx, roleIds));
+        return { roleIds, addedRoleIds: await addRolesToUser(trx, params.userId, roleIds) };
+      }),
+  );
+
+  api.add(
+    {
+      method: 'put',
+      path: '/users/:userId/roles',
+      summary: 'Replace the roles of a user',
+      tag,
+      params: userParams,
+      body: z.strictObject({ roleIds: z.array(z.string().min(1).max(21)).max(1000) }),
+      response: z.object({ roleIds: z.array(z.string()) }),
+      errors: [404, 422],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        await getUserRow(trx, params.userId);
+        assertUserRoles(await getRoles(trx, body.roleIds));
+        const held = await roleIdsOfUser(trx, params.userId);
+        await removeUserRoles(trx, params.userId, held.filter((id) => !body.roleIds.includes(id)));
+        await addRolesToUser(trx, params.userId, body.roleIds);
+        return { roleIds: [...new Set(body.roleIds)] };
+      }),
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/users/:userId/roles/:roleId',
+      summary: 'Remove a role from a user',
+      tag,
+      params: userParams.extend({ roleId: z.string().min(1).max(21) }),
+      errors: [404],
+    },
+    async ({ params }) =>
+      db.transaction(async (trx) => {
+        await getUserRow(trx, params.userId);
+        if ((await removeUserRoles(trx, params.userId, [params.roleId])) === 0) {
+          throw notFound('role', params.roleId);
+        }
+      }),
+  );
+}

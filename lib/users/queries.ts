@@ -1,0 +1,148 @@
+import type { Queryable } from '../storage/database.ts';
+import { listPage, whereContains, type Page } from '../storage/list.ts';
+import type { User, UserProfile } from './schemas.ts';
+
+export type UserRow = {
+  id: string;
+  username: string | null;
+  primary_email: string | null;
+  primary_phone: string | null;
+  password_digest: string | null;
+  password_algorithm: string | null;
+  name: string | null;
+  avatar: string | null;
+  custom_data: string;
+  profile: string;
+  identities: string;
+  application_id: string | null;
+  last_sign_in_at: number | null;
+  is_suspended: number | boolean;
+  created_at: number;
+  updated_at: number;
+};
+
+/** The user as the management API shows it: never the password digest. */
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    username: row.username,
+    primaryEmail: row.primary_email,
+    primaryPhone: row.primary_phone,
+    name: row.name,
+    avatar: row.avatar,
+    customData: JSON.parse(row.custom_data) as Record<string, unknown>,
+    identities: JSON.parse(row.identities) as User['identities'],
+    lastSignInAt: row.last_sign_in_at === null ? null : Number(row.last_sign_in_at),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    profile: JSON.parse(row.profile) as UserProfile,
+    applicationId: row.application_id,
+    isSuspended: Boolean(row.is_suspended),
+    hasPassword: row.password_digest !== null,
+  };
+}
+
+/** What a write may set; the email's lower-cased key follows the email. */
+export type UserChanges = Partial<{
+  username: string | null;
+  primaryEmail: string | null;
+  primaryPhone: string | null;
+  passwordDigest: string | null;
+  name: string | null;
+  avatar: string | null;
+  customData: Record<string, unknown>;
+  profile: UserProfile;
+  isSuspended: boolean;
+  lastSignInAt: number;
+}>;
+
+function toColumns(changes: UserChanges): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  const set = (column: string, value: unknown) => {
+    if (value !== undefined) {
+      columns[column] = value;
+    }
+  };
+  set('username', changes.username);
+  set('primary_email', changes.primaryEmail);
+  set('email_key', changes.primaryEmail === undefined ? undefined : (changes.primaryEmail?.toLowerCase() ?? null));
+  set('primary_phone', changes.primaryPhone);
+  set('password_digest', changes.passwordDigest);
+  set('password_algorithm', changes.passwordDigest === undefined ? undefined : changes.passwordDigest && 'Argon2id');
+  set('name', changes.name);
+  set('avatar', changes.avatar);
+  set('custom_data', changes.customData && JSON.stringify(changes.customData));
+  set('profile', changes.profile && JSON.stringify(changes.profile));
+  set('is_suspended', changes.isSuspended);
+  set('last_sign_in_at', changes.lastSignInAt);
+  return columns;
+}
+
+export async function insertUser(db: Queryable, id: string, changes: UserChanges): Promise<void> {
+  const now = Date.now();
+  await db('users').insert({
+    id,
+    custom_data: '{}',
+    profile: '{}',
+    identities: '{}',
+    is_suspended: false,
+    created_at: now,
+    updated_at: now,
+    ...toColumns(changes),
+  });
+}
+
+export async function updateUser(db: Queryable, id: string, changes: UserChanges): Promise<void> {
+  await db('users')
+    .where({ id })
+    .update({ ...toColumns(changes), updated_at: Date.now() });
+}
+
+export async function findUserRow(db: Queryable, id: string): Promise<UserRow | undefined> {
+  return db('users').where({ id }).first<UserRow | undefined>();
+}
+
+export async function findUser(db: Queryable, id: string): Promise<User | undefined> {
+  const row = await findUserRow(db, id);
+  return row && toUser(row);
+}
+
+export async function findUsersByIds(db: Queryable, ids: string[]): Promise<User[]> {
+  const rows = await db('users').whereIn('id', ids).select<UserRow[]>('*');
+  return rows.map(toUser);
+}
+
+/** The user a sign-in identifier names: username exactly, email whatever its case, phone as digits. */
+export async function findUserByIdentifier(
+  db: Queryable,
+  type: 'username' | 'email' | 'phone',
+  value: string,
+): Promise<UserRow | undefined> {
+  const where =
+    type === 'username' ? { username: value } : type === 'email' ? { email_key: value.toLowerCase() } : { primary_phone: value.replace(/^\+/, '') };
+  return db('users').where(where).first<UserRow | undefined>();
+}
+
+export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
+  return (await db('users').where({ id }).delete()) > 0;
+}
+
+export type UserFilter = { ids?: string[]; search?: string; excludeRoleId?: string; excludeOrganizationId?: string };
+
+export async function listUsers(db: Queryable, filter: UserFilter, page: Page): Promise<{ items: User[]; total: number }> {
+  const query = db('users').select('*');
+  if (filter.ids) {
+    query.whereIn('id', filter.ids);
+  }
+  if (filter.search) {
+    whereContains(query, ['id', 'username', 'primary_email', 'primary_phone', 'name'], filter.search);
+  }
+  if (filter.excludeRoleId) {
+    query.whereNotIn('id', db('users_roles').where({ role_id: filter.excludeRoleId }).select('user_id'));
+  }
+  if (filter.excludeOrganizationId) {
+    query.whereNotIn('id', db('organization_users').where({ organization_id: filter.excludeOrganizationId }).select('user_id'));
+  }
+  const { rows, total } = await listPage<UserRow>(query, page);
+  return { items: rows.map(toUser), total };
+}

@@ -1,0 +1,171 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { RequestError } from '../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import type { Api } from '../http/route.ts';
+import { revokeAccount } from '../oidc/adapter.ts';
+import { verifyPassword } from './passwords.ts';
+import { deleteUser, listUsers, toUser } from './queries.ts';
+import { createUserBody, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
+import { changeUser, createUser, getUserRow, setPassword } from './users.ts';
+
+const tag = 'Users';
+const userParams = z.object({ userId: z.string().min(1).max(21) });
+const jsonObject = z.record(z.string(), z.unknown());
+
+export function userRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/users',
+      summary: 'List users; `search` matches id, username, email, phone and name',
+      tag,
+      query: paginationQuery.extend({
+        search: z.string().max(256).optional(),
+        excludeRoleId: z.string().max(21).optional(),
+        excludeOrganizationId: z.string().max(21).optional(),
+      }),
+      response: z.array(userSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listUsers(db, query, pageOf(query));
+      setTotal(ctx, total);
+      return items;
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/users', summary: 'Create a user (default roles are given)', tag, body: createUserBody, response: userSchema, errors: [422] },
+    async ({ body }) => db.transaction((trx) => createUser(trx, body)),
+  );
+
+  api.add(
+    { method: 'get', path: '/users/:userId', summary: 'Get a user', tag, params: userParams, response: userSchema, errors: [404] },
+    async ({ params }) => toUser(await getUserRow(db, params.userId)),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/users/:userId',
+      summary: 'Update a user (customData is replaced)',
+      tag,
+      params: userParams,
+      body: updateUserBody,
+      response: userSchema,
+      errors: [404, 422],
+    },
+    async ({ params, body }) => db.transaction((trx) => changeUser(trx, params.userId, body)),
+  );
+
+  api.add(
+    { method: 'delete', path: '/users/:userId', summary: 'Delete a user and end their sessions', tag, params: userParams, errors: [404] },
+    async ({ params }) =>
+      db.transaction(async (trx) => {
+        await getUserRow(trx, params.userId);
+        await revokeAccount(trx, params.userId);
+        await deleteUser(trx, params.userId);
+      }),
+  );
+
+  api.add(
+    { method: 'get', path: '/users/:userId/custom-data', summary: "Get a user's custom data", tag, params: userParams, response: jsonObject, errors: [404] },
+    async ({ params }) => toUser(await getUserRow(db, params.userId)).customData,
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/users/:userId/custom-data',
+      summary: "Merge keys into a user's custom data",
+      tag,
+      params: userParams,
+      body: z.strictObject({ customData: jsonObject }),
+      response: jsonObject,
+      errors: [404],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const current = toUser(await getUserRow(trx, params.userId));
+        return (await changeUser(trx, params.userId, { customData: { ...current.customData, ...body.customData } })).customData;
+      }),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/users/:userId/profile',
+      summary: "Merge fields into a user's profile",
+      tag,
+      params: userParams,
+      body: z.strictObject({ profile: userProfileSchema }),
+      response: userProfileSchema,
+      errors: [404],
+    },
+    async ({ params, body }) =>
+      db.transaction(async (trx) => {
+        const current = toUser(await getUserRow(trx, params.userId));
+        return (await changeUser(trx, params.userId, { profile: { ...current.profile, ...body.profile } })).profile;
+      }),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/users/:userId/password',
+      summary: "Set a user's password (checked against the password policy)",
+      tag,
+      params: userParams,
+      body: z.strictObject({ password: z.string().min(1).max(256) }),
+      response: userSchema,
+      errors: [404, 422],
+    },
+    async ({ params, body }) => db.transaction((trx) => setPassword(trx, params.userId, body.password)),
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/users/:userId/password/verify',
+      summary: "Check a user's password: 204 when it matches",
+      tag,
+      params: userParams,
+      body: z.strictObject({ password: z.string().min(1).max(256) }),
+      errors: [404, 422],
+    },
+    async ({ params, body }) => {
+      const row = await getUserRow(db, params.userId);
+      if (!(await verifyPassword(row.password_digest, body.password))) {
+        throw new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.');
+      }
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/users/:userId/has-password',
+      summary: 'Whether a user has a password',
+      tag,
+      params: userParams,
+      response: z.object({ hasPassword: z.boolean() }),
+      errors: [404],
+    },
+    async ({ params }) => ({ hasPassword: toUser(await getUserRow(db, params.userId)).hasPassword }),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/users/:userId/is-suspended',
+      summary: 'Suspend (ending every session and refresh token) or reactivate a user',
+      tag,
+      params: userParams,
+      body: z.strictObject({ isSuspended: z.boolean() }),
+      response: userSchema,
+      errors: [404],
+    },
+    async ({ params, body }) => db.transaction((trx) => changeUser(trx, params.userId, { isSuspended: body.isSuspended })),
+  );
+}

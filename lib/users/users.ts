@@ -1,0 +1,86 @@
+import type { Knex } from 'knex';
+
+import { RequestError, notFound } from '../http/errors.ts';
+import { revokeAccount } from '../oidc/adapter.ts';
+import { addRolesToUser } from '../roles/assignments.ts';
+import type { Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import { assertPasswordAccepted, defaultPasswordPolicy, type UserInfo } from './password-policy.ts';
+import { hashPassword } from './passwords.ts';
+import { findUserByIdentifier, findUserRow, insertUser, toUser, updateUser, type UserChanges, type UserRow } from './queries.ts';
+import type { User, UserProfile } from './schemas.ts';
+
+export async function getUserRow(db: Queryable, id: string): Promise<UserRow> {
+  const row = await findUserRow(db, id);
+  if (!row) {
+    throw notFound('user', id);
+  }
+  return row;
+}
+
+type Identifiers = { username?: string | null; primaryEmail?: string | null; primaryPhone?: string | null };
+
+/** Usernames, emails (whatever their case) and phones belong to one user each: 422 as Logto. */
+export async function assertIdentifiersFree(db: Queryable, identifiers: Identifiers, exceptUserId?: string): Promise<void> {
+  const checks = [
+    ['username', identifiers.username, 'user.username_already_in_use', 'This username is already in use.'],
+    ['email', identifiers.primaryEmail, 'user.email_already_in_use', 'This email is associated with an existing account.'],
+    ['phone', identifiers.primaryPhone, 'user.phone_already_in_use', 'This phone number is associated with an existing account.'],
+  ] as const;
+  for (const [type, value, code, message] of checks) {
+    if (value) {
+      const holder = await findUserByIdentifier(db, type, value);
+      if (holder && holder.id !== exceptUserId) {
+        throw new RequestError({ code, status: 422 }, message);
+      }
+    }
+  }
+}
+
+export type NewUser = Identifiers & {
+  password?: string;
+  name?: string | null;
+  avatar?: string | null;
+  customData?: Record<string, unknown>;
+  profile?: UserProfile;
+};
+
+/** Creates a user holding the default roles. The caller's transaction also carries its events. */
+export async function createUser(trx: Knex.Transaction, input: NewUser): Promise<User> {
+  await assertIdentifiersFree(trx, input);
+  if (input.password !== undefined) {
+    assertPasswordAccepted(input.password, defaultPasswordPolicy, input);
+  }
+  const id = generateId();
+  await insertUser(trx, id, {
+    username: input.username ?? null,
+    primaryEmail: input.primaryEmail ?? null,
+    primaryPhone: input.primaryPhone ?? null,
+    passwordDigest: input.password === undefined ? null : await hashPassword(input.password),
+    name: input.name ?? null,
+    avatar: input.avatar ?? null,
+    customData: input.customData ?? {},
+    profile: input.profile ?? {},
+  });
+  await addRolesToUser(trx, id, await trx('roles').where({ type: 'User', is_default: true }).pluck('id'));
+  return toUser(await getUserRow(trx, id));
+}
+
+/** Applies changes to a user and returns it as the API shows it. */
+export async function changeUser(trx: Knex.Transaction, id: string, changes: UserChanges): Promise<User> {
+  const current = await getUserRow(trx, id);
+  await assertIdentifiersFree(trx, changes, id);
+  await updateUser(trx, id, changes);
+  if (changes.isSuspended === true && !current.is_suspended) {
+    // A suspended user keeps no session, grant or refresh token.
+    await revokeAccount(trx, id);
+  }
+  return toUser(await getUserRow(trx, id));
+}
+
+export async function setPassword(trx: Knex.Transaction, id: string, password: string): Promise<User> {
+  const current = await getUserRow(trx, id);
+  const info: UserInfo = { username: current.username, primaryEmail: current.primary_email, primaryPhone: current.primary_phone, name: current.name };
+  assertPasswordAccepted(password, defaultPasswordPolicy, info);
+  return changeUser(trx, id, { passwordDigest: await hashPassword(password) });
+}
