@@ -1,21 +1,12 @@
 import type { Knex } from 'knex';
 
+import { byteForByte } from './collation.ts';
+
 // Fixed ids of the rows seeded here (lib/resources/management-api.ts names them); the indicator is set from config at start.
 const managementApi = {
   resourceId: 'management-api',
   scopeId: 'management-api-all',
   roleId: 'management-api-access',
-};
-
-/**
- * On MySQL, compare text byte for byte as SQLite and PostgreSQL do: ids, tokens, resource indicators
- * and scope names are case-sensitive. Case-insensitive lookups lower-case explicitly.
- */
-const byteForByte = (db: Knex) => (table: Knex.CreateTableBuilder) => {
-  if (db.client.config.client === 'mysql2') {
-    table.charset('utf8mb4');
-    table.collate('utf8mb4_bin');
-  }
 };
 
 export async function up(db: Knex): Promise<void> {

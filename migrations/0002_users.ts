@@ -1,11 +1,6 @@
 import type { Knex } from 'knex';
 
-const byteForByte = (db: Knex) => (table: Knex.CreateTableBuilder) => {
-  if (db.client.config.client === 'mysql2') {
-    table.charset('utf8mb4');
-    table.collate('utf8mb4_bin');
-  }
-};
+import { byteForByte } from './collation.ts';
 
 export async function up(db: Knex): Promise<void> {
   const binary = byteForByte(db);

@@ -156,20 +156,6 @@ export async function removeApplicationRoles(db: Queryable, applicationId: strin
   return removed;
 }
 
-export async function applicationCountsOfRoles(
-  db: Queryable,
-  roleIds: string[],
-): Promise<Map<string, Array<{ id: string; name: string; type: string }>>> {
-  const rows = await db('applications_roles')
-    .join('applications', 'applications.id', 'applications_roles.application_id')
-    .whereIn('applications_roles.role_id', roleIds)
-    .select<Array<{ role_id: string; id: string; name: string; type: string }>>('applications_roles.role_id', 'applications.id', 'applications.name', 'applications.type');
-  const byRole = new Map<string, Array<{ id: string; name: string; type: string }>>();
-  for (const { role_id: roleId, ...application } of rows) {
-    byRole.set(roleId, [...(byRole.get(roleId) ?? []), application]);
-  }
-  return byRole;
-}
 
 export async function roleIdsOfUser(db: Queryable, userId: string): Promise<string[]> {
   return db('users_roles').where({ user_id: userId }).pluck('role_id');
@@ -192,17 +178,22 @@ export async function removeUserRoles(db: Queryable, userId: string, roleIds: st
   return removed;
 }
 
-export async function userCountsOfRoles(
-  db: Queryable,
-  roleIds: string[],
-): Promise<Map<string, Array<{ id: string; avatar: string | null; name: string | null }>>> {
-  const rows = await db('users_roles')
-    .join('users', 'users.id', 'users_roles.user_id')
-    .whereIn('users_roles.role_id', roleIds)
-    .select<Array<{ role_id: string; id: string; avatar: string | null; name: string | null }>>('users_roles.role_id', 'users.id', 'users.avatar', 'users.name');
-  const byRole = new Map<string, Array<{ id: string; avatar: string | null; name: string | null }>>();
-  for (const { role_id: roleId, ...user } of rows) {
-    byRole.set(roleId, [...(byRole.get(roleId) ?? []), user]);
+type Holders = { users: { id: string; name: string | null; avatar: string | null }; applications: { id: string; name: string; type: string } };
+
+/** Who holds each of the roles (for Logto's `usersCount`/`featuredUsers` and their application twins). */
+export async function holdersOfRoles<K extends keyof Holders>(db: Queryable, kind: K, roleIds: string[]): Promise<Map<string, Array<Holders[K]>>> {
+  type Holder = Holders[K];
+  const [link, key, columns] =
+    kind === 'users'
+      ? (['users_roles', 'user_id', ['users.id', 'users.name', 'users.avatar']] as const)
+      : (['applications_roles', 'application_id', ['applications.id', 'applications.name', 'applications.type']] as const);
+  const rows = await db(link)
+    .join(kind, `${kind}.id`, `${link}.${key}`)
+    .whereIn(`${link}.role_id`, roleIds)
+    .select<Array<Record<string, string | null>>>(`${link}.role_id`, ...columns);
+  const byRole = new Map<string, Holder[]>();
+  for (const { role_id: roleId, ...holder } of rows) {
+    byRole.set(String(roleId), [...(byRole.get(String(roleId)) ?? []), holder as unknown as Holder]);
   }
   return byRole;
 }

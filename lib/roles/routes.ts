@@ -10,15 +10,14 @@ import { scopeSchema } from '../resources/schemas.ts';
 import { generateId } from '../storage/ids.ts';
 import { getRole, linkScopesToRole } from './assignments.ts';
 import {
-  applicationCountsOfRoles,
   deleteRole,
   findRoleByName,
+  holdersOfRoles,
   insertRole,
   listRoleScopes,
   listRoles,
   removeRoleScope,
   updateRole,
-  userCountsOfRoles,
 } from './queries.ts';
 import { createRoleBody, idList, roleListItemSchema, roleSchema, roleScopeSchema, roleTypes, updateRoleBody } from './schemas.ts';
 
@@ -56,7 +55,7 @@ export function roleRoutes(api: Api, db: Knex): void {
       const { items, total } = await listRoles(db, query, pageOf(query));
       setTotal(ctx, total);
       const ids = items.map(({ id }) => id);
-      const [applications, users] = await Promise.all([applicationCountsOfRoles(db, ids), userCountsOfRoles(db, ids)]);
+      const [applications, users] = await Promise.all([holdersOfRoles(db, 'applications', ids), holdersOfRoles(db, 'users', ids)]);
       return items.map((role) => {
         const applicationHolders = applications.get(role.id) ?? [];
         const userHolders = users.get(role.id) ?? [];

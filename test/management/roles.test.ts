@@ -144,6 +144,8 @@ describe('management API: roles', () => {
       const listed = response.body.find(({ id }) => id === role.id);
       expect(listed).to.deep.equal({
         ...role,
+        usersCount: 0,
+        featuredUsers: [],
         applicationsCount: 1,
         featuredApplications: [{ id: application.id, name: application.name, type: 'MachineToMachine' }],
       });
