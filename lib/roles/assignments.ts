@@ -65,16 +65,21 @@ export function assertUserRoles(roles: Role[]): void {
   }
 }
 
-/** Adds roles a user does not hold yet; returns the ids newly added. */
+/**
+ * Adds roles a user does not hold yet; returns the ids newly added. The user's row is locked first
+ * so that concurrent assignments see each other's rows (call it inside a transaction).
+ */
 export async function addRolesToUser(db: Queryable, userId: string, roleIds: string[]): Promise<string[]> {
+  await db('users').where({ id: userId }).update({ updated_at: db.raw('updated_at') });
   const held = new Set(await roleIdsOfUser(db, userId));
   const added = [...new Set(roleIds)].filter((id) => !held.has(id));
   await addUserRoles(db, added.map((roleId) => ({ userId, roleId })));
   return added;
 }
 
-/** Adds roles an application does not hold yet; returns the ids newly added. */
+/** Adds roles an application does not hold yet; returns the ids newly added (locked as for users). */
 export async function addRolesToApplication(db: Queryable, applicationId: string, roleIds: string[]): Promise<string[]> {
+  await db('applications').where({ id: applicationId }).update({ created_at: db.raw('created_at') });
   const held = new Set(await roleIdsOfApplication(db, applicationId));
   const added = [...new Set(roleIds)].filter((id) => !held.has(id));
   await addApplicationRoles(db, added.map((roleId) => ({ applicationId, roleId })));

@@ -44,7 +44,7 @@ export async function findRolesByIds(db: Queryable, ids: string[]): Promise<Role
   return rows.map(toRole);
 }
 
-export type RoleFilter = { ids?: string[]; type?: RoleType; search?: string; excludeApplicationId?: string };
+export type RoleFilter = { ids?: string[]; type?: RoleType; search?: string; excludeApplicationId?: string; excludeUserId?: string };
 
 export async function listRoles(db: Queryable, filter: RoleFilter, page: Page): Promise<{ items: Role[]; total: number }> {
   const query = db('roles').select('*');
@@ -56,6 +56,9 @@ export async function listRoles(db: Queryable, filter: RoleFilter, page: Page): 
   }
   if (filter.search) {
     whereContains(query, ['id', 'name', 'description'], filter.search);
+  }
+  if (filter.excludeUserId) {
+    query.whereNotIn('id', db('users_roles').where({ user_id: filter.excludeUserId }).select('role_id'));
   }
   if (filter.excludeApplicationId) {
     query.whereNotIn('id', db('applications_roles').where({ application_id: filter.excludeApplicationId }).select('role_id'));

@@ -47,7 +47,8 @@ export function roleRoutes(api: Api, db: Knex): void {
       query: paginationQuery.extend({
         type: z.enum(roleTypes).optional(),
         search: z.string().max(256).optional(),
-        excludeApplicationId: z.string().max(21).optional(),
+        excludeApplicationId: z.string().max(64).optional(),
+        excludeUserId: z.string().max(21).optional(),
       }),
       response: z.array(roleListItemSchema),
     },

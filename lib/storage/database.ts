@@ -7,6 +7,7 @@ import knex, { type Knex } from 'knex';
 export type Queryable = Knex | Knex.Transaction;
 
 type SqliteConnection = { pragma: (statement: string) => unknown };
+type MysqlConnection = { query: (sql: string, callback: (error: Error | null) => void) => void };
 
 /** Knex warns on stderr when an instance waits for another's migration lock; that wait is expected. */
 const log = {
@@ -46,7 +47,15 @@ export function openDatabase(url: string): Knex {
     client: 'mysql2',
     connection: { uri: url, charset: 'utf8mb4', timezone: 'Z' } as Knex.MySql2ConnectionConfig,
     log,
-    pool: { min: 0, max: 10 },
+    pool: {
+      min: 0,
+      max: 10,
+      // Read committed (PostgreSQL's default): a read after waiting on a row lock sees what the
+      // lock holder committed, so check-then-write under a lock is correct.
+      afterCreate(connection: MysqlConnection, done: (error: Error | null, connection: unknown) => void) {
+        connection.query('set session transaction isolation level read committed', (error) => done(error, connection));
+      },
+    },
   });
 }
 
