@@ -1,6 +1,87 @@
 import type { Knex } from 'knex';
+import { z } from 'zod';
 
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
+import { applicationMemberRoutes } from './application-member-routes.ts';
+import { invitationRoutes } from './invitation-routes.ts';
+import { jitRoutes } from './jit-routes.ts';
+import { getOrganization } from './lookups.ts';
+import { memberRoutes } from './member-routes.ts';
+import { createOrganization, patchOrganization, removeOrganization } from './organizations.ts';
+import { featuredMembers, listOrganizations } from './queries.ts';
+import { organizationRoleRoutes } from './role-routes.ts';
+import { roleGrantRoutes } from './role-grant-routes.ts';
+import { createOrganizationBody, organizationListItemSchema, organizationSchema, updateOrganizationBody } from './schemas.ts';
+import { organizationScopeRoutes } from './scope-routes.ts';
+
+const tag = 'Organizations';
+const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** Organizations, their members and roles, organization roles and scopes, invitations. */
-export function organizationRoutes(_api: Api, _db: Knex): void {}
+export function organizationRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/organizations',
+      summary: 'List organizations; with showFeatured, each with its member count and a few members',
+      tag,
+      query: paginationQuery.extend({ q: z.string().max(256).optional(), showFeatured: z.string().max(8).optional() }),
+      response: z.array(organizationListItemSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listOrganizations(db, { search: query.q }, pageOf(query));
+      setTotal(ctx, total);
+      // Logto reads the flag with `yes()`: true, 1, yes and y turn it on.
+      if (!['true', '1', 'yes', 'y'].includes(query.showFeatured?.toLowerCase() ?? '')) {
+        return items;
+      }
+      const featured = await featuredMembers(db, items.map(({ id }) => id));
+      return items.map((organization) => ({ ...organization, ...(featured.get(organization.id) ?? { usersCount: 0, featuredUsers: [] }) }));
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/organizations', summary: 'Create an organization', tag, body: createOrganizationBody, response: organizationSchema, status: 201 },
+    async ({ body }) => db.transaction((trx) => createOrganization(trx, body)),
+  );
+
+  api.add(
+    { method: 'get', path: '/organizations/:id', summary: 'Get an organization', tag, params: idParams, response: organizationSchema, errors: [404] },
+    async ({ params }) => getOrganization(db, params.id),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/organizations/:id',
+      summary: 'Update an organization (customData is replaced)',
+      tag,
+      params: idParams,
+      body: updateOrganizationBody,
+      response: organizationSchema,
+      errors: [404],
+    },
+    async ({ params, body }) => db.transaction((trx) => patchOrganization(trx, params.id, body)),
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/organizations/:id',
+      summary: 'Delete an organization with its memberships, JIT settings and invitations',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
+    async ({ params }) => db.transaction((trx) => removeOrganization(trx, params.id)),
+  );
+
+  memberRoutes(api, db);
+  applicationMemberRoutes(api, db);
+  jitRoutes(api, db);
+  organizationScopeRoutes(api, db);
+  organizationRoleRoutes(api, db);
+  roleGrantRoutes(api, db);
+  invitationRoutes(api, db);
+}

@@ -1,0 +1,50 @@
+import { tenantId } from '../applications/queries.ts';
+import { alreadyExists, notFound } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
+import { addLinks, linkedAmong, organizationLinks, removeLinks, replaceLinks, type LinkDelta } from './links.ts';
+import { getOrganization, requireOrganizationRoles } from './lookups.ts';
+
+// Just-in-time provisioning settings: users signing up with an e-mail in one of the domains join the
+// organization with the JIT roles. Only stored here; sign-up reads them.
+
+export async function addJitEmailDomain(trx: Queryable, organizationId: string, emailDomain: string) {
+  await getOrganization(trx, organizationId);
+  const links = organizationLinks.jitEmailDomains(organizationId);
+  if ((await linkedAmong(trx, links, [emailDomain])).length > 0) {
+    throw alreadyExists('entity.unique_integrity_violation', `The email domain ${emailDomain} is already in this organization's JIT settings.`);
+  }
+  await addLinks(trx, links, [emailDomain]);
+  return { tenantId, organizationId, emailDomain };
+}
+
+export async function replaceJitEmailDomains(trx: Queryable, organizationId: string, emailDomains: string[]): Promise<LinkDelta> {
+  await getOrganization(trx, organizationId);
+  return replaceLinks(trx, organizationLinks.jitEmailDomains(organizationId), emailDomains);
+}
+
+export async function removeJitEmailDomain(trx: Queryable, organizationId: string, emailDomain: string): Promise<void> {
+  await getOrganization(trx, organizationId);
+  if ((await removeLinks(trx, organizationLinks.jitEmailDomains(organizationId), [emailDomain])) === 0) {
+    throw notFound('email domain', emailDomain);
+  }
+}
+
+/** JIT roles go to users, so they are User roles. Roles in the set already are kept. */
+export async function addJitRoles(trx: Queryable, organizationId: string, roleIds: string[]): Promise<string[]> {
+  await getOrganization(trx, organizationId);
+  await requireOrganizationRoles(trx, roleIds, 'User');
+  return addLinks(trx, organizationLinks.jitRoles(organizationId), roleIds);
+}
+
+export async function replaceJitRoles(trx: Queryable, organizationId: string, roleIds: string[]): Promise<LinkDelta> {
+  await getOrganization(trx, organizationId);
+  await requireOrganizationRoles(trx, roleIds, 'User');
+  return replaceLinks(trx, organizationLinks.jitRoles(organizationId), roleIds);
+}
+
+export async function removeJitRole(trx: Queryable, organizationId: string, roleId: string): Promise<void> {
+  await getOrganization(trx, organizationId);
+  if ((await removeLinks(trx, organizationLinks.jitRoles(organizationId), [roleId])) === 0) {
+    throw notFound('organization role', roleId);
+  }
+}

@@ -1,0 +1,145 @@
+import { listApplications } from '../applications/queries.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { managementApi } from '../resources/management-api.ts';
+import { findScopesByIds } from '../resources/queries.ts';
+import type { Queryable } from '../storage/database.ts';
+import { findUsersByIds } from '../users/queries.ts';
+import { findInvitation } from './invitation-queries.ts';
+import { linkedAmong, organizationLinks } from './links.ts';
+import { findOrganization } from './queries.ts';
+import { findOrganizationRole, findOrganizationRolesByIds, findOrganizationRolesByNames, findOrganizationScope, findOrganizationScopesByIds } from './role-queries.ts';
+import type { Invitation, Organization, OrganizationRole, OrganizationRoleType, OrganizationScope } from './schemas.ts';
+
+export async function getOrganization(db: Queryable, id: string): Promise<Organization> {
+  const organization = await findOrganization(db, id);
+  if (!organization) {
+    throw notFound('organization', id);
+  }
+  return organization;
+}
+
+export async function getOrganizationRole(db: Queryable, id: string): Promise<OrganizationRole> {
+  const role = await findOrganizationRole(db, id);
+  if (!role) {
+    throw notFound('organization role', id);
+  }
+  return role;
+}
+
+export async function getOrganizationScope(db: Queryable, id: string): Promise<OrganizationScope> {
+  const scope = await findOrganizationScope(db, id);
+  if (!scope) {
+    throw notFound('organization scope', id);
+  }
+  return scope;
+}
+
+export async function getInvitation(db: Queryable, id: string): Promise<Invitation> {
+  const invitation = await findInvitation(db, id);
+  if (!invitation) {
+    throw notFound('organization invitation', id);
+  }
+  return invitation;
+}
+
+/**
+ * A body naming an entity that does not exist: Logto answers 422 (its foreign key fails); we say
+ * which one, before anything is written.
+ */
+const missingRelation = (entity: string, id: string) =>
+  new RequestError({ code: 'entity.relation_foreign_key_not_found', status: 422 }, `The ${entity} with ID \`${id}\` does not exist.`, {
+    data: { name: entity, id },
+  });
+
+/** Logto's database refuses such rows with a check constraint; the code is the same. */
+const constraintViolated = (message: string) => new RequestError({ code: 'entity.db_constraint_violated', status: 422 }, message);
+
+function assertAllFound(entity: string, ids: string[], found: Array<{ id: string }>): void {
+  const known = new Set(found.map(({ id }) => id));
+  const missing = ids.find((id) => !known.has(id));
+  if (missing !== undefined) {
+    throw missingRelation(entity, missing);
+  }
+}
+
+export async function requireUsers(db: Queryable, ids: string[]): Promise<void> {
+  const unique = [...new Set(ids)];
+  assertAllFound('user', unique, await findUsersByIds(db, unique));
+}
+
+/** Only machine-to-machine applications join organizations (Logto's rule). */
+export async function requireMachineApplications(db: Queryable, ids: string[]): Promise<void> {
+  const unique = [...new Set(ids)];
+  const { items } = await listApplications(db, { ids: unique }, { offset: 0 });
+  assertAllFound('application', unique, items);
+  const other = items.find(({ type }) => type !== 'MachineToMachine');
+  if (other) {
+    throw constraintViolated(`The application \`${other.id}\` is not a machine-to-machine application; only those join organizations.`);
+  }
+}
+
+/**
+ * Resolves organization roles by id; with a `type`, every role must be of it: users hold User
+ * roles, applications MachineToMachine ones (Logto's check constraints).
+ */
+export async function requireOrganizationRoles(db: Queryable, ids: string[], type?: OrganizationRoleType): Promise<OrganizationRole[]> {
+  const unique = [...new Set(ids)];
+  const roles = await findOrganizationRolesByIds(db, unique);
+  assertAllFound('organization role', unique, roles);
+  const mismatched = type && roles.find((role) => role.type !== type);
+  if (mismatched) {
+    const holder = type === 'User' ? 'users' : 'machine-to-machine applications';
+    throw constraintViolated(`The organization role \`${mismatched.name}\` is of type ${mismatched.type}; only ${type} roles can be given to ${holder}.`);
+  }
+  return roles;
+}
+
+/** Role ids from ids and names together; an unknown name is 422 organization.role_names_not_found. */
+export async function resolveRoleIds(db: Queryable, ids: string[], names: string[]): Promise<string[]> {
+  const uniqueNames = [...new Set(names)];
+  const named = uniqueNames.length > 0 ? await findOrganizationRolesByNames(db, uniqueNames) : [];
+  const missing = uniqueNames.filter((name) => !named.some((role) => role.name === name));
+  if (missing.length > 0) {
+    throw new RequestError(
+      { code: 'organization.role_names_not_found', status: 422 },
+      `Invalid role names detected: ${missing.join(', ')}. Please create these roles first before proceeding.`,
+      { data: { names: missing } },
+    );
+  }
+  return [...new Set([...ids, ...named.map(({ id }) => id)])];
+}
+
+export async function requireOrganizationScopes(db: Queryable, ids: string[]): Promise<void> {
+  const unique = [...new Set(ids)];
+  assertAllFound('organization scope', unique, await findOrganizationScopesByIds(db, unique));
+}
+
+/**
+ * API resource scopes for an organization role. As for user roles (lib/roles), a User role cannot
+ * grant the management API: organization roles count in the same permission model.
+ */
+export async function requireResourceScopes(db: Queryable, ids: string[], roleType: OrganizationRoleType): Promise<void> {
+  const unique = [...new Set(ids)];
+  const scopes = await findScopesByIds(db, unique);
+  assertAllFound('scope', unique, scopes);
+  if (roleType === 'User' && scopes.some((scope) => scope.resourceId === managementApi.resourceId)) {
+    throw new RequestError(
+      { code: 'role.management_api_scopes_not_assignable_to_user_role', status: 400 },
+      'Cannot assign management API scopes to a user role.',
+    );
+  }
+}
+
+/** Member roles need a membership first: 422 organization.require_membership, as Logto. */
+export async function requireMembers(db: Queryable, kind: 'user' | 'application', organizationId: string, memberIds: string[]): Promise<void> {
+  const links = kind === 'user' ? organizationLinks.users(organizationId) : organizationLinks.applications(organizationId);
+  const members = new Set(await linkedAmong(db, links, memberIds));
+  const outsider = memberIds.find((id) => !members.has(id));
+  if (outsider !== undefined) {
+    throw new RequestError(
+      { code: 'organization.require_membership', status: 422 },
+      `The ${kind} \`${outsider}\` must be a member of the organization to proceed.`,
+      { data: { [`${kind}Id`]: outsider } },
+    );
+  }
+}

@@ -1,0 +1,87 @@
+import { tenantId } from '../applications/queries.ts';
+import { alreadyExists, notFound } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
+import { getOrganizationRole, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
+import { deleteOrganizationRole, findOrganizationRoleByName, insertOrganizationRole, updateOrganizationRole } from './role-queries.ts';
+import type { OrganizationRole, OrganizationRoleType } from './schemas.ts';
+
+// Changes to the organization template's roles and what they grant, one function each, inside the
+// caller's transaction.
+
+async function assertRoleNameFree(trx: Queryable, name: string): Promise<void> {
+  if (await findOrganizationRoleByName(trx, name)) {
+    throw alreadyExists('entity.unique_integrity_violation', `The organization role name ${name} is already in use.`);
+  }
+}
+
+/** A role grants organization scopes and API resource scopes; each kind has its link table and check. */
+export type RoleGrant = 'scopes' | 'resourceScopes';
+
+const grantLinks = (grant: RoleGrant, roleId: string): Links =>
+  grant === 'scopes' ? organizationLinks.roleScopes(roleId) : organizationLinks.roleResourceScopes(roleId);
+
+const requireGranted = (trx: Queryable, grant: RoleGrant, role: OrganizationRole, ids: string[]) =>
+  grant === 'scopes' ? requireOrganizationScopes(trx, ids) : requireResourceScopes(trx, ids, role.type);
+
+/** The role and its initial scopes together: an unknown scope id leaves nothing behind. */
+export async function createOrganizationRole(
+  trx: Queryable,
+  input: { name: string; description?: string | null; type?: OrganizationRoleType; organizationScopeIds?: string[]; resourceScopeIds?: string[] },
+): Promise<OrganizationRole> {
+  await assertRoleNameFree(trx, input.name);
+  const role: OrganizationRole = { tenantId, id: generateId(), name: input.name, description: input.description ?? null, type: input.type ?? 'User' };
+  await insertOrganizationRole(trx, role);
+  await addRoleGrants(trx, 'scopes', role.id, input.organizationScopeIds ?? []);
+  await addRoleGrants(trx, 'resourceScopes', role.id, input.resourceScopeIds ?? []);
+  return role;
+}
+
+export async function patchOrganizationRole(
+  trx: Queryable,
+  id: string,
+  changes: { name?: string; description?: string | null },
+): Promise<OrganizationRole> {
+  const current = await getOrganizationRole(trx, id);
+  if (changes.name !== undefined && changes.name !== current.name) {
+    await assertRoleNameFree(trx, changes.name);
+  }
+  const next = {
+    ...current,
+    name: changes.name ?? current.name,
+    description: changes.description === undefined ? current.description : changes.description,
+  };
+  await updateOrganizationRole(trx, next);
+  return next;
+}
+
+/** Members, JIT settings and pending invitations lose the role. */
+export async function removeOrganizationRole(trx: Queryable, id: string): Promise<void> {
+  if (!(await deleteOrganizationRole(trx, id))) {
+    throw notFound('organization role', id);
+  }
+}
+
+/** Links scopes to a role; those linked already are kept (Logto's behaviour). Returns the newly linked. */
+export async function addRoleGrants(trx: Queryable, grant: RoleGrant, roleId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) {
+    return [];
+  }
+  const role = await getOrganizationRole(trx, roleId);
+  await requireGranted(trx, grant, role, ids);
+  return addLinks(trx, grantLinks(grant, roleId), ids);
+}
+
+export async function replaceRoleGrants(trx: Queryable, grant: RoleGrant, roleId: string, ids: string[]): Promise<LinkDelta> {
+  const role = await getOrganizationRole(trx, roleId);
+  await requireGranted(trx, grant, role, ids);
+  return replaceLinks(trx, grantLinks(grant, roleId), ids);
+}
+
+export async function removeRoleGrant(trx: Queryable, grant: RoleGrant, roleId: string, id: string): Promise<void> {
+  await getOrganizationRole(trx, roleId);
+  if ((await removeLinks(trx, grantLinks(grant, roleId), [id])) === 0) {
+    throw notFound(grant === 'scopes' ? 'organization scope' : 'scope', id);
+  }
+}

@@ -1,0 +1,48 @@
+import { tenantId } from '../applications/queries.ts';
+import { alreadyExists, notFound } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import { getOrganizationScope } from './lookups.ts';
+import { deleteOrganizationScope, findOrganizationScopeByName, insertOrganizationScope, updateOrganizationScope } from './role-queries.ts';
+import type { OrganizationScope } from './schemas.ts';
+
+// Changes to the organization template's scopes, one function each, inside the caller's transaction.
+
+/** Names are unique across the template: 422 entity.unique_integrity_violation, Logto's code for it. */
+async function assertScopeNameFree(trx: Queryable, name: string): Promise<void> {
+  if (await findOrganizationScopeByName(trx, name)) {
+    throw alreadyExists('entity.unique_integrity_violation', `The organization scope name ${name} is already in use.`);
+  }
+}
+
+export async function createOrganizationScope(trx: Queryable, input: { name: string; description?: string | null }): Promise<OrganizationScope> {
+  await assertScopeNameFree(trx, input.name);
+  const scope = { tenantId, id: generateId(), name: input.name, description: input.description ?? null };
+  await insertOrganizationScope(trx, scope);
+  return scope;
+}
+
+export async function patchOrganizationScope(
+  trx: Queryable,
+  id: string,
+  changes: { name?: string; description?: string | null },
+): Promise<OrganizationScope> {
+  const current = await getOrganizationScope(trx, id);
+  if (changes.name !== undefined && changes.name !== current.name) {
+    await assertScopeNameFree(trx, changes.name);
+  }
+  const next = {
+    ...current,
+    name: changes.name ?? current.name,
+    description: changes.description === undefined ? current.description : changes.description,
+  };
+  await updateOrganizationScope(trx, next);
+  return next;
+}
+
+/** Roles holding the scope lose it. */
+export async function removeOrganizationScope(trx: Queryable, id: string): Promise<void> {
+  if (!(await deleteOrganizationScope(trx, id))) {
+    throw notFound('organization scope', id);
+  }
+}

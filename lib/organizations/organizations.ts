@@ -1,0 +1,48 @@
+import { tenantId } from '../applications/queries.ts';
+import { notFound } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import { getOrganization } from './lookups.ts';
+import { deleteOrganization, insertOrganization, updateOrganization } from './queries.ts';
+import type { Organization, OrganizationChanges } from './schemas.ts';
+
+// One function per change to an organization, each run inside the caller's transaction, so the
+// change and anything recorded about it (webhook events) commit together.
+
+export async function createOrganization(trx: Queryable, input: Omit<OrganizationChanges, 'tenantId'> & { name: string }): Promise<Organization> {
+  const organization: Organization = {
+    tenantId,
+    id: generateId(),
+    name: input.name,
+    description: input.description ?? null,
+    customData: input.customData ?? {},
+    isMfaRequired: input.isMfaRequired ?? false,
+    color: {},
+    branding: {},
+    customCss: null,
+    createdAt: Date.now(),
+  };
+  await insertOrganization(trx, organization);
+  return organization;
+}
+
+/** `customData` is replaced, not merged (Logto's PATCH). */
+export async function patchOrganization(trx: Queryable, id: string, changes: OrganizationChanges): Promise<Organization> {
+  const current = await getOrganization(trx, id);
+  const next: Organization = {
+    ...current,
+    name: changes.name ?? current.name,
+    description: changes.description === undefined ? current.description : changes.description,
+    customData: changes.customData ?? current.customData,
+    isMfaRequired: changes.isMfaRequired ?? current.isMfaRequired,
+  };
+  await updateOrganization(trx, next);
+  return next;
+}
+
+/** Its memberships, member roles, JIT settings and invitations go with it. */
+export async function removeOrganization(trx: Queryable, id: string): Promise<void> {
+  if (!(await deleteOrganization(trx, id))) {
+    throw notFound('organization', id);
+  }
+}

@@ -1,0 +1,103 @@
+import { tenantId } from '../applications/queries.ts';
+import type { Queryable } from '../storage/database.ts';
+import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { bumpCacheVersion } from '../storage/shared-cache.ts';
+import type { Organization } from './schemas.ts';
+
+type OrganizationRow = {
+  id: string;
+  name: string;
+  description: string | null;
+  custom_data: string;
+  is_mfa_required: number | boolean;
+  created_at: number;
+};
+
+const toOrganization = (row: OrganizationRow): Organization => ({
+  tenantId,
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  customData: JSON.parse(row.custom_data) as Record<string, unknown>,
+  isMfaRequired: Boolean(row.is_mfa_required),
+  color: {},
+  branding: {},
+  customCss: null,
+  createdAt: Number(row.created_at),
+});
+
+export async function insertOrganization(db: Queryable, organization: Organization): Promise<void> {
+  await db('organizations').insert({
+    id: organization.id,
+    name: organization.name,
+    description: organization.description,
+    custom_data: JSON.stringify(organization.customData),
+    is_mfa_required: organization.isMfaRequired,
+    created_at: organization.createdAt,
+  });
+}
+
+export async function findOrganization(db: Queryable, id: string): Promise<Organization | undefined> {
+  const row = await db('organizations').where({ id }).first<OrganizationRow | undefined>();
+  return row && toOrganization(row);
+}
+
+export type OrganizationFilter = { ids?: string[]; search?: string };
+
+export async function listOrganizations(
+  db: Queryable,
+  filter: OrganizationFilter,
+  page: Page,
+): Promise<{ items: Organization[]; total: number }> {
+  const query = db('organizations').select('*');
+  if (filter.ids) {
+    query.whereIn('id', filter.ids);
+  }
+  if (filter.search) {
+    whereContains(query, ['id', 'name', 'description'], filter.search);
+  }
+  const { rows, total } = await listPage<OrganizationRow>(query, page);
+  return { items: rows.map(toOrganization), total };
+}
+
+export async function updateOrganization(db: Queryable, organization: Organization): Promise<void> {
+  await db('organizations').where({ id: organization.id }).update({
+    name: organization.name,
+    description: organization.description,
+    custom_data: JSON.stringify(organization.customData),
+    is_mfa_required: organization.isMfaRequired,
+  });
+}
+
+/** Memberships, member roles, JIT settings and invitations go with it (foreign keys cascade). */
+export async function deleteOrganization(db: Queryable, id: string): Promise<boolean> {
+  const deleted = await db('organizations').where({ id }).delete();
+  // Its members' organization roles went with it: held scopes change.
+  await bumpCacheVersion(db, 'roles');
+  return deleted > 0;
+}
+
+export type FeaturedUser = { id: string; avatar: string | null; name: string | null };
+
+/** Member counts and the first few members of each organization, for the list's `showFeatured`. */
+export async function featuredMembers(
+  db: Queryable,
+  organizationIds: string[],
+  featured = 3,
+): Promise<Map<string, { usersCount: number; featuredUsers: FeaturedUser[] }>> {
+  const counts = await db('organization_users')
+    .whereIn('organization_id', organizationIds)
+    .groupBy('organization_id')
+    .select<Array<{ organization_id: string; count: number | string }>>('organization_id', db.raw('count(*) as count'));
+  const result = new Map<string, { usersCount: number; featuredUsers: FeaturedUser[] }>();
+  for (const { organization_id: organizationId, count } of counts) {
+    const featuredUsers = await db('organization_users')
+      .join('users', 'users.id', 'organization_users.user_id')
+      .where('organization_users.organization_id', organizationId)
+      .orderBy([{ column: 'users.created_at', order: 'desc' }, { column: 'users.id' }])
+      .limit(featured)
+      .select<FeaturedUser[]>('users.id', 'users.avatar', 'users.name');
+    result.set(organizationId, { usersCount: Number(count), featuredUsers });
+  }
+  return result;
+}

@@ -1,0 +1,78 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import type { Api } from '../http/route.ts';
+import { getOrganizationRole } from './lookups.ts';
+import { createOrganizationRole, patchOrganizationRole, removeOrganizationRole } from './organization-roles.ts';
+import { listOrganizationRoles, resourceScopesOfRoles, scopesOfRoles } from './role-queries.ts';
+import { createOrganizationRoleBody, organizationRoleListItemSchema, organizationRoleSchema, updateOrganizationRoleBody } from './schemas.ts';
+
+const tag = 'Organization roles';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+
+/** The roles of the organization template; what they grant is in role-grant-routes.ts. */
+export function organizationRoleRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/organization-roles',
+      summary: 'List organization roles, by name, each with its organization scopes and resource scopes',
+      tag,
+      query: paginationQuery.extend({ q: z.string().max(256).optional() }),
+      response: z.array(organizationRoleListItemSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listOrganizationRoles(db, { search: query.q }, pageOf(query));
+      setTotal(ctx, total);
+      const ids = items.map(({ id }) => id);
+      const [scopes, resourceScopes] = [await scopesOfRoles(db, ids), await resourceScopesOfRoles(db, ids)];
+      return items.map((role) => ({ ...role, scopes: scopes.get(role.id) ?? [], resourceScopes: resourceScopes.get(role.id) ?? [] }));
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/organization-roles',
+      summary: 'Create an organization role, optionally with organization scopes and resource scopes',
+      tag,
+      body: createOrganizationRoleBody,
+      response: organizationRoleSchema,
+      status: 201,
+      errors: [422],
+    },
+    async ({ body }) => db.transaction((trx) => createOrganizationRole(trx, body)),
+  );
+
+  api.add(
+    { method: 'get', path: '/organization-roles/:id', summary: 'Get an organization role', tag, params: idParams, response: organizationRoleSchema, errors: [404] },
+    async ({ params }) => getOrganizationRole(db, params.id),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/organization-roles/:id',
+      summary: 'Update the name or description of an organization role',
+      tag,
+      params: idParams,
+      body: updateOrganizationRoleBody,
+      response: organizationRoleSchema,
+      errors: [404, 422],
+    },
+    async ({ params, body }) => db.transaction((trx) => patchOrganizationRole(trx, params.id, body)),
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/organization-roles/:id',
+      summary: 'Delete an organization role; members, JIT settings and invitations lose it',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
+    async ({ params }) => db.transaction((trx) => removeOrganizationRole(trx, params.id)),
+  );
+}

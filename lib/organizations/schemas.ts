@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+import { scopeName } from '../resources/schemas.ts';
+
+const jsonObject = z.record(z.string(), z.unknown());
+const description = z.string().max(4096).nullable();
+
+/** Ids named in a request body: existing entities, checked one by one before anything is written. */
+export const idArray = z.array(z.string().min(1).max(64)).max(1000);
+/** POST bodies add at least one id (Logto's `nonempty()`); PUT bodies may empty the set. */
+export const nonEmptyIdArray = idArray.min(1);
+
+export const organizationRoleTypes = ['User', 'MachineToMachine'] as const;
+export type OrganizationRoleType = (typeof organizationRoleTypes)[number];
+
+// Logto's organization shape. Colors, branding and custom CSS are not stored here: the schema has no
+// columns for them, so responses carry them empty and requests cannot set them.
+export const organizationSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  customData: jsonObject,
+  isMfaRequired: z.boolean(),
+  color: z.object({ primaryColor: z.string().optional(), isDarkModeEnabled: z.boolean().optional(), darkPrimaryColor: z.string().optional() }),
+  branding: z.object({
+    logoUrl: z.string().optional(),
+    darkLogoUrl: z.string().optional(),
+    favicon: z.string().optional(),
+    darkFavicon: z.string().optional(),
+  }),
+  customCss: z.string().nullable(),
+  createdAt: z.number(),
+});
+
+export type Organization = z.output<typeof organizationSchema>;
+
+export const featuredUserSchema = z.object({ id: z.string(), avatar: z.string().nullable(), name: z.string().nullable() });
+
+export const organizationListItemSchema = organizationSchema.extend({
+  usersCount: z.number().optional(),
+  featuredUsers: z.array(featuredUserSchema).optional(),
+});
+
+export const createOrganizationBody = z.strictObject({
+  tenantId: z.string().optional(),
+  name: z.string().min(1).max(128),
+  description: description.optional(),
+  customData: jsonObject.optional(),
+  isMfaRequired: z.boolean().optional(),
+});
+
+export const updateOrganizationBody = createOrganizationBody.partial();
+export type OrganizationChanges = z.output<typeof updateOrganizationBody>;
+
+export const organizationScopeSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+});
+
+export type OrganizationScope = z.output<typeof organizationScopeSchema>;
+
+/** Organization scopes end up in tokens' `scope` strings, so their names are RFC 6749 scope-tokens too. */
+export const createOrganizationScopeBody = z.strictObject({
+  tenantId: z.string().optional(),
+  name: scopeName.max(128),
+  description: description.optional(),
+});
+
+export const updateOrganizationScopeBody = createOrganizationScopeBody.partial();
+
+export const organizationRoleSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  type: z.enum(organizationRoleTypes),
+});
+
+export type OrganizationRole = z.output<typeof organizationRoleSchema>;
+
+/** What Logto's role list adds to each role: its organization scopes and API resource scopes, by name. */
+export const organizationRoleListItemSchema = organizationRoleSchema.extend({
+  scopes: z.array(z.object({ id: z.string(), name: z.string() })),
+  resourceScopes: z.array(z.object({ id: z.string(), name: z.string(), resource: z.object({ id: z.string(), name: z.string() }) })),
+});
+
+export const createOrganizationRoleBody = z.strictObject({
+  tenantId: z.string().optional(),
+  name: z.string().min(1).max(128),
+  description: description.optional(),
+  type: z.enum(organizationRoleTypes).optional(),
+  organizationScopeIds: idArray.optional(),
+  resourceScopeIds: idArray.optional(),
+});
+
+// The type is fixed at creation: members already hold the role according to it.
+export const updateOrganizationRoleBody = z.strictObject({
+  tenantId: z.string().optional(),
+  name: z.string().min(1).max(128).optional(),
+  description: description.optional(),
+});
+
+/** `{id, name}` of the organization roles a member holds or an invitation grants. */
+export const roleReferenceSchema = z.object({ id: z.string(), name: z.string() });
+export type RoleReference = z.output<typeof roleReferenceSchema>;
+
+/** Member role changes name roles by id, by name, or both (Logto's body). */
+export const memberRolesBody = z.strictObject({
+  organizationRoleIds: idArray.optional(),
+  organizationRoleNames: z.array(z.string().min(1).max(128)).max(1000).optional(),
+});
+
+export const emailDomain = z
+  .string()
+  .max(128)
+  .regex(/^(?!-)[\dA-Za-z-]{1,63}(?<!-)(\.(?!-)[\dA-Za-z-]{1,63}(?<!-))+$/, 'must be a domain name such as example.com')
+  .transform((value) => value.toLowerCase());
+
+export const jitEmailDomainSchema = z.object({ tenantId: z.string(), organizationId: z.string(), emailDomain: z.string() });
+
+export const invitationStatuses = ['Pending', 'Accepted', 'Expired', 'Revoked'] as const;
+export type InvitationStatus = (typeof invitationStatuses)[number];
+
+export const invitationSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  inviterId: z.string().nullable(),
+  invitee: z.string(),
+  acceptedUserId: z.string().nullable(),
+  organizationId: z.string(),
+  status: z.enum(invitationStatuses),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  expiresAt: z.number(),
+  organizationRoles: z.array(roleReferenceSchema),
+});
+
+export type Invitation = z.output<typeof invitationSchema>;
+
+const messagePayload = z.strictObject({
+  code: z.string().optional(),
+  link: z.string().optional(),
+  locale: z.string().optional(),
+  uiLocales: z.string().optional(),
+});
+
+export const createInvitationBody = z.strictObject({
+  inviterId: z.string().min(1).max(21).nullable().optional(),
+  invitee: z.email().max(256),
+  organizationId: z.string().min(1).max(21),
+  expiresAt: z.number().int(),
+  organizationRoleIds: idArray.optional(),
+  /** Logto sends the invitation e-mail unless this is `false`; this service does not send it yet. */
+  messagePayload: z.union([z.literal(false), z.literal(true), messagePayload]).optional(),
+});
+
+export const invitationStatusBody = z.strictObject({
+  status: z.enum(['Accepted', 'Revoked']),
+  acceptedUserId: z.string().min(1).max(21).nullable().optional(),
+});

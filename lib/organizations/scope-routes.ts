@@ -1,0 +1,69 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import type { Api } from '../http/route.ts';
+import { getOrganizationScope } from './lookups.ts';
+import { createOrganizationScope, patchOrganizationScope, removeOrganizationScope } from './organization-scopes.ts';
+import { listOrganizationScopes } from './role-queries.ts';
+import { createOrganizationScopeBody, organizationScopeSchema, updateOrganizationScopeBody } from './schemas.ts';
+
+const tag = 'Organization scopes';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+
+/** The scopes of the organization template, which organization roles grant. */
+export function organizationScopeRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/organization-scopes',
+      summary: 'List organization scopes, by name',
+      tag,
+      query: paginationQuery.extend({ q: z.string().max(256).optional() }),
+      response: z.array(organizationScopeSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listOrganizationScopes(db, { search: query.q }, pageOf(query));
+      setTotal(ctx, total);
+      return items;
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/organization-scopes',
+      summary: 'Create an organization scope',
+      tag,
+      body: createOrganizationScopeBody,
+      response: organizationScopeSchema,
+      status: 201,
+      errors: [422],
+    },
+    async ({ body }) => db.transaction((trx) => createOrganizationScope(trx, body)),
+  );
+
+  api.add(
+    { method: 'get', path: '/organization-scopes/:id', summary: 'Get an organization scope', tag, params: idParams, response: organizationScopeSchema, errors: [404] },
+    async ({ params }) => getOrganizationScope(db, params.id),
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/organization-scopes/:id',
+      summary: 'Update an organization scope',
+      tag,
+      params: idParams,
+      body: updateOrganizationScopeBody,
+      response: organizationScopeSchema,
+      errors: [404, 422],
+    },
+    async ({ params, body }) => db.transaction((trx) => patchOrganizationScope(trx, params.id, body)),
+  );
+
+  api.add(
+    { method: 'delete', path: '/organization-scopes/:id', summary: 'Delete an organization scope; roles lose it', tag, params: idParams, errors: [404] },
+    async ({ params }) => db.transaction((trx) => removeOrganizationScope(trx, params.id)),
+  );
+}
