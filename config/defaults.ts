@@ -29,6 +29,12 @@ export const settings = {
     default: 'false',
     meaning: 'trust X-Forwarded-* headers (set when running behind a load balancer that terminates TLS)',
   },
+  SMTP_URL: {
+    default: '',
+    meaning:
+      'smtp://user:pass@host:587 or smtps://...:465: send verification emails through this server; unset, they are kept in the development message store',
+  },
+  SMTP_FROM: { default: 'Identity <no-reply@localhost>', meaning: 'sender of verification emails' },
 } as const;
 
 export type SettingName = keyof typeof settings;

@@ -2,13 +2,16 @@ import type { Server } from 'node:http';
 
 import Koa from 'koa';
 
+import { purgeExpiredVerifications } from './account/verifications.ts';
 import type { Config } from './config/env.ts';
+import { pageRoutes } from './experience/pages/routes.ts';
+import { purgeExpiredStates } from './experience/state.ts';
 import { createLogger, requestLogger, type Logger } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
-import { useManagementApi } from './management/router.ts';
+import { useApi } from './management/api.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
-import { oidcRoutes } from './oidc/mount.ts';
+import { createOidcService } from './oidc/mount.ts';
 import { openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { SharedCache } from './storage/shared-cache.ts';
@@ -44,11 +47,13 @@ export async function createService(config: Config, logger: Logger = createLogge
     await cache.sync();
     await next();
   });
-  app.use(oidcRoutes(app, { config, db, cache, logger }));
-  useManagementApi(app, { config, db, cache, logger });
+  const oidc = createOidcService(app, { config, db, cache, logger });
+  app.use(oidc.routes);
+  app.use(pageRoutes());
+  useApi(app, { config, db, cache, logger, oidc });
 
   const housekeeping = setInterval(() => {
-    Promise.all([purgeExpiredModels(db), pruneRetiredKeys(db)]).catch((error: unknown) =>
+    Promise.all([purgeExpiredModels(db), pruneRetiredKeys(db), purgeExpiredStates(db), purgeExpiredVerifications(db)]).catch((error: unknown) =>
       logger.error({ err: error }, 'housekeeping failed'),
     );
   }, housekeepingInterval);

@@ -25,6 +25,8 @@ const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  SMTP_FROM: z.string().min(3).max(256).default('Identity <no-reply@localhost>'),
 } satisfies Record<SettingName, z.ZodType>);
 
 export type Config = {
@@ -40,6 +42,8 @@ export type Config = {
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
   trustProxy: boolean;
+  /** Absent: verification emails go to the development message store. */
+  smtp?: { url: string; from: string };
 };
 
 export class ConfigError extends Error {
@@ -80,5 +84,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,
     trustProxy: values.TRUST_PROXY === 'true',
+    smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
   };
 }

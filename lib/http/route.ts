@@ -68,12 +68,13 @@ export class Api {
         query: parse(spec.query, ctx.query, 'query'),
         body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body'),
       } as RouteInput<P, Q, B>;
+      // Set first so a handler may answer otherwise (a registration's 201, a reset's 204).
+      ctx.status = success;
       const body = await handler(input, ctx);
-      if (success !== 204) {
+      if (ctx.status !== 204) {
         // Koa turns a null body into 204; a route that answers 200/201 without content sends `{}`.
         ctx.body = body ?? {};
       }
-      ctx.status = success;
     });
   }
 }

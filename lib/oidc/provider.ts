@@ -4,6 +4,7 @@ import { Provider, type Configuration } from 'oidc-provider';
 import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { claimsByScope, findAccount } from './account.ts';
 import { createAdapter } from './adapter.ts';
 import { findClient } from './clients.ts';
 import type { KeySet } from './keys.ts';
@@ -18,7 +19,11 @@ export function createProvider({ config, db, cache, logger }: OidcDependencies, 
   const configuration: Configuration = {
     adapter: createAdapter(db, findClient(db, cache)),
     jwks: { keys: keys.signing as NonNullable<Configuration['jwks']>['keys'] },
-    cookies: { keys: keys.cookieKeys },
+    // The interaction cookie must reach /api/experience as well as the sign-in pages.
+    cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
+    claims: claimsByScope,
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone'],
+    extraParams: ['first_screen'],
     clockTolerance: 5,
     features: {
       devInteractions: { enabled: false },
@@ -56,8 +61,13 @@ export function createProvider({ config, db, cache, logger }: OidcDependencies, 
       Session: 14 * day,
     },
     responseTypes: ['code'],
-    interactions: { url: (_ctx, interaction) => `/sign-in?uid=${interaction.uid}` },
-    findAccount: async () => undefined,
+    interactions: {
+      url: (_ctx, interaction) => (interaction.params.first_screen === 'register' ? '/register' : '/sign-in'),
+    },
+    findAccount: findAccount(db),
+    // Refresh tokens for applications that may hold them, when offline_access was granted.
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
   };
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;

@@ -1,6 +1,6 @@
 import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 
-import { scopesHeldByApplication } from '../permissions/held-scopes.ts';
+import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
 import { findResourceByIndicator } from '../resources/queries.ts';
 import type { Resource } from '../resources/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -15,12 +15,20 @@ export const findResourceCached = (db: Queryable, cache: SharedCache) => (indica
 export function resourceServerInfo(db: Queryable, cache: SharedCache) {
   const findResource = findResourceCached(db, cache);
 
-  /** The scopes the caller may be granted on the resource: for client credentials, those of the application's roles. */
+  /**
+   * The scopes the caller may be granted on the resource: for client credentials, those of the
+   * application's roles; for a user, those they hold. At the authorization endpoint, before
+   * sign-in, every scope of the resource (the consent step narrows them to what the user holds).
+   */
   async function grantableScopes(ctx: KoaContextWithOIDC, resource: Resource, clientId: string): Promise<string[]> {
     if (ctx.oidc.params?.grant_type === 'client_credentials') {
       return scopesHeldByApplication(db, cache, clientId, resource.id);
     }
-    return [];
+    const accountId = ctx.oidc.account?.accountId ?? ctx.oidc.session?.accountId;
+    if (accountId) {
+      return scopesHeldByUser(db, cache, accountId, resource.id);
+    }
+    return cache.get('resources', `scopes:${resource.id}`, () => db('scopes').where({ resource_id: resource.id }).pluck('name'));
   }
 
   return async (ctx: KoaContextWithOIDC, indicator: string, client: { clientId: string }): Promise<ResourceServer> => {

@@ -3,8 +3,10 @@ import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import type { Api } from '../http/route.ts';
 import { revokeAccount } from '../oidc/adapter.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
 import { verifyPassword } from './passwords.ts';
 import { deleteUser, listUsers, toUser } from './queries.ts';
 import { createUserBody, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
@@ -14,7 +16,7 @@ const tag = 'Users';
 const userParams = z.object({ userId: z.string().min(1).max(21) });
 const jsonObject = z.record(z.string(), z.unknown());
 
-export function userRoutes(api: Api, db: Knex): void {
+export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
   api.add(
     {
       method: 'get',
@@ -37,7 +39,10 @@ export function userRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'post', path: '/users', summary: 'Create a user (default roles are given)', tag, body: createUserBody, response: userSchema, errors: [422] },
-    async ({ body }) => db.transaction((trx) => createUser(trx, body)),
+    async ({ body }) => {
+      const { passwordPolicy } = await currentSignInExperience(db, cache);
+      return db.transaction((trx) => createUser(trx, body, passwordPolicy));
+    },
   );
 
   api.add(
@@ -121,7 +126,10 @@ export function userRoutes(api: Api, db: Knex): void {
       response: userSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) => db.transaction((trx) => setPassword(trx, params.userId, body.password)),
+    async ({ params, body }) => {
+      const { passwordPolicy } = await currentSignInExperience(db, cache);
+      return db.transaction((trx) => setPassword(trx, params.userId, body.password, passwordPolicy));
+    },
   );
 
   api.add(

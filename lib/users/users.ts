@@ -5,7 +5,7 @@ import { revokeAccount } from '../oidc/adapter.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { assertPasswordAccepted, defaultPasswordPolicy, type UserInfo } from './password-policy.ts';
+import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import { findUserByIdentifier, findUserRow, insertUser, toUser, updateUser, type UserChanges, type UserRow } from './queries.ts';
 import type { User, UserProfile } from './schemas.ts';
@@ -45,18 +45,22 @@ export type NewUser = Identifiers & {
   profile?: UserProfile;
 };
 
-/** Creates a user holding the default roles. The caller's transaction also carries its events. */
-export async function createUser(trx: Knex.Transaction, input: NewUser): Promise<User> {
+/**
+ * Creates a user holding the default roles. A plain password is checked against the policy; a
+ * digest was checked when it was made (the sign-up flow hashes as soon as it receives one).
+ * The caller's transaction also carries its events.
+ */
+export async function createUser(trx: Knex.Transaction, input: NewUser, policy: PasswordPolicy, passwordDigest?: string): Promise<User> {
   await assertIdentifiersFree(trx, input);
   if (input.password !== undefined) {
-    assertPasswordAccepted(input.password, defaultPasswordPolicy, input);
+    assertPasswordAccepted(input.password, policy, input);
   }
   const id = generateId();
   await insertUser(trx, id, {
     username: input.username ?? null,
     primaryEmail: input.primaryEmail ?? null,
     primaryPhone: input.primaryPhone ?? null,
-    passwordDigest: input.password === undefined ? null : await hashPassword(input.password),
+    passwordDigest: input.password === undefined ? (passwordDigest ?? null) : await hashPassword(input.password),
     name: input.name ?? null,
     avatar: input.avatar ?? null,
     customData: input.customData ?? {},
@@ -78,9 +82,15 @@ export async function changeUser(trx: Knex.Transaction, id: string, changes: Use
   return toUser(await getUserRow(trx, id));
 }
 
-export async function setPassword(trx: Knex.Transaction, id: string, password: string): Promise<User> {
+export const userInfoOf = (row: UserRow): UserInfo => ({
+  username: row.username,
+  primaryEmail: row.primary_email,
+  primaryPhone: row.primary_phone,
+  name: row.name,
+});
+
+export async function setPassword(trx: Knex.Transaction, id: string, password: string, policy: PasswordPolicy): Promise<User> {
   const current = await getUserRow(trx, id);
-  const info: UserInfo = { username: current.username, primaryEmail: current.primary_email, primaryPhone: current.primary_phone, name: current.name };
-  assertPasswordAccepted(password, defaultPasswordPolicy, info);
+  assertPasswordAccepted(password, policy, userInfoOf(current));
   return changeUser(trx, id, { passwordDigest: await hashPassword(password) });
 }

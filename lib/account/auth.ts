@@ -1,0 +1,30 @@
+import type { Context } from 'koa';
+
+import { RequestError } from '../http/errors.ts';
+import type { OidcService } from '../oidc/mount.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { UserRow } from '../users/queries.ts';
+import { findUserRow } from '../users/queries.ts';
+
+const unauthorized = () => new RequestError({ code: 'auth.unauthorized', status: 401 }, 'Unauthorized. A valid access token with `openid` is required.');
+
+/**
+ * The Account API acts as the signed-in user: a Bearer opaque access token of ours, unexpired,
+ * granted `openid`, for an active user.
+ */
+export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService): Promise<UserRow> {
+  const [type, value] = ctx.get('authorization').split(' ');
+  if (type?.toLowerCase() !== 'bearer' || !value) {
+    throw new RequestError({ code: 'auth.authorization_header_missing', status: 401 }, 'Authorization header is missing.');
+  }
+  const provider = await oidc.provider();
+  const token = await provider.AccessToken.find(value);
+  if (!token?.accountId || !token.scopes.has('openid')) {
+    throw unauthorized();
+  }
+  const user = await findUserRow(db, token.accountId);
+  if (!user || user.is_suspended) {
+    throw unauthorized();
+  }
+  return user;
+}

@@ -1,0 +1,201 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import type { Connectors } from '../experience/connectors/index.ts';
+import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from '../experience/sentinel.ts';
+import { currentSignInExperience } from '../experience/sign-in-experience.ts';
+import { sendVerificationCode } from '../experience/verification-codes.ts';
+import { codeIdentifierSchema, verifyCodeGuarded } from '../experience/guarded-checks.ts';
+import { RequestError } from '../http/errors.ts';
+import type { Api } from '../http/route.ts';
+import type { OidcService } from '../oidc/mount.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { assertPasswordAccepted } from '../users/password-policy.ts';
+import { hashPassword, verifyPassword } from '../users/passwords.ts';
+import type { UserRow } from '../users/queries.ts';
+import { email, phone } from '../users/schemas.ts';
+import { changeUser, userInfoOf } from '../users/users.ts';
+import { accountUser } from './auth.ts';
+import { consumeVerifications, getVerification, insertVerification, markVerified, requireIdentityProof } from './verifications.ts';
+
+const tag = 'Account';
+const created = z.object({ verificationRecordId: z.string(), expiresAt: z.string() });
+
+/** Where an account's failed verifications count: its first identifier, as at sign-in. */
+const targetOf = (user: UserRow) =>
+  user.username ? sentinelTarget('username', user.username) : user.primary_email ? sentinelTarget('email', user.primary_email) : `user:${user.id}`;
+
+const myAccount = (user: UserRow) => ({
+  id: user.id,
+  username: user.username,
+  name: user.name,
+  avatar: user.avatar,
+  primaryEmail: user.primary_email,
+  primaryPhone: user.primary_phone,
+  hasPassword: user.password_digest !== null,
+});
+
+/** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
+export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: OidcService, connectors: Connectors): void {
+  const proofHeader = (ctx: { get(name: string): string }) => ctx.get('logto-verification-id') || undefined;
+
+  api.add(
+    {
+      method: 'post',
+      path: '/verifications/password',
+      summary: "Verify the signed-in user's password",
+      tag,
+      body: z.strictObject({ password: z.string().min(1).max(256) }),
+      response: created,
+      status: 201,
+      errors: [401, 422],
+    },
+    async ({ body }, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const target = targetOf(user);
+      await assertNotLocked(db, target);
+      if (!(await verifyPassword(user.password_digest, body.password))) {
+        const { sentinelPolicy } = await currentSignInExperience(db, cache);
+        return failVerification(db, target, sentinelPolicy, new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.'));
+      }
+      await recordSuccess(db, target);
+      const record = await insertVerification(db, user.id, { type: 'Password', verified: true });
+      return { verificationRecordId: record.id, expiresAt: new Date(record.expiresAt).toISOString() };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/verifications/verification-code',
+      summary: 'Send a code to an email or phone (to prove it is yours)',
+      tag,
+      body: z.strictObject({ identifier: codeIdentifierSchema }),
+      response: created,
+      status: 201,
+      errors: [401, 429],
+    },
+    async ({ body }, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const { codeId } = await sendVerificationCode(db, connectors, { identifier: body.identifier, purpose: 'Generic' });
+      const record = await insertVerification(db, user.id, {
+        type: body.identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
+        identifier: body.identifier,
+        codeId,
+        verified: false,
+      });
+      return { verificationRecordId: record.id, expiresAt: new Date(record.expiresAt).toISOString() };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/verifications/verification-code/verify',
+      summary: 'Verify a code sent to an email or phone',
+      tag,
+      body: z.strictObject({ identifier: codeIdentifierSchema, verificationId: z.string().min(1).max(64), code: z.string().min(1).max(16) }),
+      response: z.object({ verificationRecordId: z.string() }),
+      errors: [401, 404],
+    },
+    async ({ body }, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const record = await getVerification(db, user.id, body.verificationId);
+      if (!record.codeId || record.identifier?.type !== body.identifier.type || record.identifier.value !== body.identifier.value) {
+        throw new RequestError({ code: 'verification_record.not_found', status: 404 }, 'Verification record not found.');
+      }
+      const { sentinelPolicy } = await currentSignInExperience(db, cache);
+      await verifyCodeGuarded(db, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
+      await markVerified(db, record.id);
+      return { verificationRecordId: record.id };
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/my-account',
+      summary: "The signed-in user's account",
+      tag,
+      response: z.object({
+        id: z.string(),
+        username: z.string().nullable(),
+        name: z.string().nullable(),
+        avatar: z.string().nullable(),
+        primaryEmail: z.string().nullable(),
+        primaryPhone: z.string().nullable(),
+        hasPassword: z.boolean(),
+      }),
+      errors: [401],
+    },
+    async (_input, ctx) => myAccount(await accountUser(ctx, db, oidc)),
+  );
+
+  /** A new email or phone: proven by a code sent to it, after the user proved who they are. */
+  for (const kind of ['email', 'phone'] as const) {
+    const field = kind === 'email' ? 'primaryEmail' : 'primaryPhone';
+    api.add(
+      {
+        method: 'post',
+        path: `/my-account/primary-${kind}`,
+        summary: `Set the primary ${kind} (header logto-verification-id: a fresh identity proof)`,
+        tag,
+        body: z.strictObject({ [kind]: kind === 'email' ? email : phone, newIdentifierVerificationRecordId: z.string().min(1).max(64) }),
+        errors: [401, 404, 422],
+      },
+      async ({ body }, ctx) => {
+        const user = await accountUser(ctx, db, oidc);
+        const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+        const value = String(body[kind]);
+        const ownership = await getVerification(db, user.id, String(body.newIdentifierVerificationRecordId));
+        if (!ownership.verified || ownership.identifier?.type !== kind || ownership.identifier.value !== value) {
+          throw new RequestError({ code: 'verification_record.permission_denied', status: 401 }, `The new ${kind} has not been verified.`);
+        }
+        await db.transaction(async (trx) => {
+          await changeUser(trx, user.id, { [field]: value });
+          await consumeVerifications(trx, [proof.id, ownership.id]);
+        });
+      },
+    );
+
+    api.add(
+      {
+        method: 'delete',
+        path: `/my-account/primary-${kind}`,
+        summary: `Remove the primary ${kind} (header logto-verification-id)`,
+        tag,
+        errors: [401, 404],
+      },
+      async (_input, ctx) => {
+        const user = await accountUser(ctx, db, oidc);
+        const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+        await db.transaction(async (trx) => {
+          await changeUser(trx, user.id, { [field]: null });
+          await consumeVerifications(trx, [proof.id]);
+        });
+      },
+    );
+  }
+
+  api.add(
+    {
+      method: 'post',
+      path: '/my-account/password',
+      summary: 'Set a new password (header logto-verification-id: a fresh identity proof)',
+      tag,
+      body: z.strictObject({ password: z.string().min(1).max(256) }),
+      errors: [401, 404, 422],
+    },
+    async ({ body }, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+      const { passwordPolicy } = await currentSignInExperience(db, cache);
+      assertPasswordAccepted(body.password, passwordPolicy, userInfoOf(user));
+      const digest = await hashPassword(body.password);
+      await db.transaction(async (trx) => {
+        await changeUser(trx, user.id, { passwordDigest: digest });
+        await consumeVerifications(trx, [proof.id]);
+      });
+    },
+  );
+}

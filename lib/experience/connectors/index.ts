@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+
+import type { Config } from '../../config/env.ts';
+import { developmentConnector } from './development.ts';
+import type { MessageConnector } from './message-connector.ts';
+import { smtpConnector } from './smtp.ts';
+
+export type { MessageConnector, VerificationMessage } from './message-connector.ts';
+
+/** The connector for each identifier type a code can be sent to. */
+export type Connectors = { email: MessageConnector; phone: MessageConnector };
+
+/**
+ * Email goes through SMTP when SMTP_URL is set, else to the development store. Phone always goes to
+ * the development store: an SMS provider would be another MessageConnector chosen here.
+ */
+export function createConnectors(config: Config, db: Knex): Connectors {
+  const development = developmentConnector(db);
+  return {
+    email: config.smtp ? smtpConnector(config.smtp) : development,
+    phone: development,
+  };
+}

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import type { Config } from '../config/env.ts';
+import type { Api } from '../http/route.ts';
+import { developmentMessagesPageSize, listDevelopmentMessages } from './connectors/development.ts';
+import { codePurposes } from './verification-codes.ts';
+
+const message = z.object({
+  id: z.string(),
+  recipient: z.string(),
+  type: z.enum(['email', 'phone']),
+  purpose: z.enum(codePurposes),
+  code: z.string(),
+  createdAt: z.number(),
+});
+
+/**
+ * The development connector's outbox, for admins and end-to-end tests. Not registered in production:
+ * the path answers 404 there, and the OpenAPI document does not list it.
+ */
+export function developmentMessageRoutes(api: Api, db: Knex, config: Config): void {
+  if (config.production) {
+    return;
+  }
+  api.add(
+    {
+      method: 'get',
+      path: '/verification-messages',
+      summary: `List the messages kept instead of sent (not in production), newest first, at most ${developmentMessagesPageSize}`,
+      tag: 'Development',
+      query: z.object({ recipient: z.string().min(1).max(160).optional() }),
+      response: z.array(message),
+    },
+    ({ query }) => listDevelopmentMessages(db, query.recipient),
+  );
+}

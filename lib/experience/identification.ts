@@ -1,0 +1,101 @@
+import type { Knex } from 'knex';
+
+import { RequestError } from '../http/errors.ts';
+import { findUserByIdentifier, type UserRow } from '../users/queries.ts';
+import { createUser } from '../users/users.ts';
+import type { SignInExperience } from './sign-in-experience.ts';
+import { getRecord, requireVerified, type ExperienceState, type PendingProfile } from './state.ts';
+
+const userNotExist = (value: string) =>
+  new RequestError({ code: 'user.user_not_exist', status: 404 }, `User with ${value} does not exist.`, { data: { identifier: value } });
+
+function assertActive(user: UserRow): UserRow {
+  if (user.is_suspended) {
+    throw new RequestError({ code: 'user.suspended', status: 401 }, 'This account is suspended.');
+  }
+  return user;
+}
+
+const notForReset = () =>
+  new RequestError({ code: 'session.not_supported_for_forgot_password', status: 422 }, 'This operation is not supported for forgot password.');
+
+/**
+ * SignIn and ForgotPassword: the user a verified record proves, if the settings allow that way in
+ * (a sign-in method for the identifier; a reset method for the code's channel).
+ */
+export async function identifyUser(
+  db: Knex,
+  state: ExperienceState,
+  verificationId: string | undefined,
+  settings: SignInExperience,
+): Promise<string> {
+  const record = requireVerified(getRecord(state, verificationId));
+  if (record.type === 'Password') {
+    if (state.interactionEvent === 'ForgotPassword') {
+      throw notForReset();
+    }
+    return record.userId;
+  }
+  if (record.type === 'NewPasswordIdentity') {
+    throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'This verification is for registration.');
+  }
+  if (state.interactionEvent === 'ForgotPassword') {
+    const method = record.type === 'EmailVerificationCode' ? 'EmailVerificationCode' : 'PhoneVerificationCode';
+    if (!settings.forgotPasswordMethods?.includes(method)) {
+      throw notForReset();
+    }
+  } else if (!settings.signIn.methods.some((method) => method.identifier === record.identifier.type && method.verificationCode)) {
+    throw new RequestError({ code: 'user.sign_in_method_not_enabled', status: 422 }, 'This sign-in method is not enabled.');
+  }
+  const user = await findUserByIdentifier(db, record.identifier.type, record.identifier.value);
+  if (!user) {
+    throw userNotExist(record.identifier.value);
+  }
+  return assertActive(user).id;
+}
+
+/** Folds a verified record into the profile being registered. */
+export function profileFromRecord(state: ExperienceState, verificationId: string): PendingProfile {
+  const record = requireVerified(getRecord(state, verificationId));
+  switch (record.type) {
+    case 'NewPasswordIdentity':
+      return { username: record.identifier.value, passwordDigest: record.passwordDigest };
+    case 'EmailVerificationCode':
+      return { primaryEmail: record.identifier.value };
+    case 'PhoneVerificationCode':
+      return { primaryPhone: record.identifier.value };
+    default:
+      throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'A password verification cannot register an account.');
+  }
+}
+
+/** Register: what the settings require that the profile lacks (Logto's `missingProfile`). */
+export function missingProfile(profile: PendingProfile, settings: SignInExperience): string[] {
+  const missing: string[] = [];
+  const has = { username: profile.username, email: profile.primaryEmail, phone: profile.primaryPhone };
+  const identifiers = settings.signUp.identifiers;
+  if (identifiers.length > 0 && !identifiers.some((identifier) => has[identifier])) {
+    missing.push(identifiers.length === 1 ? identifiers[0]! : identifiers.join('Or'));
+  }
+  if (settings.signUp.password && !profile.passwordDigest) {
+    missing.push('password');
+  }
+  return missing;
+}
+
+/** Register: creates the account from the profile; the caller's transaction also carries its events. */
+export async function registerUser(trx: Knex.Transaction, profile: PendingProfile, settings: SignInExperience): Promise<string> {
+  const missing = missingProfile(profile, settings);
+  if (missing.length > 0) {
+    throw new RequestError({ code: 'user.missing_profile', status: 422 }, 'You need to provide additional info before signing-in.', {
+      data: { missingProfile: missing },
+    });
+  }
+  const user = await createUser(
+    trx,
+    { username: profile.username, primaryEmail: profile.primaryEmail, primaryPhone: profile.primaryPhone },
+    settings.passwordPolicy,
+    profile.passwordDigest,
+  );
+  return user.id;
+}

@@ -1,0 +1,200 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { RequestError } from '../http/errors.ts';
+import type { Api } from '../http/route.ts';
+import type { OidcService } from '../oidc/mount.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { assertPasswordAccepted } from '../users/password-policy.ts';
+import { hashPassword, verifyPassword } from '../users/passwords.ts';
+import { username } from '../users/schemas.ts';
+import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
+import { identifyUser, profileFromRecord, registerUser } from './identification.ts';
+import type { ExperienceSessions } from './session.ts';
+import { currentSignInExperience, type SignInExperience } from './sign-in-experience.ts';
+import { deleteState, interactionEvents, newState, type ExperienceState, type InteractionEvent } from './state.ts';
+import { finishSignIn } from './submit.ts';
+
+const tag = 'Experience';
+const eventBody = z.strictObject({ interactionEvent: z.enum(interactionEvents) });
+
+/** `signInMode` closes sign-up or sign-in (Logto's rule: 403). */
+function assertEventAllowed(event: InteractionEvent, settings: SignInExperience): void {
+  if ((event === 'Register' && settings.signInMode === 'SignIn') || (event === 'SignIn' && settings.signInMode === 'Register')) {
+    throw new RequestError({ code: 'auth.forbidden', status: 403 }, `${event === 'Register' ? 'Sign-up' : 'Sign-in'} is not enabled.`);
+  }
+}
+
+function requireUser(state: ExperienceState): string {
+  if (!state.userId) {
+    throw new RequestError({ code: 'session.identifier_not_found', status: 404 }, 'User identifier not found. Please go back and sign in again.');
+  }
+  return state.userId;
+}
+
+/** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */
+export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions, oidc: OidcService): void {
+  api.add(
+    { method: 'put', path: '/experience', summary: 'Start (or restart) an experience for the current interaction', tag, body: eventBody },
+    async ({ body }, ctx) => {
+      const interaction = await sessions.interaction(ctx);
+      assertEventAllowed(body.interactionEvent, await currentSignInExperience(db, cache));
+      await sessions.saver(interaction)(newState(body.interactionEvent));
+    },
+  );
+
+  api.add(
+    { method: 'put', path: '/experience/interaction-event', summary: 'Switch between sign-in, registration and password reset', tag, body: eventBody, errors: [404] },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      // What a password reset proved must not become a sign-in, nor the other way round.
+      if ((session.state.interactionEvent === 'ForgotPassword') !== (body.interactionEvent === 'ForgotPassword')) {
+        throw new RequestError({ code: 'session.not_supported_for_forgot_password', status: 400 }, 'A password reset cannot switch to or from another flow.');
+      }
+      assertEventAllowed(body.interactionEvent, await currentSignInExperience(db, cache));
+      await session.save({ ...session.state, interactionEvent: body.interactionEvent });
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/experience/interaction',
+      summary: 'What the current experience has proven so far (no secrets)',
+      tag,
+      response: z.object({
+        interactionEvent: z.enum(interactionEvents),
+        userId: z.string().optional(),
+        profile: z.object({ username: z.string().optional(), primaryEmail: z.string().optional(), primaryPhone: z.string().optional(), hasPassword: z.boolean() }),
+        verificationRecords: z.array(z.object({ id: z.string(), type: z.string(), identifier: z.object({ type: z.string(), value: z.string() }), verified: z.boolean() })),
+      }),
+      errors: [404],
+    },
+    async (_input, ctx) => {
+      const { state } = await sessions.load(ctx);
+      const { passwordDigest, ...profile } = state.profile;
+      return {
+        interactionEvent: state.interactionEvent,
+        ...(state.userId && { userId: state.userId }),
+        profile: { ...profile, hasPassword: Boolean(passwordDigest) },
+        verificationRecords: Object.values(state.records).map(({ id, type, identifier, verified }) => ({ id, type, identifier, verified })),
+      };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/experience/identification',
+      summary: 'Identify the user (sign-in, reset) or create the account (registration: 201)',
+      tag,
+      body: z.strictObject({ verificationId: z.string().min(1).max(64).optional(), linkSocialIdentity: z.boolean().optional() }),
+      errors: [401, 404, 422],
+    },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      const { state } = session;
+      const settings = await currentSignInExperience(db, cache);
+      if (state.interactionEvent !== 'Register') {
+        await session.save({ ...state, userId: await identifyUser(db, state, body.verificationId, settings) });
+        return;
+      }
+      const profile = body.verificationId ? { ...state.profile, ...profileFromRecord(state, body.verificationId) } : state.profile;
+      // Kept before trying: after a 422 missing_profile, the next identification builds on it.
+      await session.save({ ...state, profile });
+      const userId = await db.transaction((trx) => registerUser(trx, profile, settings));
+      await session.save({ ...state, profile, userId });
+      ctx.status = 201;
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/experience/profile',
+      summary: 'Add a username, password, or verified email/phone to the profile being built',
+      tag,
+      body: z.discriminatedUnion('type', [
+        z.strictObject({ type: z.literal('username'), value: username }),
+        z.strictObject({ type: z.literal('password'), value: z.string().min(1).max(256) }),
+        z.strictObject({ type: z.enum(['email', 'phone']), verificationId: z.string().min(1).max(64) }),
+      ]),
+      errors: [404, 422],
+    },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      const { state } = session;
+      if (state.interactionEvent === 'ForgotPassword') {
+        throw new RequestError({ code: 'session.not_supported_for_forgot_password', status: 400 }, 'This operation is not supported for forgot password.');
+      }
+      let addition: ExperienceState['profile'];
+      if (body.type === 'username') {
+        await assertIdentifiersFree(db, { username: body.value });
+        addition = { username: body.value };
+      } else if (body.type === 'password') {
+        const settings = await currentSignInExperience(db, cache);
+        assertPasswordAccepted(body.value, settings.passwordPolicy, state.profile);
+        addition = { passwordDigest: await hashPassword(body.value) };
+      } else {
+        addition = profileFromRecord(state, body.verificationId);
+        await assertIdentifiersFree(db, addition, state.userId);
+      }
+      await session.save({ ...state, profile: { ...state.profile, ...addition } });
+    },
+  );
+
+  api.add(
+    {
+      method: 'put',
+      path: '/experience/profile/password',
+      summary: 'Set the new password of a password reset',
+      tag,
+      body: z.strictObject({ password: z.string().min(1).max(256) }),
+      errors: [404, 422],
+    },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      const { state } = session;
+      if (state.interactionEvent !== 'ForgotPassword') {
+        throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'Only a password reset sets a new password here.');
+      }
+      const user = await getUserRow(db, requireUser(state));
+      if (await verifyPassword(user.password_digest, body.password)) {
+        throw new RequestError({ code: 'user.same_password', status: 422 }, 'New password cannot be the same as your old password.');
+      }
+      const settings = await currentSignInExperience(db, cache);
+      assertPasswordAccepted(body.password, settings.passwordPolicy, userInfoOf(user));
+      await session.save({ ...state, newPasswordDigest: await hashPassword(body.password) });
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/experience/submit',
+      summary: 'Finish: sign in (200 {redirectTo}) or, for a password reset, save the new password (204)',
+      tag,
+      response: z.object({ redirectTo: z.string() }).optional(),
+      errors: [403, 404, 422],
+    },
+    async (_input, ctx) => {
+      const session = await sessions.load(ctx);
+      const { state, interaction } = session;
+      const userId = requireUser(state);
+      if (state.interactionEvent === 'ForgotPassword') {
+        if (!state.newPasswordDigest) {
+          throw new RequestError({ code: 'user.new_password_required_in_profile', status: 422 }, 'You need to set a new password.');
+        }
+        const digest = state.newPasswordDigest;
+        await db.transaction((trx) => changeUser(trx, userId, { passwordDigest: digest }));
+        await deleteState(db, interaction.uid);
+        ctx.status = 204;
+        return undefined;
+      }
+      await db.transaction((trx) => changeUser(trx, userId, { lastSignInAt: Date.now() }));
+      const redirectTo = await finishSignIn(ctx, await oidc.provider(), db, cache, interaction, userId);
+      await deleteState(db, interaction.uid);
+      return { redirectTo };
+    },
+  );
+}

@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+
+import { RequestError } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SignInExperience } from './sign-in-experience.ts';
+
+export type SentinelPolicy = SignInExperience['sentinelPolicy'];
+
+/** What a failure is counted against: the identifier as typed, normalised (`email:alice@example.com`). */
+export type SentinelTarget = string;
+
+export const sentinelTarget = (type: string, value: string): SentinelTarget =>
+  `${type}:${type === 'phone' ? value.replace(/^\+/, '') : value.trim().toLowerCase()}`;
+
+const blocked = () =>
+  new RequestError(
+    { code: 'session.verification_blocked_too_many_attempts', status: 400 },
+    'Too many failed attempts. This identifier is locked for a while; try again later.',
+  );
+
+type Row = { target: string; failures: number; locked_until: number | null };
+
+/** Refuses any verification of a locked identifier, even a correct one. */
+export async function assertNotLocked(db: Queryable, target: SentinelTarget): Promise<void> {
+  const row = await db('sentinel_activities').where({ target }).first<Row | undefined>();
+  if (row?.locked_until && Number(row.locked_until) > Date.now()) {
+    throw blocked();
+  }
+}
+
+/**
+ * Counts one failed verification. The failure that reaches `maxAttempts` consecutive failures locks
+ * the identifier for `lockoutDuration` minutes and is itself refused with the lockout error; the
+ * caller learns that this call engaged the lock (for the one Identifier.Lockout event).
+ */
+export async function recordFailure(db: Knex, target: SentinelTarget, policy: SentinelPolicy): Promise<{ locked: boolean }> {
+  return db.transaction(async (trx) => {
+    const now = Date.now();
+    // One upsert takes the row's write lock at once (an insert-then-update would let two first
+    // failures share a read lock and deadlock on MySQL): concurrent failures count one after the other.
+    await trx('sentinel_activities')
+      .insert({ target, failures: 1, locked_until: null, updated_at: now })
+      .onConflict('target')
+      .merge({ failures: trx.raw('?? + 1', ['sentinel_activities.failures']), updated_at: now });
+    const row = await trx('sentinel_activities').where({ target }).first<Row>();
+    if (row.locked_until && Number(row.locked_until) > now) {
+      // Locked by a concurrent failure while this one was being checked: refused, not counted again.
+      throw blocked();
+    }
+    if (row.failures < policy.maxAttempts) {
+      return { locked: false };
+    }
+    await trx('sentinel_activities')
+      .where({ target })
+      .update({ failures: 0, locked_until: now + policy.lockoutDuration * 60_000 });
+    return { locked: true };
+  });
+}
+
+/** A success ends the run of failures, unless a concurrent failure locked the identifier meanwhile. */
+export async function recordSuccess(db: Queryable, target: SentinelTarget): Promise<void> {
+  const ended = await db('sentinel_activities')
+    .where({ target })
+    .where((unlocked) => unlocked.whereNull('locked_until').orWhere('locked_until', '<=', Date.now()))
+    .delete();
+  if (ended === 0) {
+    await assertNotLocked(db, target);
+  }
+}
+
+/** Admin unlock: forgets failures and locks of the given identifiers. */
+export async function clearTargets(db: Queryable, targets: SentinelTarget[]): Promise<number> {
+  return db('sentinel_activities').whereIn('target', targets).delete();
+}
+
+/** Counts a failure and throws the error the caller should answer with. */
+export async function failVerification(
+  db: Knex,
+  target: SentinelTarget,
+  policy: SentinelPolicy,
+  error: RequestError,
+  onLock: () => Promise<void> = async () => {},
+): Promise<never> {
+  const { locked } = await recordFailure(db, target, policy);
+  if (locked) {
+    await onLock();
+    throw blocked();
+  }
+  throw error;
+}

@@ -1,0 +1,45 @@
+import type { Context } from 'koa';
+import { errors, type Interaction } from 'oidc-provider';
+
+import { RequestError } from '../http/errors.ts';
+import type { OidcService } from '../oidc/mount.ts';
+import type { Queryable } from '../storage/database.ts';
+import { loadState, saveState, type ExperienceState } from './state.ts';
+
+export type ExperienceSession = {
+  interaction: Interaction;
+  state: ExperienceState;
+  save(state: ExperienceState): Promise<void>;
+};
+
+/**
+ * The experience API is authenticated by the provider's `_interaction` cookie, set by /oidc/auth:
+ * without it, 400 `session.not_found`; without `PUT /api/experience` first, 404
+ * `session.interaction_not_found`.
+ */
+export function experienceSessions(db: Queryable, oidc: OidcService) {
+  async function interaction(ctx: Context): Promise<Interaction> {
+    const provider = await oidc.provider();
+    try {
+      return await provider.interactionDetails(ctx.req, ctx.res);
+    } catch (error) {
+      if (error instanceof errors.SessionNotFound) {
+        throw new RequestError({ code: 'session.not_found', status: 400 }, 'Session not found. Please go back and sign in again.');
+      }
+      throw error;
+    }
+  }
+
+  const saver = (details: Interaction) => (state: ExperienceState) => saveState(db, details.uid, state, details.exp * 1000);
+
+  return {
+    interaction,
+    saver,
+    async load(ctx: Context): Promise<ExperienceSession> {
+      const details = await interaction(ctx);
+      return { interaction: details, state: await loadState(db, details.uid), save: saver(details) };
+    },
+  };
+}
+
+export type ExperienceSessions = ReturnType<typeof experienceSessions>;

@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { tenantId } from '../applications/queries.ts';
+import type { Api } from '../http/route.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { passwordPolicySchema } from '../users/password-policy.ts';
+import { currentSignInExperience, saveSignInExperience, signInExperienceSchema } from './sign-in-experience.ts';
+
+const tag = 'Sign-in experience';
+const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });
+
+/** Partial updates: each given top-level field replaces the stored one; the two policies merge by field. */
+const patchBody = signInExperienceSchema
+  .extend({ passwordPolicy: passwordPolicySchema.partial(), sentinelPolicy: signInExperienceSchema.shape.sentinelPolicy.partial() })
+  .partial()
+  .strict();
+
+export function signInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): void {
+  api.add(
+    { method: 'get', path: '/sign-in-exp', summary: 'Get the sign-in experience settings', tag, response },
+    async () => ({ tenantId, id: 'default', ...(await currentSignInExperience(db, cache)) }),
+  );
+
+  api.add(
+    { method: 'patch', path: '/sign-in-exp', summary: 'Update the sign-in experience settings', tag, body: patchBody, response, errors: [422] },
+    async ({ body }) => {
+      const current = await currentSignInExperience(db, cache);
+      const next = {
+        ...current,
+        ...body,
+        passwordPolicy: { ...current.passwordPolicy, ...body.passwordPolicy },
+        sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
+      };
+      await saveSignInExperience(db, next);
+      return { tenantId, id: 'default', ...next };
+    },
+  );
+}

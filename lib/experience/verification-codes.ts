@@ -1,0 +1,161 @@
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+
+import type { Knex } from 'knex';
+
+import { RequestError } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import type { Connectors } from './connectors/index.ts';
+import { assertSendAllowed } from './send-rate-limit.ts';
+
+export type CodeIdentifier = { type: 'email' | 'phone'; value: string };
+
+/** What a code is for: Logto's message template types, which pick the message's wording. */
+export const codePurposes = [
+  'SignIn',
+  'Register',
+  'ForgotPassword',
+  'Generic',
+  'UserPermissionValidation',
+  'BindNewIdentifier',
+  'MfaVerification',
+  'BindMfa',
+] as const;
+export type CodePurpose = (typeof codePurposes)[number];
+
+export const codeLength = 6;
+export const codeTtlMs = 600_000;
+/** Wrong guesses a code survives: with a million values, 5 tries give an attacker 1 chance in 200,000. */
+export const maxCodeAttempts = 5;
+
+/** The one form of a recipient that rate limits, lookups and the development store compare. */
+export function recipientKey({ type, value }: CodeIdentifier): string {
+  return type === 'email' ? value.trim().toLowerCase() : value.replace(/\D/g, '');
+}
+
+/**
+ * A plain hash of a 6-digit code is reversed for every row at once by one table of a million hashes;
+ * keying the HMAC with the row's random id makes each row a search of its own. It cannot stop a
+ * determined reader of the database from brute forcing one row (a million HMACs), but keeps live codes
+ * out of plain sight in backups, logs and admin queries; online guessing is bounded by the try limit.
+ */
+const hashCode = (codeId: string, code: string): Buffer => createHmac('sha256', codeId).update(code).digest();
+
+const errors = {
+  notFound: () =>
+    new RequestError({ code: 'verification_code.not_found' }, 'Verification code not found. Please send a verification code first.'),
+  expired: () =>
+    new RequestError({ code: 'verification_code.expired' }, 'Verification code has expired. Please send a new verification code.'),
+  exceedMaxTry: () =>
+    new RequestError(
+      { code: 'verification_code.exceed_max_try' },
+      'Verification code retries limitation exceeded. Please send a new verification code.',
+    ),
+  mismatch: () => new RequestError({ code: 'verification_code.code_mismatch' }, 'Invalid verification code.'),
+};
+
+/**
+ * Applies the recipient's send limit (throws MessageRateLimited), stores a new code and sends it.
+ * Whether the recipient may receive one (an existing user, anti-enumeration) is the caller's call.
+ * Takes the pool, not a transaction: a rollback could not unsend the message.
+ */
+export async function sendVerificationCode(
+  db: Knex,
+  connectors: Connectors,
+  { identifier, purpose }: { identifier: CodeIdentifier; purpose: CodePurpose },
+): Promise<{ codeId: string; expiresAt: number }> {
+  const recipient = recipientKey(identifier);
+  const now = Date.now();
+  await assertSendAllowed(db, recipient, now);
+
+  const code = String(randomInt(0, 10 ** codeLength)).padStart(codeLength, '0');
+  const codeId = generateId();
+  const expiresAt = now + codeTtlMs;
+  await db('verification_codes').insert({
+    id: codeId,
+    recipient,
+    purpose,
+    code_hash: hashCode(codeId, code).toString('hex'),
+    attempts: 0,
+    created_at: now,
+    expires_at: expiresAt,
+  });
+  // The recipient's dead codes go with each send, so the table stays small; one that expired only
+  // recently is kept a while longer so that trying it still answers `expired`, not `not_found`.
+  await db('verification_codes').where({ recipient }).andWhere('expires_at', '<', now - codeTtlMs).delete();
+
+  const to = identifier.type === 'email' ? identifier.value.trim() : recipient;
+  try {
+    await connectors[identifier.type].send({ to, type: identifier.type, purpose, code });
+  } catch (cause) {
+    await db('verification_codes').where({ id: codeId }).delete();
+    const error = new RequestError(
+      { code: 'connector.general', status: 502 },
+      'The verification message could not be sent. Please try again later.',
+    );
+    // Logged by the error handler (5xx) with what the mail server said, which the client does not see.
+    error.cause = cause;
+    throw error;
+  }
+  return { codeId, expiresAt };
+}
+
+type CodeRow = { id: string; purpose: CodePurpose; code_hash: string; attempts: number; expires_at: number; verified_at: number | null };
+
+/** Why a code could not take a try, in Logto's order: gone or used, then expired, then out of tries. */
+function refusal(row: CodeRow | undefined, purpose: CodePurpose | undefined, now: number): RequestError {
+  if (!row || row.verified_at !== null || (purpose && row.purpose !== purpose)) {
+    return errors.notFound();
+  }
+  if (Number(row.expires_at) <= now) {
+    return errors.expired();
+  }
+  return errors.exceedMaxTry();
+}
+
+/**
+ * Checks `code` against the code `codeId` sent to `identifier`, then consumes it (single use).
+ * Without `codeId` (the management API's verify) the recipient's newest unused code is checked.
+ * `purpose`, when given, must match the one it was sent for.
+ */
+export async function verifyVerificationCode(
+  db: Queryable,
+  { codeId, identifier, code, purpose }: { codeId?: string; identifier: CodeIdentifier; code: string; purpose?: CodePurpose },
+): Promise<{ codeId: string; purpose: CodePurpose }> {
+  const recipient = recipientKey(identifier);
+  const now = Date.now();
+  const id =
+    codeId ??
+    (
+      await db('verification_codes')
+        .where({ recipient, ...(purpose && { purpose }) })
+        .whereNull('verified_at')
+        .orderBy('created_at', 'desc')
+        .first<{ id: string } | undefined>('id')
+    )?.id;
+  if (!id) {
+    throw errors.notFound();
+  }
+
+  // A try is taken before the comparison, atomically: concurrent guesses each spend one, so a code
+  // is never compared more than maxCodeAttempts times, and the right value after that is refused too.
+  const claimed = await db('verification_codes')
+    .where({ id, recipient, ...(purpose && { purpose }) })
+    .whereNull('verified_at')
+    .andWhere('expires_at', '>', now)
+    .andWhere('attempts', '<', maxCodeAttempts)
+    .increment('attempts', 1);
+  const row = await db('verification_codes').where({ id, recipient }).first<CodeRow | undefined>();
+  if (!claimed || !row) {
+    throw refusal(row, purpose, now);
+  }
+  if (!timingSafeEqual(hashCode(id, code), Buffer.from(row.code_hash, 'hex'))) {
+    throw errors.mismatch();
+  }
+  // Two right answers at once: only one consumes the code.
+  const consumed = await db('verification_codes').where({ id }).whereNull('verified_at').update({ verified_at: now });
+  if (!consumed) {
+    throw errors.notFound();
+  }
+  return { codeId: id, purpose: row.purpose };
+}

@@ -1,0 +1,152 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { RequestError } from '../http/errors.ts';
+import type { Api } from '../http/route.ts';
+import { generateId } from '../storage/ids.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { assertPasswordAccepted } from '../users/password-policy.ts';
+import { hashPassword, verifyNothing, verifyPassword } from '../users/passwords.ts';
+import { findUserByIdentifier } from '../users/queries.ts';
+import { username } from '../users/schemas.ts';
+import { assertIdentifiersFree } from '../users/users.ts';
+import type { Connectors } from './connectors/index.ts';
+import { codeIdentifierSchema, verifyCodeGuarded } from './guarded-checks.ts';
+import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from './sentinel.ts';
+import type { ExperienceSessions } from './session.ts';
+import { currentSignInExperience } from './sign-in-experience.ts';
+import { getRecord, identifierSchema, interactionEvents, type Identifier } from './state.ts';
+import { sendVerificationCode, type CodePurpose } from './verification-codes.ts';
+
+const tag = 'Experience';
+const verificationResponse = z.object({ verificationId: z.string() });
+
+const invalidCredentials = () =>
+  new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Incorrect account or password. Please check your input.');
+
+/** The experience's proofs: a password, a new username + password, a code sent to an email or phone. */
+export function experienceVerificationRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions, connectors: Connectors): void {
+  api.add(
+    {
+      method: 'post',
+      path: '/experience/verification/password',
+      summary: 'Verify an identifier and its password',
+      tag,
+      body: z.strictObject({ identifier: identifierSchema, password: z.string().min(1).max(256) }),
+      response: verificationResponse,
+      errors: [401, 404, 422],
+    },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      const settings = await currentSignInExperience(db, cache);
+      const { identifier } = body;
+      if (!settings.signIn.methods.some((method) => method.identifier === identifier.type && method.password)) {
+        throw new RequestError({ code: 'user.sign_in_method_not_enabled', status: 422 }, 'This sign-in method is not enabled.');
+      }
+      const target = sentinelTarget(identifier.type, identifier.value);
+      await assertNotLocked(db, target);
+      const user = await findUserByIdentifier(db, identifier.type, identifier.value);
+      // An unknown identifier costs the same time and counts the same failure as a wrong password.
+      const matches = user ? await verifyPassword(user.password_digest, body.password) : await verifyNothing(body.password);
+      if (!user || !matches) {
+        return failVerification(db, target, settings.sentinelPolicy, invalidCredentials());
+      }
+      await recordSuccess(db, target);
+      if (user.is_suspended) {
+        throw new RequestError({ code: 'user.suspended', status: 401 }, 'This account is suspended.');
+      }
+      const id = generateId();
+      session.state.records[id] = { id, type: 'Password', identifier, userId: user.id, verified: true };
+      await session.save(session.state);
+      return { verificationId: id };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/experience/verification/new-password-identity',
+      summary: 'Propose a new username and password (registration)',
+      tag,
+      body: z.strictObject({
+        identifier: z.strictObject({ type: z.literal('username'), value: username }),
+        password: z.string().min(1).max(256),
+      }),
+      response: verificationResponse,
+      errors: [422],
+    },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      const settings = await currentSignInExperience(db, cache);
+      await assertIdentifiersFree(db, { username: body.identifier.value });
+      assertPasswordAccepted(body.password, settings.passwordPolicy, { username: body.identifier.value });
+      const id = generateId();
+      session.state.records[id] = {
+        id,
+        type: 'NewPasswordIdentity',
+        identifier: body.identifier,
+        passwordDigest: await hashPassword(body.password),
+        verified: true,
+      };
+      await session.save(session.state);
+      return { verificationId: id };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/experience/verification/verification-code',
+      summary: 'Send a verification code to an email or phone',
+      tag,
+      body: z.strictObject({ identifier: codeIdentifierSchema, interactionEvent: z.enum(interactionEvents) }),
+      response: verificationResponse,
+      errors: [429],
+    },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      const identifier = body.identifier as Identifier;
+      const id = generateId();
+      const known = await findUserByIdentifier(db, identifier.type, identifier.value);
+      // Password reset for an unknown address answers the same, sends nothing: no account enumeration.
+      const codeId =
+        body.interactionEvent === 'ForgotPassword' && !known
+          ? generateId()
+          : (await sendVerificationCode(db, connectors, { identifier: body.identifier, purpose: body.interactionEvent as CodePurpose })).codeId;
+      session.state.records[id] = {
+        id,
+        type: identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
+        identifier,
+        codeId,
+        verified: false,
+      };
+      await session.save(session.state);
+      return { verificationId: id };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/experience/verification/verification-code/verify',
+      summary: 'Verify a code sent to an email or phone',
+      tag,
+      body: z.strictObject({ identifier: codeIdentifierSchema, verificationId: z.string().min(1).max(64), code: z.string().min(1).max(16) }),
+      response: verificationResponse,
+      errors: [404],
+    },
+    async ({ body }, ctx) => {
+      const session = await sessions.load(ctx);
+      const record = getRecord(session.state, body.verificationId);
+      const identifier = body.identifier as Identifier;
+      if (!('codeId' in record) || record.identifier.type !== identifier.type || record.identifier.value !== identifier.value) {
+        throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is for another identifier.');
+      }
+      const { sentinelPolicy } = await currentSignInExperience(db, cache);
+      await verifyCodeGuarded(db, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
+      session.state.records[record.id] = { ...record, verified: true };
+      await session.save(session.state);
+      return { verificationId: record.id };
+    },
+  );
+}

@@ -1,0 +1,92 @@
+import type { Knex } from 'knex';
+import type Koa from 'koa';
+import { z } from 'zod';
+
+import { accountRoutes } from '../account/routes.ts';
+import { applicationRoutes } from '../applications/routes.ts';
+import type { Config } from '../config/env.ts';
+import { createConnectors } from '../experience/connectors/index.ts';
+import { developmentMessageRoutes } from '../experience/development-messages-routes.ts';
+import { experienceRoutes } from '../experience/routes.ts';
+import { experienceSessions } from '../experience/session.ts';
+import { signInExperienceRoutes } from '../experience/sign-in-experience-routes.ts';
+import { sentinelRoutes } from '../experience/sentinel-routes.ts';
+import { verificationCodeRoutes } from '../experience/verification-code-routes.ts';
+import { experienceVerificationRoutes } from '../experience/verification-routes.ts';
+import { jsonBody } from '../http/body.ts';
+import { errorHandler } from '../http/error-handler.ts';
+import type { Logger } from '../http/logger.ts';
+import { buildOpenApiDocument } from '../http/openapi.ts';
+import { Api } from '../http/route.ts';
+import { keyRoutes } from '../oidc/key-routes.ts';
+import type { OidcService } from '../oidc/mount.ts';
+import { organizationRoutes } from '../organizations/routes.ts';
+import { resourceRoutes } from '../resources/routes.ts';
+import { applicationRoleRoutes } from '../roles/application-roles-routes.ts';
+import { roleRoutes } from '../roles/routes.ts';
+import { userRoleRoutes } from '../roles/user-roles-routes.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { userRoutes } from '../users/routes.ts';
+import { requireManagementToken } from './auth.ts';
+
+export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; oidc: OidcService };
+
+/**
+ * Everything under /api, in three groups: open (`/status`, `/swagger.json`), the end user's
+ * (the experience, authenticated by the interaction cookie; the account, by the user's own access
+ * token), and the management API (a management token).
+ */
+export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDependencies): void {
+  const connectors = createConnectors(config, db);
+
+  const management = new Api();
+  applicationRoutes(management, db);
+  resourceRoutes(management, db);
+  roleRoutes(management, db);
+  applicationRoleRoutes(management, db);
+  keyRoutes(management, db);
+  organizationRoutes(management, db);
+  userRoutes(management, db, cache);
+  userRoleRoutes(management, db);
+  signInExperienceRoutes(management, db, cache);
+  sentinelRoutes(management, db);
+  verificationCodeRoutes(management, db, connectors);
+  developmentMessageRoutes(management, db, config);
+
+  const experience = new Api();
+  const sessions = experienceSessions(db, oidc);
+  experienceRoutes(experience, db, cache, sessions, oidc);
+  experienceVerificationRoutes(experience, db, cache, sessions, connectors);
+  accountRoutes(experience, db, cache, oidc, connectors);
+
+  const open = new Api();
+  open.add({ method: 'get', path: '/status', summary: 'Health check: 204 when the service and its database answer', tag: 'Status' }, async () => {
+    await db.raw('select 1');
+  });
+  let document: unknown;
+  open.add(
+    { method: 'get', path: '/swagger.json', summary: 'This OpenAPI document', tag: 'Status', response: z.record(z.string(), z.unknown()) },
+    async () => {
+      document ??= buildOpenApiDocument([...open.specs, ...experience.specs, ...management.specs], {
+        title: 'Identity service API',
+        version: '1',
+        serverUrl: config.endpoint,
+      });
+      return document as Record<string, unknown>;
+    },
+  );
+
+  for (const group of [open, experience, management]) {
+    group.router.prefix('/api');
+  }
+  const requireToken = requireManagementToken(config, db, cache);
+  app.use(errorHandler(logger));
+  app.use(open.router.routes());
+  const endUserPaths = /^\/api\/(experience|verifications|my-account)(\/|$)/;
+  app.use((ctx, next) => (endUserPaths.test(ctx.path) ? jsonBody(ctx, next) : next()));
+  app.use(experience.router.routes());
+  app.use((ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? requireToken(ctx, next) : next()));
+  app.use(jsonBody);
+  app.use(management.router.routes());
+  app.use(management.router.allowedMethods());
+}

@@ -1,0 +1,40 @@
+import type { Account, FindAccount } from 'oidc-provider';
+
+import type { Queryable } from '../storage/database.ts';
+import { findUserRow } from '../users/queries.ts';
+
+/** Standard claims a user's ID token and userinfo carry, by scope. */
+export const claimsByScope = {
+  openid: ['sub'],
+  profile: ['name', 'picture', 'username', 'updated_at'],
+  email: ['email', 'email_verified'],
+  phone: ['phone_number', 'phone_number_verified'],
+};
+
+/**
+ * Users as oidc-provider accounts. A suspended or deleted user is no account: their codes and
+ * refresh tokens stop working even before the revocation sweep reaches them.
+ */
+export const findAccount =
+  (db: Queryable): FindAccount =>
+  async (_ctx, sub): Promise<Account | undefined> => {
+    const user = await findUserRow(db, sub);
+    if (!user || user.is_suspended) {
+      return undefined;
+    }
+    return {
+      accountId: user.id,
+      claims: () => ({
+        sub: user.id,
+        name: user.name ?? undefined,
+        picture: user.avatar ?? undefined,
+        username: user.username ?? undefined,
+        updated_at: Math.floor(Number(user.updated_at) / 1000),
+        email: user.primary_email ?? undefined,
+        // Emails and phones reach an account only through a verified code or an administrator.
+        email_verified: user.primary_email ? true : undefined,
+        phone_number: user.primary_phone ? `+${user.primary_phone}` : undefined,
+        phone_number_verified: user.primary_phone ? true : undefined,
+      }),
+    };
+  };

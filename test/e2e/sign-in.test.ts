@@ -1,0 +1,283 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+import { expect } from 'chai';
+import { decodeJwt } from 'jose';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+import { createApplication } from '../support/fixtures.ts';
+import { startService, type TestService } from '../support/service.ts';
+
+/**
+ * The hosted sign-in pages in a real browser (Debian's Chromium, driven by playwright-core): an
+ * application sends the browser to /oidc/auth, the pages drive the Experience API, and the browser
+ * comes back to the application with a code the test exchanges for tokens.
+ *
+ * E2E_SCREENSHOTS=<folder> also saves screenshots of the pages there (for a person to look at).
+ */
+const executablePath = '/usr/bin/chromium';
+const screenshots = process.env.E2E_SCREENSHOTS;
+
+type Authorization = { url: string; verifier: string; state: string };
+type Tokens = { accessToken: string; idToken: string; sub: string };
+
+/** The "application": a tiny HTTP server on 127.0.0.1 that receives the redirects. */
+async function startApplication(): Promise<{ server: Server; origin: string; received: URL[] }> {
+  const received: URL[] = [];
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    received.push(url);
+    const text = url.pathname === '/callback' ? 'Signed in: the application received a code.' : url.pathname === '/signed-out' ? 'Signed out.' : 'Not found';
+    response.writeHead(url.pathname === '/callback' || url.pathname === '/signed-out' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(`<!doctype html><title>Application</title><p>${text}</p>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+}
+
+describe('hosted sign-in pages in Chromium', function () {
+  this.timeout(60_000);
+
+  let service: TestService;
+  let application: Awaited<ReturnType<typeof startApplication>>;
+  let clientId: string;
+  let browser: Browser;
+  let callback: string;
+  let signedOut: string;
+  const contexts: BrowserContext[] = [];
+
+  before(async function () {
+    if (!existsSync(executablePath)) {
+      console.warn(`    skipped: ${executablePath} is missing (install it with: apt-get update && apt-get install -y chromium)`);
+      this.skip();
+    }
+    service = await startService();
+    application = await startApplication();
+    callback = `${application.origin}/callback`;
+    signedOut = `${application.origin}/signed-out`;
+    clientId = (
+      await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [signedOut] } })
+    ).id;
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+
+  after(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    await browser?.close();
+    application?.server.close();
+    await service?.stop();
+  });
+
+  /** A fresh browser profile that reaches only this machine; errors the pages raise are collected. */
+  async function newPage(viewport = { width: 1280, height: 800 }): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    // oidc-provider's own logout page imports a web font: nothing leaves 127.0.0.1.
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) => route.abort(),
+    );
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+    return { page, problems };
+  }
+
+  function authorization(extra: Record<string, string> = {}): Authorization {
+    const verifier = randomBytes(32).toString('base64url');
+    const state = randomBytes(8).toString('hex');
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: callback,
+      response_type: 'code',
+      scope: 'openid profile',
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      ...extra,
+    });
+    return { url: `${service.url}/oidc/auth?${query}`, verifier, state };
+  }
+
+  /** Waits for the browser to land on the application, then exchanges the code (PKCE) for tokens. */
+  async function tokensFor(page: Page, { verifier, state }: Authorization): Promise<Tokens> {
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('state')).to.equal(state);
+    const code = landed.searchParams.get('code');
+    expect(code, landed.href).to.be.a('string');
+    const response = await service.http.post('oidc/token', {
+      form: { grant_type: 'authorization_code', code: code!, code_verifier: verifier, client_id: clientId, redirect_uri: callback },
+    });
+    expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
+    expect(response.body.access_token).to.be.a('string').and.not.empty;
+    expect(response.body.id_token).to.be.a('string').and.not.empty;
+    const idToken = decodeJwt(response.body.id_token);
+    expect(idToken).to.include({ aud: clientId, iss: `${service.url}/oidc` });
+    expect(idToken.sub).to.be.a('string');
+    return { accessToken: response.body.access_token, idToken: response.body.id_token, sub: idToken.sub! };
+  }
+
+  async function screenshot(page: Page, name: string, viewport?: { width: number; height: number }) {
+    if (!screenshots) {
+      return;
+    }
+    if (viewport) {
+      await page.setViewportSize(viewport);
+    }
+    await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+  }
+
+  /** The newest code the development connector kept for `recipient`. */
+  async function latestCode(recipient: string, purpose: string): Promise<string> {
+    const messages = await service.api.get('verification-messages', { searchParams: { recipient } });
+    expect(messages.statusCode).to.equal(200);
+    const message = (messages.body as Array<{ purpose: string; code: string }>).find((item) => item.purpose === purpose);
+    expect(message, `no ${purpose} code for ${recipient}`).to.exist;
+    return message!.code;
+  }
+
+  it('registers, signs out, then signs in again as the same user; a wrong password is said on the page', async () => {
+    const { page, problems } = await newPage();
+    const username = 'e2e_user';
+    const password = 'Correct-Horse-9';
+
+    // first_screen=register: the provider sends the browser to /register.
+    const first = authorization({ first_screen: 'register' });
+    const landing = await page.goto(first.url);
+    expect(new URL(page.url()).pathname).to.equal('/register');
+    expect(landing?.headers()).to.include({
+      'content-security-policy': "default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+    });
+    expect(await page.title()).to.equal('Create an account');
+
+    // A password the policy refuses: each reason is a sentence next to the form.
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password', { exact: true }).fill('abc12');
+    await page.getByLabel('Confirm password').fill('abc12');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const registerError = page.locator('#register-form [data-error]');
+    await registerError.getByText('Use at least 8 characters.').waitFor();
+    expect(await registerError.textContent()).to.contain('runs of three');
+    expect(await registerError.getAttribute('aria-live')).to.equal('assertive');
+    expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
+    await screenshot(page, 'register-policy-error-375', { width: 375, height: 700 });
+
+    // Mismatched confirmation is caught before any request.
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByLabel('Confirm password').fill(`${password}x`);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await registerError.getByText('The two passwords do not match.', { exact: false }).waitFor();
+
+    // Then with the keyboard: Enter in the last field submits.
+    await page.getByLabel('Confirm password').fill(password);
+    await page.getByLabel('Confirm password').press('Enter');
+    const registered = await tokensFor(page, first);
+
+    // Sign out at the provider (RP-initiated logout: its confirmation form, then back to the application).
+    await page.goto(
+      `${service.url}/oidc/session/end?${new URLSearchParams({ id_token_hint: registered.idToken, post_logout_redirect_uri: signedOut, client_id: clientId })}`,
+    );
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.waitForURL((url) => url.href.startsWith(signedOut));
+
+    // A new authorization: no session any more, so the sign-in page.
+    const second = authorization();
+    const signInResponse = await page.goto(second.url);
+    expect(new URL(page.url()).pathname).to.equal('/sign-in');
+    expect(signInResponse?.headers()['content-security-policy']).to.contain("default-src 'self'");
+    expect(await page.title()).to.equal('Sign in');
+    await screenshot(page, 'sign-in-1280', { width: 1280, height: 800 });
+    await screenshot(page, 'sign-in-375', { width: 375, height: 700 });
+
+    await page.getByLabel('Username or email').fill(username);
+    await page.getByLabel('Password', { exact: true }).fill('Wrong-Horse-9');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const signInError = page.locator('#password-form [data-error]');
+    await signInError.getByText('Incorrect account or password').waitFor();
+    expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
+    // Focus went back to the password, ready to be typed again.
+    expect(await page.evaluate(() => document.activeElement?.id)).to.equal('password');
+    await screenshot(page, 'sign-in-error-375', { width: 375, height: 700 });
+
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const signedIn = await tokensFor(page, second);
+    expect(signedIn.sub).to.equal(registered.sub);
+
+    const me = await service.http.get('oidc/me', { headers: { authorization: `Bearer ${signedIn.accessToken}` } });
+    expect(me.statusCode).to.equal(200);
+    expect(me.body).to.include({ sub: registered.sub, username });
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('resets a forgotten password by email code, signs in with it, and signs in with an email code', async () => {
+    const email = 'carol@example.com';
+    const user = await service.api.post('users', { json: { username: 'carol', primaryEmail: email, password: 'Old-Pass-Word-7' } });
+    expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+
+    const { page, problems } = await newPage({ width: 375, height: 700 });
+    const first = authorization();
+    await page.goto(first.url);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.waitForURL(`${service.url}/reset-password`);
+
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.getByLabel('6-digit code').waitFor();
+    const resetCode = await latestCode(email, 'ForgotPassword');
+    const wrongCode = resetCode.replace(/^\d/, (digit) => String((Number(digit) + 1) % 10));
+    await page.getByLabel('6-digit code').fill(wrongCode);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('#reset-verify-form [data-error]').getByText('Invalid verification code.').waitFor();
+    await page.getByLabel('6-digit code').fill(resetCode);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    await page.getByLabel('New password', { exact: true }).fill('Old-Pass-Word-7');
+    await page.getByLabel('Confirm new password').fill('Old-Pass-Word-7');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.locator('#reset-password-form [data-error]').getByText('cannot be the same').waitFor();
+    await page.getByLabel('New password', { exact: true }).fill('New-Pass-Word-8');
+    await page.getByLabel('Confirm new password').fill('New-Pass-Word-8');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.getByText('Password changed.').waitFor();
+    await screenshot(page, 'reset-password-done-375');
+
+    // The interaction goes on: back to sign-in, with the email and the new password.
+    await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.waitForURL(`${service.url}/sign-in`);
+    await page.getByLabel('Username or email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('New-Pass-Word-8');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const afterReset = await tokensFor(page, first);
+    expect(afterReset.sub).to.equal(user.body.id);
+
+    // Another browser: sign in with a code sent to the email.
+    const other = await newPage({ width: 375, height: 700 });
+    const second = authorization();
+    await other.page.goto(second.url);
+    await other.page.getByRole('button', { name: 'Sign in with an email code instead' }).click();
+    await other.page.getByLabel('Email', { exact: true }).fill(email);
+    await other.page.getByRole('button', { name: 'Send code' }).click();
+    await other.page.getByLabel('6-digit code').waitFor();
+    await other.page.getByLabel('6-digit code').fill(await latestCode(email, 'SignIn'));
+    await screenshot(other.page, 'sign-in-code-375');
+    await other.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const byCode = await tokensFor(other.page, second);
+    expect(byCode.sub).to.equal(user.body.id);
+    expect([...problems, ...other.problems]).to.deep.equal([]);
+  });
+});
