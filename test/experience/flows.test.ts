@@ -53,6 +53,13 @@ describe('sign-in experience: OIDC flows', () => {
     expect(me.statusCode).to.equal(200);
     expect(me.body).to.include({ sub: idToken.sub, username: 'alice' });
 
+    // The refresh token works while the user is active, and stops when they are suspended.
+    const refresh = (token: string) =>
+      service.http.post('oidc/token', { form: { grant_type: 'refresh_token', refresh_token: token, client_id: app.id } });
+    const refreshed = await refresh(tokens.body.refresh_token);
+    expect(refreshed.statusCode, JSON.stringify(refreshed.body)).to.equal(200);
+    expect(refreshed.body.access_token).to.be.a('string');
+
     // Sign in again in a fresh browser.
     const second = new Browser(service);
     const again = await second.authorize(app.id, redirectUri);
@@ -68,6 +75,11 @@ describe('sign-in experience: OIDC flows', () => {
     const secondTokens = await exchange(landed.searchParams.get('code')!, again.verifier);
     expect(secondTokens.statusCode).to.equal(200);
     expect(decodeJwt(secondTokens.body.id_token).sub).to.equal(idToken.sub);
+
+    await service.api.patch(`users/${idToken.sub}/is-suspended`, { json: { isSuspended: true } });
+    const afterSuspension = await refresh(secondTokens.body.refresh_token ?? refreshed.body.refresh_token ?? tokens.body.refresh_token);
+    expect(afterSuspension.statusCode).to.equal(400);
+    expect(afterSuspension.body.error).to.equal('invalid_grant');
   });
 
   it('issues a JWT for an API resource with the scopes the user holds through roles', async () => {
