@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import Koa from 'koa';
 
 import { purgeExpiredVerifications } from './account/verifications.ts';
+import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/env.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
 import { purgeExpiredStates } from './experience/state.ts';
@@ -47,7 +48,8 @@ export async function createService(config: Config, logger: Logger = createLogge
     await cache.sync();
     await next();
   });
-  const oidc = createOidcService(app, { config, db, cache, logger });
+  const audit = new AuditLog(db, logger);
+  const oidc = createOidcService(app, { config, db, cache, logger, audit });
   app.use(oidc.routes);
   app.use(pageRoutes());
   useApi(app, { config, db, cache, logger, oidc });
@@ -80,6 +82,7 @@ export async function createService(config: Config, logger: Logger = createLogge
         server.closeIdleConnections();
         await closing;
       }
+      await audit.flush();
       await db.destroy();
       logger.flush();
     },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import { accountRoutes } from '../account/routes.ts';
 import { applicationRoutes } from '../applications/routes.ts';
+import { auditLogRoutes } from '../audit/routes.ts';
 import type { Config } from '../config/env.ts';
 import { createConnectors } from '../experience/connectors/index.ts';
 import { developmentMessageRoutes } from '../experience/development-messages-routes.ts';
@@ -18,6 +19,7 @@ import { errorHandler } from '../http/error-handler.ts';
 import type { Logger } from '../http/logger.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import { Api } from '../http/route.ts';
+import { impersonationRoutes } from '../oidc/impersonation-routes.ts';
 import { keyRoutes } from '../oidc/key-routes.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import { organizationRoutes } from '../organizations/routes.ts';
@@ -52,6 +54,8 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDepende
   sentinelRoutes(management, db);
   verificationCodeRoutes(management, db, connectors);
   developmentMessageRoutes(management, db, config);
+  auditLogRoutes(management, db);
+  impersonationRoutes(management, db);
 
   const experience = new Api();
   const sessions = experienceSessions(db, oidc);

@@ -4,6 +4,7 @@ import { findApplication } from '../applications/queries.ts';
 import { confidentialTypes, type Application } from '../applications/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { tokenExchangeGrantType } from './grants/token-exchange.ts';
 
 /** How an application appears to oidc-provider. */
 export function clientMetadataOf(application: Application): ClientMetadata {
@@ -16,7 +17,9 @@ export function clientMetadataOf(application: Application): ClientMetadata {
     ...(confidential && { client_secret: application.secret }),
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
     application_type: application.type === 'Native' ? 'native' : 'web',
-    grant_types: machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+    // Every client may ask for token exchange, so that the grant itself answers a public or
+    // not-allowed one with the contract's error rather than the provider's generic one.
+    grant_types: [...(machine ? ['client_credentials'] : ['authorization_code', 'refresh_token']), tokenExchangeGrantType],
     response_types: machine ? [] : ['code'],
     redirect_uris: machine ? [] : oidc.redirectUris,
     post_logout_redirect_uris: machine ? [] : oidc.postLogoutRedirectUris,

@@ -1,21 +1,23 @@
 import type { Knex } from 'knex';
 import { Provider, type Configuration } from 'oidc-provider';
 
+import type { AuditLog } from '../audit/audit-log.ts';
 import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { claimsByScope, findAccount } from './account.ts';
 import { createAdapter } from './adapter.ts';
+import { tokenExchangeGrant, tokenExchangeGrantType, tokenExchangeLogKey, tokenExchangeParameters } from './grants/token-exchange.ts';
 import { findClient } from './clients.ts';
 import type { KeySet } from './keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
 
-export type OidcDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger };
+export type OidcDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; audit: AuditLog };
 
 const day = 86_400;
 
 /** Builds the provider for one key set; `mount.ts` builds a new one when the keys change. */
-export function createProvider({ config, db, cache, logger }: OidcDependencies, keys: KeySet): Provider {
+export function createProvider({ config, db, cache, logger, audit }: OidcDependencies, keys: KeySet): Provider {
   const configuration: Configuration = {
     adapter: createAdapter(db, findClient(db, cache)),
     jwks: { keys: keys.signing as NonNullable<Configuration['jwks']>['keys'] },
@@ -51,7 +53,8 @@ export function createProvider({ config, db, cache, logger }: OidcDependencies, 
       },
     },
     ttl: {
-      AccessToken: 3600,
+      // An access token for an API lives as long as that API says (token exchange issues these).
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
       AuthorizationCode: 60,
       ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
       IdToken: 3600,
@@ -71,6 +74,24 @@ export function createProvider({ config, db, cache, logger }: OidcDependencies, 
   };
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
+  provider.registerGrantType(tokenExchangeGrantType, tokenExchangeGrant({ config, db, cache, audit }), tokenExchangeParameters);
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
+  // Failed exchanges are audited too, including those refused before the grant runs (client auth).
+  // A listener must not throw: it would turn the response into a 500.
+  provider.on('grant.error', (ctx, error) => {
+    try {
+      if (ctx.oidc.params?.grant_type === tokenExchangeGrantType) {
+        const { error: code, error_description: description } = error as { error?: string; error_description?: string };
+        audit.record(tokenExchangeLogKey, {
+          result: 'Error',
+          applicationId: ctx.oidc.client?.clientId,
+          error: { error: code ?? 'server_error', ...(description && { error_description: description }) },
+          params: { resource: ctx.oidc.params.resource, subjectTokenType: ctx.oidc.params.subject_token_type, scopesRequested: String(ctx.oidc.params.scope ?? '').split(' ').filter(Boolean) },
+        });
+      }
+    } catch (auditError) {
+      logger.error({ err: auditError }, 'could not audit a failed token exchange');
+    }
+  });
   return provider;
 }

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import type { Api } from '../http/route.ts';
+import type { ManagementAuth } from '../management/auth.ts';
+import { generateId } from '../storage/ids.ts';
+import { getUserRow } from '../users/users.ts';
+import { hashSubjectToken } from './grants/subject-token.ts';
+
+/** Impersonation subject tokens live ten minutes and are used once (Logto's numbers). */
+const lifetime = 600;
+
+export function impersonationRoutes(api: Api, db: Knex): void {
+  api.add(
+    {
+      method: 'post',
+      path: '/subject-tokens',
+      summary: 'Create a single-use impersonation subject token for a user (for support and admin tools)',
+      tag: 'Token exchange',
+      body: z.strictObject({ userId: z.string().min(1).max(21), context: z.record(z.string(), z.unknown()).optional() }),
+      response: z.object({ subjectToken: z.string(), expiresIn: z.number() }),
+      status: 201,
+      errors: [404],
+    },
+    async ({ body }, ctx) => {
+      await getUserRow(db, body.userId);
+      const subjectToken = `sub_${randomBytes(32).toString('base64url')}`;
+      const now = Date.now();
+      // Only a hash is stored: a database reader cannot act as the user.
+      await db('subject_tokens').insert({
+        id: generateId(),
+        token_hash: hashSubjectToken(subjectToken),
+        user_id: body.userId,
+        application_id: (ctx.state.auth as ManagementAuth | undefined)?.clientId ?? null,
+        context: JSON.stringify(body.context ?? {}),
+        created_at: now,
+        expires_at: now + lifetime * 1000,
+      });
+      return { subjectToken, expiresIn: lifetime };
+    },
+  );
+}
