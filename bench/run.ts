@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: token-endpoint throughput and latency of the service beside a bare oidc-provider
- * baseline, each in its own process on this machine, measured with autocannon one after the other.
+ * `npm run bench` (also `npm run bench:token-exchange`): token-endpoint throughput and latency of the
+ * service — client credentials and token exchange — beside a bare oidc-provider baseline, each server
+ * in its own process on this machine, measured with autocannon one after the other.
  *
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=32 BENCH_DB=sqlite|mysql npm run bench
  */
@@ -16,6 +17,7 @@ import { got } from 'got';
 import { freePort } from '../test/support/service.ts';
 import { freshDatabaseUrl } from '../test/support/database.ts';
 import { baselineClient, baselineResource } from './fixtures.ts';
+import { signInForToken } from './flow.ts';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -90,6 +92,7 @@ const results: Result[] = [];
   const dbUrl =
     database === 'mysql' ? await freshDatabaseUrl() : `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-')), 'bench.sqlite3')}`;
   const service = await startProcess('lib/main.ts', port, {
+    ENDPOINT: `http://127.0.0.1:${port}`,
     DB_URL: dbUrl,
     BOOTSTRAP_ADMIN_CLIENT_ID: admin.id,
     BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret,
@@ -97,7 +100,7 @@ const results: Result[] = [];
   const base = `http://127.0.0.1:${port}`;
   const token = await got
     .post(`${base}/oidc/token`, {
-      form: { grant_type: 'client_credentials', resource: `http://localhost:${port}/api`, scope: 'all' },
+      form: { grant_type: 'client_credentials', resource: `http://127.0.0.1:${port}/api`, scope: 'all' },
       headers: { authorization: basic(admin.id, admin.secret) },
     })
     .json<{ access_token: string }>();
@@ -121,6 +124,37 @@ const results: Result[] = [];
       `${base}/oidc/token`,
       form({ grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' }),
       basic(application.id, application.secret),
+    ),
+  );
+
+  // Token exchange: a user holding read on the API signs in at a front end for API A; API A's
+  // backend exchanges that token for one for the API.
+  const apiA = 'https://api-a.bench.example.com';
+  await api.post('resources', { json: { name: 'API A', indicator: apiA } });
+  const userRole = await api.post('roles', { json: { name: 'bench-user', description: 'bench', scopeIds } }).json<{ id: string }>();
+  const user = { username: 'bench_user', password: 'Bench-Password-9' };
+  const created = await api.post('users', { json: user }).json<{ id: string }>();
+  await api.post(`users/${created.id}/roles`, { json: { roleIds: [userRole.id] } });
+  const redirectUri = 'http://frontend.bench/callback';
+  const frontend = await api
+    .post('applications', { json: { name: 'front end', type: 'SPA', oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } } })
+    .json<{ id: string }>();
+  const backend = await api
+    .post('applications', { json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } } })
+    .json<{ id: string; secret: string }>();
+  const subjectToken = await signInForToken(base, frontend.id, redirectUri, user, apiA);
+  results.push(
+    await measure(
+      `service (${database}): token exchange`,
+      `${base}/oidc/token`,
+      form({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        resource: baselineResource,
+        scope: 'read write',
+      }),
+      basic(backend.id, backend.secret),
     ),
   );
   service.kill('SIGTERM');

@@ -1,3 +1,7 @@
+import { expect } from 'chai';
+import { decodeJwt, importJWK, SignJWT, type JWK, type JWTHeaderParameters, type JWTPayload } from 'jose';
+
+import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
 import type { TestService } from '../support/service.ts';
 import { Browser } from '../experience/browser.ts';
@@ -29,13 +33,13 @@ export async function delegationSetup(service: TestService) {
   return { apiA, apiB, role, user: { ...user, username, password }, frontend, backend };
 }
 
-/** The user signs in at the front end, which gets an access token for API A (or an opaque one). */
-export async function userAccessToken(
+/** The user signs in at the front end; returns the token response (access token, ID token). */
+export async function userTokens(
   service: TestService,
   frontendId: string,
   user: { username: string; password: string },
   resource?: string,
-): Promise<string> {
+): Promise<{ access_token: string; id_token: string; [key: string]: unknown }> {
   const browser = new Browser(service);
   const scope = resource ? 'openid read:a' : 'openid';
   const { verifier } = await browser.authorize(frontendId, redirectUri, { scope, ...(resource && { resource }) });
@@ -60,8 +64,98 @@ export async function userAccessToken(
   if (tokens.statusCode !== 200) {
     throw new Error(`sign-in failed: ${JSON.stringify(tokens.body)}`);
   }
-  return tokens.body.access_token;
+  return tokens.body;
+}
+
+/** The user signs in at the front end, which gets an access token for API A (or an opaque one). */
+export async function userAccessToken(
+  service: TestService,
+  frontendId: string,
+  user: { username: string; password: string },
+  resource?: string,
+): Promise<string> {
+  return (await userTokens(service, frontendId, user, resource)).access_token;
 }
 
 export const tokenExchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
+export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
+
+/** A token exchange by a confidential application (HTTP Basic). */
+export const exchange = (service: TestService, application: { id: string; secret: string }, form: Record<string, string>) =>
+  service.token(application.id, application.secret, { grant_type: tokenExchange, ...form });
+
+type OAuthResponse = { statusCode: number; headers: Record<string, string | string[] | undefined>; body: unknown };
+
+/** An OAuth error response of the contract: status, `error`, `error_description`, `Cache-Control: no-store`. */
+export function expectOAuthError(response: OAuthResponse, status: number, error: string, description?: string | RegExp): void {
+  const body = response.body as { error?: unknown; error_description?: unknown };
+  const shown = `${response.statusCode} ${JSON.stringify(response.body)}`;
+  expect(response.statusCode, shown).to.equal(status);
+  expect(body.error, shown).to.equal(error);
+  expect(body.error_description, shown).to.be.a('string');
+  if (typeof description === 'string') {
+    expect(body.error_description, shown).to.equal(description);
+  } else if (description) {
+    expect(body.error_description, shown).to.match(description);
+  }
+  expect(String(response.headers['cache-control']), shown).to.include('no-store');
+  expect(String(response.headers['content-type']), shown).to.match(/^application\/json/);
+}
+
+/** A successful exchange: 200 and the body, with `no-store`. */
+export function expectIssued(response: OAuthResponse): { access_token: string; scope: string; expires_in: number; [key: string]: unknown } {
+  expect(response.statusCode, `${response.statusCode} ${JSON.stringify(response.body)}`).to.equal(200);
+  expect(String(response.headers['cache-control'])).to.include('no-store');
+  return response.body as { access_token: string; scope: string; expires_in: number };
+}
+
+/** The claims of a JWT, unverified (the tests verify signatures where it matters). */
+export const claimsOf = (token: string) => decodeJwt(token);
+
+export type AuditEntry = { id: string; key: string; createdAt: number; payload: Record<string, any> };
+
+/** Audit log entries (newest first); writes are batched, so callers poll with `waitForLog`. */
+export async function auditLog(service: TestService, query: Record<string, string | number> = {}): Promise<AuditEntry[]> {
+  const response = await service.api.get('logs', { searchParams: { page_size: 100, ...query } });
+  expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
+  return response.body as AuditEntry[];
+}
+
+/** Polls GET /api/logs until an entry matches (the audit log is written in batches), up to ~3 s. */
+export async function waitForLog(
+  service: TestService,
+  query: Record<string, string | number>,
+  matches: (entry: AuditEntry) => boolean,
+): Promise<AuditEntry> {
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const found = (await auditLog(service, query)).find(matches);
+    if (found) {
+      return found;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no audit entry matched ${JSON.stringify(query)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Signs a JWT with the service's own EC signing key, read from its database: the only way a test
+ * makes a well-signed token with claims the service would not issue (an expired one, another issuer).
+ */
+export async function signWithServiceKey(service: TestService, payload: JWTPayload, header: Partial<JWTHeaderParameters> = {}): Promise<string> {
+  const db = openDatabase(service.config.dbUrl);
+  try {
+    const row = await db('oidc_keys').where({ kind: 'private-keys', algorithm: 'EC' }).whereNull('rotated_at').first<{ value: string } | undefined>();
+    if (!row) {
+      throw new Error('no EC signing key in the database');
+    }
+    const jwk = JSON.parse(row.value) as JWK & { kid: string };
+    const key = await importJWK(jwk, 'ES256');
+    return await new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid, ...header }).sign(key);
+  } finally {
+    await db.destroy();
+  }
+}
