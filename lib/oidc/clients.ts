@@ -9,8 +9,9 @@ import { tokenExchangeGrantType } from './grants/token-exchange.ts';
 /** How an application appears to oidc-provider. */
 export function clientMetadataOf(application: Application): ClientMetadata {
   const confidential = confidentialTypes.has(application.type);
-  const machine = application.type === 'MachineToMachine';
   const { oidcClientMetadata: oidc } = application;
+  // Without a redirect URI an application signs no one in (a backend like API A): no code flow.
+  const signsNoOneIn = application.type === 'MachineToMachine' || oidc.redirectUris.length === 0;
   return {
     client_id: application.id,
     client_name: application.name,
@@ -19,10 +20,14 @@ export function clientMetadataOf(application: Application): ClientMetadata {
     application_type: application.type === 'Native' ? 'native' : 'web',
     // Every client may ask for token exchange, so that the grant itself answers a public or
     // not-allowed one with the contract's error rather than the provider's generic one.
-    grant_types: [...(machine ? ['client_credentials'] : ['authorization_code', 'refresh_token']), tokenExchangeGrantType],
-    response_types: machine ? [] : ['code'],
-    redirect_uris: machine ? [] : oidc.redirectUris,
-    post_logout_redirect_uris: machine ? [] : oidc.postLogoutRedirectUris,
+    grant_types: [
+      ...(application.type === 'MachineToMachine' ? ['client_credentials'] : []),
+      ...(signsNoOneIn ? [] : ['authorization_code', 'refresh_token']),
+      tokenExchangeGrantType,
+    ],
+    response_types: signsNoOneIn ? [] : ['code'],
+    redirect_uris: signsNoOneIn ? [] : oidc.redirectUris,
+    post_logout_redirect_uris: signsNoOneIn ? [] : oidc.postLogoutRedirectUris,
     ...(oidc.logoUri && { logo_uri: oidc.logoUri }),
     ...(oidc.backchannelLogoutUri && {
       backchannel_logout_uri: oidc.backchannelLogoutUri,

@@ -68,6 +68,9 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
       url: (_ctx, interaction) => (interaction.params.first_screen === 'register' ? '/register' : '/sign-in'),
     },
     findAccount: findAccount(db),
+    // Claims a grant set on its token (token exchange's `act`) survive: the provider replaces
+    // `extra` with what this returns.
+    extraTokenClaims: async (_ctx, token) => token.extra,
     // Refresh tokens for applications that may hold them, when offline_access was granted.
     issueRefreshToken: async (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),

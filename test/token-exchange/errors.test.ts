@@ -218,6 +218,14 @@ describe('token exchange: refusals and their order', () => {
       expectOAuthError(own, 400, 'invalid_request', /user subject|client credentials/i);
     });
 
+    it('refuses an opaque client credentials token of ours (no resource, so not a JWT)', async () => {
+      const machine = await createApplication(service, 'MachineToMachine', { customClientMetadata: { allowTokenExchange: true } });
+      const issued = await service.token(machine.id, machine.secret, { grant_type: 'client_credentials' });
+      expect(issued.statusCode).to.equal(200);
+      expect(String(issued.body.access_token).split('.')).to.have.length(1);
+      await refused(String(issued.body.access_token), /subject_token/);
+    });
+
     it('accepts a token signed with the service key (control for the self-signed tokens below)', async () => {
       const token = await signWithServiceKey(service, userClaims());
       expect(expectIssued(await exchange(service, backend(), { ...valid(), subject_token: token })).scope).to.equal('read:b');
