@@ -20,12 +20,17 @@ import { baselineClient, baselineResource } from './fixtures.ts';
 import { signInForToken } from './flow.ts';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
+/** BENCH_ONLY=token-exchange (or client-credentials, baseline) measures one scenario, e.g. to profile it. */
+const only = process.env.BENCH_ONLY;
+const wanted = (name: string) => !only || only === name;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const database = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
 
 /** Starts a server process and waits until its port answers HTTP. Its logs go nowhere, as a production pipe would. */
 async function startProcess(script: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  // BENCH_PROFILE=<dir> writes a CPU profile of each server process there (for `node --cpu-prof` readers).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -71,7 +76,7 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 const results: Result[] = [];
 
 // Baseline first, alone on the machine.
-{
+if (wanted('baseline')) {
   const port = await freePort();
   const baseline = await startProcess('bench/baseline.ts', port);
   results.push(
@@ -118,7 +123,7 @@ const results: Result[] = [];
     .json<{ id: string; secret: string }>();
   await api.post(`applications/${application.id}/roles`, { json: { roleIds: [role.id] } });
 
-  results.push(
+  if (wanted('client-credentials')) results.push(
     await measure(
       `service (${database}): client_credentials`,
       `${base}/oidc/token`,
@@ -143,7 +148,7 @@ const results: Result[] = [];
     .post('applications', { json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } } })
     .json<{ id: string; secret: string }>();
   const subjectToken = await signInForToken(base, frontend.id, redirectUri, user, apiA);
-  results.push(
+  if (wanted('token-exchange')) results.push(
     await measure(
       `service (${database}): token exchange`,
       `${base}/oidc/token`,
@@ -161,7 +166,7 @@ const results: Result[] = [];
   await once(service, 'exit');
 }
 
-const [baseline] = results;
+const baseline = results.find((result) => result.name.startsWith('baseline')) ?? results[0];
 console.log(`\n${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, ${connections} connections, ${duration} s each\n`);
 console.log('| scenario | req/s | % of baseline | p50 ms | p99 ms | errors | non-2xx |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');

@@ -19,6 +19,10 @@ export async function up(db: Knex): Promise<void> {
     table.bigInteger('consumed_at').nullable();
   });
 
+  // Whether a user exists and is active, cached for the token endpoint; creation, deletion and
+  // suspension bump it.
+  await db('cache_versions').insert({ name: 'users', version: 0 });
+
   await db.schema.createTable('logs', (table) => {
     binary(table);
     table.string('id', 21).primary();
@@ -35,5 +39,6 @@ export async function up(db: Knex): Promise<void> {
 
 export async function down(db: Knex): Promise<void> {
   await db.schema.dropTableIfExists('logs');
+  await db('cache_versions').where({ name: 'users' }).delete();
   await db.schema.dropTableIfExists('subject_tokens');
 }

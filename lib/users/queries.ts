@@ -1,5 +1,6 @@
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import type { User, UserProfile } from './schemas.ts';
 
 export type UserRow = {
@@ -79,6 +80,7 @@ function toColumns(changes: UserChanges): Record<string, unknown> {
 }
 
 export async function insertUser(db: Queryable, id: string, changes: UserChanges): Promise<void> {
+  await bumpCacheVersion(db, 'users');
   const now = Date.now();
   await db('users').insert({
     id,
@@ -93,6 +95,9 @@ export async function insertUser(db: Queryable, id: string, changes: UserChanges
 }
 
 export async function updateUser(db: Queryable, id: string, changes: UserChanges): Promise<void> {
+  if (changes.isSuspended !== undefined) {
+    await bumpCacheVersion(db, 'users');
+  }
   await db('users')
     .where({ id })
     .update({ ...toColumns(changes), updated_at: Date.now() });
@@ -112,6 +117,15 @@ export async function findUsersByIds(db: Queryable, ids: string[]): Promise<User
   return rows.map(toUser);
 }
 
+export type UserStanding = 'active' | 'suspended' | 'deleted';
+
+/** Whether a user may still act, from memory: the token endpoint asks on every exchange. */
+export const userStanding = (db: Queryable, cache: SharedCache, id: string): Promise<UserStanding> =>
+  cache.get('users', id, async () => {
+    const row = await db('users').where({ id }).first<{ is_suspended: number | boolean } | undefined>('is_suspended');
+    return row ? (row.is_suspended ? 'suspended' : 'active') : 'deleted';
+  });
+
 /** The user a sign-in identifier names: username exactly, email whatever its case, phone as digits. */
 export async function findUserByIdentifier(
   db: Queryable,
@@ -124,6 +138,7 @@ export async function findUserByIdentifier(
 }
 
 export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
+  await bumpCacheVersion(db, 'users');
   return (await db('users').where({ id }).delete()) > 0;
 }
 

@@ -29,6 +29,18 @@ async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, toke
   if (typ?.toLowerCase().replace(/^application\//, '') !== 'at+jwt') {
     throw invalid('is not an access token (its typ is not at+jwt; an ID token cannot be exchanged)');
   }
+  // API A exchanges the same user token for each of its calls: a signature checked once stays
+  // checked, for exactly these bytes, until the keys change (the `keys` cache drops it then).
+  const payload = await cache.get('keys', `verified:${token}`, () => verifySignature(db, cache, issuer, token));
+  if (typeof payload.exp === 'number' && payload.exp + clockTolerance <= Math.floor(Date.now() / 1000)) {
+    throw invalid('is expired');
+  }
+  return payload;
+}
+
+const clockTolerance = 5;
+
+async function verifySignature(db: Queryable, cache: SharedCache, issuer: string, token: string): Promise<JWTPayload> {
   const keys = await currentKeySet(db, cache);
   let verifier = verifiers.get(keys);
   if (!verifier) {
@@ -36,7 +48,7 @@ async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, toke
     verifiers.set(keys, verifier);
   }
   try {
-    const { payload } = await jwtVerify(token, verifier, { issuer, clockTolerance: 5 });
+    const { payload } = await jwtVerify(token, verifier, { issuer, clockTolerance });
     return payload;
   } catch (error) {
     if (error instanceof jose.JWTExpired) {

@@ -7,7 +7,7 @@ import type { Config } from '../../config/env.ts';
 import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { findUserRow } from '../../users/queries.ts';
+import { userStanding } from '../../users/queries.ts';
 import { accessTokenAlgorithm, findResourceCached } from '../resource-servers.ts';
 import { accessTokenType, consumeImpersonationToken, impersonationTokenType, resolveSubject } from './subject-token.ts';
 
@@ -58,13 +58,11 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     }
 
     const subject = await resolveSubject(provider, db, cache, config.issuer, subjectToken!, subjectTokenType);
-    const user = await findUserRow(db, subject.userId);
-    if (!user) {
-      throw new errors.InvalidRequest('the subject user does not exist (deleted)');
+    const standing = await userStanding(db, cache, subject.userId);
+    if (standing !== 'active') {
+      throw new errors.InvalidRequest(standing === 'deleted' ? 'the subject user does not exist (deleted)' : 'the subject user is suspended');
     }
-    if (user.is_suspended) {
-      throw new errors.InvalidRequest('the subject user is suspended');
-    }
+    const user = { id: subject.userId };
 
     const indicator = assertResourceForm(asString(params?.resource));
     const resource = await findResource(indicator);
