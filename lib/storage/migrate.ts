@@ -26,14 +26,18 @@ const source: Knex.MigrationSource<string> = {
 const startRace = (error: unknown) =>
   (error as Error).name === 'MigrationLocked' || /knex_migrations\S*`? .*already exists/i.test((error as Error).message);
 
+/** How long an instance waits for another's migrations (a first run on MySQL takes a while). */
+const lockWaitMs = 5 * 60 * 1000;
+
 /** Brings the schema up to date. */
 export async function migrateToLatest(db: Knex): Promise<string[]> {
-  for (let attempt = 0; ; attempt++) {
+  const started = Date.now();
+  for (;;) {
     try {
       const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
       return applied;
     } catch (error) {
-      if (!startRace(error) || attempt >= 120) {
+      if (!startRace(error) || Date.now() - started > lockWaitMs) {
         throw error;
       }
       await sleep(100 + Math.random() * 400);
