@@ -6,6 +6,7 @@ import { purgeExpiredVerifications } from './account/verifications.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/env.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
+import { Dispatcher } from './hooks/dispatcher.ts';
 import { purgeExpiredStates } from './experience/state.ts';
 import { createLogger, requestLogger, type Logger } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
@@ -54,6 +55,10 @@ export async function createService(config: Config, logger: Logger = createLogge
   app.use(pageRoutes());
   useApi(app, { config, db, cache, logger, oidc });
 
+  // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
+  const dispatcher = new Dispatcher({ db, config, logger });
+  dispatcher.start();
+
   const housekeeping = setInterval(() => {
     Promise.all([purgeExpiredModels(db), pruneRetiredKeys(db), purgeExpiredStates(db), purgeExpiredVerifications(db)]).catch((error: unknown) =>
       logger.error({ err: error }, 'housekeeping failed'),
@@ -77,6 +82,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */
     async close() {
       clearInterval(housekeeping);
+      await dispatcher.stop();
       if (server) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
         server.closeIdleConnections();

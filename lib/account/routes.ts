@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { Connectors } from '../experience/connectors/index.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from '../experience/sentinel.ts';
 import { currentSignInExperience } from '../experience/sign-in-experience.ts';
-import { sendVerificationCode } from '../experience/verification-codes.ts';
-import { codeIdentifierSchema, verifyCodeGuarded } from '../experience/guarded-checks.ts';
+import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';
+import { codeIdentifierSchema, sendEndUserCode, verifyCodeGuarded } from '../experience/guarded-checks.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
@@ -56,7 +56,9 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
       await assertNotLocked(db, target);
       if (!(await verifyPassword(user.password_digest, body.password))) {
         const { sentinelPolicy } = await currentSignInExperience(db, cache);
-        return failVerification(db, target, sentinelPolicy, new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.'));
+        return failVerification(db, target, sentinelPolicy, new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.'), () =>
+          recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: target.split(':')[0]!, value: target.slice(target.indexOf(':') + 1) }),
+        );
       }
       await recordSuccess(db, target);
       const record = await insertVerification(db, user.id, { type: 'Password', verified: true });
@@ -77,7 +79,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
     },
     async ({ body }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
-      const { codeId } = await sendVerificationCode(db, connectors, { identifier: body.identifier, purpose: 'Generic' });
+      const { codeId } = await sendEndUserCode(db, cache, connectors, body.identifier, 'Generic');
       const record = await insertVerification(db, user.id, {
         type: body.identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
         identifier: body.identifier,
@@ -105,7 +107,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
         throw new RequestError({ code: 'verification_record.not_found', status: 404 }, 'Verification record not found.');
       }
       const { sentinelPolicy } = await currentSignInExperience(db, cache);
-      await verifyCodeGuarded(db, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
+      await verifyCodeGuarded(db, cache, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
       await markVerified(db, record.id);
       return { verificationRecordId: record.id };
     },
@@ -154,6 +156,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
         await db.transaction(async (trx) => {
           await changeUser(trx, user.id, { [field]: value });
           await consumeVerifications(trx, [proof.id, ownership.id]);
+          await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
         });
       },
     );
@@ -172,6 +175,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
         await db.transaction(async (trx) => {
           await changeUser(trx, user.id, { [field]: null });
           await consumeVerifications(trx, [proof.id]);
+          await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
         });
       },
     );
@@ -195,6 +199,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
       await db.transaction(async (trx) => {
         await changeUser(trx, user.id, { passwordDigest: digest });
         await consumeVerifications(trx, [proof.id]);
+        await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
       });
     },
   );

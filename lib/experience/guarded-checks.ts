@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { RequestError } from '../http/errors.ts';
 import { email, phone } from '../users/schemas.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget, type SentinelPolicy } from './sentinel.ts';
-import { verifyVerificationCode, type CodeIdentifier } from './verification-codes.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import type { Connectors } from './connectors/index.ts';
+import { recordExceptionEvent } from './events.ts';
+import { MessageRateLimited } from './send-rate-limit.ts';
+import { sendVerificationCode, verifyVerificationCode, type CodeIdentifier, type CodePurpose } from './verification-codes.ts';
 
 /** An email or phone a code is sent to, validated and normalised as users' are. */
 export const codeIdentifierSchema = z.discriminatedUnion('type', [
@@ -18,18 +22,35 @@ export const codeIdentifierSchema = z.discriminatedUnion('type', [
  */
 export async function verifyCodeGuarded(
   db: Knex,
+  cache: SharedCache,
   policy: SentinelPolicy,
   check: { codeId: string; identifier: CodeIdentifier; code: string },
 ): Promise<void> {
-  const target = sentinelTarget(check.identifier.type, check.identifier.value);
+  const { type, value } = check.identifier;
+  const target = sentinelTarget(type, value);
   await assertNotLocked(db, target);
   try {
     await verifyVerificationCode(db, check);
   } catch (error) {
     if (error instanceof RequestError && error.code.startsWith('verification_code.')) {
-      return failVerification(db, target, policy, error);
+      return failVerification(db, target, policy, error, () => recordExceptionEvent(db, cache, 'Identifier.Lockout', { type, value }));
     }
     throw error;
   }
   await recordSuccess(db, target);
+}
+
+/**
+ * Sends a code on an end user's request: over the recipient's limit, the refusal is also a
+ * `Message.RateLimited` event (management sends are limited the same way but emit nothing).
+ */
+export async function sendEndUserCode(db: Knex, cache: SharedCache, connectors: Connectors, identifier: CodeIdentifier, purpose: CodePurpose) {
+  try {
+    return await sendVerificationCode(db, connectors, { identifier, purpose });
+  } catch (error) {
+    if (error instanceof MessageRateLimited) {
+      await recordExceptionEvent(db, cache, 'Message.RateLimited', { action: 'VerificationCodeSend', recipient: error.recipient });
+    }
+    throw error;
+  }
 }

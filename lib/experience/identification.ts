@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
 import { findUserByIdentifier, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
 import type { SignInExperience } from './sign-in-experience.ts';
@@ -84,7 +85,7 @@ export function missingProfile(profile: PendingProfile, settings: SignInExperien
 }
 
 /** Register: creates the account from the profile; the caller's transaction also carries its events. */
-export async function registerUser(trx: Knex.Transaction, profile: PendingProfile, settings: SignInExperience): Promise<string> {
+export async function registerUser(trx: Queryable, profile: PendingProfile, settings: SignInExperience): Promise<string> {
   const missing = missingProfile(profile, settings);
   if (missing.length > 0) {
     throw new RequestError({ code: 'user.missing_profile', status: 422 }, 'You need to provide additional info before signing-in.', {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Interaction } from 'oidc-provider';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
@@ -9,6 +10,7 @@ import { assertPasswordAccepted } from '../users/password-policy.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
+import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { ExperienceSessions } from './session.ts';
 import { currentSignInExperience, type SignInExperience } from './sign-in-experience.ts';
@@ -24,6 +26,13 @@ function assertEventAllowed(event: InteractionEvent, settings: SignInExperience)
     throw new RequestError({ code: 'auth.forbidden', status: 403 }, `${event === 'Register' ? 'Sign-up' : 'Sign-in'} is not enabled.`);
   }
 }
+
+const interactionDetails = (state: ExperienceState, interaction: Interaction, userId: string) => ({
+  interactionEvent: state.interactionEvent,
+  userId,
+  applicationId: String(interaction.params.client_id),
+  sessionId: interaction.uid,
+});
 
 function requireUser(state: ExperienceState): string {
   if (!state.userId) {
@@ -102,7 +111,11 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
       const profile = body.verificationId ? { ...state.profile, ...profileFromRecord(state, body.verificationId) } : state.profile;
       // Kept before trying: after a 422 missing_profile, the next identification builds on it.
       await session.save({ ...state, profile });
-      const userId = await db.transaction((trx) => registerUser(trx, profile, settings));
+      const userId = await db.transaction(async (trx) => {
+        const created = await registerUser(trx, profile, settings);
+        await recordUserDataEvent(trx, cache, ctx, 'User.Created', created);
+        return created;
+      });
       await session.save({ ...state, profile, userId });
       ctx.status = 201;
     },
@@ -186,12 +199,20 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
           throw new RequestError({ code: 'user.new_password_required_in_profile', status: 422 }, 'You need to set a new password.');
         }
         const digest = state.newPasswordDigest;
-        await db.transaction((trx) => changeUser(trx, userId, { passwordDigest: digest }));
+        await db.transaction(async (trx) => {
+          await changeUser(trx, userId, { passwordDigest: digest });
+          await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', userId);
+          await recordInteractionEvent(trx, cache, ctx, 'PostResetPassword', interactionDetails(state, interaction, userId));
+        });
         await deleteState(db, interaction.uid);
         ctx.status = 204;
         return undefined;
       }
-      await db.transaction((trx) => changeUser(trx, userId, { lastSignInAt: Date.now() }));
+      await db.transaction(async (trx) => {
+        await changeUser(trx, userId, { lastSignInAt: Date.now() });
+        const event = state.interactionEvent === 'Register' ? 'PostRegister' : 'PostSignIn';
+        await recordInteractionEvent(trx, cache, ctx, event, interactionDetails(state, interaction, userId));
+      });
       const redirectTo = await finishSignIn(ctx, await oidc.provider(), db, cache, interaction, userId);
       await deleteState(db, interaction.uid);
       return { redirectTo };

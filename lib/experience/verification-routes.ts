@@ -16,7 +16,9 @@ import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from
 import type { ExperienceSessions } from './session.ts';
 import { currentSignInExperience } from './sign-in-experience.ts';
 import { getRecord, identifierSchema, interactionEvents, type Identifier } from './state.ts';
-import { sendVerificationCode, type CodePurpose } from './verification-codes.ts';
+import { recordExceptionEvent } from './events.ts';
+import { sendEndUserCode } from './guarded-checks.ts';
+import type { CodePurpose } from './verification-codes.ts';
 
 const tag = 'Experience';
 const verificationResponse = z.object({ verificationId: z.string() });
@@ -49,7 +51,9 @@ export function experienceVerificationRoutes(api: Api, db: Knex, cache: SharedCa
       // An unknown identifier costs the same time and counts the same failure as a wrong password.
       const matches = user ? await verifyPassword(user.password_digest, body.password) : await verifyNothing(body.password);
       if (!user || !matches) {
-        return failVerification(db, target, settings.sentinelPolicy, invalidCredentials());
+        return failVerification(db, target, settings.sentinelPolicy, invalidCredentials(), () =>
+          recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: identifier.type, value: identifier.value }),
+        );
       }
       await recordSuccess(db, target);
       if (user.is_suspended) {
@@ -112,7 +116,7 @@ export function experienceVerificationRoutes(api: Api, db: Knex, cache: SharedCa
       const codeId =
         body.interactionEvent === 'ForgotPassword' && !known
           ? generateId()
-          : (await sendVerificationCode(db, connectors, { identifier: body.identifier, purpose: body.interactionEvent as CodePurpose })).codeId;
+          : (await sendEndUserCode(db, cache, connectors, body.identifier, body.interactionEvent as CodePurpose)).codeId;
       session.state.records[id] = {
         id,
         type: identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
@@ -143,7 +147,7 @@ export function experienceVerificationRoutes(api: Api, db: Knex, cache: SharedCa
         throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is for another identifier.');
       }
       const { sentinelPolicy } = await currentSignInExperience(db, cache);
-      await verifyCodeGuarded(db, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
+      await verifyCodeGuarded(db, cache, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
       session.state.records[record.id] = { ...record, verified: true };
       await session.save(session.state);
       return { verificationId: record.id };

@@ -1,6 +1,9 @@
 import Router from '@koa/router';
+import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { z } from 'zod';
+
+import type { Queryable } from '../storage/database.ts';
 
 import { RequestError } from './errors.ts';
 
@@ -27,12 +30,27 @@ export type RouteSpec<P extends Schema | undefined, Q extends Schema | undefined
 
 export type RouteInput<P, Q, B> = { params: Out<P>; query: Out<Q>; body: Out<B> };
 
+/**
+ * A handler gets the validated input, the Koa context, and where to read and write: the request's
+ * transaction when the route has effects (below), the pool otherwise.
+ */
 type Handler<P, Q, B, R> = (
   input: RouteInput<P, Q, B>,
   ctx: Context,
+  db: Queryable,
 ) => Promise<R extends Schema ? z.input<R> : void>;
 
-type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>;
+export type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>;
+
+/**
+ * What some routes cause besides their answer (webhook events): such a route's handler runs in one
+ * transaction with `record`, given to the handler as its `db`, so the change and its effects commit
+ * together or not at all.
+ */
+export type RouteEffects = {
+  applies(spec: AnySpec): boolean;
+  record(trx: Knex.Transaction, spec: AnySpec, input: RouteInput<unknown, unknown, unknown>, body: unknown, ctx: Context): Promise<void>;
+};
 
 function parse<S extends Schema | undefined>(schema: S, value: unknown, where: string): Out<S> {
   if (!schema) {
@@ -56,6 +74,11 @@ export class Api {
   readonly router = new Router();
   readonly specs: AnySpec[] = [];
 
+  constructor(
+    private readonly db: Knex,
+    private readonly effects?: RouteEffects,
+  ) {}
+
   add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined>(
     spec: RouteSpec<P, Q, B, R>,
     handler: Handler<P, Q, B, R>,
@@ -70,7 +93,14 @@ export class Api {
       } as RouteInput<P, Q, B>;
       // Set first so a handler may answer otherwise (a registration's 201, a reset's 204).
       ctx.status = success;
-      const body = await handler(input, ctx);
+      const effects = this.effects?.applies(spec as AnySpec) ? this.effects : undefined;
+      const body = effects
+        ? await this.db.transaction(async (trx) => {
+            const result = await handler(input, ctx, trx);
+            await effects.record(trx, spec as AnySpec, input as RouteInput<unknown, unknown, unknown>, result, ctx);
+            return result;
+          })
+        : await handler(input, ctx, this.db);
       if (ctx.status !== 204) {
         // Koa turns a null body into 204; a route that answers 200/201 without content sends `{}`.
         ctx.body = body ?? {};

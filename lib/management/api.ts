@@ -14,6 +14,7 @@ import { signInExperienceRoutes } from '../experience/sign-in-experience-routes.
 import { sentinelRoutes } from '../experience/sentinel-routes.ts';
 import { verificationCodeRoutes } from '../experience/verification-code-routes.ts';
 import { experienceVerificationRoutes } from '../experience/verification-routes.ts';
+import { hookRoutes } from '../hooks/routes.ts';
 import { jsonBody } from '../http/body.ts';
 import { errorHandler } from '../http/error-handler.ts';
 import type { Logger } from '../http/logger.ts';
@@ -30,6 +31,7 @@ import { userRoleRoutes } from '../roles/user-roles-routes.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userRoutes } from '../users/routes.ts';
 import { requireManagementToken } from './auth.ts';
+import { managementEvents } from './route-events.ts';
 
 export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; oidc: OidcService };
 
@@ -41,7 +43,7 @@ export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; lo
 export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDependencies): void {
   const connectors = createConnectors(config, db);
 
-  const management = new Api();
+  const management = new Api(db, managementEvents(cache));
   applicationRoutes(management, db);
   resourceRoutes(management, db);
   roleRoutes(management, db);
@@ -56,14 +58,15 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDepende
   developmentMessageRoutes(management, db, config);
   auditLogRoutes(management, db);
   impersonationRoutes(management, db);
+  hookRoutes(management, db, cache, config);
 
-  const experience = new Api();
+  const experience = new Api(db);
   const sessions = experienceSessions(db, oidc);
   experienceRoutes(experience, db, cache, sessions, oidc);
   experienceVerificationRoutes(experience, db, cache, sessions, connectors);
   accountRoutes(experience, db, cache, oidc, connectors);
 
-  const open = new Api();
+  const open = new Api(db);
   open.add({ method: 'get', path: '/status', summary: 'Health check: 204 when the service and its database answer', tag: 'Status' }, async () => {
     await db.raw('select 1');
   });

@@ -53,8 +53,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addOrganizationApplications(trx, params.id, body.applicationIds));
+    async ({ params, body }, ctx, trx) => {
+      ctx.state.membershipDelta = await addOrganizationApplications(trx, params.id, body.applicationIds);
     },
   );
 
@@ -68,8 +68,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       body: z.strictObject({ applicationIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceOrganizationApplications(trx, params.id, body.applicationIds));
+    async ({ params, body }, ctx, trx) => {
+      ctx.state.membershipDelta = await replaceOrganizationApplications(trx, params.id, body.applicationIds);
     },
   );
 
@@ -82,8 +82,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       params: memberParams,
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeOrganizationApplication(trx, params.id, params.applicationId));
+    async ({ params }, ctx, trx) => {
+      ctx.state.membershipDelta = await removeOrganizationApplication(trx, params.id, params.applicationId);
     },
   );
 

@@ -78,9 +78,9 @@ export function invitationRoutes(api: Api, db: Knex): void {
       response: invitationSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
+    async ({ params, body }, ctx, trx) => {
       if (body.status === 'Revoked') {
-        return db.transaction((trx) => revokeInvitation(trx, params.id));
+        return revokeInvitation(trx, params.id);
       }
       const { acceptedUserId } = body;
       if (!acceptedUserId) {
@@ -89,7 +89,8 @@ export function invitationRoutes(api: Api, db: Knex): void {
           'Input is invalid. The `acceptedUserId` is required when accepting an invitation.',
         );
       }
-      const { invitation } = await db.transaction((trx) => acceptInvitation(trx, params.id, acceptedUserId));
+      const { invitation, membership } = await acceptInvitation(trx, params.id, acceptedUserId);
+      ctx.state.membershipDelta = membership;
       return invitation;
     },
   );

@@ -61,8 +61,8 @@ export function memberRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addOrganizationUsers(trx, params.id, body.userIds));
+    async ({ params, body }, ctx, trx) => {
+      ctx.state.membershipDelta = await addOrganizationUsers(trx, params.id, body.userIds);
       return { userIds: body.userIds };
     },
   );
@@ -77,8 +77,8 @@ export function memberRoutes(api: Api, db: Knex): void {
       body: z.strictObject({ userIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceOrganizationUsers(trx, params.id, body.userIds));
+    async ({ params, body }, ctx, trx) => {
+      ctx.state.membershipDelta = await replaceOrganizationUsers(trx, params.id, body.userIds);
     },
   );
 
@@ -91,8 +91,8 @@ export function memberRoutes(api: Api, db: Knex): void {
       params: memberParams,
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeOrganizationUser(trx, params.id, params.userId));
+    async ({ params }, ctx, trx) => {
+      ctx.state.membershipDelta = await removeOrganizationUser(trx, params.id, params.userId);
     },
   );
 

@@ -57,10 +57,11 @@ export async function patchOrganizationRole(
 }
 
 /** Members, JIT settings and pending invitations lose the role. */
-export async function removeOrganizationRole(trx: Queryable, id: string): Promise<void> {
-  if (!(await deleteOrganizationRole(trx, id))) {
-    throw notFound('organization role', id);
-  }
+/** Returns what was removed: the data of the OrganizationRole.Deleted event. */
+export async function removeOrganizationRole(trx: Queryable, id: string): Promise<OrganizationRole> {
+  const role = await getOrganizationRole(trx, id);
+  await deleteOrganizationRole(trx, id);
+  return role;
 }
 
 /** Links scopes to a role; those linked already are kept (Logto's behaviour). Returns the newly linked. */

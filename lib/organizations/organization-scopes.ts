@@ -1,5 +1,5 @@
 import { tenantId } from '../applications/queries.ts';
-import { alreadyExists, notFound } from '../http/errors.ts';
+import { alreadyExists } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { getOrganizationScope } from './lookups.ts';
@@ -41,8 +41,9 @@ export async function patchOrganizationScope(
 }
 
 /** Roles holding the scope lose it. */
-export async function removeOrganizationScope(trx: Queryable, id: string): Promise<void> {
-  if (!(await deleteOrganizationScope(trx, id))) {
-    throw notFound('organization scope', id);
-  }
+/** Returns what was removed: the data of the OrganizationScope.Deleted event. */
+export async function removeOrganizationScope(trx: Queryable, id: string): Promise<OrganizationScope> {
+  const scope = await getOrganizationScope(trx, id);
+  await deleteOrganizationScope(trx, id);
+  return scope;
 }

@@ -1,5 +1,4 @@
 import { tenantId } from '../applications/queries.ts';
-import { notFound } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { getOrganization } from './lookups.ts';
@@ -41,8 +40,9 @@ export async function patchOrganization(trx: Queryable, id: string, changes: Org
 }
 
 /** Its memberships, member roles, JIT settings and invitations go with it. */
-export async function removeOrganization(trx: Queryable, id: string): Promise<void> {
-  if (!(await deleteOrganization(trx, id))) {
-    throw notFound('organization', id);
-  }
+/** Returns what was removed: the data of the Organization.Deleted event. */
+export async function removeOrganization(trx: Queryable, id: string): Promise<Organization> {
+  const organization = await getOrganization(trx, id);
+  await deleteOrganization(trx, id);
+  return organization;
 }

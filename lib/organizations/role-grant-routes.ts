@@ -46,8 +46,8 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addRoleGrants(trx, 'scopes', params.id, body.organizationScopeIds));
+    async ({ params, body }, _ctx, trx) => {
+      await addRoleGrants(trx, 'scopes', params.id, body.organizationScopeIds);
     },
   );
 
@@ -61,8 +61,8 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
       body: z.strictObject({ organizationScopeIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceRoleGrants(trx, 'scopes', params.id, body.organizationScopeIds));
+    async ({ params, body }, _ctx, trx) => {
+      await replaceRoleGrants(trx, 'scopes', params.id, body.organizationScopeIds);
     },
   );
 
@@ -75,8 +75,8 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
       params: idParams.extend({ organizationScopeId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeRoleGrant(trx, 'scopes', params.id, params.organizationScopeId));
+    async ({ params }, _ctx, trx) => {
+      await removeRoleGrant(trx, 'scopes', params.id, params.organizationScopeId);
     },
   );
 

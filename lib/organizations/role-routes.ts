@@ -42,7 +42,7 @@ export function organizationRoleRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [422],
     },
-    async ({ body }) => db.transaction((trx) => createOrganizationRole(trx, body)),
+    async ({ body }, _ctx, trx) => createOrganizationRole(trx, body),
   );
 
   api.add(
@@ -61,7 +61,7 @@ export function organizationRoleRoutes(api: Api, db: Knex): void {
       response: organizationRoleSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) => db.transaction((trx) => patchOrganizationRole(trx, params.id, body)),
+    async ({ params, body }, _ctx, trx) => patchOrganizationRole(trx, params.id, body),
   );
 
   api.add(
@@ -73,6 +73,8 @@ export function organizationRoleRoutes(api: Api, db: Knex): void {
       params: idParams,
       errors: [404],
     },
-    async ({ params }) => db.transaction((trx) => removeOrganizationRole(trx, params.id)),
+    async ({ params }, ctx, trx) => {
+      ctx.state.eventData = await removeOrganizationRole(trx, params.id);
+    },
   );
 }

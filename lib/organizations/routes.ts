@@ -43,7 +43,7 @@ export function organizationRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'post', path: '/organizations', summary: 'Create an organization', tag, body: createOrganizationBody, response: organizationSchema, status: 201 },
-    async ({ body }) => db.transaction((trx) => createOrganization(trx, body)),
+    async ({ body }, _ctx, trx) => createOrganization(trx, body),
   );
 
   api.add(
@@ -62,7 +62,7 @@ export function organizationRoutes(api: Api, db: Knex): void {
       response: organizationSchema,
       errors: [404],
     },
-    async ({ params, body }) => db.transaction((trx) => patchOrganization(trx, params.id, body)),
+    async ({ params, body }, _ctx, trx) => patchOrganization(trx, params.id, body),
   );
 
   api.add(
@@ -74,7 +74,9 @@ export function organizationRoutes(api: Api, db: Knex): void {
       params: idParams,
       errors: [404],
     },
-    async ({ params }) => db.transaction((trx) => removeOrganization(trx, params.id)),
+    async ({ params }, ctx, trx) => {
+      ctx.state.eventData = await removeOrganization(trx, params.id);
+    },
   );
 
   memberRoutes(api, db);

@@ -40,7 +40,7 @@ export function organizationScopeRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [422],
     },
-    async ({ body }) => db.transaction((trx) => createOrganizationScope(trx, body)),
+    async ({ body }, _ctx, trx) => createOrganizationScope(trx, body),
   );
 
   api.add(
@@ -59,11 +59,13 @@ export function organizationScopeRoutes(api: Api, db: Knex): void {
       response: organizationScopeSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) => db.transaction((trx) => patchOrganizationScope(trx, params.id, body)),
+    async ({ params, body }, _ctx, trx) => patchOrganizationScope(trx, params.id, body),
   );
 
   api.add(
     { method: 'delete', path: '/organization-scopes/:id', summary: 'Delete an organization scope; roles lose it', tag, params: idParams, errors: [404] },
-    async ({ params }) => db.transaction((trx) => removeOrganizationScope(trx, params.id)),
+    async ({ params }, ctx, trx) => {
+      ctx.state.eventData = await removeOrganizationScope(trx, params.id);
+    },
   );
 }

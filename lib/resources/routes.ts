@@ -5,6 +5,7 @@ import { tenantId } from '../applications/queries.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, type Api } from '../http/route.ts';
+import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { managementApi } from './management-api.ts';
 import {
@@ -43,7 +44,7 @@ const protectedApi = (action: 'delete' | 'modify') =>
     `Cannot ${action} the management API or its scope.`,
   );
 
-async function getResource(db: Knex | Knex.Transaction, id: string): Promise<Resource> {
+async function getResource(db: Queryable, id: string): Promise<Resource> {
   const resource = await findResource(db, id);
   if (!resource) {
     throw notFound('resource', id);
@@ -51,7 +52,7 @@ async function getResource(db: Knex | Knex.Transaction, id: string): Promise<Res
   return resource;
 }
 
-async function assertScopeNameFree(db: Knex.Transaction, resourceId: string, name: string): Promise<void> {
+async function assertScopeNameFree(db: Queryable, resourceId: string, name: string): Promise<void> {
   if (await findScopeByName(db, resourceId, name)) {
     throw new RequestError({ code: 'scope.name_exists', status: 422 }, `The scope name ${name} is already in use.`, {
       data: { name },
@@ -194,24 +195,23 @@ export function resourceRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const resource = await getResource(trx, params.resourceId);
-        if (resource.id === managementApi.resourceId) {
-          throw protectedApi('modify');
-        }
-        await assertScopeNameFree(trx, resource.id, body.name);
-        const scope = {
-          tenantId,
-          id: generateId(),
-          resourceId: resource.id,
-          name: body.name,
-          description: body.description ?? null,
-          createdAt: Date.now(),
-        };
-        await insertScope(trx, scope);
-        return scope;
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const resource = await getResource(trx, params.resourceId);
+      if (resource.id === managementApi.resourceId) {
+        throw protectedApi('modify');
+      }
+      await assertScopeNameFree(trx, resource.id, body.name);
+      const scope = {
+        tenantId,
+        id: generateId(),
+        resourceId: resource.id,
+        name: body.name,
+        description: body.description ?? null,
+        createdAt: Date.now(),
+      };
+      await insertScope(trx, scope);
+      return scope;
+    },
   );
 
   api.add(
@@ -225,22 +225,21 @@ export function resourceRoutes(api: Api, db: Knex): void {
       response: scopeSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const scope = await findScope(trx, params.resourceId, params.scopeId);
-        if (!scope) {
-          throw notFound('scope', params.scopeId);
-        }
-        if (scope.id === managementApi.scopeId) {
-          throw protectedApi('modify');
-        }
-        if (body.name !== undefined && body.name !== scope.name) {
-          await assertScopeNameFree(trx, scope.resourceId, body.name);
-        }
-        const next = { ...scope, name: body.name ?? scope.name, description: body.description === undefined ? scope.description : body.description };
-        await updateScope(trx, next);
-        return next;
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const scope = await findScope(trx, params.resourceId, params.scopeId);
+      if (!scope) {
+        throw notFound('scope', params.scopeId);
+      }
+      if (scope.id === managementApi.scopeId) {
+        throw protectedApi('modify');
+      }
+      if (body.name !== undefined && body.name !== scope.name) {
+        await assertScopeNameFree(trx, scope.resourceId, body.name);
+      }
+      const next = { ...scope, name: body.name ?? scope.name, description: body.description === undefined ? scope.description : body.description };
+      await updateScope(trx, next);
+      return next;
+    },
   );
 
   api.add(
@@ -252,16 +251,16 @@ export function resourceRoutes(api: Api, db: Knex): void {
       params: scopeParams,
       errors: [404],
     },
-    async ({ params }) =>
-      db.transaction(async (trx) => {
-        const scope = await findScope(trx, params.resourceId, params.scopeId);
-        if (!scope) {
-          throw notFound('scope', params.scopeId);
-        }
-        if (scope.id === managementApi.scopeId) {
-          throw protectedApi('delete');
-        }
-        await deleteScope(trx, scope.id);
-      }),
+    async ({ params }, ctx, trx) => {
+      const scope = await findScope(trx, params.resourceId, params.scopeId);
+      if (!scope) {
+        throw notFound('scope', params.scopeId);
+      }
+      if (scope.id === managementApi.scopeId) {
+        throw protectedApi('delete');
+      }
+      await deleteScope(trx, scope.id);
+      ctx.state.eventData = scope;
+    },
   );
 }

@@ -73,25 +73,24 @@ export function roleRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'post', path: '/roles', summary: 'Create a role, optionally with scopes', tag, body: createRoleBody, response: roleSchema, errors: [404, 422] },
-    async ({ body }) =>
-      db.transaction(async (trx) => {
-        if (await findRoleByName(trx, body.name)) {
-          throw nameInUse(body.name);
-        }
-        const role = {
-          tenantId,
-          id: generateId(),
-          name: body.name,
-          description: body.description,
-          type: body.type ?? 'User',
-          isDefault: body.isDefault ?? false,
-        };
-        await insertRole(trx, role);
-        if (body.scopeIds?.length) {
-          await linkScopesToRole(trx, role, body.scopeIds);
-        }
-        return role;
-      }),
+    async ({ body }, _ctx, trx) => {
+      if (await findRoleByName(trx, body.name)) {
+        throw nameInUse(body.name);
+      }
+      const role = {
+        tenantId,
+        id: generateId(),
+        name: body.name,
+        description: body.description,
+        type: body.type ?? 'User',
+        isDefault: body.isDefault ?? false,
+      };
+      await insertRole(trx, role);
+      if (body.scopeIds?.length) {
+        await linkScopesToRole(trx, role, body.scopeIds);
+      }
+      return role;
+    },
   );
 
   api.add(
@@ -101,26 +100,24 @@ export function roleRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'patch', path: '/roles/:id', summary: 'Update a role', tag, params: idParams, body: updateRoleBody, response: roleSchema, errors: [404, 422] },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const role = await getRole(trx, params.id);
-        assertNotInternal(role.id);
-        if (body.name !== undefined && body.name !== role.name && (await findRoleByName(trx, body.name))) {
-          throw nameInUse(body.name);
-        }
-        const next = { ...role, ...body };
-        await updateRole(trx, next);
-        return next;
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const role = await getRole(trx, params.id);
+      assertNotInternal(role.id);
+      if (body.name !== undefined && body.name !== role.name && (await findRoleByName(trx, body.name))) {
+        throw nameInUse(body.name);
+      }
+      const next = { ...role, ...body };
+      await updateRole(trx, next);
+      return next;
+    },
   );
 
   api.add(
     { method: 'delete', path: '/roles/:id', summary: 'Delete a role', tag, params: idParams, errors: [404] },
-    async ({ params }) => {
+    async ({ params }, ctx, trx) => {
       assertNotInternal(params.id);
-      if (!(await deleteRole(db, params.id))) {
-        throw notFound('role', params.id);
-      }
+      ctx.state.eventData = await getRole(trx, params.id);
+      await deleteRole(trx, params.id);
     },
   );
 
@@ -155,12 +152,11 @@ export function roleRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const role = await getRole(trx, params.id);
-        assertNotInternal(role.id);
-        return linkScopesToRole(trx, role, body.scopeIds as string[]);
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const role = await getRole(trx, params.id);
+      assertNotInternal(role.id);
+      return linkScopesToRole(trx, role, body.scopeIds as string[]);
+    },
   );
 
   api.add(
@@ -172,13 +168,12 @@ export function roleRoutes(api: Api, db: Knex): void {
       params: z.object({ id: z.string().min(1).max(21), scopeId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) =>
-      db.transaction(async (trx) => {
-        await getRole(trx, params.id);
-        assertNotInternal(params.id);
-        if (!(await removeRoleScope(trx, params.id, params.scopeId))) {
-          throw notFound('scope', params.scopeId);
-        }
-      }),
+    async ({ params }, _ctx, trx) => {
+      await getRole(trx, params.id);
+      assertNotInternal(params.id);
+      if (!(await removeRoleScope(trx, params.id, params.scopeId))) {
+        throw notFound('scope', params.scopeId);
+      }
+    },
   );
 }

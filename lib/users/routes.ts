@@ -39,9 +39,9 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
 
   api.add(
     { method: 'post', path: '/users', summary: 'Create a user (default roles are given)', tag, body: createUserBody, response: userSchema, errors: [422] },
-    async ({ body }) => {
-      const { passwordPolicy } = await currentSignInExperience(db, cache);
-      return db.transaction((trx) => createUser(trx, body, passwordPolicy));
+    async ({ body }, _ctx, trx) => {
+      const { passwordPolicy } = await currentSignInExperience(trx, cache);
+      return createUser(trx, body, passwordPolicy);
     },
   );
 
@@ -61,17 +61,16 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: userSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) => db.transaction((trx) => changeUser(trx, params.userId, body)),
+    async ({ params, body }, _ctx, trx) => changeUser(trx, params.userId, body),
   );
 
   api.add(
     { method: 'delete', path: '/users/:userId', summary: 'Delete a user and end their sessions', tag, params: userParams, errors: [404] },
-    async ({ params }) =>
-      db.transaction(async (trx) => {
-        await getUserRow(trx, params.userId);
-        await revokeAccount(trx, params.userId);
-        await deleteUser(trx, params.userId);
-      }),
+    async ({ params }, ctx, trx) => {
+      ctx.state.eventData = toUser(await getUserRow(trx, params.userId));
+      await revokeAccount(trx, params.userId);
+      await deleteUser(trx, params.userId);
+    },
   );
 
   api.add(
@@ -90,11 +89,10 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: jsonObject,
       errors: [404],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const current = toUser(await getUserRow(trx, params.userId));
-        return (await changeUser(trx, params.userId, { customData: { ...current.customData, ...body.customData } })).customData;
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const current = toUser(await getUserRow(trx, params.userId));
+      return (await changeUser(trx, params.userId, { customData: { ...current.customData, ...body.customData } })).customData;
+    },
   );
 
   api.add(
@@ -108,11 +106,10 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: userProfileSchema,
       errors: [404],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const current = toUser(await getUserRow(trx, params.userId));
-        return (await changeUser(trx, params.userId, { profile: { ...current.profile, ...body.profile } })).profile;
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const current = toUser(await getUserRow(trx, params.userId));
+      return (await changeUser(trx, params.userId, { profile: { ...current.profile, ...body.profile } })).profile;
+    },
   );
 
   api.add(
@@ -126,9 +123,9 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: userSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      const { passwordPolicy } = await currentSignInExperience(db, cache);
-      return db.transaction((trx) => setPassword(trx, params.userId, body.password, passwordPolicy));
+    async ({ params, body }, _ctx, trx) => {
+      const { passwordPolicy } = await currentSignInExperience(trx, cache);
+      return setPassword(trx, params.userId, body.password, passwordPolicy);
     },
   );
 
@@ -174,6 +171,6 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: userSchema,
       errors: [404],
     },
-    async ({ params, body }) => db.transaction((trx) => changeUser(trx, params.userId, { isSuspended: body.isSuspended })),
+    async ({ params, body }, _ctx, trx) => changeUser(trx, params.userId, { isSuspended: body.isSuspended }),
   );
 }

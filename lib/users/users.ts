@@ -1,5 +1,3 @@
-import type { Knex } from 'knex';
-
 import { RequestError, notFound } from '../http/errors.ts';
 import { revokeAccount } from '../oidc/adapter.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
@@ -50,7 +48,7 @@ export type NewUser = Identifiers & {
  * digest was checked when it was made (the sign-up flow hashes as soon as it receives one).
  * The caller's transaction also carries its events.
  */
-export async function createUser(trx: Knex.Transaction, input: NewUser, policy: PasswordPolicy, passwordDigest?: string): Promise<User> {
+export async function createUser(trx: Queryable, input: NewUser, policy: PasswordPolicy, passwordDigest?: string): Promise<User> {
   await assertIdentifiersFree(trx, input);
   if (input.password !== undefined) {
     assertPasswordAccepted(input.password, policy, input);
@@ -71,7 +69,7 @@ export async function createUser(trx: Knex.Transaction, input: NewUser, policy: 
 }
 
 /** Applies changes to a user and returns it as the API shows it. */
-export async function changeUser(trx: Knex.Transaction, id: string, changes: UserChanges): Promise<User> {
+export async function changeUser(trx: Queryable, id: string, changes: UserChanges): Promise<User> {
   const current = await getUserRow(trx, id);
   await assertIdentifiersFree(trx, changes, id);
   await updateUser(trx, id, changes);
@@ -89,7 +87,7 @@ export const userInfoOf = (row: UserRow): UserInfo => ({
   name: row.name,
 });
 
-export async function setPassword(trx: Knex.Transaction, id: string, password: string, policy: PasswordPolicy): Promise<User> {
+export async function setPassword(trx: Queryable, id: string, password: string, policy: PasswordPolicy): Promise<User> {
   const current = await getUserRow(trx, id);
   assertPasswordAccepted(password, policy, userInfoOf(current));
   return changeUser(trx, id, { passwordDigest: await hashPassword(password) });

@@ -1,0 +1,61 @@
+import type { Context } from 'koa';
+
+import type { HookEvent } from '../hooks/events.ts';
+import { enqueueEvent } from '../hooks/outbox.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { findUser } from '../users/queries.ts';
+import type { InteractionEvent } from './state.ts';
+
+/**
+ * The webhook events of end-user flows, written in the caller's transaction like the management
+ * API's. Interaction events carry who and through which application; data events the user as the
+ * management API shows it.
+ */
+export async function recordInteractionEvent(
+  trx: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  event: HookEvent,
+  details: { interactionEvent: InteractionEvent; userId: string; applicationId?: string; sessionId?: string },
+): Promise<void> {
+  const user = await findUser(trx, details.userId);
+  await enqueueEvent(trx, cache, event, {
+    interactionEvent: details.interactionEvent,
+    sessionId: details.sessionId,
+    userId: details.userId,
+    user,
+    application: details.applicationId ? { id: details.applicationId } : undefined,
+    userIp: ctx.ip,
+    userAgent: ctx.get('user-agent'),
+  });
+}
+
+/** A user data event caused by an end user (registration, reset, linking an email or phone). */
+export async function recordUserDataEvent(
+  trx: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  event: 'User.Created' | 'User.Data.Updated',
+  userId: string,
+): Promise<void> {
+  await enqueueEvent(trx, cache, event, {
+    data: await findUser(trx, userId),
+    path: ctx.path,
+    method: ctx.method,
+    status: ctx.status,
+    params: {},
+    ip: ctx.ip,
+    userAgent: ctx.get('user-agent'),
+  });
+}
+
+/** Security exceptions: an identifier locked, a recipient over its send limit. */
+export async function recordExceptionEvent(
+  db: Queryable,
+  cache: SharedCache,
+  event: 'Identifier.Lockout' | 'Message.RateLimited',
+  fields: { type: string; value: string } | { action: 'VerificationCodeSend'; recipient: string },
+): Promise<void> {
+  await enqueueEvent(db, cache, event, fields);
+}

@@ -1,0 +1,53 @@
+/**
+ * `npm run dispatcher`: the webhook dispatcher alone, with its own connection to DB_URL (the same
+ * environment as the service). Any number may run beside the service instances; on SIGTERM or SIGINT
+ * it stops claiming, lets requests in flight finish (10 s at most) and exits.
+ */
+import { ConfigError, loadConfig, type Config } from '../config/env.ts';
+import { createLogger } from '../http/logger.ts';
+import { openDatabase } from '../storage/database.ts';
+import { migrateToLatest } from '../storage/migrate.ts';
+import { Dispatcher } from './dispatcher.ts';
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const logger = createLogger(config);
+const db = openDatabase(config.dbUrl);
+await migrateToLatest(db);
+const dispatcher = new Dispatcher({ db, config, logger });
+dispatcher.start();
+logger.info({ retrySchedule: config.hooksRetrySchedule, allowPrivateTargets: config.hooksAllowPrivateTargets }, 'webhook dispatcher started');
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'webhook dispatcher stopping');
+    setTimeout(() => process.exit(1), 15_000).unref();
+    dispatcher
+      .stop()
+      .then(() => db.destroy())
+      .then(
+        () => {
+          logger.flush();
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'webhook dispatcher: shutdown failed');
+          process.exit(1);
+        },
+      );
+  });
+}

@@ -1,0 +1,299 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { Knex } from 'knex';
+
+import type { Config } from '../config/env.ts';
+import type { Logger } from '../http/logger.ts';
+import {
+  claimDeliveries,
+  failUnsent,
+  hooksWithDueDeliveries,
+  pruneDeliveries,
+  recordAttempts,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from './deliveries.ts';
+import { onEnqueued } from './outbox.ts';
+import type { Hook } from './schemas.ts';
+import { decideOutcome } from './retry.ts';
+import { WebhookSender } from './send.ts';
+import { requestHeaders } from './signature.ts';
+
+export type DispatcherOptions = {
+  /** Deliveries in flight in this process, all hooks together. */
+  concurrency: number;
+  /** Deliveries in flight to one hook from this process. */
+  perHookConcurrency: number;
+  /** How long a claim holds a delivery; a dispatcher that dies leaves it to others after this. */
+  leaseMs: number;
+  /** How often to look for deliveries enqueued elsewhere (other instances) or due for a retry. */
+  pollMs: number;
+  /** Attempts and finished deliveries are kept this long. */
+  retentionMs: number;
+  pruneIntervalMs: number;
+  /** How long `stop()` waits for requests in flight before it cuts them off. */
+  stopTimeoutMs: number;
+  /** Per request. */
+  timeoutMs: number;
+};
+
+export const defaultDispatcherOptions: DispatcherOptions = {
+  concurrency: 32,
+  perHookConcurrency: 4,
+  leaseMs: 60_000,
+  pollMs: 500,
+  retentionMs: 14 * 24 * 60 * 60 * 1000,
+  pruneIntervalMs: 10 * 60 * 1000,
+  stopTimeoutMs: 10_000,
+  timeoutMs: 10_000,
+};
+
+/** The dispatchers running in this process (tests find the service's own here). */
+export const activeDispatchers = new Set<Dispatcher>();
+
+/**
+ * Delivers the outbox: claims due deliveries in batches, posts them signed, records every attempt,
+ * and schedules retries. Any number may run against one database (in each service instance and as
+ * `npm run dispatcher`); each delivery is claimed by one at a time. Delivery is at least once: a
+ * dispatcher that dies mid-request leaves the delivery to be claimed again when its lease ends.
+ */
+export class Dispatcher {
+  readonly db: Knex;
+  /** Counters since start, for logs and tests. */
+  readonly stats = { claimed: 0, succeeded: 0, retried: 0, failed: 0 };
+  readonly #config: Pick<Config, 'hooksRetrySchedule' | 'hooksAllowPrivateTargets'>;
+  readonly #logger: Logger;
+  readonly #options: DispatcherOptions;
+  readonly #sender: WebhookSender;
+  readonly #abort = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #perHook = new Map<string, number>();
+
+  #running = false;
+  #pumping: Promise<void> | undefined;
+  #again = false;
+  #wakeScheduled = false;
+  #round = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Infinity;
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor({
+    db,
+    config,
+    logger,
+    options = {},
+  }: {
+    db: Knex;
+    config: Pick<Config, 'hooksRetrySchedule' | 'hooksAllowPrivateTargets'>;
+    logger: Logger;
+    options?: Partial<DispatcherOptions>;
+  }) {
+    this.db = db;
+    this.#config = config;
+    this.#logger = logger;
+    this.#options = { ...defaultDispatcherOptions, ...options };
+    this.#sender = new WebhookSender({ allowPrivateTargets: config.hooksAllowPrivateTargets, timeoutMs: this.#options.timeoutMs });
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  start(): void {
+    if (this.#running) {
+      return;
+    }
+    this.#running = true;
+    activeDispatchers.add(this);
+    this.#unsubscribe = onEnqueued(() => this.wake());
+    this.#pruneTimer = setInterval(() => void this.prune(), this.#options.pruneIntervalMs);
+    this.#pruneTimer.unref();
+    this.wake();
+  }
+
+  /** Stops claiming, then waits for requests in flight (up to `stopTimeoutMs`, then aborts them). */
+  async stop(): Promise<void> {
+    if (!this.#running) {
+      return;
+    }
+    this.#running = false;
+    this.#unsubscribe?.();
+    clearTimeout(this.#timer);
+    clearInterval(this.#pruneTimer);
+    await this.#pumping;
+    const settled = Promise.allSettled([...this.#inFlight]);
+    const timeout = new AbortController();
+    const finished = await Promise.race([settled.then(() => true), sleep(this.#options.stopTimeoutMs, false, { signal: timeout.signal }).catch(() => false)]);
+    timeout.abort();
+    if (!finished) {
+      // Cut off: their attempts are recorded as errors and retried by whoever runs next.
+      this.#abort.abort();
+      await Promise.race([settled, sleep(2000)]);
+    }
+    this.#sender.close();
+    activeDispatchers.delete(this);
+  }
+
+  /** Look for due deliveries soon (after a local commit, a finished request, a timer): calls in one turn make one round. */
+  wake(): void {
+    if (!this.#running) {
+      return;
+    }
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    if (this.#wakeScheduled) {
+      return;
+    }
+    this.#wakeScheduled = true;
+    setImmediate(() => {
+      this.#wakeScheduled = false;
+      if (!this.#running || this.#pumping) {
+        return;
+      }
+      this.#pumping = this.#pump().finally(() => {
+        this.#pumping = undefined;
+        if (this.#again && this.#running) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+    });
+  }
+
+  async prune(): Promise<number> {
+    try {
+      return await pruneDeliveries(this.db, Date.now() - this.#options.retentionMs);
+    } catch (error) {
+      this.#logger.error({ err: error }, 'webhook dispatcher: pruning failed');
+      return 0;
+    }
+  }
+
+  /**
+   * One round: which hooks have deliveries due, then one claim of as many as each hook's room (and
+   * the process's) allows. A finished request wakes the next round; the poll timer catches the rest.
+   */
+  async #pump(): Promise<void> {
+    try {
+      let room = this.#options.concurrency - this.#inFlight.size;
+      if (!this.#running || room <= 0) {
+        return;
+      }
+      const now = Date.now();
+      const hooks = await hooksWithDueDeliveries(this.db, now);
+      const rooms = new Map<string, number>();
+      // Rotated each round: when the process's room is short, no hook is always last.
+      const start = this.#round++ % Math.max(1, hooks.length);
+      for (const hook of [...hooks.slice(start), ...hooks.slice(0, start)]) {
+        const share = Math.min(room, this.#options.perHookConcurrency - (this.#perHook.get(hook.id) ?? 0));
+        if (share > 0) {
+          rooms.set(hook.id, share);
+          room -= share;
+        }
+      }
+      if (rooms.size === 0) {
+        return;
+      }
+      const claimed = await claimDeliveries(this.db, { rooms, leaseMs: this.#options.leaseMs, now });
+      this.stats.claimed += claimed.length;
+      const byId = new Map(hooks.map((hook) => [hook.id, hook]));
+      for (const delivery of claimed) {
+        this.#launch(delivery, byId.get(delivery.hookId)!);
+      }
+    } catch (error) {
+      this.#logger.error({ err: error }, 'webhook dispatcher: claiming failed');
+    } finally {
+      if (this.#running) {
+        this.#wakeAt(Date.now() + this.#options.pollMs);
+      }
+    }
+  }
+
+  #launch(delivery: ClaimedDelivery, hook: Hook): void {
+    this.#perHook.set(delivery.hookId, (this.#perHook.get(delivery.hookId) ?? 0) + 1);
+    const task = this.#deliver(delivery, hook)
+      .catch((error: unknown) => this.#logger.error({ err: error, deliveryId: delivery.id }, 'webhook dispatcher: delivery failed'))
+      .finally(() => {
+        this.#inFlight.delete(task);
+        const left = (this.#perHook.get(delivery.hookId) ?? 1) - 1;
+        if (left > 0) {
+          this.#perHook.set(delivery.hookId, left);
+        } else {
+          this.#perHook.delete(delivery.hookId);
+        }
+        this.wake();
+      });
+    this.#inFlight.add(task);
+  }
+
+  async #deliver(delivery: ClaimedDelivery, hook: Hook): Promise<void> {
+    if (!hook.enabled) {
+      await failUnsent(this.db, delivery, 'The hook is disabled.');
+      return;
+    }
+    const headers = requestHeaders(hook.config, hook.signingKey, delivery.id, delivery.payload);
+    const result = await this.#sender.send(hook.config.url, delivery.payload, headers, this.#abort.signal);
+    const outcome = decideOutcome(result, delivery.attempt, this.#config.hooksRetrySchedule);
+    const now = Date.now();
+    const kept = await this.#record({ delivery, result, outcome, now });
+    if (!kept) {
+      this.#logger.warn({ deliveryId: delivery.id, attempt: delivery.attempt }, 'webhook dispatcher: claim lost before the result was recorded');
+    }
+    if (outcome.status === 'succeeded') {
+      this.stats.succeeded += 1;
+    } else if (outcome.status === 'pending') {
+      this.stats.retried += 1;
+      this.#wakeAt(now + outcome.waitMs);
+    } else {
+      this.stats.failed += 1;
+      this.#logger.warn(
+        { hookId: hook.id, deliveryId: delivery.id, event: delivery.event, statusCode: result.statusCode, error: result.error, disabled: outcome.disableHook },
+        outcome.disableHook ? 'webhook target is gone (410): hook disabled' : 'webhook delivery failed',
+      );
+    }
+  }
+
+  readonly #records: Array<AttemptRecord & { settle: (kept: boolean, error?: unknown) => void }> = [];
+  #recording = false;
+
+  /** Attempts finished together are recorded in one transaction. */
+  #record(record: AttemptRecord): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.#records.push({ ...record, settle: (kept, error) => (error === undefined ? resolve(kept) : reject(error)) });
+      if (!this.#recording) {
+        this.#recording = true;
+        setImmediate(() => void this.#flushRecords());
+      }
+    });
+  }
+
+  async #flushRecords(): Promise<void> {
+    while (this.#records.length > 0) {
+      const batch = this.#records.splice(0);
+      try {
+        const kept = await recordAttempts(this.db, batch);
+        batch.forEach((record, index) => record.settle(kept[index]!));
+      } catch (error) {
+        batch.forEach((record) => record.settle(false, error));
+      }
+    }
+    this.#recording = false;
+  }
+
+  /** One timer, set for the earliest moment something is known to be due. */
+  #wakeAt(at: number): void {
+    if (!this.#running || at >= this.#timerAt) {
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timerAt = Infinity;
+      this.wake();
+    }, Math.max(0, at - Date.now()));
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The webhook event catalogue: the 27 events of the specification, in its three groups. The
+ * management route → event map lives with the routes (lib/management/route-events.ts); this file
+ * only says which events exist.
+ */
+export const hookEventGroups = {
+  /** A user's own actions in the sign-in experience. */
+  interaction: ['PostRegister', 'PostSignIn', 'PostResetPassword'],
+  /** Changes of data, through the management API or the experience. */
+  data: [
+    'User.Created',
+    'User.Deleted',
+    'User.Data.Updated',
+    'User.SuspensionStatus.Updated',
+    'Role.Created',
+    'Role.Deleted',
+    'Role.Data.Updated',
+    'Role.Scopes.Updated',
+    'Scope.Created',
+    'Scope.Deleted',
+    'Scope.Data.Updated',
+    'Organization.Created',
+    'Organization.Deleted',
+    'Organization.Data.Updated',
+    'Organization.Membership.Updated',
+    'OrganizationRole.Created',
+    'OrganizationRole.Deleted',
+    'OrganizationRole.Data.Updated',
+    'OrganizationRole.Scopes.Updated',
+    'OrganizationScope.Created',
+    'OrganizationScope.Deleted',
+    'OrganizationScope.Data.Updated',
+  ],
+  /** Security exceptions. */
+  exception: ['Identifier.Lockout', 'Message.RateLimited'],
+} as const;
+
+export type HookEventGroup = keyof typeof hookEventGroups;
+
+export const hookEvents = [...hookEventGroups.interaction, ...hookEventGroups.data, ...hookEventGroups.exception] as const;
+
+export type HookEvent = (typeof hookEvents)[number];
+
+export type InteractionHookEvent = (typeof hookEventGroups.interaction)[number];
+export type DataHookEvent = (typeof hookEventGroups.data)[number];
+export type ExceptionHookEvent = (typeof hookEventGroups.exception)[number];
+
+const known = new Set<string>(hookEvents);
+
+export const isHookEvent = (value: string): value is HookEvent => known.has(value);
+
+export function hookEventGroup(event: HookEvent): HookEventGroup {
+  for (const [group, events] of Object.entries(hookEventGroups) as Array<[HookEventGroup, readonly string[]]>) {
+    if (events.includes(event)) {
+      return group;
+    }
+  }
+  throw new Error(`unknown hook event ${event}`);
+}

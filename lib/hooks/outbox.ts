@@ -1,0 +1,92 @@
+import type { Knex } from 'knex';
+
+import type { Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import type { HookEvent } from './events.ts';
+import { hooksCache, loadSubscriptions } from './queries.ts';
+
+/**
+ * The enabled hooks subscribed to each event. Loaded through the caller's transaction: on SQLite
+ * the pool's one connection is that transaction's. The cache is emptied when a hook changes
+ * (the 'hooks' version), as the caller's request synced it.
+ */
+async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent): Promise<string[]> {
+  let byEvent: Map<string, string[]>;
+  try {
+    byEvent = await cache.get(hooksCache, 'subscriptions', () => loadSubscriptions(trx));
+  } catch {
+    // The shared load ran on another request's transaction, which failed: read on ours.
+    byEvent = await loadSubscriptions(trx);
+  }
+  return byEvent.get(event) ?? [];
+}
+
+/**
+ * Writes `event` to the outbox: one delivery per enabled hook subscribed to it, in the caller's
+ * transaction, so the event exists exactly when the change that causes it commits. Nothing is
+ * written when no hook listens. The payload is the envelope `{hookId, event, createdAt, ...payload}`,
+ * stored as the exact JSON that is sent and signed. The local dispatcher is woken after the commit.
+ */
+export async function enqueueEvent(trx: Queryable, cache: SharedCache, event: HookEvent, payload: Record<string, unknown>): Promise<void> {
+  const hookIds = await subscribers(trx, cache, event);
+  if (hookIds.length === 0) {
+    return;
+  }
+  const now = Date.now();
+  const createdAt = new Date(now).toISOString();
+  const rows = hookIds.map((hookId) => {
+    const envelope = { hookId, event, createdAt };
+    return {
+      id: generateId(),
+      hook_id: hookId,
+      event,
+      // The envelope's fields come first and cannot be overridden by the payload.
+      payload: JSON.stringify(Object.assign({ ...envelope }, payload, envelope)),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  await trx('hook_deliveries').insert(rows);
+  notifyAfter(trx);
+}
+
+const listeners = new Set<() => void>();
+
+/** A dispatcher in this process listens: it claims new deliveries at once instead of at its next poll. */
+export function onEnqueued(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Wakes the dispatchers of this process (enqueueEvent does it after commit by itself). */
+export function notifyDispatcher(): void {
+  for (const listener of listeners) {
+    listener();
+  }
+}
+
+/**
+ * Wakes the dispatchers once `db`'s writes are visible: at once for the pool, after the outermost
+ * commit for a transaction (a savepoint's release is not yet visible to others).
+ */
+export function notifyAfter(db: Queryable): void {
+  if (listeners.size === 0) {
+    return;
+  }
+  let trx = db as Partial<Knex.Transaction>;
+  if (!trx.isTransaction) {
+    setImmediate(notifyDispatcher);
+    return;
+  }
+  while (trx.parentTransaction) {
+    trx = trx.parentTransaction;
+  }
+  trx.executionPromise?.then(
+    () => setImmediate(notifyDispatcher),
+    () => undefined,
+  );
+}

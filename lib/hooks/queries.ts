@@ -1,0 +1,120 @@
+import { tenantId } from '../applications/queries.ts';
+import type { Queryable } from '../storage/database.ts';
+import { listPage, type Page } from '../storage/list.ts';
+import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
+import type { HookEvent } from './events.ts';
+import type { Hook, HookConfig } from './schemas.ts';
+
+/** The cache of enabled hooks the outbox reads (its `cache_versions` row comes from 0007_hooks). */
+export const hooksCache: CacheName = 'hooks';
+
+export type HookRow = {
+  id: string;
+  name: string;
+  events: string;
+  config: string;
+  signing_key: string;
+  enabled: number | boolean;
+  created_at: number | string;
+};
+
+export const toHook = (row: HookRow): Hook => ({
+  tenantId,
+  id: row.id,
+  name: row.name,
+  event: null,
+  events: JSON.parse(row.events) as HookEvent[],
+  config: JSON.parse(row.config) as HookConfig,
+  signingKey: row.signing_key,
+  enabled: Boolean(row.enabled),
+  createdAt: Number(row.created_at),
+});
+
+/** Every write of `hooks` goes through here or `deleteHook`: both bump the outbox's cache. */
+export async function insertHook(db: Queryable, hook: Hook): Promise<void> {
+  await db('hooks').insert({
+    id: hook.id,
+    name: hook.name,
+    events: JSON.stringify(hook.events),
+    config: JSON.stringify(hook.config),
+    signing_key: hook.signingKey,
+    enabled: hook.enabled,
+    created_at: hook.createdAt,
+  });
+  await bumpCacheVersion(db, hooksCache);
+}
+
+export async function updateHook(db: Queryable, hook: Hook): Promise<void> {
+  await db('hooks').where({ id: hook.id }).update({
+    name: hook.name,
+    events: JSON.stringify(hook.events),
+    config: JSON.stringify(hook.config),
+    signing_key: hook.signingKey,
+    enabled: hook.enabled,
+  });
+  await bumpCacheVersion(db, hooksCache);
+}
+
+/** Its deliveries and their attempts go with it (foreign keys cascade). */
+export async function deleteHook(db: Queryable, id: string): Promise<boolean> {
+  const deleted = await db('hooks').where({ id }).delete();
+  await bumpCacheVersion(db, hooksCache);
+  return deleted > 0;
+}
+
+/** A hook answered 410 Gone: it stops receiving events until it is enabled again. */
+export async function disableHook(db: Queryable, id: string): Promise<void> {
+  await db('hooks').where({ id }).update({ enabled: false });
+  await bumpCacheVersion(db, hooksCache);
+}
+
+export async function findHook(db: Queryable, id: string): Promise<Hook | undefined> {
+  const row = await db('hooks').where({ id }).first<HookRow | undefined>();
+  return row && toHook(row);
+}
+
+export async function findHooks(db: Queryable, ids: string[]): Promise<Map<string, Hook>> {
+  const rows = ids.length === 0 ? [] : await db('hooks').whereIn('id', ids).select<HookRow[]>('*');
+  return new Map(rows.map((row) => [row.id, toHook(row)]));
+}
+
+export async function listHooks(db: Queryable, page: Page): Promise<{ items: Hook[]; total: number }> {
+  const { rows, total } = await listPage<HookRow>(db('hooks').select('*'), page);
+  return { items: rows.map(toHook), total };
+}
+
+/** Enabled hooks by event: what the outbox needs to know, small enough to keep in memory. */
+export async function loadSubscriptions(db: Queryable): Promise<Map<string, string[]>> {
+  const rows = await db('hooks').where({ enabled: true }).select<Array<Pick<HookRow, 'id' | 'events'>>>('id', 'events');
+  const byEvent = new Map<string, string[]>();
+  for (const row of rows) {
+    for (const event of JSON.parse(row.events) as string[]) {
+      byEvent.set(event, [...(byEvent.get(event) ?? []), row.id]);
+    }
+  }
+  return byEvent;
+}
+
+export type ExecutionStats = { requestCount: number; successCount: number };
+
+/** Requests (attempts) sent to each hook since `since`, and how many were answered 2xx. */
+export async function executionStats(db: Queryable, hookIds: string[], since: number): Promise<Map<string, ExecutionStats>> {
+  const stats = new Map<string, ExecutionStats>(hookIds.map((id) => [id, { requestCount: 0, successCount: 0 }]));
+  if (hookIds.length === 0) {
+    return stats;
+  }
+  const rows = (await db('hook_attempts')
+    .whereIn('hook_id', hookIds)
+    .where('created_at', '>=', since)
+    .groupBy('hook_id', 'result')
+    .select('hook_id', 'result')
+    .count({ count: '*' })) as unknown as Array<{ hook_id: string; result: string; count: number | string }>;
+  for (const row of rows) {
+    const entry = stats.get(row.hook_id)!;
+    entry.requestCount += Number(row.count);
+    if (row.result === 'Success') {
+      entry.successCount += Number(row.count);
+    }
+  }
+  return stats;
+}

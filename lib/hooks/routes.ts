@@ -1,0 +1,317 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { tenantId } from '../applications/queries.ts';
+import type { Config } from '../config/env.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import type { Api } from '../http/route.ts';
+import { generateId, generateSecret } from '../storage/ids.ts';
+import type { Queryable } from '../storage/database.ts';
+import { listPage } from '../storage/list.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { findDelivery, requeueDelivery } from './deliveries.ts';
+import type { HookEvent } from './events.ts';
+import { notifyAfter } from './outbox.ts';
+import { deleteHook, executionStats, findHook, insertHook, listHooks, updateHook } from './queries.ts';
+import { samplePayloads } from './samples.ts';
+import {
+  createHookBody,
+  hookLogSchema,
+  hookSchema,
+  hookWithStatsSchema,
+  testHookBody,
+  updateHookBody,
+  type Hook,
+  type HookConfig,
+  type HookLog,
+} from './schemas.ts';
+import { WebhookSender } from './send.ts';
+import { requestHeaders } from './signature.ts';
+import { assertHookTarget, invalidUrl } from './target-guard.ts';
+
+const tag = 'Hooks';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+const day = 24 * 60 * 60 * 1000;
+
+/** Logto's truthy query values. */
+const truthy = z
+  .string()
+  .optional()
+  .transform((value) => ['true', '1', 'yes'].includes(value?.toLowerCase() ?? ''));
+const statsQuery = z.object({ includeExecutionStats: truthy });
+const millis = z.coerce.number().int().min(0);
+
+const missingEvents = () => new RequestError({ code: 'hook.missing_events', status: 400 }, 'You need to provide at least one event.');
+
+async function getHook(db: Queryable, id: string): Promise<Hook> {
+  const hook = await findHook(db, id);
+  if (!hook) {
+    throw notFound('hook', id);
+  }
+  return hook;
+}
+
+async function withStats(db: Knex, hooks: Hook[], include: boolean) {
+  if (!include) {
+    return hooks;
+  }
+  const stats = await executionStats(
+    db,
+    hooks.map(({ id }) => id),
+    Date.now() - day,
+  );
+  return hooks.map((hook) => ({ ...hook, executionStats: stats.get(hook.id)! }));
+}
+
+type AttemptRow = {
+  id: string;
+  delivery_id: string;
+  hook_id: string;
+  event: string;
+  attempt: number;
+  result: 'Success' | 'Error';
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: number | string;
+};
+
+const toLog = (row: AttemptRow): HookLog => ({
+  id: row.id,
+  key: `TriggerHook.${row.event}`,
+  createdAt: Number(row.created_at),
+  payload: {
+    hookId: row.hook_id,
+    result: row.result,
+    response: { statusCode: row.status_code === null ? null : Number(row.status_code), body: row.response_body },
+    ...(row.error !== null && { error: row.error }),
+    attempt: Number(row.attempt),
+    webhookId: row.delivery_id,
+    durationMs: Number(row.duration_ms),
+  },
+});
+
+/**
+ * Logto's hook management (`/hooks`), with the test request, recent logs and (beyond Logto) the
+ * re-sending of a failed delivery. Every write of a hook bumps the outbox's 'hooks' cache in its
+ * transaction.
+ */
+export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick<Config, 'hooksAllowPrivateTargets'>): void {
+  // One-off requests to URLs that may be no hook's: no sockets kept open.
+  const tester = new WebhookSender({ allowPrivateTargets: config.hooksAllowPrivateTargets, keepAlive: false });
+  const checkTarget = async (hookConfig: HookConfig) => {
+    await assertHookTarget(hookConfig.url, config.hooksAllowPrivateTargets);
+  };
+
+  api.add(
+    {
+      method: 'get',
+      path: '/hooks',
+      summary: 'List hooks, optionally with their execution stats of the last 24 hours',
+      tag,
+      query: paginationQuery.extend(statsQuery.shape),
+      response: z.array(hookWithStatsSchema),
+    },
+    async ({ query }, ctx) => {
+      const { items, total } = await listHooks(db, pageOf(query));
+      setTotal(ctx, total);
+      return withStats(db, items, query.includeExecutionStats);
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/hooks', summary: 'Create a hook (its signing key is generated)', tag, body: createHookBody, response: hookSchema, status: 201 },
+    async ({ body }, _ctx, handle) => {
+      const events = body.events ?? (body.event ? [body.event] : undefined);
+      if (!events) {
+        throw missingEvents();
+      }
+      await checkTarget(body.config);
+      const hook: Hook = {
+        tenantId,
+        id: generateId(),
+        name: body.name ?? '',
+        event: null,
+        events,
+        config: body.config,
+        signingKey: generateSecret(),
+        enabled: body.enabled ?? true,
+        createdAt: Date.now(),
+      };
+      await handle.transaction((trx) => insertHook(trx, hook));
+      return hook;
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/hooks/:id',
+      summary: 'Get a hook, optionally with its execution stats of the last 24 hours',
+      tag,
+      params: idParams,
+      query: statsQuery,
+      response: hookWithStatsSchema,
+      errors: [404],
+    },
+    async ({ params, query }) => {
+      const [hook] = await withStats(db, [await getHook(db, params.id)], query.includeExecutionStats);
+      return hook!;
+    },
+  );
+
+  api.add(
+    { method: 'patch', path: '/hooks/:id', summary: 'Update a hook', tag, params: idParams, body: updateHookBody, response: hookSchema, errors: [404] },
+    async ({ params, body }, _ctx, handle) => {
+      if (body.config) {
+        await checkTarget(body.config);
+      }
+      return handle.transaction(async (trx) => {
+        const hook = await getHook(trx, params.id);
+        const next: Hook = {
+          ...hook,
+          name: body.name ?? hook.name,
+          events: body.events ?? (body.event ? [body.event] : hook.events),
+          config: body.config ?? hook.config,
+          enabled: body.enabled ?? hook.enabled,
+        };
+        await updateHook(trx, next);
+        return next;
+      });
+    },
+  );
+
+  api.add(
+    { method: 'delete', path: '/hooks/:id', summary: 'Delete a hook, its pending deliveries and its logs', tag, params: idParams, errors: [404] },
+    async ({ params }, _ctx, handle) => {
+      if (!(await handle.transaction((trx) => deleteHook(trx, params.id)))) {
+        throw notFound('hook', params.id);
+      }
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/hooks/:id/signing-key',
+      summary: 'Replace the signing key of a hook (deliveries not yet sent are signed with the new one)',
+      tag,
+      params: idParams,
+      response: hookSchema,
+      errors: [404],
+    },
+    async ({ params }, _ctx, handle) =>
+      handle.transaction(async (trx) => {
+        const next = { ...(await getHook(trx, params.id)), signingKey: generateSecret() };
+        await updateHook(trx, next);
+        return next;
+      }),
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/hooks/:id/test',
+      summary: "Send one sample payload per event to the given URL, signed with the hook's key; 422 when the endpoint fails",
+      tag,
+      params: idParams,
+      body: testHookBody,
+      errors: [404, 422],
+    },
+    async ({ params, body }, _ctx, handle) => {
+      const events: HookEvent[] | undefined = body.events ?? (body.event ? [body.event] : undefined);
+      if (!events) {
+        throw missingEvents();
+      }
+      const hook = await getHook(handle, params.id);
+      await checkTarget(body.config);
+      for (const event of events) {
+        const payload = JSON.stringify({ hookId: hook.id, event, createdAt: new Date().toISOString(), ...samplePayloads[event] });
+        const result = await tester.send(body.config.url, payload, requestHeaders(body.config, hook.signingKey, generateId(), payload));
+        if (result.refused) {
+          throw invalidUrl(result.error ?? 'The hook target is not allowed.');
+        }
+        if (result.statusCode === undefined) {
+          throw new RequestError(
+            { code: 'hook.send_test_payload_failed', status: 422 },
+            `Failed to send test payload: ${result.error ?? 'no response'}`,
+          );
+        }
+        if (result.statusCode < 200 || result.statusCode >= 300) {
+          throw new RequestError({ code: 'hook.endpoint_responded_with_error', status: 422 }, 'Endpoint responded with error.', {
+            data: { responseStatus: result.statusCode, responseBody: result.body ?? '' },
+          });
+        }
+      }
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/hooks/:id/recent-logs',
+      summary: 'Delivery attempts of a hook, newest first (by default those of the last 24 hours)',
+      tag,
+      params: idParams,
+      query: paginationQuery.extend({
+        logKey: z.string().max(128).optional(),
+        start_time: millis.optional(),
+        end_time: millis.optional(),
+      }),
+      response: z.array(hookLogSchema),
+    },
+    async ({ params, query }, ctx) => {
+      if (query.start_time !== undefined && query.end_time !== undefined && query.start_time > query.end_time) {
+        throw new RequestError({ code: 'guard.invalid_input', status: 400 }, 'start_time must not be after end_time.');
+      }
+      const rows = db('hook_attempts').where({ hook_id: params.id }).select('*');
+      if (query.start_time === undefined && query.end_time === undefined) {
+        rows.where('created_at', '>=', Date.now() - day);
+      }
+      if (query.start_time !== undefined) {
+        rows.where('created_at', '>=', query.start_time);
+      }
+      if (query.end_time !== undefined) {
+        rows.where('created_at', '<=', query.end_time);
+      }
+      if (query.logKey !== undefined) {
+        rows.where('event', query.logKey.replace(/^TriggerHook\./, ''));
+      }
+      const page = pageOf({ page: query.page ?? 1, page_size: query.page_size ?? 20 });
+      const { rows: found, total } = await listPage<AttemptRow>(rows, page);
+      setTotal(ctx, total);
+      return found.map(toLog);
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/hooks/:id/deliveries/:deliveryId/resend',
+      summary: 'Queue a failed delivery again, with the same webhook-id and a fresh retry schedule',
+      tag,
+      params: idParams.extend({ deliveryId: z.string().min(1).max(21) }),
+      errors: [404, 422],
+    },
+    async ({ params }, _ctx, handle) => {
+      const hook = await getHook(handle, params.id);
+      const delivery = await findDelivery(handle, hook.id, params.deliveryId);
+      if (!delivery) {
+        throw notFound('delivery', params.deliveryId);
+      }
+      if (!hook.enabled) {
+        throw new RequestError({ code: 'hook.disabled', status: 422 }, 'The hook is disabled: enable it before re-sending.');
+      }
+      if (!(await requeueDelivery(handle, delivery.id))) {
+        throw new RequestError(
+          { code: 'hook.delivery_not_failed', status: 422 },
+          `Only a failed delivery can be re-sent; this one is ${delivery.status}.`,
+          { data: { status: delivery.status } },
+        );
+      }
+      notifyAfter(handle);
+    },
+  );
+}

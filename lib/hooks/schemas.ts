@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+import { hookEvents } from './events.ts';
+
+export const hookEventSchema = z.enum(hookEvents);
+
+/** Logto's `nonemptyUniqueHookEventsGuard`: at least one event, duplicates dropped. */
+const eventList = z
+  .array(hookEventSchema)
+  .min(1)
+  .max(hookEvents.length * 2)
+  .transform((events) => [...new Set(events)]);
+
+/** RFC 9110 token characters; a value Node can send, without control characters (no header injection). */
+const headerName = z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,256}$/, 'must be an HTTP header name');
+const headerValue = z
+  .string()
+  .max(8192)
+  .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must hold visible Latin-1 characters only (no line breaks)');
+
+/**
+ * `url` is checked by the target guard (400 `hook.invalid_url`), not here, so that a bad scheme
+ * answers with Logto's code rather than a schema error. `retries` is Logto's deprecated field:
+ * accepted and kept, the retry schedule is the service's.
+ */
+export const hookConfigSchema = z.object({
+  url: z.string().min(1).max(2048),
+  headers: z
+    .record(headerName, headerValue)
+    .refine((headers) => Object.keys(headers).length <= 50, 'at most 50 headers')
+    .optional(),
+  retries: z.number().int().min(0).max(3).optional(),
+});
+
+export type HookConfig = z.output<typeof hookConfigSchema>;
+
+export const hookSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  name: z.string(),
+  /** Logto's deprecated single event: always null here, `events` says it all. */
+  event: hookEventSchema.nullable(),
+  events: z.array(hookEventSchema),
+  config: hookConfigSchema,
+  signingKey: z.string(),
+  enabled: z.boolean(),
+  createdAt: z.number(),
+});
+
+export type Hook = z.output<typeof hookSchema>;
+
+export const executionStatsSchema = z.object({ requestCount: z.number(), successCount: z.number() });
+
+export const hookWithStatsSchema = hookSchema.extend({ executionStats: executionStatsSchema.optional() });
+
+export const createHookBody = z.strictObject({
+  tenantId: z.string().optional(),
+  name: z.string().min(1).max(256).optional(),
+  /** Deprecated (Logto): one event; `events` wins when both are given. */
+  event: hookEventSchema.optional(),
+  events: eventList.optional(),
+  config: hookConfigSchema,
+  enabled: z.boolean().optional(),
+  createdAt: z.number().optional(),
+});
+
+export const updateHookBody = z.strictObject({
+  tenantId: z.string().optional(),
+  name: z.string().min(1).max(256).optional(),
+  event: hookEventSchema.nullable().optional(),
+  events: eventList.optional(),
+  config: hookConfigSchema.optional(),
+  enabled: z.boolean().optional(),
+  createdAt: z.number().optional(),
+});
+
+export const testHookBody = z.strictObject({
+  events: eventList.optional(),
+  /** Deprecated (Logto). */
+  event: hookEventSchema.optional(),
+  config: hookConfigSchema,
+});
+
+export const hookLogSchema = z.object({
+  id: z.string(),
+  key: z.string(),
+  createdAt: z.number(),
+  payload: z.object({
+    hookId: z.string(),
+    result: z.enum(['Success', 'Error']),
+    response: z.object({ statusCode: z.number().nullable(), body: z.string().nullable() }),
+    error: z.string().optional(),
+    attempt: z.number(),
+    webhookId: z.string(),
+    durationMs: z.number(),
+  }),
+});
+
+export type HookLog = z.output<typeof hookLogSchema>;

@@ -1,0 +1,44 @@
+import { createHmac } from 'node:crypto';
+
+import type { HookConfig } from './schemas.ts';
+
+/** Headers the service sets itself: a hook's configured headers cannot replace them. */
+const reserved = new Set([
+  'content-type',
+  'content-length',
+  'host',
+  'transfer-encoding',
+  'connection',
+  'logto-signature-sha-256',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
+
+export const userAgent = 'identity-service-webhooks/1';
+
+/**
+ * Logto's `logto-signature-sha-256` (hex HMAC-SHA256 of the body keyed by the signing key) and the
+ * Standard Webhooks trio, whose key is the signing key's UTF-8 bytes: a receiver verifies with the
+ * secret `whsec_` + base64(signingKey).
+ */
+export function signatureHeaders(signingKey: string, webhookId: string, body: string, timestamp = Math.floor(Date.now() / 1000)) {
+  const key = Buffer.from(signingKey, 'utf8');
+  return {
+    'logto-signature-sha-256': createHmac('sha256', key).update(body).digest('hex'),
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': `v1,${createHmac('sha256', key).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`,
+  };
+}
+
+/** A request's headers: the hook's own, then ours (JSON, signatures), fresh timestamp per attempt. */
+export function requestHeaders(config: HookConfig, signingKey: string, webhookId: string, body: string): Record<string, string> {
+  const custom = Object.entries(config.headers ?? {}).filter(([name]) => !reserved.has(name.toLowerCase()));
+  return {
+    'user-agent': userAgent,
+    ...Object.fromEntries(custom.map(([name, value]) => [name.toLowerCase(), value])),
+    'content-type': 'application/json',
+    ...signatureHeaders(signingKey, webhookId, body),
+  };
+}

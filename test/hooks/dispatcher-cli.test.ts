@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+import { expect } from 'chai';
+
+import { enqueueEvent } from '../../lib/hooks/outbox.ts';
+import { insertHook } from '../../lib/hooks/queries.ts';
+import { openDatabase } from '../../lib/storage/database.ts';
+import { generateId, generateSecret } from '../../lib/storage/ids.ts';
+import { migrateToLatest } from '../../lib/storage/migrate.ts';
+import { SharedCache } from '../../lib/storage/shared-cache.ts';
+import { freshDatabaseUrl } from '../support/database.ts';
+import { eventually, Receiver } from './receiver.ts';
+
+describe('hooks: npm run dispatcher', () => {
+  it('delivers the outbox from its own process and stops cleanly on SIGTERM', async () => {
+    const dbUrl = await freshDatabaseUrl();
+    const receiver = await Receiver.start();
+    // A slow answer: SIGTERM arrives while a request is in flight, which is let finish.
+    receiver.answer = (_request, index) => ({ status: 200, delayMs: index === 5 ? 1500 : 0 });
+    const db = openDatabase(dbUrl);
+    const hookId = generateId();
+    try {
+      await migrateToLatest(db);
+      const cache = new SharedCache(db);
+      await db.transaction((trx) =>
+        insertHook(trx, {
+          tenantId: 'default',
+          id: hookId,
+          name: 'cli',
+          event: null,
+          events: ['User.Created'],
+          config: { url: receiver.url },
+          signingKey: generateSecret(),
+          enabled: true,
+          createdAt: Date.now(),
+        }),
+      );
+      await cache.sync();
+      for (let index = 0; index < 5; index++) {
+        await db.transaction((trx) => enqueueEvent(trx, cache, 'User.Created', { data: { index } }));
+      }
+    } finally {
+      // On SQLite the two processes would share the file fine, but this one has nothing more to write.
+      await db.destroy();
+    }
+
+    const child = spawn(process.execPath, ['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], {
+      env: { ...process.env, DB_URL: dbUrl, NODE_ENV: 'production', LOG_LEVEL: 'info', HOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await receiver.waitFor(5, 20_000);
+      expect(new Set(receiver.ids).size).to.equal(5);
+
+      // One more, written while the dispatcher runs: found by its poll.
+      const again = openDatabase(dbUrl);
+      try {
+        const cache = new SharedCache(again);
+        await cache.sync();
+        await again.transaction(async (trx) => {
+          // Another process writes this SQLite file meanwhile: a transaction that reads first and then
+          // writes could not upgrade its snapshot (SQLITE_BUSY). Taking the write lock first waits instead.
+          await trx.raw('update hook_deliveries set id = id where 0');
+          await enqueueEvent(trx, cache, 'User.Created', { data: { index: 5 } });
+        });
+      } finally {
+        await again.destroy();
+      }
+      await receiver.waitFor(6, 10_000);
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code, output).to.equal(0);
+      expect(output).to.include('webhook dispatcher started');
+
+      const check = openDatabase(dbUrl);
+      try {
+        // The request in flight at SIGTERM finished and was recorded.
+        await eventually(async () => {
+          const statuses = await check('hook_deliveries').where({ hook_id: hookId }).pluck('status');
+          return statuses.length === 6 && statuses.every((status) => status === 'succeeded');
+        }, 2000, 'all succeeded');
+      } finally {
+        await check.destroy();
+      }
+    } finally {
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+      }
+      await receiver.close();
+    }
+  });
+});
