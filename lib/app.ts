@@ -56,7 +56,8 @@ export async function createService(config: Config, logger: Logger = createLogge
   useApi(app, { config, db, cache, logger, oidc });
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
-  const dispatcher = new Dispatcher({ db, config, logger });
+  // Stops within 5 s, inside main.ts's 10 s shutdown budget; what it cuts off is sent again later.
+  const dispatcher = new Dispatcher({ db, config, logger, options: { stopTimeoutMs: 5000 } });
   dispatcher.start();
 
   const housekeeping = setInterval(() => {
