@@ -15,6 +15,7 @@ import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
 import { changeUser, userInfoOf } from '../users/users.ts';
+import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
 import { accountUser } from './auth.ts';
 import { consumeVerifications, getVerification, insertVerification, markVerified, requireIdentityProof } from './verifications.ts';
 
@@ -157,6 +158,9 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
           await changeUser(trx, user.id, { [field]: value });
           await consumeVerifications(trx, [proof.id, ownership.id]);
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
+          if (kind === 'email') {
+            await provisionByEmailDomain(trx, cache, ctx, user.id, value);
+          }
         });
       },
     );

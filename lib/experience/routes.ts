@@ -10,6 +10,7 @@ import { assertPasswordAccepted } from '../users/password-policy.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
+import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { ExperienceSessions } from './session.ts';
@@ -114,6 +115,9 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
       const userId = await db.transaction(async (trx) => {
         const created = await registerUser(trx, profile, settings);
         await recordUserDataEvent(trx, cache, ctx, 'User.Created', created);
+        if (profile.primaryEmail) {
+          await provisionByEmailDomain(trx, cache, ctx, created, profile.primaryEmail);
+        }
         return created;
       });
       await session.save({ ...state, profile, userId });
