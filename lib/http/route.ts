@@ -69,6 +69,22 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: s
   return result.data as Out<S>;
 }
 
+/**
+ * MySQL ends one of two transactions that wait on each other (a deadlock) with an error; the
+ * transaction was rolled back whole, so running it again is safe.
+ */
+async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ER_LOCK_DEADLOCK' || attempt >= attempts) {
+        throw error;
+      }
+    }
+  }
+}
+
 /** A router that remembers the specs of its routes, for the OpenAPI document. */
 export class Api {
   readonly router = new Router();
@@ -95,11 +111,13 @@ export class Api {
       ctx.status = success;
       const effects = this.effects?.applies(spec as AnySpec) ? this.effects : undefined;
       const body = effects
-        ? await this.db.transaction(async (trx) => {
-            const result = await handler(input, ctx, trx);
-            await effects.record(trx, spec as AnySpec, input as RouteInput<unknown, unknown, unknown>, result, ctx);
-            return result;
-          })
+        ? await retryOnDeadlock(() =>
+            this.db.transaction(async (trx) => {
+              const result = await handler(input, ctx, trx);
+              await effects.record(trx, spec as AnySpec, input as RouteInput<unknown, unknown, unknown>, result, ctx);
+              return result;
+            }),
+          )
         : await handler(input, ctx, this.db);
       if (ctx.status !== 204) {
         // Koa turns a null body into 204; a route that answers 200/201 without content sends `{}`.

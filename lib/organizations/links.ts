@@ -93,7 +93,11 @@ export async function addLinks(db: Queryable, links: Links, ids: string[]): Prom
   const held = new Set(await linkedAmong(db, links, unique));
   const added = unique.filter((id) => !held.has(id));
   for (let start = 0; start < added.length; start += chunk) {
-    await db(links.table).insert(added.slice(start, start + chunk).map((id) => ({ ...links.owner, [links.column]: id })));
+    // A concurrent request may link the same id between the read above and this insert: not an error.
+    await db(links.table)
+      .insert(added.slice(start, start + chunk).map((id) => ({ ...links.owner, [links.column]: id })))
+      .onConflict([...Object.keys(links.owner), links.column])
+      .ignore();
   }
   if (added.length > 0 && links.cache) {
     await bumpCacheVersion(db, links.cache);
