@@ -73,11 +73,6 @@ export async function findHook(db: Queryable, id: string): Promise<Hook | undefi
   return row && toHook(row);
 }
 
-export async function findHooks(db: Queryable, ids: string[]): Promise<Map<string, Hook>> {
-  const rows = ids.length === 0 ? [] : await db('hooks').whereIn('id', ids).select<HookRow[]>('*');
-  return new Map(rows.map((row) => [row.id, toHook(row)]));
-}
-
 export async function listHooks(db: Queryable, page: Page): Promise<{ items: Hook[]; total: number }> {
   const { rows, total } = await listPage<HookRow>(db('hooks').select('*'), page);
   return { items: rows.map(toHook), total };

@@ -97,7 +97,8 @@ describe('hooks: durability across restarts', () => {
     const instances: HooksService[] = [];
     try {
       for (let index = 0; index < 3; index++) {
-        instances.push(await startHooksService({ dbUrl, env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2' } }));
+        // Instances of one deployment share one public ENDPOINT (and so one management API indicator).
+        instances.push(await startHooksService({ dbUrl, env: { ENDPOINT: 'http://hooks.test', HOOKS_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2' } }));
       }
       const [a] = instances;
       const hooks = [await createHook(a!, receiver.url, ['User.Created', 'Organization.Created']), await createHook(a!, receiver.url, ['User.Created'])];
