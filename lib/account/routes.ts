@@ -17,7 +17,7 @@ import { email, phone } from '../users/schemas.ts';
 import { changeUser, userInfoOf } from '../users/users.ts';
 import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
 import { accountUser } from './auth.ts';
-import { consumeVerifications, getVerification, insertVerification, markVerified, requireIdentityProof } from './verifications.ts';
+import { consumeVerifications, getVerification, insertVerification, markVerified, proofHeader, requireIdentityProof } from './verifications.ts';
 
 const tag = 'Account';
 const created = z.object({ verificationRecordId: z.string(), expiresAt: z.string() });
@@ -38,8 +38,6 @@ const myAccount = (user: UserRow) => ({
 
 /** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
 export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: OidcService, connectors: Connectors): void {
-  const proofHeader = (ctx: { get(name: string): string }) => ctx.get('logto-verification-id') || undefined;
-
   api.add(
     {
       method: 'post',

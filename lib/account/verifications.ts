@@ -75,6 +75,9 @@ export async function purgeExpiredVerifications(db: Queryable): Promise<number> 
 
 const denied = () => new RequestError({ code: 'verification_record.permission_denied', status: 401 }, 'Permission denied, please re-authenticate.');
 
+/** Where a sensitive change names its identity proof. */
+export const proofHeader = (ctx: { get(name: string): string }): string | undefined => ctx.get('logto-verification-id') || undefined;
+
 /**
  * The `logto-verification-id` proof before a sensitive change: the user's password, or a code sent
  * to an email or phone the account already has.

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { ssoConnectorsForEmail } from '../sso/queries.ts';
 import { findUserByIdentifier, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
 import type { SignInExperience } from './sign-in-experience.ts';
@@ -26,19 +28,24 @@ const notForReset = () =>
  */
 export async function identifyUser(
   db: Knex,
+  cache: SharedCache,
   state: ExperienceState,
   verificationId: string | undefined,
   settings: SignInExperience,
 ): Promise<string> {
   const record = requireVerified(getRecord(state, verificationId));
+  if ('identifier' in record && record.identifier.type === 'email' && (await ssoConnectorsForEmail(db, cache, record.identifier.value)).length > 0) {
+    // The organization's IdP decides who its people are: no password or code sign-in around it.
+    throw new RequestError({ code: 'session.sso_enabled', status: 422 }, 'This email signs in with single sign-on.');
+  }
   if (record.type === 'Password') {
     if (state.interactionEvent === 'ForgotPassword') {
       throw notForReset();
     }
     return record.userId;
   }
-  if (record.type === 'NewPasswordIdentity') {
-    throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'This verification is for registration.');
+  if (record.type !== 'EmailVerificationCode' && record.type !== 'PhoneVerificationCode') {
+    throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'This verification cannot identify a user here.');
   }
   if (state.interactionEvent === 'ForgotPassword') {
     const method = record.type === 'EmailVerificationCode' ? 'EmailVerificationCode' : 'PhoneVerificationCode';

@@ -2,7 +2,14 @@ import type { Knex } from 'knex';
 import type { Interaction } from 'oidc-provider';
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
+import { findConnector } from '../connectors/queries.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { storedBackupCodes } from '../mfa/backup-codes.ts';
+import { addFactor } from '../mfa/factors.ts';
+import { mfaOwed } from '../mfa/sign-in-requirement.ts';
+import type { Queryable } from '../storage/database.ts';
+import { linkSocialIdentity } from '../users/identities.ts';
+import { updateUser } from '../users/queries.ts';
 import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
@@ -12,10 +19,11 @@ import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
 import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
+import { identifyExternal } from './external-identification.ts';
 import { identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { ExperienceSessions } from './session.ts';
 import { currentSignInExperience, type SignInExperience } from './sign-in-experience.ts';
-import { deleteState, interactionEvents, newState, type ExperienceState, type InteractionEvent } from './state.ts';
+import { deleteState, getRecord, interactionEvents, newState, requireVerified, type ExperienceState, type InteractionEvent } from './state.ts';
 import { finishSignIn } from './submit.ts';
 
 const tag = 'Experience';
@@ -40,6 +48,33 @@ function requireUser(state: ExperienceState): string {
     throw new RequestError({ code: 'session.identifier_not_found', status: 404 }, 'User identifier not found. Please go back and sign in again.');
   }
   return state.userId;
+}
+
+/**
+ * What the interaction bound to the account, applied as it finishes: an enrolled authenticator and
+ * backup codes, a declined MFA prompt, a social identity proven alongside. Says whether the user's
+ * data changed (MFA or social linking: one `User.Data.Updated`).
+ */
+async function applyLinks(trx: Queryable, cache: SharedCache, state: ExperienceState, userId: string): Promise<boolean> {
+  const { mfa = {}, profile } = state;
+  if (mfa.totp) {
+    await addFactor(trx, userId, { type: 'Totp', secret: mfa.totp.secret, lastUsedStep: mfa.totp.step });
+  }
+  if (mfa.backupCodes) {
+    await addFactor(trx, userId, { type: 'BackupCode', codes: storedBackupCodes(mfa.backupCodes) });
+  }
+  if (mfa.skipped) {
+    await updateUser(trx, userId, { mfaSkipped: true });
+  }
+  const social = profile.socialVerificationId ? state.records[profile.socialVerificationId] : undefined;
+  if (social?.type === 'Social' && social.userInfo) {
+    const connector = await findConnector(trx, cache, social.connectorId);
+    if (!connector) {
+      throw notFound('connector', social.connectorId);
+    }
+    await linkSocialIdentity(trx, userId, connector.target, { userId: social.userInfo.id, details: { ...social.userInfo.rawData } });
+  }
+  return Boolean(mfa.totp ?? mfa.backupCodes ?? social);
 }
 
 /** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */
@@ -76,7 +111,9 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         interactionEvent: z.enum(interactionEvents),
         userId: z.string().optional(),
         profile: z.object({ username: z.string().optional(), primaryEmail: z.string().optional(), primaryPhone: z.string().optional(), hasPassword: z.boolean() }),
-        verificationRecords: z.array(z.object({ id: z.string(), type: z.string(), identifier: z.object({ type: z.string(), value: z.string() }), verified: z.boolean() })),
+        verificationRecords: z.array(
+          z.object({ id: z.string(), type: z.string(), identifier: z.object({ type: z.string(), value: z.string() }).optional(), verified: z.boolean() }),
+        ),
       }),
       errors: [404],
     },
@@ -87,7 +124,12 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         interactionEvent: state.interactionEvent,
         ...(state.userId && { userId: state.userId }),
         profile: { ...profile, hasPassword: Boolean(passwordDigest) },
-        verificationRecords: Object.values(state.records).map(({ id, type, identifier, verified }) => ({ id, type, identifier, verified })),
+        verificationRecords: Object.values(state.records).map((record) => ({
+          id: record.id,
+          type: record.type,
+          ...('identifier' in record && { identifier: record.identifier }),
+          verified: record.verified,
+        })),
       };
     },
   );
@@ -105,8 +147,17 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
       const session = await sessions.load(ctx);
       const { state } = session;
       const settings = await currentSignInExperience(db, cache);
+      const record = body.verificationId ? getRecord(state, body.verificationId) : undefined;
+      if (record?.type === 'Social' || record?.type === 'EnterpriseSso') {
+        requireVerified(record);
+        const outcome = await db.transaction((trx) => identifyExternal(trx, cache, ctx, state, record, settings, body.linkSocialIdentity ?? false));
+        // An IdP's new user registered; a known one signed in, whichever the page started with.
+        await session.save({ ...state, userId: outcome.userId, interactionEvent: outcome.created ? 'Register' : 'SignIn' });
+        ctx.status = outcome.created ? 201 : 204;
+        return;
+      }
       if (state.interactionEvent !== 'Register') {
-        await session.save({ ...state, userId: await identifyUser(db, state, body.verificationId, settings) });
+        await session.save({ ...state, userId: await identifyUser(db, cache, state, body.verificationId, settings) });
         return;
       }
       const profile = body.verificationId ? { ...state.profile, ...profileFromRecord(state, body.verificationId) } : state.profile;
@@ -135,6 +186,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         z.strictObject({ type: z.literal('username'), value: username }),
         z.strictObject({ type: z.literal('password'), value: z.string().min(1).max(256) }),
         z.strictObject({ type: z.enum(['email', 'phone']), verificationId: z.string().min(1).max(64) }),
+        z.strictObject({ type: z.literal('social'), verificationId: z.string().min(1).max(64) }),
       ]),
       errors: [404, 422],
     },
@@ -152,6 +204,12 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         const settings = await currentSignInExperience(db, cache);
         assertPasswordAccepted(body.value, settings.passwordPolicy, state.profile);
         addition = { passwordDigest: await hashPassword(body.value) };
+      } else if (body.type === 'social') {
+        // Linked at submit to whoever this interaction signs in (proved by password, code...).
+        if (requireVerified(getRecord(state, body.verificationId)).type !== 'Social') {
+          throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is not a social sign-in.');
+        }
+        addition = { socialVerificationId: body.verificationId };
       } else {
         addition = profileFromRecord(state, body.verificationId);
         await assertIdentifiersFree(db, addition, state.userId);
@@ -212,8 +270,16 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         ctx.status = 204;
         return undefined;
       }
+      const settings = await currentSignInExperience(db, cache);
+      const owed = await mfaOwed(db, settings, await getUserRow(db, userId), state.mfa);
+      if (owed) {
+        throw owed;
+      }
       await db.transaction(async (trx) => {
         await changeUser(trx, userId, { lastSignInAt: Date.now() });
+        if (await applyLinks(trx, cache, state, userId)) {
+          await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', userId);
+        }
         const event = state.interactionEvent === 'Register' ? 'PostRegister' : 'PostSignIn';
         await recordInteractionEvent(trx, cache, ctx, event, interactionDetails(state, interaction, userId));
       });

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../applications/queries.ts';
+import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/route.ts';
+import { listSsoConnectors } from '../sso/queries.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { passwordPolicySchema } from '../users/password-policy.ts';
 import { currentSignInExperience, saveSignInExperience, signInExperienceSchema } from './sign-in-experience.ts';
@@ -35,5 +37,38 @@ export function signInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): 
       await saveSignInExperience(db, next);
       return { tenantId, id: 'default', ...next };
     },
+  );
+}
+
+/**
+ * What the sign-in page needs before anyone is signed in (Logto's `/.well-known/sign-in-exp`): the
+ * settings, which hold no secret, and the social and SSO connectors to offer, by name only.
+ */
+export function publicSignInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/.well-known/sign-in-exp',
+      summary: 'The sign-in experience as the sign-in page sees it',
+      tag,
+      response: response.extend({
+        socialConnectors: z.array(z.object({ id: z.string(), target: z.string(), name: z.record(z.string(), z.string()), logo: z.string() })),
+        ssoConnectors: z.array(z.object({ id: z.string(), connectorName: z.string(), logo: z.string().optional() })),
+      }),
+    },
+    async () => ({
+      tenantId,
+      id: 'default',
+      ...(await currentSignInExperience(db, cache)),
+      socialConnectors: (await listConnectors(db, cache)).map((connector) => {
+        const { id, target, name, logo } = toConnector(connector);
+        return { id, target, name, logo };
+      }),
+      ssoConnectors: (await listSsoConnectors(db, cache)).map((connector) => ({
+        id: connector.id,
+        connectorName: connector.branding.displayName ?? connector.connectorName,
+        logo: connector.branding.logo,
+      })),
+    }),
   );
 }

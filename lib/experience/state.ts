@@ -12,6 +12,20 @@ export const identifierSchema = z.strictObject({
 });
 export type Identifier = z.output<typeof identifierSchema>;
 
+/** An external sign-in under way: what the callback must match (RFC 6749 state, OIDC nonce, PKCE). */
+export type ExternalAuthorization = { state: string; nonce: string; codeVerifier: string; redirectUri: string };
+
+/** Who an external identity provider says the user is. */
+export type ExternalUserInfo = {
+  id: string;
+  email?: string;
+  emailVerified?: boolean;
+  phone?: string;
+  name?: string;
+  avatar?: string;
+  rawData: Record<string, unknown>;
+};
+
 /** What one step proved, kept until the interaction is submitted. */
 export type VerificationRecord =
   | { id: string; type: 'Password'; identifier: Identifier; userId: string; verified: true }
@@ -22,6 +36,19 @@ export type VerificationRecord =
       identifier: Identifier;
       codeId: string;
       verified: boolean;
+    }
+  /** A second factor: `secret` (or `codes`) when it is a new one being enrolled, not a proof of an existing one. */
+  | { id: string; type: 'Totp'; userId: string; secret?: string; step?: number; verified: boolean }
+  | { id: string; type: 'BackupCode'; userId: string; codes?: string[]; verified: boolean }
+  | {
+      id: string;
+      type: 'Social' | 'EnterpriseSso';
+      connectorId: string;
+      authorization: ExternalAuthorization;
+      userInfo?: ExternalUserInfo;
+      /** EnterpriseSso: the IdP's issuer, the namespace of `userInfo.id`. */
+      issuer?: string;
+      verified: boolean;
     };
 
 /** The profile a registration (or a sign-in that must complete it) is building. */
@@ -30,6 +57,16 @@ export type PendingProfile = {
   primaryEmail?: string;
   primaryPhone?: string;
   passwordDigest?: string;
+  /** A verified social identity to link at submit (POST /experience/profile {type:'social'}). */
+  socialVerificationId?: string;
+};
+
+/** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */
+export type MfaProgress = {
+  verified?: boolean;
+  skipped?: boolean;
+  totp?: { secret: string; step: number };
+  backupCodes?: string[];
 };
 
 export type ExperienceState = {
@@ -40,6 +77,7 @@ export type ExperienceState = {
   profile: PendingProfile;
   /** ForgotPassword: the new password, applied at submit. */
   newPasswordDigest?: string;
+  mfa?: MfaProgress;
 };
 
 export const newState = (interactionEvent: InteractionEvent): ExperienceState => ({ interactionEvent, records: {}, profile: {} });

@@ -6,19 +6,11 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { addLinks, linkedIds, organizationLinks } from './links.ts';
 
 /**
- * Just-in-time membership: a user whose verified email is in an organization's JIT domains joins it
- * with the organization's JIT roles, in the caller's transaction, each join an
- * `Organization.Membership.Updated` event. Returns the organizations joined.
+ * Just-in-time membership: a user joins each of the organizations with the organization's JIT roles,
+ * in the caller's transaction, each join an `Organization.Membership.Updated` event. Returns the
+ * organizations joined (not those the user was a member of already).
  */
-export async function provisionByEmailDomain(
-  trx: Queryable,
-  cache: SharedCache,
-  ctx: Context,
-  userId: string,
-  email: string,
-): Promise<string[]> {
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  const organizationIds: string[] = await trx('organization_jit_email_domains').where({ email_domain: domain }).pluck('organization_id');
+async function provision(trx: Queryable, cache: SharedCache, ctx: Context, userId: string, organizationIds: string[]): Promise<string[]> {
   const joined: string[] = [];
   for (const organizationId of organizationIds) {
     const added = await addLinks(trx, organizationLinks.users(organizationId), [userId]);
@@ -37,4 +29,23 @@ export async function provisionByEmailDomain(
     joined.push(organizationId);
   }
   return joined;
+}
+
+/** A verified email (at registration or when linked) in an organization's JIT email domains. */
+export async function provisionByEmailDomain(trx: Queryable, cache: SharedCache, ctx: Context, userId: string, email: string): Promise<string[]> {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  const organizationIds: string[] = await trx('organization_jit_email_domains').where({ email_domain: domain }).pluck('organization_id');
+  return provision(trx, cache, ctx, userId, organizationIds);
+}
+
+/** A sign-in through an enterprise SSO connector that organizations admit just in time. */
+export async function provisionBySsoConnector(
+  trx: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  userId: string,
+  ssoConnectorId: string,
+): Promise<string[]> {
+  const organizationIds: string[] = await trx('organization_jit_sso_connectors').where({ sso_connector_id: ssoConnectorId }).pluck('organization_id');
+  return provision(trx, cache, ctx, userId, organizationIds);
 }

@@ -4,7 +4,20 @@ import { z } from 'zod';
 import { tenantId } from '../applications/queries.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
-import { addJitEmailDomain, addJitRoles, removeJitEmailDomain, removeJitRole, replaceJitEmailDomains, replaceJitRoles } from './jit.ts';
+import { listSsoConnectors, toSsoConnector } from '../sso/queries.ts';
+import { ssoConnectorSchema } from '../sso/schemas.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import {
+  addJitEmailDomain,
+  addJitRoles,
+  addJitSsoConnectors,
+  removeJitEmailDomain,
+  removeJitRole,
+  removeJitSsoConnector,
+  replaceJitEmailDomains,
+  replaceJitRoles,
+  replaceJitSsoConnectors,
+} from './jit.ts';
 import { linkedIds, organizationLinks, pageOfLinkedIds } from './links.ts';
 import { getOrganization } from './lookups.ts';
 import { listOrganizationRoles } from './role-queries.ts';
@@ -14,7 +27,7 @@ const tag = 'Organization JIT';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** Just-in-time provisioning: the e-mail domains whose users join on sign-up, and the roles they get. */
-export function jitRoutes(api: Api, db: Knex): void {
+export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
   api.add(
     {
       method: 'get',
@@ -140,6 +153,73 @@ export function jitRoutes(api: Api, db: Knex): void {
     },
     async ({ params }) => {
       await db.transaction((trx) => removeJitRole(trx, params.id, params.organizationRoleId));
+    },
+  );
+
+  const ssoConnectorIds = z.strictObject({ ssoConnectorIds: nonEmptyIdArray });
+
+  api.add(
+    {
+      method: 'get',
+      path: '/organizations/:id/jit/sso-connectors',
+      summary: 'List the enterprise SSO connectors whose users join the organization as they sign in',
+      tag,
+      params: idParams,
+      query: paginationQuery,
+      response: z.array(ssoConnectorSchema.omit({ name: true, providerType: true, providerLogo: true, providerLogoDark: true })),
+      errors: [404],
+    },
+    async ({ params, query }, ctx) => {
+      await getOrganization(db, params.id);
+      const { ids, total } = await pageOfLinkedIds(db, organizationLinks.jitSsoConnectors(params.id), pageOf(query));
+      setTotal(ctx, total);
+      const connectors = await listSsoConnectors(db, cache);
+      return ids.flatMap((id) => connectors.filter((connector) => connector.id === id).map(toSsoConnector));
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/organizations/:id/jit/sso-connectors',
+      summary: 'Add JIT enterprise SSO connectors (ones in the set already are ignored)',
+      tag,
+      params: idParams,
+      body: ssoConnectorIds,
+      status: 201,
+      errors: [404, 422],
+    },
+    async ({ params, body }) => {
+      await db.transaction((trx) => addJitSsoConnectors(trx, params.id, body.ssoConnectorIds));
+    },
+  );
+
+  api.add(
+    {
+      method: 'put',
+      path: '/organizations/:id/jit/sso-connectors',
+      summary: 'Replace the JIT enterprise SSO connectors',
+      tag,
+      params: idParams,
+      body: z.strictObject({ ssoConnectorIds: idArray }),
+      errors: [404, 422],
+    },
+    async ({ params, body }) => {
+      await db.transaction((trx) => replaceJitSsoConnectors(trx, params.id, body.ssoConnectorIds));
+    },
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/organizations/:id/jit/sso-connectors/:ssoConnectorId',
+      summary: 'Remove a JIT enterprise SSO connector',
+      tag,
+      params: idParams.extend({ ssoConnectorId: z.string().min(1).max(21) }),
+      errors: [404],
+    },
+    async ({ params }) => {
+      await db.transaction((trx) => removeJitSsoConnector(trx, params.id, params.ssoConnectorId));
     },
   );
 }

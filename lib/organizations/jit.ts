@@ -2,7 +2,7 @@ import { tenantId } from '../applications/queries.ts';
 import { alreadyExists, notFound } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { addLinks, linkedAmong, organizationLinks, removeLinks, replaceLinks, type LinkDelta } from './links.ts';
-import { getOrganization, requireOrganizationRoles } from './lookups.ts';
+import { getOrganization, missingRelation, requireOrganizationRoles } from './lookups.ts';
 
 // Just-in-time provisioning settings: users signing up with an e-mail in one of the domains join the
 // organization with the JIT roles. Only stored here; sign-up reads them.
@@ -46,5 +46,33 @@ export async function removeJitRole(trx: Queryable, organizationId: string, role
   await getOrganization(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.jitRoles(organizationId), [roleId])) === 0) {
     throw notFound('organization role', roleId);
+  }
+}
+
+/** Organizations that admit the users of enterprise SSO connectors as they sign in. */
+async function requireSsoConnectors(trx: Queryable, ids: string[]): Promise<void> {
+  const known = new Set<string>(await trx('sso_connectors').whereIn('id', ids).pluck('id'));
+  const missing = ids.find((id) => !known.has(id));
+  if (missing !== undefined) {
+    throw missingRelation('SSO connector', missing);
+  }
+}
+
+export async function addJitSsoConnectors(trx: Queryable, organizationId: string, connectorIds: string[]): Promise<string[]> {
+  await getOrganization(trx, organizationId);
+  await requireSsoConnectors(trx, connectorIds);
+  return addLinks(trx, organizationLinks.jitSsoConnectors(organizationId), connectorIds);
+}
+
+export async function replaceJitSsoConnectors(trx: Queryable, organizationId: string, connectorIds: string[]): Promise<LinkDelta> {
+  await getOrganization(trx, organizationId);
+  await requireSsoConnectors(trx, connectorIds);
+  return replaceLinks(trx, organizationLinks.jitSsoConnectors(organizationId), connectorIds);
+}
+
+export async function removeJitSsoConnector(trx: Queryable, organizationId: string, connectorId: string): Promise<void> {
+  await getOrganization(trx, organizationId);
+  if ((await removeLinks(trx, organizationLinks.jitSsoConnectors(organizationId), [connectorId])) === 0) {
+    throw notFound('SSO connector', connectorId);
   }
 }

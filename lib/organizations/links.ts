@@ -45,6 +45,11 @@ export const organizationLinks = {
     owner: { organization_id: organizationId },
     column: 'organization_role_id',
   }),
+  jitSsoConnectors: (organizationId: string): Links => ({
+    table: 'organization_jit_sso_connectors',
+    owner: { organization_id: organizationId },
+    column: 'sso_connector_id',
+  }),
   roleScopes: (roleId: string): Links => ({
     table: 'organization_role_scopes',
     owner: { organization_role_id: roleId },

@@ -46,7 +46,7 @@ export async function getInvitation(db: Queryable, id: string): Promise<Invitati
  * A body naming an entity that does not exist: Logto answers 422 (its foreign key fails); we say
  * which one, before anything is written.
  */
-const missingRelation = (entity: string, id: string) =>
+export const missingRelation = (entity: string, id: string) =>
   new RequestError({ code: 'entity.relation_foreign_key_not_found', status: 422 }, `The ${entity} with ID \`${id}\` does not exist.`, {
     data: { name: entity, id },
   });

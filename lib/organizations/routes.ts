@@ -14,12 +14,13 @@ import { organizationRoleRoutes } from './role-routes.ts';
 import { roleGrantRoutes } from './role-grant-routes.ts';
 import { createOrganizationBody, organizationListItemSchema, organizationSchema, updateOrganizationBody } from './schemas.ts';
 import { organizationScopeRoutes } from './scope-routes.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
 
 const tag = 'Organizations';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** Organizations, their members and roles, organization roles and scopes, invitations. */
-export function organizationRoutes(api: Api, db: Knex): void {
+export function organizationRoutes(api: Api, db: Knex, cache: SharedCache): void {
   api.add(
     {
       method: 'get',
@@ -81,7 +82,7 @@ export function organizationRoutes(api: Api, db: Knex): void {
 
   memberRoutes(api, db);
   applicationMemberRoutes(api, db);
-  jitRoutes(api, db);
+  jitRoutes(api, db, cache);
   organizationScopeRoutes(api, db);
   organizationRoleRoutes(api, db);
   roleGrantRoutes(api, db);

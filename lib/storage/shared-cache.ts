@@ -6,7 +6,7 @@ import type { Queryable } from './database.ts';
  * What may be cached in memory; each has a row in `cache_versions`. `roles` covers every table that
  * decides which scopes a role grants (roles, their scopes, their holders).
  */
-export type CacheName = 'applications' | 'resources' | 'roles' | 'keys' | 'settings' | 'users' | 'hooks';
+export type CacheName = 'applications' | 'resources' | 'roles' | 'keys' | 'settings' | 'users' | 'hooks' | 'connectors';
 
 /** Every writer of a cached table calls this in the same transaction as its change. */
 export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<void> {

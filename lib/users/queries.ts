@@ -18,6 +18,7 @@ export type UserRow = {
   application_id: string | null;
   last_sign_in_at: number | null;
   is_suspended: number | boolean;
+  mfa_skipped: number | boolean;
   created_at: number;
   updated_at: number;
 };
@@ -55,6 +56,7 @@ export type UserChanges = Partial<{
   profile: UserProfile;
   isSuspended: boolean;
   lastSignInAt: number;
+  mfaSkipped: boolean;
 }>;
 
 function toColumns(changes: UserChanges): Record<string, unknown> {
@@ -76,6 +78,7 @@ function toColumns(changes: UserChanges): Record<string, unknown> {
   set('profile', changes.profile && JSON.stringify(changes.profile));
   set('is_suspended', changes.isSuspended);
   set('last_sign_in_at', changes.lastSignInAt);
+  set('mfa_skipped', changes.mfaSkipped);
   return columns;
 }
 

@@ -1,0 +1,217 @@
+import { got } from 'got';
+import * as oidc from 'openid-client';
+
+import { RequestError } from '../http/errors.ts';
+import type { ExternalAuthorization, ExternalUserInfo } from '../experience/state.ts';
+
+/** Where and how to send a user to sign in elsewhere: an OpenID provider, or a plain OAuth 2.0 server. */
+export type IdpSettings = {
+  kind: 'oidc' | 'oauth2';
+  /** OpenID Connect: the issuer (discovery at its well-known address unless endpoints are given). */
+  issuer?: string;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
+  userInfoEndpoint?: string;
+  jwksUri?: string;
+  clientId: string;
+  clientSecret: string;
+  scope: string;
+  tokenEndpointAuthMethod: 'client_secret_post' | 'client_secret_basic';
+  /** Take the provider's emails as verified even without `email_verified` (it checks them itself). */
+  trustUnverifiedEmail: boolean;
+  /** OAuth 2.0: which userinfo fields hold the id, email, phone, name and avatar. */
+  profileMap?: Partial<Record<'id' | 'email' | 'phone' | 'name' | 'avatar', string>>;
+};
+
+const timeoutMs = 10_000;
+
+const failed = (message: string) => new RequestError({ code: 'connector.authorization_failed', status: 400 }, message);
+
+// Plain http only to this machine (a development IdP); anything else must be https.
+const isLoopbackHttp = (address: string | undefined) => {
+  if (!address) {
+    return false;
+  }
+  const url = new URL(address);
+  return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+};
+
+// Discovery documents are fetched once per settings, not once per sign-in.
+const configurations = new Map<string, Promise<oidc.Configuration>>();
+
+function configurationOf(settings: IdpSettings): Promise<oidc.Configuration> {
+  const key = JSON.stringify(settings);
+  let configuration = configurations.get(key);
+  if (!configuration) {
+    if (configurations.size >= 100) {
+      configurations.clear();
+    }
+    configuration = loadConfiguration(settings);
+    configurations.set(key, configuration);
+    // A failed discovery is tried again at the next sign-in.
+    configuration.catch(() => configurations.delete(key));
+  }
+  return configuration;
+}
+
+async function loadConfiguration(settings: IdpSettings): Promise<oidc.Configuration> {
+  const auth =
+    settings.tokenEndpointAuthMethod === 'client_secret_basic' ? oidc.ClientSecretBasic(settings.clientSecret) : oidc.ClientSecretPost(settings.clientSecret);
+  const insecure = [settings.issuer, settings.authorizationEndpoint, settings.tokenEndpoint].some(isLoopbackHttp);
+  const issuer = settings.issuer ?? new URL(settings.authorizationEndpoint!).origin;
+  let configuration: oidc.Configuration;
+  if (settings.kind === 'oidc' && !settings.authorizationEndpoint) {
+    try {
+      configuration = await oidc.discovery(new URL(issuer), settings.clientId, undefined, auth, {
+        timeout: timeoutMs / 1000,
+        execute: insecure ? [oidc.allowInsecureRequests] : [],
+      });
+    } catch (error) {
+      throw new RequestError({ code: 'connector.invalid_configuration', status: 400 }, `The identity provider's discovery failed: ${String(error)}`);
+    }
+  } else {
+    configuration = new oidc.Configuration(
+      {
+        issuer,
+        authorization_endpoint: settings.authorizationEndpoint,
+        token_endpoint: settings.tokenEndpoint,
+        userinfo_endpoint: settings.userInfoEndpoint,
+        jwks_uri: settings.jwksUri,
+      },
+      settings.clientId,
+      undefined,
+      auth,
+    );
+    if (insecure) {
+      oidc.allowInsecureRequests(configuration);
+    }
+  }
+  configuration.timeout = timeoutMs / 1000;
+  return configuration;
+}
+
+/** Where to send the browser, and what its return must match (state, nonce, PKCE verifier). */
+export async function startAuthorization(
+  settings: IdpSettings,
+  { state, redirectUri }: { state: string; redirectUri: string },
+): Promise<{ authorizationUri: string; authorization: ExternalAuthorization }> {
+  const configuration = await configurationOf(settings);
+  const codeVerifier = oidc.randomPKCECodeVerifier();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(configuration, {
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    scope: settings.scope,
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    ...(settings.kind === 'oidc' && { nonce }),
+  });
+  return { authorizationUri: url.href, authorization: { state, nonce, codeVerifier, redirectUri } };
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+
+/**
+ * The browser came back with `connectorData` (the callback's query: code and state, or an error):
+ * redeems the code and returns who the user is there, with the issuer that namespaces the id.
+ */
+export async function completeAuthorization(
+  settings: IdpSettings,
+  authorization: ExternalAuthorization,
+  connectorData: Record<string, unknown>,
+): Promise<{ issuer: string; userInfo: ExternalUserInfo }> {
+  const callback = new URL(authorization.redirectUri);
+  for (const [key, value] of Object.entries(connectorData)) {
+    if (key !== 'redirectUri' && typeof value === 'string') {
+      callback.searchParams.set(key, value);
+    }
+  }
+  const configuration = await configurationOf(settings);
+  const issuer = configuration.serverMetadata().issuer;
+  if (settings.kind === 'oauth2') {
+    return { issuer, userInfo: await oauth2UserInfo(settings, authorization, callback) };
+  }
+  let claims: Record<string, unknown>;
+  try {
+    const tokens = await oidc.authorizationCodeGrant(configuration, callback, {
+      pkceCodeVerifier: authorization.codeVerifier,
+      expectedState: authorization.state,
+      expectedNonce: authorization.nonce,
+      idTokenExpected: true,
+    });
+    claims = { ...tokens.claims() };
+    if (configuration.serverMetadata().userinfo_endpoint) {
+      claims = { ...claims, ...(await oidc.fetchUserInfo(configuration, tokens.access_token, String(claims.sub))) };
+    }
+  } catch (error) {
+    throw failed(`The identity provider did not confirm the sign-in: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return {
+    issuer,
+    userInfo: {
+      id: String(claims.sub),
+      email: text(claims.email),
+      emailVerified: claims.email_verified === true || settings.trustUnverifiedEmail,
+      phone: text(claims.phone_number),
+      name: text(claims.name),
+      avatar: text(claims.picture),
+      rawData: claims,
+    },
+  };
+}
+
+/** A plain OAuth 2.0 server has no ID token: the code buys an access token, which buys the profile. */
+async function oauth2UserInfo(settings: IdpSettings, authorization: ExternalAuthorization, callback: URL): Promise<ExternalUserInfo> {
+  const query = callback.searchParams;
+  if (query.get('error')) {
+    throw failed(`The identity provider refused the sign-in: ${query.get('error_description') ?? query.get('error')}`);
+  }
+  if (query.get('state') !== authorization.state || !query.get('code')) {
+    throw failed('The callback does not match the sign-in that was started (state or code).');
+  }
+  const form: Record<string, string> = {
+    grant_type: 'authorization_code',
+    code: query.get('code')!,
+    redirect_uri: authorization.redirectUri,
+    code_verifier: authorization.codeVerifier,
+    client_id: settings.clientId,
+  };
+  const basic = settings.tokenEndpointAuthMethod === 'client_secret_basic';
+  if (!basic) {
+    form.client_secret = settings.clientSecret;
+  }
+  const credentials = `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`;
+  try {
+    const token = await got
+      .post(settings.tokenEndpoint!, {
+        form,
+        headers: basic ? { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } : {},
+        timeout: { request: timeoutMs },
+      })
+      .json<{ access_token?: string }>();
+    if (!token.access_token) {
+      throw new Error('no access_token in the token response');
+    }
+    const profile = await got
+      .get(settings.userInfoEndpoint!, { headers: { authorization: `Bearer ${token.access_token}` }, timeout: { request: timeoutMs } })
+      .json<Record<string, unknown>>();
+    const map = { id: 'id', email: 'email', phone: 'phone', name: 'name', avatar: 'avatar', ...settings.profileMap };
+    const id = profile[map.id];
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      throw new Error(`the profile has no \`${map.id}\``);
+    }
+    return {
+      id: String(id),
+      email: text(profile[map.email]),
+      // A plain OAuth 2.0 server makes no statement about the email.
+      emailVerified: settings.trustUnverifiedEmail,
+      phone: text(profile[map.phone]),
+      name: text(profile[map.name]),
+      avatar: text(profile[map.avatar]),
+      rawData: profile,
+    };
+  } catch (error) {
+    throw failed(`The identity provider did not confirm the sign-in: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,93 @@
+import type { Queryable } from '../storage/database.ts';
+import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+import { connectorFactories, type Connector, type ConnectorMetadata, type FactoryId } from './schemas.ts';
+import { withMaskedSecret } from './secrets.ts';
+
+export type ConnectorRow = {
+  id: string;
+  connector_id: FactoryId;
+  target: string;
+  config: string;
+  metadata: string;
+  sync_profile: number | boolean;
+  created_at: number;
+};
+
+/** A stored connector, its configuration parsed (with the secret: for signing in, never for answers). */
+export type StoredConnector = {
+  id: string;
+  factoryId: FactoryId;
+  target: string;
+  config: Record<string, unknown>;
+  metadata: ConnectorMetadata;
+  syncProfile: boolean;
+};
+
+const toStored = (row: ConnectorRow): StoredConnector => ({
+  id: row.id,
+  factoryId: row.connector_id,
+  target: row.target,
+  config: JSON.parse(row.config) as Record<string, unknown>,
+  metadata: JSON.parse(row.metadata) as ConnectorMetadata,
+  syncProfile: Boolean(row.sync_profile),
+});
+
+/** The connector as Logto's `/api/connectors` shows it, its secret masked. */
+export function toConnector(connector: StoredConnector): Connector {
+  const factory = connectorFactories[connector.factoryId];
+  return {
+    id: connector.id,
+    connectorId: connector.factoryId,
+    target: connector.target,
+    type: 'Social',
+    name: connector.metadata.name ?? { en: factory.name },
+    description: { en: factory.description },
+    logo: connector.metadata.logo ?? '',
+    logoDark: connector.metadata.logoDark ?? null,
+    readme: '',
+    platform: 'Universal',
+    isStandard: true,
+    config: withMaskedSecret(connector.config),
+    metadata: connector.metadata,
+    syncProfile: connector.syncProfile,
+    enableTokenStorage: false,
+  };
+}
+
+async function readConnectors(db: Queryable): Promise<StoredConnector[]> {
+  const rows = await db('social_connectors').orderBy('created_at', 'asc').orderBy('id', 'asc');
+  return (rows as ConnectorRow[]).map(toStored);
+}
+
+/** All social connectors, from memory: sign-in reads them on every social step. */
+export const listConnectors = (db: Queryable, cache: SharedCache) => cache.get('connectors', 'social', () => readConnectors(db));
+
+export async function findConnector(db: Queryable, cache: SharedCache, id: string): Promise<StoredConnector | undefined> {
+  return (await listConnectors(db, cache)).find((connector) => connector.id === id);
+}
+
+export async function insertConnector(trx: Queryable, connector: StoredConnector): Promise<void> {
+  await trx('social_connectors').insert({
+    id: connector.id,
+    connector_id: connector.factoryId,
+    target: connector.target,
+    config: JSON.stringify(connector.config),
+    metadata: JSON.stringify(connector.metadata),
+    sync_profile: connector.syncProfile,
+    created_at: Date.now(),
+  });
+  await bumpCacheVersion(trx, 'connectors');
+}
+
+export async function updateConnector(trx: Queryable, connector: StoredConnector): Promise<void> {
+  await trx('social_connectors')
+    .where({ id: connector.id })
+    .update({ config: JSON.stringify(connector.config), metadata: JSON.stringify(connector.metadata), sync_profile: connector.syncProfile });
+  await bumpCacheVersion(trx, 'connectors');
+}
+
+export async function deleteConnector(trx: Queryable, id: string): Promise<number> {
+  const deleted = await trx('social_connectors').where({ id }).delete();
+  await bumpCacheVersion(trx, 'connectors');
+  return deleted;
+}

@@ -1,0 +1,186 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { RequestError, notFound } from '../http/errors.ts';
+import type { Api } from '../http/route.ts';
+import { generateId } from '../storage/ids.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { deleteConnector, findConnector, insertConnector, listConnectors, toConnector, updateConnector, type StoredConnector } from './queries.ts';
+import { connectorFactories, connectorSchema, createConnectorBody, factoryIds, updateConnectorBody, type FactoryId } from './schemas.ts';
+import { mergeConfig } from './secrets.ts';
+
+const tag = 'Connectors';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+
+const factorySchema = z.object({
+  id: z.string(),
+  type: z.literal('Social'),
+  name: z.record(z.string(), z.string()),
+  description: z.record(z.string(), z.string()),
+  logo: z.string(),
+  logoDark: z.string().nullable(),
+  readme: z.string(),
+  platform: z.literal('Universal'),
+  isStandard: z.boolean(),
+  configTemplate: z.string(),
+});
+
+const factoryOf = (id: FactoryId) => ({
+  id,
+  type: 'Social' as const,
+  name: { en: connectorFactories[id].name },
+  description: { en: connectorFactories[id].description },
+  logo: '',
+  logoDark: null,
+  readme: '',
+  platform: 'Universal' as const,
+  isStandard: true,
+  configTemplate: JSON.stringify(connectorFactories[id].config.parse(templates[id])),
+});
+
+const templates: Record<FactoryId, Record<string, unknown>> = {
+  oidc: { issuer: 'https://idp.example.com', clientId: '<client id>', clientSecret: '<client secret>' },
+  oauth2: {
+    authorizationEndpoint: 'https://idp.example.com/oauth/authorize',
+    tokenEndpoint: 'https://idp.example.com/oauth/token',
+    userInfoEndpoint: 'https://idp.example.com/userinfo',
+    clientId: '<client id>',
+    clientSecret: '<client secret>',
+  },
+};
+
+/** Checks a configuration against its factory's schema: 400 `connector.invalid_config` with what is wrong. */
+function validConfig(factoryId: FactoryId, config: Record<string, unknown>): Record<string, unknown> {
+  const result = connectorFactories[factoryId].config.safeParse(config);
+  if (!result.success) {
+    throw new RequestError({ code: 'connector.invalid_config', status: 400 }, 'The connector configuration is invalid.', {
+      details: result.error.issues.map((issue) => ({ in: 'body', path: ['config', ...issue.path].join('.'), message: issue.message })),
+    });
+  }
+  return result.data;
+}
+
+/** Social sign-in connectors (Logto's `/api/connectors`, social ones): generic OpenID Connect and OAuth 2.0. */
+export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
+  async function getConnector(id: string): Promise<StoredConnector> {
+    const connector = await findConnector(db, cache, id);
+    if (!connector) {
+      throw notFound('connector', id);
+    }
+    return connector;
+  }
+
+  api.add(
+    { method: 'get', path: '/connector-factories', summary: 'The kinds of social connector there are', tag, response: z.array(factorySchema) },
+    async () => factoryIds.map(factoryOf),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/connector-factories/:id',
+      summary: 'One kind of social connector',
+      tag,
+      params: idParams,
+      response: factorySchema,
+      errors: [404],
+    },
+    async ({ params }) => {
+      if (!factoryIds.includes(params.id as FactoryId)) {
+        throw notFound('connector factory', params.id);
+      }
+      return factoryOf(params.id as FactoryId);
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/connectors',
+      summary: 'List social connectors (secrets masked)',
+      tag,
+      query: z.object({ target: z.string().max(64).optional() }),
+      response: z.array(connectorSchema),
+    },
+    async ({ query }) =>
+      (await listConnectors(db, cache)).filter((connector) => !query.target || connector.target === query.target).map(toConnector),
+  );
+
+  api.add(
+    { method: 'get', path: '/connectors/:id', summary: 'Get a social connector (secret masked)', tag, params: idParams, response: connectorSchema, errors: [404] },
+    async ({ params }) => toConnector(await getConnector(params.id)),
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/connectors',
+      summary: 'Create a social connector',
+      tag,
+      body: createConnectorBody,
+      response: connectorSchema,
+      errors: [422],
+    },
+    async ({ body }) => {
+      const target = body.metadata?.target;
+      if (!target) {
+        throw new RequestError({ code: 'connector.should_specify_target', status: 400 }, 'A generic connector needs `metadata.target`.');
+      }
+      const connector: StoredConnector = {
+        id: body.id ?? generateId(),
+        factoryId: body.connectorId,
+        target,
+        config: validConfig(body.connectorId, body.config),
+        metadata: body.metadata ?? {},
+        syncProfile: body.syncProfile ?? false,
+      };
+      await db.transaction(async (trx) => {
+        if (await trx('social_connectors').where({ target }).orWhere({ id: connector.id }).first()) {
+          throw new RequestError(
+            { code: 'connector.multiple_target_with_same_platform', status: 422 },
+            `A connector with target \`${target}\` (or this id) already exists.`,
+          );
+        }
+        await insertConnector(trx, connector);
+      });
+      return toConnector(connector);
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/connectors/:id',
+      summary: 'Update a social connector (omitted config keys, and a masked secret, are kept)',
+      tag,
+      params: idParams,
+      body: updateConnectorBody,
+      response: connectorSchema,
+      errors: [404],
+    },
+    async ({ params, body }) => {
+      const current = await getConnector(params.id);
+      if (body.metadata?.target && body.metadata.target !== current.target) {
+        throw new RequestError({ code: 'connector.can_not_modify_target', status: 400 }, 'The target of a connector cannot change.');
+      }
+      const next: StoredConnector = {
+        ...current,
+        config: body.config ? validConfig(current.factoryId, mergeConfig(current.config, body.config)) : current.config,
+        metadata: { ...current.metadata, ...body.metadata },
+        syncProfile: body.syncProfile ?? current.syncProfile,
+      };
+      await db.transaction((trx) => updateConnector(trx, next));
+      return toConnector(next);
+    },
+  );
+
+  api.add(
+    { method: 'delete', path: '/connectors/:id', summary: 'Delete a social connector', tag, params: idParams, errors: [404] },
+    async ({ params }) => {
+      const deleted = await db.transaction((trx) => deleteConnector(trx, params.id));
+      if (deleted === 0) {
+        throw notFound('connector', params.id);
+      }
+    },
+  );
+}

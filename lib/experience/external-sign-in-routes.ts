@@ -1,0 +1,119 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { completeAuthorization, startAuthorization, type IdpSettings } from '../connectors/external-idp.ts';
+import { findConnector } from '../connectors/queries.ts';
+import { idpSettingsOf } from '../connectors/schemas.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import type { Api } from '../http/route.ts';
+import { findSsoConnector, ssoConnectorsForEmail } from '../sso/queries.ts';
+import { idpSettingsOfSso, ssoConfigSchema } from '../sso/schemas.ts';
+import { generateId } from '../storage/ids.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { email } from '../users/schemas.ts';
+import type { ExperienceSessions } from './session.ts';
+import { getRecord } from './state.ts';
+
+const tag = 'Experience';
+const connectorParams = z.object({ connectorId: z.string().min(1).max(21) });
+const authorizationBody = z.strictObject({ state: z.string().min(1).max(512), redirectUri: z.url({ protocol: /^https?$/ }).max(2048) });
+const verifyBody = z.strictObject({
+  // The callback's query as the browser received it: code and state, or error and error_description.
+  connectorData: z.record(z.string(), z.unknown()),
+  verificationId: z.string().min(1).max(64),
+});
+
+/** Where a connector id leads: a social connector's IdP, or an enterprise SSO connector's. */
+async function socialIdp(db: Knex, cache: SharedCache, connectorId: string): Promise<IdpSettings> {
+  const connector = await findConnector(db, cache, connectorId);
+  if (!connector) {
+    throw notFound('connector', connectorId);
+  }
+  return idpSettingsOf(connector.factoryId, connector.config);
+}
+
+async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promise<IdpSettings> {
+  const connector = await findSsoConnector(db, cache, connectorId);
+  if (!connector) {
+    throw notFound('SSO connector', connectorId);
+  }
+  const config = ssoConfigSchema.safeParse(connector.config);
+  if (!config.success) {
+    throw new RequestError({ code: 'connector.invalid_configuration', status: 400 }, 'This SSO connector is not configured yet.');
+  }
+  return idpSettingsOfSso(config.data);
+}
+
+/**
+ * Signing in at another identity provider: a social connector (`social`) or an organization's
+ * enterprise IdP (`sso`). Both start with an authorization URI (state, nonce, PKCE kept in the
+ * record) and end with the callback's data, redeemed server-side for who the user is.
+ */
+export function externalSignInRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions): void {
+  const kinds = [
+    { path: 'social', type: 'Social', idp: socialIdp },
+    { path: 'sso', type: 'EnterpriseSso', idp: ssoIdp },
+  ] as const;
+
+  for (const kind of kinds) {
+    api.add(
+      {
+        method: 'post',
+        path: `/experience/verification/${kind.path}/:connectorId/authorization-uri`,
+        summary: `Start signing in with ${kind.type === 'Social' ? 'a social' : 'an enterprise SSO'} connector: where to send the browser`,
+        tag,
+        params: connectorParams,
+        body: authorizationBody,
+        response: z.object({ authorizationUri: z.string(), verificationId: z.string() }),
+        errors: [404],
+      },
+      async ({ params, body }, ctx) => {
+        const session = await sessions.load(ctx);
+        const { authorizationUri, authorization } = await startAuthorization(await kind.idp(db, cache, params.connectorId), body);
+        const id = generateId();
+        session.state.records[id] = { id, type: kind.type, connectorId: params.connectorId, authorization, verified: false };
+        await session.save(session.state);
+        return { authorizationUri, verificationId: id };
+      },
+    );
+
+    api.add(
+      {
+        method: 'post',
+        path: `/experience/verification/${kind.path}/:connectorId/verify`,
+        summary: 'Finish the external sign-in with the callback data (code and state)',
+        tag,
+        params: connectorParams,
+        body: verifyBody,
+        response: z.object({ verificationId: z.string() }),
+        errors: [404],
+      },
+      async ({ params, body }, ctx) => {
+        const session = await sessions.load(ctx);
+        const record = getRecord(session.state, body.verificationId);
+        if (record.type !== kind.type || record.connectorId !== params.connectorId || record.verified) {
+          throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is not a sign-in started with this connector.');
+        }
+        const { issuer, userInfo } = await completeAuthorization(await kind.idp(db, cache, params.connectorId), record.authorization, body.connectorData);
+        session.state.records[record.id] = { ...record, issuer, userInfo, verified: true };
+        await session.save(session.state);
+        return { verificationId: record.id };
+      },
+    );
+  }
+
+  api.add(
+    {
+      method: 'get',
+      path: '/experience/sso-connectors',
+      summary: "The enterprise SSO connectors serving an email's domain (the sign-in page sends such users there)",
+      tag,
+      query: z.object({ email }),
+      response: z.object({ connectorIds: z.array(z.string()) }),
+    },
+    async ({ query }, ctx) => {
+      await sessions.interaction(ctx);
+      return { connectorIds: (await ssoConnectorsForEmail(db, cache, query.email)).map((connector) => connector.id) };
+    },
+  );
+}

@@ -1,0 +1,120 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { accountUser } from '../account/auth.ts';
+import { consumeVerifications, proofHeader, requireIdentityProof } from '../account/verifications.ts';
+import type { Config } from '../config/env.ts';
+import { recordUserDataEvent } from '../experience/events.ts';
+import { RequestError } from '../http/errors.ts';
+import type { Api } from '../http/route.ts';
+import type { OidcService } from '../oidc/mount.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { newBackupCodes, storedBackupCodes } from './backup-codes.ts';
+import { mfaVerificationSchema } from './admin-routes.ts';
+import { addFactor, deleteFactor, listFactors, toMfaVerification } from './factors.ts';
+import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from './totp.ts';
+
+const tag = 'Account MFA';
+
+/**
+ * The signed-in user manages their own second factors (Logto's Account API). Generating a secret or
+ * codes changes nothing; binding or removing one needs a fresh identity proof
+ * (`logto-verification-id`) and is a data change of the user (`User.Data.Updated`).
+ */
+export function accountMfaRoutes(api: Api, db: Knex, cache: SharedCache, oidc: OidcService, config: Config): void {
+  api.add(
+    { method: 'get', path: '/my-account/mfa-verifications', summary: 'My second factors', tag, response: z.array(mfaVerificationSchema), errors: [401] },
+    async (_input, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      return (await listFactors(db, user.id)).map(toMfaVerification);
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/my-account/mfa-verifications/totp-secret/generate',
+      summary: 'A new authenticator secret and its QR code (bound with a code from the app)',
+      tag,
+      response: z.object({ secret: z.string(), secretQrCode: z.string() }),
+      errors: [401],
+    },
+    async (_input, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const { secret, secretQrCode } = await totpEnrolment(
+        newTotpSecret(),
+        new URL(config.endpoint).host,
+        user.username ?? user.primary_email ?? user.primary_phone ?? user.id,
+      );
+      return { secret, secretQrCode };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/my-account/mfa-verifications/backup-codes/generate',
+      summary: 'New backup codes, to bind (they are shown only now)',
+      tag,
+      response: z.object({ codes: z.array(z.string()) }),
+      errors: [401],
+    },
+    async (_input, ctx) => {
+      await accountUser(ctx, db, oidc);
+      return { codes: newBackupCodes() };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/my-account/mfa-verifications',
+      summary: 'Bind an authenticator (its secret and a current code) or backup codes (replacing any older set)',
+      tag,
+      body: z.discriminatedUnion('type', [
+        z.strictObject({ type: z.literal('Totp'), secret: z.string().refine(isTotpSecret, 'must be a base32 secret'), code: z.string().min(1).max(16) }),
+        z.strictObject({ type: z.literal('BackupCode'), codes: z.array(z.string().regex(/^[0-9a-f]{10}$/)).length(10) }),
+      ]),
+      errors: [401, 422],
+    },
+    async ({ body }, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+      let factor: Parameters<typeof addFactor>[2];
+      if (body.type === 'Totp') {
+        const step = acceptedStep(body.secret, body.code.trim(), null);
+        if (step === undefined) {
+          throw new RequestError({ code: 'session.mfa.invalid_totp_code', status: 400 }, 'The authenticator code is not valid.');
+        }
+        factor = { type: 'Totp', secret: body.secret, lastUsedStep: step };
+      } else {
+        factor = { type: 'BackupCode', codes: storedBackupCodes(body.codes) };
+      }
+      await db.transaction(async (trx) => {
+        await addFactor(trx, user.id, factor, { replace: true });
+        await consumeVerifications(trx, [proof.id]);
+        await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
+      });
+    },
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/my-account/mfa-verifications/:verificationId',
+      summary: 'Remove one of my second factors',
+      tag,
+      params: z.object({ verificationId: z.string().min(1).max(21) }),
+      errors: [401, 404],
+    },
+    async ({ params }, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+      await db.transaction(async (trx) => {
+        await deleteFactor(trx, user.id, params.verificationId);
+        await consumeVerifications(trx, [proof.id]);
+        await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
+      });
+    },
+  );
+}

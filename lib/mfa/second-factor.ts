@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+
+import { recordExceptionEvent } from '../experience/events.ts';
+import { assertNotLocked, failVerification, recordSuccess, type SentinelPolicy } from '../experience/sentinel.ts';
+import { RequestError } from '../http/errors.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { useBackupCode } from './backup-codes.ts';
+import { codesOf, findFactor, recordFactorUse, type FactorType } from './factors.ts';
+import { acceptedStep } from './totp.ts';
+
+const invalidCode = (type: FactorType) =>
+  type === 'Totp'
+    ? new RequestError({ code: 'session.mfa.invalid_totp_code', status: 400 }, 'The authenticator code is not valid.')
+    : new RequestError({ code: 'session.mfa.invalid_backup_code', status: 400 }, 'The backup code is not valid.');
+
+/**
+ * Second-factor failures count against the user, apart from their identifiers' password failures:
+ * guessing codes locks the second factor, not the password sign-in, and the other way round.
+ */
+const mfaTarget = (userId: string) => `mfa:${userId}`;
+
+/** Proves the user's own TOTP or backup code; a code is accepted once (a backup code is then used up). */
+export async function verifySecondFactor(
+  db: Knex,
+  cache: SharedCache,
+  policy: SentinelPolicy,
+  userId: string,
+  proof: { type: FactorType; code: string },
+): Promise<void> {
+  const target = mfaTarget(userId);
+  await assertNotLocked(db, target);
+  const factor = await findFactor(db, userId, proof.type);
+  if (!factor) {
+    throw new RequestError({ code: 'session.mfa.mfa_factor_not_enabled', status: 400 }, `This account has no ${proof.type === 'Totp' ? 'authenticator app' : 'backup codes'}.`);
+  }
+  let accepted = false;
+  if (factor.type === 'Totp') {
+    const step = acceptedStep(factor.secret!, proof.code.trim(), factor.last_used_step === null ? null : Number(factor.last_used_step));
+    accepted = step !== undefined && (await recordFactorUse(db, factor, { lastUsedStep: step }));
+  } else {
+    const codes = useBackupCode(codesOf(factor), proof.code);
+    accepted = codes !== undefined && (await recordFactorUse(db, factor, { codes }));
+  }
+  if (!accepted) {
+    return failVerification(db, target, policy, invalidCode(proof.type), () =>
+      recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: 'userId', value: userId }),
+    );
+  }
+  await recordSuccess(db, target);
+}

@@ -1,0 +1,62 @@
+import type { MfaProgress } from '../experience/state.ts';
+import type { SignInExperience } from '../experience/sign-in-experience.ts';
+import { RequestError } from '../http/errors.ts';
+import type { Queryable } from '../storage/database.ts';
+import { hasUsableFactor, listFactors, type FactorRow, type FactorType } from './factors.ts';
+
+/** The factors this service implements, of those the settings enable. */
+export const enabledFactors = (settings: SignInExperience): FactorType[] =>
+  (['Totp', 'BackupCode'] as const).filter((type) => settings.mfa.factors.includes(type));
+
+/** An organization may ask every member for a second factor, whatever the global policy. */
+async function memberOfMfaOrganization(db: Queryable, userId: string): Promise<boolean> {
+  const row = await db('organization_users')
+    .join('organizations', 'organizations.id', 'organization_users.organization_id')
+    .where({ 'organization_users.user_id': userId, 'organizations.is_mfa_required': true })
+    .first('organizations.id');
+  return row !== undefined;
+}
+
+/**
+ * What a sign-in (or registration) still owes before it may finish, as the error to answer with:
+ * - the user has a factor: prove it (403 `session.mfa.require_mfa_verification`);
+ * - none, and the policy (or an organization) requires one: enrol one (422 `user.missing_mfa`);
+ * - none, and the policy is UserControlled: enrol one or decline (422 `user.missing_mfa`, `skippable`);
+ * - enrolling an authenticator while backup codes are enabled: take codes too (422 `session.mfa.backup_code_required`).
+ * MFA is off when the settings enable no factor besides backup codes.
+ */
+export async function mfaOwed(
+  db: Queryable,
+  settings: SignInExperience,
+  user: { id: string; mfa_skipped: number | boolean },
+  progress: MfaProgress = {},
+): Promise<RequestError | undefined> {
+  const enabled = enabledFactors(settings);
+  const primary = enabled.filter((type) => type !== 'BackupCode');
+  if (primary.length === 0) {
+    return undefined;
+  }
+  const bound: FactorRow[] = (await listFactors(db, user.id)).filter((factor) => enabled.includes(factor.type));
+  if (hasUsableFactor(bound)) {
+    if (progress.verified) {
+      return undefined;
+    }
+    return new RequestError({ code: 'session.mfa.require_mfa_verification', status: 403 }, 'Verify with your second factor to continue.', {
+      data: { availableFactors: [...new Set(bound.map((factor) => factor.type))] },
+    });
+  }
+  if (progress.totp) {
+    if (enabled.includes('BackupCode') && !progress.backupCodes) {
+      return new RequestError({ code: 'session.mfa.backup_code_required', status: 422 }, 'Save your backup codes to finish setting up two-step verification.');
+    }
+    return undefined;
+  }
+  const required = settings.mfa.policy === 'Mandatory' || (await memberOfMfaOrganization(db, user.id));
+  const offered = settings.mfa.policy === 'UserControlled' && !progress.skipped && !user.mfa_skipped;
+  if (!required && !offered) {
+    return undefined;
+  }
+  return new RequestError({ code: 'user.missing_mfa', status: 422 }, 'Set up two-step verification to continue.', {
+    data: { availableFactors: primary, skippable: !required },
+  });
+}

@@ -1,0 +1,94 @@
+import { tenantId } from '../applications/queries.ts';
+import { withMaskedSecret } from '../connectors/secrets.ts';
+import type { Queryable } from '../storage/database.ts';
+import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+import type { SsoConfig, SsoConnector } from './schemas.ts';
+
+type SsoConnectorRow = {
+  id: string;
+  provider_name: 'OIDC';
+  connector_name: string;
+  config: string;
+  domains: string;
+  branding: string;
+  sync_profile: number | boolean;
+  created_at: number;
+};
+
+/** A stored SSO connector with its secret (for signing in; answers mask it). */
+export type StoredSsoConnector = {
+  id: string;
+  providerName: 'OIDC';
+  connectorName: string;
+  /** Empty until an admin configures it: such a connector cannot sign anyone in. */
+  config: Partial<SsoConfig>;
+  domains: string[];
+  branding: SsoConnector['branding'];
+  syncProfile: boolean;
+  createdAt: number;
+};
+
+const toStored = (row: SsoConnectorRow): StoredSsoConnector => ({
+  id: row.id,
+  providerName: row.provider_name,
+  connectorName: row.connector_name,
+  config: JSON.parse(row.config) as Partial<SsoConfig>,
+  domains: JSON.parse(row.domains) as string[],
+  branding: JSON.parse(row.branding) as SsoConnector['branding'],
+  syncProfile: Boolean(row.sync_profile),
+  createdAt: Number(row.created_at),
+});
+
+export const toSsoConnector = (connector: StoredSsoConnector): SsoConnector => ({
+  tenantId,
+  ...connector,
+  config: withMaskedSecret(connector.config),
+  enableTokenStorage: false,
+  name: 'OIDC',
+  providerType: 'oidc',
+  providerLogo: '',
+  providerLogoDark: '',
+});
+
+async function readSsoConnectors(db: Queryable): Promise<StoredSsoConnector[]> {
+  const rows = await db('sso_connectors').orderBy('created_at', 'asc').orderBy('id', 'asc');
+  return (rows as SsoConnectorRow[]).map(toStored);
+}
+
+/** All SSO connectors, from memory: the sign-in page asks for them by email domain. */
+export const listSsoConnectors = (db: Queryable, cache: SharedCache) => cache.get('connectors', 'sso', () => readSsoConnectors(db));
+
+export async function findSsoConnector(db: Queryable, cache: SharedCache, id: string): Promise<StoredSsoConnector | undefined> {
+  return (await listSsoConnectors(db, cache)).find((connector) => connector.id === id);
+}
+
+/** The connectors whose domains include the email's (case-insensitive). */
+export async function ssoConnectorsForEmail(db: Queryable, cache: SharedCache, email: string): Promise<StoredSsoConnector[]> {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  return (await listSsoConnectors(db, cache)).filter((connector) => connector.domains.includes(domain));
+}
+
+const columnsOf = (connector: StoredSsoConnector) => ({
+  provider_name: connector.providerName,
+  connector_name: connector.connectorName,
+  config: JSON.stringify(connector.config),
+  domains: JSON.stringify(connector.domains),
+  branding: JSON.stringify(connector.branding),
+  sync_profile: connector.syncProfile,
+});
+
+export async function insertSsoConnector(trx: Queryable, connector: StoredSsoConnector): Promise<void> {
+  await trx('sso_connectors').insert({ id: connector.id, created_at: connector.createdAt, ...columnsOf(connector) });
+  await bumpCacheVersion(trx, 'connectors');
+}
+
+export async function updateSsoConnector(trx: Queryable, connector: StoredSsoConnector): Promise<void> {
+  await trx('sso_connectors').where({ id: connector.id }).update(columnsOf(connector));
+  await bumpCacheVersion(trx, 'connectors');
+}
+
+export async function deleteSsoConnector(trx: Queryable, id: string): Promise<number> {
+  const deleted = await trx('sso_connectors').where({ id }).delete();
+  await bumpCacheVersion(trx, 'connectors');
+  return deleted;
+}

@@ -1,0 +1,157 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { mergeConfig } from '../connectors/secrets.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import type { Api } from '../http/route.ts';
+import type { Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import {
+  deleteSsoConnector,
+  findSsoConnector,
+  insertSsoConnector,
+  listSsoConnectors,
+  toSsoConnector,
+  updateSsoConnector,
+  type StoredSsoConnector,
+} from './queries.ts';
+import { createSsoConnectorBody, ssoConfigSchema, ssoConnectorSchema, updateSsoConnectorBody } from './schemas.ts';
+
+const tag = 'SSO connectors';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+
+function validConfig(config: Record<string, unknown>): StoredSsoConnector['config'] {
+  const result = ssoConfigSchema.safeParse(config);
+  if (!result.success) {
+    throw new RequestError({ code: 'connector.invalid_config', status: 400 }, 'The SSO connector configuration is invalid.', {
+      details: result.error.issues.map((issue) => ({ in: 'body', path: ['config', ...issue.path].join('.'), message: issue.message })),
+    });
+  }
+  return result.data;
+}
+
+async function assertNameFree(trx: Queryable, name: string, exceptId?: string): Promise<void> {
+  const holder = await trx('sso_connectors').where({ connector_name: name }).first<{ id: string } | undefined>();
+  if (holder && holder.id !== exceptId) {
+    throw new RequestError({ code: 'single_sign_on.duplicate_connector_name', status: 409 }, `An SSO connector named \`${name}\` already exists.`);
+  }
+}
+
+/** Enterprise SSO connectors (Logto's `/api/sso-connectors`): OpenID Connect IdPs with the email domains they serve. */
+export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
+  async function getSsoConnector(id: string): Promise<StoredSsoConnector> {
+    const connector = await findSsoConnector(db, cache, id);
+    if (!connector) {
+      throw notFound('SSO connector', id);
+    }
+    return connector;
+  }
+
+  api.add(
+    {
+      method: 'get',
+      path: '/sso-connector-providers',
+      summary: 'The enterprise SSO providers there are',
+      tag,
+      response: z.array(
+        z.object({ providerName: z.string(), providerType: z.string(), logo: z.string(), logoDark: z.string(), description: z.string(), name: z.string() }),
+      ),
+    },
+    async () => [
+      {
+        providerName: 'OIDC',
+        providerType: 'oidc',
+        logo: '',
+        logoDark: '',
+        description: 'Any OpenID Connect identity provider, found by discovery from its issuer.',
+        name: 'OIDC',
+      },
+    ],
+  );
+
+  api.add(
+    { method: 'get', path: '/sso-connectors', summary: 'List SSO connectors (secrets masked)', tag, query: paginationQuery, response: z.array(ssoConnectorSchema) },
+    async ({ query }, ctx) => {
+      const all = await listSsoConnectors(db, cache);
+      const page = pageOf(query);
+      setTotal(ctx, all.length);
+      const items = page.limit === undefined ? all : all.slice(page.offset, page.offset + page.limit);
+      return items.map(toSsoConnector);
+    },
+  );
+
+  api.add(
+    { method: 'get', path: '/sso-connectors/:id', summary: 'Get an SSO connector (secret masked)', tag, params: idParams, response: ssoConnectorSchema, errors: [404] },
+    async ({ params }) => toSsoConnector(await getSsoConnector(params.id)),
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/sso-connectors',
+      summary: 'Create an SSO connector',
+      tag,
+      body: createSsoConnectorBody,
+      response: ssoConnectorSchema,
+      errors: [409],
+    },
+    async ({ body }) => {
+      const connector: StoredSsoConnector = {
+        id: generateId(),
+        providerName: body.providerName,
+        connectorName: body.connectorName,
+        config: body.config ? validConfig(body.config) : {},
+        domains: [...new Set(body.domains ?? [])],
+        branding: body.branding ?? {},
+        syncProfile: body.syncProfile ?? false,
+        createdAt: Date.now(),
+      };
+      await db.transaction(async (trx) => {
+        await assertNameFree(trx, connector.connectorName);
+        await insertSsoConnector(trx, connector);
+      });
+      return toSsoConnector(connector);
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/sso-connectors/:id',
+      summary: 'Update an SSO connector (omitted config keys, and a masked secret, are kept)',
+      tag,
+      params: idParams,
+      body: updateSsoConnectorBody,
+      response: ssoConnectorSchema,
+      errors: [404, 409],
+    },
+    async ({ params, body }) => {
+      const current = await getSsoConnector(params.id);
+      const next: StoredSsoConnector = {
+        ...current,
+        connectorName: body.connectorName ?? current.connectorName,
+        config: body.config ? validConfig(mergeConfig(current.config, body.config)) : current.config,
+        domains: body.domains ? [...new Set(body.domains)] : current.domains,
+        branding: { ...current.branding, ...body.branding },
+        syncProfile: body.syncProfile ?? current.syncProfile,
+      };
+      await db.transaction(async (trx) => {
+        await assertNameFree(trx, next.connectorName, next.id);
+        await updateSsoConnector(trx, next);
+      });
+      return toSsoConnector(next);
+    },
+  );
+
+  api.add(
+    { method: 'delete', path: '/sso-connectors/:id', summary: 'Delete an SSO connector (and the identities users hold through it)', tag, params: idParams, errors: [404] },
+    async ({ params }) => {
+      const deleted = await db.transaction((trx) => deleteSsoConnector(trx, params.id));
+      if (deleted === 0) {
+        throw notFound('SSO connector', params.id);
+      }
+    },
+  );
+}

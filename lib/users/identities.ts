@@ -1,0 +1,139 @@
+import { tenantId } from '../applications/queries.ts';
+import { RequestError, notFound } from '../http/errors.ts';
+import { isUniqueViolation, type Queryable } from '../storage/database.ts';
+import { generateId } from '../storage/ids.ts';
+import type { UserRow } from './queries.ts';
+import type { User } from './schemas.ts';
+import { getUserRow } from './users.ts';
+
+export type SocialIdentity = User['identities'][string];
+
+const identityInUse = () =>
+  new RequestError({ code: 'user.identity_already_in_use', status: 422 }, 'This identity is linked to another account already.');
+
+/** The user holding an identity at a social connector's target. */
+export async function findUserBySocialIdentity(db: Queryable, target: string, identityId: string): Promise<UserRow | undefined> {
+  return db('users')
+    .whereIn('id', db('user_social_identities').where({ target, identity_id: identityId }).select('user_id'))
+    .first<UserRow | undefined>();
+}
+
+/**
+ * Links (or replaces) the user's identity at `target`. The unique index refuses an identity held by
+ * someone else, even when two links race.
+ */
+export async function linkSocialIdentity(trx: Queryable, userId: string, target: string, identity: SocialIdentity): Promise<void> {
+  const user = await getUserRow(trx, userId);
+  const holder = await findUserBySocialIdentity(trx, target, identity.userId);
+  if (holder && holder.id !== userId) {
+    throw identityInUse();
+  }
+  await trx('user_social_identities').where({ user_id: userId, target }).delete();
+  try {
+    await trx('user_social_identities').insert({ user_id: userId, target, identity_id: identity.userId });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw identityInUse();
+    }
+    throw error;
+  }
+  const identities = { ...(JSON.parse(user.identities) as User['identities']), [target]: identity };
+  await trx('users').where({ id: userId }).update({ identities: JSON.stringify(identities), updated_at: Date.now() });
+}
+
+export async function unlinkSocialIdentity(trx: Queryable, userId: string, target: string): Promise<void> {
+  const user = await getUserRow(trx, userId);
+  const { [target]: removed, ...identities } = JSON.parse(user.identities) as User['identities'];
+  if (!removed) {
+    throw notFound('identity', target);
+  }
+  await trx('user_social_identities').where({ user_id: userId, target }).delete();
+  await trx('users').where({ id: userId }).update({ identities: JSON.stringify(identities), updated_at: Date.now() });
+}
+
+/** An identity at an enterprise IdP, as Logto's `ssoIdentities` show it. */
+export type SsoIdentity = {
+  tenantId: string;
+  id: string;
+  userId: string;
+  issuer: string;
+  identityId: string;
+  detail: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+  ssoConnectorId: string;
+};
+
+type SsoIdentityRow = {
+  id: string;
+  user_id: string;
+  sso_connector_id: string;
+  issuer: string;
+  identity_id: string;
+  detail: string;
+  created_at: number;
+  updated_at: number;
+};
+
+const toSsoIdentity = (row: SsoIdentityRow): SsoIdentity => ({
+  tenantId,
+  id: row.id,
+  userId: row.user_id,
+  issuer: row.issuer,
+  identityId: row.identity_id,
+  detail: JSON.parse(row.detail) as Record<string, unknown>,
+  createdAt: Number(row.created_at),
+  updatedAt: Number(row.updated_at),
+  ssoConnectorId: row.sso_connector_id,
+});
+
+export async function listSsoIdentities(db: Queryable, userId: string): Promise<SsoIdentity[]> {
+  const rows: SsoIdentityRow[] = await db('user_sso_identities').where({ user_id: userId }).orderBy('created_at', 'asc');
+  return rows.map(toSsoIdentity);
+}
+
+/** The user an enterprise IdP's subject (namespaced by its issuer) belongs to. */
+export async function findUserBySsoIdentity(db: Queryable, issuer: string, identityId: string): Promise<UserRow | undefined> {
+  return db('users')
+    .whereIn('id', db('user_sso_identities').where({ issuer, identity_id: identityId }).select('user_id'))
+    .first<UserRow | undefined>();
+}
+
+/** Links the IdP's subject to the user, or refreshes what the IdP said about them at this sign-in. */
+export async function linkSsoIdentity(
+  trx: Queryable,
+  userId: string,
+  identity: { ssoConnectorId: string; issuer: string; identityId: string; detail: Record<string, unknown> },
+): Promise<void> {
+  const now = Date.now();
+  const updated = await trx('user_sso_identities')
+    .where({ user_id: userId, issuer: identity.issuer, identity_id: identity.identityId })
+    .update({ detail: JSON.stringify(identity.detail), updated_at: now });
+  if (updated > 0) {
+    return;
+  }
+  try {
+    await trx('user_sso_identities').insert({
+      id: generateId(),
+      user_id: userId,
+      sso_connector_id: identity.ssoConnectorId,
+      issuer: identity.issuer,
+      identity_id: identity.identityId,
+      detail: JSON.stringify(identity.detail),
+      created_at: now,
+      updated_at: now,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw identityInUse();
+    }
+    throw error;
+  }
+}
+
+export async function unlinkSsoIdentity(db: Queryable, userId: string, ssoConnectorId: string): Promise<void> {
+  const deleted = await db('user_sso_identities').where({ user_id: userId, sso_connector_id: ssoConnectorId }).delete();
+  if (deleted === 0) {
+    throw notFound('SSO identity', ssoConnectorId);
+  }
+}
