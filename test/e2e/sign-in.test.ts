@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
+import { generate } from 'otplib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { createApplication } from '../support/fixtures.ts';
@@ -158,7 +159,7 @@ describe('hosted sign-in pages in Chromium', function () {
     const landing = await page.goto(first.url);
     expect(new URL(page.url()).pathname).to.equal('/register');
     expect(landing?.headers()).to.include({
-      'content-security-policy': "default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+      'content-security-policy': "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
       'x-frame-options': 'DENY',
       'referrer-policy': 'no-referrer',
     });
@@ -279,5 +280,69 @@ describe('hosted sign-in pages in Chromium', function () {
     const byCode = await tokensFor(other.page, second);
     expect(byCode.sub).to.equal(user.body.id);
     expect([...problems, ...other.problems]).to.deep.equal([]);
+  });
+
+  it('enrols an authenticator app (with backup codes) at sign-in, signs out, then signs in with a TOTP code', async () => {
+    const settings = await service.api.patch('sign-in-exp', { json: { mfa: { factors: ['Totp', 'BackupCode'], policy: 'UserControlled' } } });
+    expect(settings.statusCode).to.equal(200);
+    try {
+      const user = await service.api.post('users', { json: { username: 'dana', password: 'Blue-Kettle-Song-5' } });
+      expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+      const { page, problems } = await newPage();
+
+      const first = authorization();
+      await page.goto(first.url);
+      await page.getByLabel('Username or email').fill('dana');
+      await page.getByLabel('Password', { exact: true }).fill('Blue-Kettle-Song-5');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+      // The policy offers MFA (it may be declined): the enrolment shows a QR code and the key.
+      await page.getByRole('heading', { name: 'Set up two-step verification' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Not now' }).isVisible()).to.equal(true);
+      const qr = await page.getByAltText('QR code for your authenticator app').getAttribute('src');
+      expect(qr).to.match(/^data:image\/png;base64,/);
+      const secret = (await page.locator('[data-secret]').textContent())!.trim();
+      expect(secret).to.match(/^[A-Z2-7]{32}$/);
+      await screenshot(page, 'mfa-enrol-375', { width: 375, height: 800 });
+
+      await page.getByLabel('6-digit code from the app').fill('000000');
+      await page.getByRole('button', { name: 'Turn on' }).click();
+      await page.locator('#mfa-enrol-form [data-error]').getByText('not valid').waitFor();
+      await page.getByLabel('6-digit code from the app').fill(await generate({ secret }));
+      await page.getByRole('button', { name: 'Turn on' }).click();
+
+      // Backup codes are enabled too: shown once, then bound.
+      await page.getByRole('heading', { name: 'Save your backup codes' }).waitFor();
+      const codes = await page.locator('[data-codes] li').allTextContents();
+      expect(codes).to.have.length(10);
+      await page.getByRole('button', { name: 'I have saved these codes' }).click();
+      const enrolled = await tokensFor(page, first);
+
+      const factors = await service.api.get(`users/${enrolled.sub}/mfa-verifications`);
+      expect(factors.body.map((factor: { type: string }) => factor.type)).to.have.members(['Totp', 'BackupCode']);
+
+      await page.goto(
+        `${service.url}/oidc/session/end?${new URLSearchParams({ id_token_hint: enrolled.idToken, post_logout_redirect_uri: signedOut, client_id: clientId })}`,
+      );
+      await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+      await page.waitForURL((url) => url.href.startsWith(signedOut));
+
+      // Signing in again asks for a code from the app. The enrolment's code was used: the next
+      // period's (accepted for clock drift) is a fresh one.
+      const second = authorization();
+      await page.goto(second.url);
+      await page.getByLabel('Username or email').fill('dana');
+      await page.getByLabel('Password', { exact: true }).fill('Blue-Kettle-Song-5');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
+      await screenshot(page, 'mfa-verify-375', { width: 375, height: 700 });
+      await page.getByLabel('Code from your authenticator app').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+      await page.getByRole('button', { name: 'Verify' }).click();
+      const signedIn = await tokensFor(page, second);
+      expect(signedIn.sub).to.equal(enrolled.sub);
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await service.api.patch('sign-in-exp', { json: { mfa: { factors: [], policy: 'UserControlled' } } });
+    }
   });
 });

@@ -10,7 +10,11 @@ const pageFiles: Record<string, string> = {
   '/sign-in': 'sign-in.html',
   '/register': 'register.html',
   '/reset-password': 'reset-password.html',
+  '/callback': 'callback.html',
 };
+
+/** Where IdPs send the browser back: `/callback/<connector id>` (social) and `/callback/sso/<connector id>`. */
+const pagePath = (path: string) => (/^\/callback\/(sso\/)?[\w-]{1,21}$/.test(path) ? '/callback' : path);
 
 const assetTypes: Record<string, string> = {
   css: 'text/css; charset=utf-8',
@@ -19,7 +23,8 @@ const assetTypes: Record<string, string> = {
 
 /** No inline script or style anywhere: everything comes from this origin, nothing may frame the pages. */
 const pageHeaders = {
-  'Content-Security-Policy': "default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+  // data: images are the authenticator QR codes the API draws.
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
@@ -65,7 +70,7 @@ export function pageRoutes(): Koa.Middleware {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       return next();
     }
-    const page = pages.get(ctx.path);
+    const page = pages.get(pagePath(ctx.path));
     if (page !== undefined) {
       ctx.set(pageHeaders);
       ctx.type = 'text/html; charset=utf-8';

@@ -86,9 +86,8 @@ function explain(error) {
     }
     case 'session.not_found':
       return { text: 'This sign-in has expired or was not started from an application. Go back to the application and sign in again.' };
-    case 'session.mfa.require_mfa_verification':
-    case 'user.missing_mfa':
-      return { text: 'This account needs a second sign-in step (multi-factor authentication), which these pages do not offer yet. Contact your administrator.' };
+    case 'session.sso_enabled':
+      return { text: 'This email signs in through your organization’s single sign-on.' };
     case 'user.missing_profile': {
       const missing = Array.isArray(error.data?.missingProfile) ? error.data.missingProfile : [];
       const names = missing.map((item) => profileNames[item] ?? String(item));
@@ -231,14 +230,230 @@ function requiredNewPassword(password, confirm) {
   return value;
 }
 
-/** Ends the interaction: the provider takes the browser back to the application. */
+/** What the submit asks for before it lets the user in: a second factor to prove, or to set up. */
+const secondFactorCodes = new Set(['session.mfa.require_mfa_verification', 'user.missing_mfa', 'session.mfa.backup_code_required']);
+
+/**
+ * Ends the interaction: the provider takes the browser back to the application. If the account
+ * owes a second factor, the page turns to it, and that step calls `finish` again.
+ */
 async function finish() {
-  const result = await call('POST', '/submit');
+  let result;
+  try {
+    result = await call('POST', '/submit');
+  } catch (error) {
+    if (error instanceof ApiError && secondFactorCodes.has(error.code)) {
+      await secondFactor(error);
+      return;
+    }
+    throw error;
+  }
   if (typeof result?.redirectTo !== 'string') {
     throw new Error('no redirect');
   }
   leaving = true;
   window.location.assign(result.redirectTo);
+}
+
+// ---- Second factor (MFA) ---------------------------------------------------------------------
+
+// The same steps follow a sign-in, a registration or an external sign-in, so the markup is added
+// here once rather than repeated in each page. It is static: nothing the user typed goes in it.
+const secondFactorMarkup = `
+<section id="mfa-verify" hidden aria-labelledby="mfa-verify-title">
+  <h2 id="mfa-verify-title" tabindex="-1">Two-step verification</h2>
+  <form id="mfa-verify-form" novalidate>
+    <div class="field">
+      <label for="mfa-code" data-label>Code from your authenticator app</label>
+      <input id="mfa-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="11" required>
+    </div>
+    <div class="error" data-error aria-live="assertive" aria-atomic="true"></div>
+    <button type="submit" class="primary" data-busy="Verifying…">Verify</button>
+    <button type="button" class="link" data-action="switch" hidden>Use a backup code instead</button>
+  </form>
+</section>
+<section id="mfa-enrol" hidden aria-labelledby="mfa-enrol-title">
+  <h2 id="mfa-enrol-title" tabindex="-1">Set up two-step verification</h2>
+  <p class="hint">Scan this code with an authenticator app (or type the key in it), then enter the 6-digit code it shows.</p>
+  <img class="qr" data-qr alt="QR code for your authenticator app" width="200" height="200">
+  <p class="hint">Key: <code data-secret></code></p>
+  <form id="mfa-enrol-form" novalidate>
+    <div class="field">
+      <label for="mfa-enrol-code">6-digit code from the app</label>
+      <input id="mfa-enrol-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6" required>
+    </div>
+    <div class="error" data-error aria-live="assertive" aria-atomic="true"></div>
+    <button type="submit" class="primary" data-busy="Turning on…">Turn on</button>
+    <button type="button" class="secondary" data-action="skip" hidden>Not now</button>
+  </form>
+</section>
+<section id="mfa-backup" hidden aria-labelledby="mfa-backup-title">
+  <h2 id="mfa-backup-title" tabindex="-1">Save your backup codes</h2>
+  <p class="hint">Each code signs you in once if you lose your authenticator. Keep them somewhere safe: they are shown only now.</p>
+  <ul class="codes" data-codes></ul>
+  <form id="mfa-backup-form" novalidate>
+    <div class="error" data-error aria-live="assertive" aria-atomic="true"></div>
+    <button type="submit" class="primary" data-busy="Saving…">I have saved these codes</button>
+  </form>
+</section>`;
+
+/** Shows only `section` of the card (the other steps and the footer are hidden). */
+function showOnly(section, focus) {
+  for (const element of document.querySelectorAll('main > section, main > form, main > .footer, #callback-status')) {
+    element.hidden = element !== section;
+  }
+  section.hidden = false;
+  focus?.focus();
+}
+
+let secondFactorReady = false;
+
+function secondFactorSections() {
+  if (!secondFactorReady) {
+    document.querySelector('main').insertAdjacentHTML('beforeend', secondFactorMarkup);
+    secondFactorReady = true;
+    wireSecondFactor();
+  }
+  return { verify: byId('mfa-verify'), enrol: byId('mfa-enrol'), backup: byId('mfa-backup') };
+}
+
+const mfaState = { useBackupCode: false, enrolmentId: '', backupId: '' };
+
+function wireSecondFactor() {
+  const verifyForm = byId('mfa-verify-form');
+  const code = byId('mfa-code');
+  const switcher = verifyForm.querySelector('[data-action="switch"]');
+  switcher.addEventListener('click', () => {
+    mfaState.useBackupCode = !mfaState.useBackupCode;
+    verifyForm.querySelector('[data-label]').textContent = mfaState.useBackupCode ? 'Backup code' : 'Code from your authenticator app';
+    switcher.textContent = mfaState.useBackupCode ? 'Use your authenticator app instead' : 'Use a backup code instead';
+    code.inputMode = mfaState.useBackupCode ? 'text' : 'numeric';
+    code.value = '';
+    clearError(verifyForm);
+    code.focus();
+  });
+  onSubmit(
+    verifyForm,
+    async () => {
+      const value = code.value.replace(/\s+/g, '');
+      if (mfaState.useBackupCode ? !/^[0-9a-f]{10}$/i.test(value) : !/^\d{6}$/.test(value)) {
+        throw new Invalid(code, mfaState.useBackupCode ? 'Enter one of your 10-character backup codes.' : 'Enter the 6-digit code from your authenticator app.');
+      }
+      await call('POST', mfaState.useBackupCode ? '/verification/backup-code/verify' : '/verification/totp/verify', { code: value });
+      await finish();
+    },
+    () => code,
+  );
+
+  const enrolForm = byId('mfa-enrol-form');
+  const enrolCode = byId('mfa-enrol-code');
+  onSubmit(
+    enrolForm,
+    async () => {
+      const value = enrolCode.value.replace(/\s+/g, '');
+      if (!/^\d{6}$/.test(value)) {
+        throw new Invalid(enrolCode, 'Enter the 6-digit code from your authenticator app.');
+      }
+      await call('POST', '/verification/totp/verify', { code: value, verificationId: mfaState.enrolmentId });
+      await call('POST', '/profile/mfa', { type: 'Totp', verificationId: mfaState.enrolmentId });
+      await finish();
+    },
+    () => enrolCode,
+  );
+  enrolForm.querySelector('[data-action="skip"]').addEventListener('click', () =>
+    run(enrolForm, async () => {
+      await call('POST', '/profile/mfa/mfa-skipped');
+      await finish();
+    }),
+  );
+
+  onSubmit(byId('mfa-backup-form'), async () => {
+    await call('POST', '/profile/mfa', { type: 'BackupCode', verificationId: mfaState.backupId });
+    await finish();
+  });
+}
+
+/** Turns the page to what the submit asked for. */
+async function secondFactor(error) {
+  const sections = secondFactorSections();
+  const factors = Array.isArray(error.data?.availableFactors) ? error.data.availableFactors : [];
+  if (error.code === 'session.mfa.require_mfa_verification') {
+    mfaState.useBackupCode = !factors.includes('Totp');
+    const form = byId('mfa-verify-form');
+    form.querySelector('[data-label]').textContent = mfaState.useBackupCode ? 'Backup code' : 'Code from your authenticator app';
+    form.querySelector('[data-action="switch"]').hidden = !(factors.includes('Totp') && factors.includes('BackupCode'));
+    showOnly(sections.verify, byId('mfa-code'));
+    return;
+  }
+  if (error.code === 'user.missing_mfa') {
+    const { verificationId, secret, secretQrCode } = await call('POST', '/verification/totp/secret');
+    mfaState.enrolmentId = verificationId;
+    sections.enrol.querySelector('[data-qr]').src = secretQrCode;
+    sections.enrol.querySelector('[data-secret]').textContent = secret;
+    sections.enrol.querySelector('[data-action="skip"]').hidden = error.data?.skippable !== true;
+    showOnly(sections.enrol, byId('mfa-enrol-code'));
+    return;
+  }
+  const { verificationId, codes } = await call('POST', '/verification/backup-code/generate');
+  mfaState.backupId = verificationId;
+  sections.backup.querySelector('[data-codes]').replaceChildren(
+    ...codes.map((value) => {
+      const item = document.createElement('li');
+      item.textContent = value;
+      return item;
+    }),
+  );
+  showOnly(sections.backup, byId('mfa-backup-title'));
+}
+
+// ---- Social and enterprise sign-in --------------------------------------------------------------
+
+const externalKey = 'experience.external';
+
+/** Sends the browser to a connector's IdP; the callback page picks up from what is kept here. */
+async function startExternal(kind, connectorId) {
+  const state = crypto.randomUUID();
+  const redirectUri = `${window.location.origin}/callback/${kind === 'sso' ? 'sso/' : ''}${encodeURIComponent(connectorId)}`;
+  await call('PUT', '', { interactionEvent: 'SignIn' });
+  const { authorizationUri, verificationId } = await call('POST', `/verification/${kind}/${encodeURIComponent(connectorId)}/authorization-uri`, {
+    state,
+    redirectUri,
+  });
+  sessionStorage.setItem(externalKey, JSON.stringify({ kind, connectorId, state, verificationId }));
+  leaving = true;
+  window.location.assign(authorizationUri);
+}
+
+/** The social buttons, from the public settings. */
+async function offerSocial(container) {
+  let settings;
+  try {
+    settings = await fetch('/api/.well-known/sign-in-exp', { headers: { accept: 'application/json' } }).then((response) => response.json());
+  } catch {
+    return;
+  }
+  const connectors = Array.isArray(settings?.socialConnectors) ? settings.socialConnectors : [];
+  if (connectors.length === 0) {
+    return;
+  }
+  const form = document.createElement('form');
+  form.id = 'social-form';
+  form.noValidate = true;
+  for (const connector of connectors) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'secondary';
+    button.textContent = `Continue with ${connector.name?.en ?? connector.target}`;
+    button.addEventListener('click', () => run(form, () => startExternal('social', connector.id)));
+    form.append(button);
+  }
+  const error = document.createElement('div');
+  error.className = 'error';
+  error.dataset.error = '';
+  error.setAttribute('aria-live', 'assertive');
+  form.append(error);
+  container.replaceChildren(form);
+  container.hidden = false;
 }
 
 function show(element, focus) {
@@ -272,6 +487,7 @@ function signInPage() {
   const codeInput = byId('code');
   const sentTo = verifyForm.querySelector('[data-sent-to]');
   const pending = { email: '', verificationId: '' };
+  void offerSocial(byId('social'));
 
   onSubmit(
     passwordForm,
@@ -280,6 +496,13 @@ function signInPage() {
       const secret = requiredPassword(password, 'Enter your password.');
       const type = value.includes('@') ? 'email' : 'username';
       await call('PUT', '', { interactionEvent: 'SignIn' });
+      if (type === 'email') {
+        const { connectorIds } = await call('GET', `/sso-connectors?email=${encodeURIComponent(value)}`);
+        if (connectorIds.length > 0) {
+          await startExternal('sso', connectorIds[0]);
+          return;
+        }
+      }
       const { verificationId } = await call('POST', '/verification/password', { identifier: { type, value }, password: secret });
       await call('POST', '/identification', { verificationId });
       await finish();
@@ -425,5 +648,75 @@ function resetPasswordPage() {
   );
 }
 
-const pages = { 'sign-in': signInPage, register: registerPage, 'reset-password': resetPasswordPage };
+/** Back from a connector's IdP: redeem the callback, then sign in, register, or offer to link. */
+function callbackPage() {
+  const status = byId('callback-status');
+  const linkForm = byId('link-form');
+  const fail = (message) => {
+    status.textContent = message;
+    status.className = 'error';
+    status.focus();
+  };
+  let started;
+  try {
+    started = JSON.parse(sessionStorage.getItem(externalKey) ?? 'null');
+  } catch {
+    started = null;
+  }
+  const query = new URLSearchParams(window.location.search);
+  if (!started || query.get('state') !== started.state) {
+    fail('This sign-in was not started here, or has expired. Go back to the application and sign in again.');
+    return;
+  }
+  sessionStorage.removeItem(externalKey);
+  const { kind, connectorId, verificationId } = started;
+
+  const identify = async () => {
+    try {
+      await call('POST', '/identification', { verificationId });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'user.identity_not_exist') {
+        throw error;
+      }
+      if (typeof error.data?.relatedUser === 'string') {
+        linkForm.querySelector('[data-related]').textContent = error.data.relatedUser;
+        status.hidden = true;
+        show(linkForm, linkForm.querySelector('button[type="submit"]'));
+        return;
+      }
+      // Nobody has this identity and nobody has its email: a new account.
+      await call('PUT', '/interaction-event', { interactionEvent: 'Register' });
+      await call('POST', '/identification', { verificationId });
+    }
+    await finish();
+  };
+
+  onSubmit(linkForm, async () => {
+    await call('POST', '/identification', { verificationId, linkSocialIdentity: true });
+    await finish();
+  });
+  linkForm.querySelector('[data-action="new-account"]').addEventListener('click', () =>
+    run(linkForm, async () => {
+      await call('PUT', '/interaction-event', { interactionEvent: 'Register' });
+      await call('POST', '/identification', { verificationId });
+      await finish();
+    }),
+  );
+
+  void (async () => {
+    try {
+      await call('POST', `/verification/${kind}/${encodeURIComponent(connectorId)}/verify`, {
+        connectorData: Object.fromEntries(query),
+        verificationId,
+      });
+      await identify();
+    } catch (error) {
+      if (!leaving) {
+        fail(explain(error).text);
+      }
+    }
+  })();
+}
+
+const pages = { 'sign-in': signInPage, register: registerPage, 'reset-password': resetPasswordPage, callback: callbackPage };
 pages[document.body.dataset.page]?.();
