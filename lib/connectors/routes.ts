@@ -6,7 +6,15 @@ import type { Api } from '../http/route.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { deleteConnector, findConnector, insertConnector, listConnectors, toConnector, updateConnector, type StoredConnector } from './queries.ts';
-import { connectorFactories, connectorSchema, createConnectorBody, factoryIds, updateConnectorBody, type FactoryId } from './schemas.ts';
+import {
+  connectorFactories,
+  connectorSchema,
+  createConnectorBody,
+  factoryIds,
+  parseConnectorConfig,
+  updateConnectorBody,
+  type FactoryId,
+} from './schemas.ts';
 import { mergeConfig } from './secrets.ts';
 
 const tag = 'Connectors';
@@ -49,16 +57,8 @@ const templates: Record<FactoryId, Record<string, unknown>> = {
   },
 };
 
-/** Checks a configuration against its factory's schema: 400 `connector.invalid_config` with what is wrong. */
-function validConfig(factoryId: FactoryId, config: Record<string, unknown>): Record<string, unknown> {
-  const result = connectorFactories[factoryId].config.safeParse(config);
-  if (!result.success) {
-    throw new RequestError({ code: 'connector.invalid_config', status: 400 }, 'The connector configuration is invalid.', {
-      details: result.error.issues.map((issue) => ({ in: 'body', path: ['config', ...issue.path].join('.'), message: issue.message })),
-    });
-  }
-  return result.data;
-}
+const validConfig = (factoryId: FactoryId, config: Record<string, unknown>): Record<string, unknown> =>
+  parseConnectorConfig(connectorFactories[factoryId].config, config);
 
 /** Social sign-in connectors (Logto's `/api/connectors`, social ones): generic OpenID Connect and OAuth 2.0. */
 export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { RequestError } from '../http/errors.ts';
+
 import type { IdpSettings } from './external-idp.ts';
 
 const endpoint = z.url({ protocol: /^https?$/ }).max(2048);
@@ -124,3 +126,14 @@ export const connectorSchema = z.object({
 });
 
 export type Connector = z.output<typeof connectorSchema>;
+
+/** Checks a connector configuration: 400 `connector.invalid_config`, saying what is wrong where. */
+export function parseConnectorConfig<S extends z.ZodType>(schema: S, config: Record<string, unknown>): z.output<S> {
+  const result = schema.safeParse(config);
+  if (!result.success) {
+    throw new RequestError({ code: 'connector.invalid_config', status: 400 }, 'The connector configuration is invalid.', {
+      details: result.error.issues.map((issue) => ({ in: 'body', path: ['config', ...issue.path].join('.'), message: issue.message })),
+    });
+  }
+  return result.data;
+}

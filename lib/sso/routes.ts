@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
+import { parseConnectorConfig } from '../connectors/schemas.ts';
 import { mergeConfig } from '../connectors/secrets.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
@@ -22,15 +23,7 @@ import { createSsoConnectorBody, ssoConfigSchema, ssoConnectorSchema, updateSsoC
 const tag = 'SSO connectors';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
-function validConfig(config: Record<string, unknown>): StoredSsoConnector['config'] {
-  const result = ssoConfigSchema.safeParse(config);
-  if (!result.success) {
-    throw new RequestError({ code: 'connector.invalid_config', status: 400 }, 'The SSO connector configuration is invalid.', {
-      details: result.error.issues.map((issue) => ({ in: 'body', path: ['config', ...issue.path].join('.'), message: issue.message })),
-    });
-  }
-  return result.data;
-}
+const validConfig = (config: Record<string, unknown>): StoredSsoConnector['config'] => parseConnectorConfig(ssoConfigSchema, config);
 
 async function assertNameFree(trx: Queryable, name: string, exceptId?: string): Promise<void> {
   const holder = await trx('sso_connectors').where({ connector_name: name }).first<{ id: string } | undefined>();
