@@ -5,6 +5,8 @@ import Koa from 'koa';
 import { purgeExpiredVerifications } from './account/verifications.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/env.ts';
+import { syncConsoleApplication } from './console/console-app.ts';
+import { consolePages } from './console/pages.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
 import { purgeExpiredStates } from './experience/state.ts';
@@ -34,6 +36,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     await migrateToLatest(db);
     await ensureKeys(db);
     await syncManagementApiIndicator(db, config.managementApiResource);
+    await syncConsoleApplication(db, config.endpoint);
     await ensureBootstrapAdmin(db, config, logger);
   } catch (error) {
     await db.destroy();
@@ -53,6 +56,7 @@ export async function createService(config: Config, logger: Logger = createLogge
   const oidc = createOidcService(app, { config, db, cache, logger, audit });
   app.use(oidc.routes);
   app.use(pageRoutes());
+  app.use(consolePages());
   useApi(app, { config, db, cache, logger, oidc });
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).

@@ -7,6 +7,8 @@ import { applicationRoutes } from '../applications/routes.ts';
 import { auditLogRoutes } from '../audit/routes.ts';
 import { connectorRoutes } from '../connectors/routes.ts';
 import type { Config } from '../config/env.ts';
+import { consoleRoutes } from '../console/routes.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createConnectors } from '../experience/connectors/index.ts';
 import { developmentMessageRoutes } from '../experience/development-messages-routes.ts';
 import { externalSignInRoutes } from '../experience/external-sign-in-routes.ts';
@@ -43,9 +45,9 @@ import { managementEvents } from './route-events.ts';
 export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; oidc: OidcService };
 
 /**
- * Everything under /api, in three groups: open (`/status`, `/swagger.json`), the end user's
- * (the experience, authenticated by the interaction cookie; the account, by the user's own access
- * token), and the management API (a management token).
+ * Everything under /api, in three groups: open (`/status`, `/swagger.json`, the console's sign-in
+ * settings and first run), the end user's (the experience, authenticated by the interaction cookie;
+ * the account, by the user's own access token), and the management API (a management token).
  */
 export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDependencies): void {
   const connectors = createConnectors(config, db);
@@ -70,6 +72,7 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDepende
   auditLogRoutes(management, db);
   impersonationRoutes(management, db);
   hookRoutes(management, db, cache, config);
+  dashboardRoutes(management, db);
 
   const experience = new Api(db);
   const sessions = experienceSessions(db, oidc);
@@ -82,6 +85,7 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDepende
 
   const open = new Api(db);
   publicSignInExperienceRoutes(open, db, cache);
+  consoleRoutes(open, db, cache, config);
   open.add({ method: 'get', path: '/status', summary: 'Health check: 204 when the service and its database answer', tag: 'Status' }, async () => {
     await db.raw('select 1');
   });
@@ -103,9 +107,9 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDepende
   }
   const requireToken = requireManagementToken(config, db, cache);
   app.use(errorHandler(logger));
+  const tokenlessBodies = /^\/api\/(experience|verifications|my-account|console)(\/|$)/;
+  app.use((ctx, next) => (tokenlessBodies.test(ctx.path) ? jsonBody(ctx, next) : next()));
   app.use(open.router.routes());
-  const endUserPaths = /^\/api\/(experience|verifications|my-account)(\/|$)/;
-  app.use((ctx, next) => (endUserPaths.test(ctx.path) ? jsonBody(ctx, next) : next()));
   app.use(experience.router.routes());
   app.use((ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? requireToken(ctx, next) : next()));
   app.use(jsonBody);
