@@ -1,0 +1,107 @@
+/**
+ * Signing the administrator in through the service's own OIDC: authorization code + PKCE as the
+ * first-party "console" application, asking for the management API (resource indicator) with its
+ * `all` scope. The token lives in sessionStorage: this tab only, gone when the tab closes.
+ */
+export type ConsoleConfig = {
+  clientId: string;
+  issuer: string;
+  redirectUri: string;
+  postLogoutRedirectUri: string;
+  managementApiResource: string;
+  hasAdministrator: boolean;
+};
+
+type Session = { accessToken: string; idToken: string; expiresAt: number; scope: string };
+type Pending = { verifier: string; state: string; returnTo: string };
+
+const sessionKey = 'console.session';
+const pendingKey = 'console.pending';
+
+export async function loadConfig(): Promise<ConsoleConfig> {
+  const response = await fetch('/api/console/config');
+  if (!response.ok) {
+    throw new Error(`The service answered ${response.status} for its console settings.`);
+  }
+  return (await response.json()) as ConsoleConfig;
+}
+
+const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+const randomString = () => base64url(crypto.getRandomValues(new Uint8Array(32)));
+
+export function currentSession(): Session | undefined {
+  const stored = sessionStorage.getItem(sessionKey);
+  const session = stored ? (JSON.parse(stored) as Session) : undefined;
+  // A token about to expire is as good as none: sign in again rather than fail mid-edit.
+  return session && session.expiresAt > Date.now() + 30_000 ? session : undefined;
+}
+
+export const isAdministrator = (session: Session) => session.scope.split(' ').includes('all');
+
+export async function signIn(config: ConsoleConfig, returnTo: string): Promise<void> {
+  const pending: Pending = { verifier: randomString(), state: randomString(), returnTo };
+  sessionStorage.setItem(pendingKey, JSON.stringify(pending));
+  const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pending.verifier))));
+  const query = new URLSearchParams({
+    client_id: config.clientId,
+    redirect_uri: config.redirectUri,
+    response_type: 'code',
+    scope: 'openid profile all',
+    resource: config.managementApiResource,
+    state: pending.state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  location.assign(`${config.issuer}/auth?${query}`);
+}
+
+/** The redirect back: checks the state, swaps the code for tokens; returns where to go next. */
+export async function completeSignIn(config: ConsoleConfig, url: URL): Promise<string> {
+  const pending = JSON.parse(sessionStorage.getItem(pendingKey) ?? 'null') as Pending | null;
+  sessionStorage.removeItem(pendingKey);
+  const error = url.searchParams.get('error');
+  if (error) {
+    throw new Error(url.searchParams.get('error_description') ?? error);
+  }
+  const code = url.searchParams.get('code');
+  if (!pending || !code || url.searchParams.get('state') !== pending.state) {
+    throw new Error('This sign-in response does not belong to a sign-in started here. Sign in again.');
+  }
+  const response = await fetch(`${config.issuer}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pending.verifier,
+      client_id: config.clientId,
+      redirect_uri: config.redirectUri,
+      resource: config.managementApiResource,
+    }),
+  });
+  const body = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) {
+    throw new Error(String(body.error_description ?? body.error ?? `token request failed (${response.status})`));
+  }
+  const session: Session = {
+    accessToken: String(body.access_token),
+    idToken: String(body.id_token),
+    expiresAt: Date.now() + Number(body.expires_in) * 1000,
+    scope: String(body.scope ?? ''),
+  };
+  sessionStorage.setItem(sessionKey, JSON.stringify(session));
+  return pending.returnTo;
+}
+
+export function signOut(config: ConsoleConfig): void {
+  const session = currentSession();
+  sessionStorage.removeItem(sessionKey);
+  const query = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: config.postLogoutRedirectUri });
+  if (session) {
+    query.set('id_token_hint', session.idToken);
+  }
+  location.assign(`${config.issuer}/session/end?${query}`);
+}
+
+/** Forget the token (the API refused it): the next screen offers to sign in again. */
+export const dropSession = () => sessionStorage.removeItem(sessionKey);

@@ -1,0 +1,277 @@
+import { api } from '../api.ts';
+import { Link, navigate } from '../router.tsx';
+import { ConfirmButton, Field, FormError, formatTime, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+
+type Organization = { id: string; name: string; description: string | null; createdAt: number };
+type Member = { id: string; username: string | null; name: string | null; primaryEmail: string | null; organizationRoles: Array<{ id: string; name: string }> };
+type OrganizationRole = { id: string; name: string; type: 'User' | 'MachineToMachine' };
+type Application = { id: string; name: string };
+type Invitation = { id: string; invitee: string; status: string; expiresAt: number; organizationRoles: Array<{ id: string; name: string }> };
+type User = { id: string; username: string | null; name: string | null };
+
+const week = 7 * 24 * 60 * 60 * 1000;
+const who = (user: { id: string; username: string | null; name: string | null }) => user.name ?? user.username ?? user.id;
+
+export function OrganizationsPage() {
+  const list = useLoad<Organization[]>('organizations');
+  const action = useAction();
+  const create = (event: Event) => {
+    const { name, description } = formValues(event);
+    void action.run(async () => {
+      const created = await api<Organization>('POST', 'organizations', { name, description: description || undefined });
+      navigate(`/organizations/${created.id}`);
+    });
+  };
+  return (
+    <>
+      <h1>Organizations</h1>
+      <form class="card inline" onSubmit={create} aria-label="Create an organization">
+        <Field label="Name" name="name" error={action.error} required />
+        <Field label="Description" name="description" error={action.error} />
+        <button class="primary" disabled={action.busy}>Create organization</button>
+        <FormError error={action.error} fields={['name', 'description']} />
+      </form>
+      <Loaded state={list}>
+        {(organizations) => (
+          <table>
+            <thead><tr><th>Name</th><th>Description</th><th>Created</th></tr></thead>
+            <tbody>
+              {organizations.map((organization) => (
+                <tr key={organization.id}>
+                  <td><Link to={`/organizations/${organization.id}`}>{organization.name}</Link></td>
+                  <td>{organization.description}</td>
+                  <td>{formatTime(organization.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+export function OrganizationPage({ id }: { id: string }) {
+  const organization = useLoad<Organization>(`organizations/${id}`);
+  const roles = useLoad<OrganizationRole[]>('organization-roles');
+  const action = useAction();
+  const save = (event: Event) => {
+    const { name, description } = formValues(event);
+    void action.run(() => api('PATCH', `organizations/${id}`, { name, description: description || null }).then(organization.reload));
+  };
+  return (
+    <Loaded state={organization}>
+      {(loaded) => (
+        <>
+          <p><Link to="/organizations">← Organizations</Link></p>
+          <h1>{loaded.name}</h1>
+          <form class="card" onSubmit={save} aria-label="Settings">
+            <h2>Settings</h2>
+            <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
+            <Field label="Description" name="description" defaultValue={loaded.description ?? ''} error={action.error} />
+            <FormError error={action.error} fields={['name', 'description']} />
+            <button class="primary" disabled={action.busy}>Save</button>
+          </form>
+          <Members organizationId={id} roles={(roles.data ?? []).filter((role) => role.type === 'User')} />
+          <Applications organizationId={id} />
+          <Invitations organizationId={id} roles={(roles.data ?? []).filter((role) => role.type === 'User')} />
+          <JitDomains organizationId={id} />
+          <section class="card">
+            <h2>Delete</h2>
+            <ConfirmButton label="Delete organization" question={`Delete the organization ${loaded.name}? Members lose its roles.`} onConfirm={() => action.run(() => api('DELETE', `organizations/${id}`).then(() => navigate('/organizations')))} />
+          </section>
+        </>
+      )}
+    </Loaded>
+  );
+}
+
+function Members({ organizationId, roles }: { organizationId: string; roles: OrganizationRole[] }) {
+  const members = useLoad<Member[]>(`organizations/${organizationId}/users`);
+  const users = useLoad<User[]>('users?page_size=100');
+  const action = useAction();
+  const add = (event: Event) => {
+    const { userId } = formValues(event);
+    void action.run(() => api('POST', `organizations/${organizationId}/users`, { userIds: [userId] }).then(members.reload));
+  };
+  const giveRole = (userId: string, organizationRoleId: string) =>
+    void action.run(() => api('POST', `organizations/${organizationId}/users/${userId}/roles`, { organizationRoleIds: [organizationRoleId] }).then(members.reload));
+  return (
+    <section class="card" aria-labelledby="members">
+      <h2 id="members">Members</h2>
+      <Loaded state={members}>
+        {(items) => (
+          <table>
+            <thead><tr><th>Member</th><th>Roles</th><th /></tr></thead>
+            <tbody>
+              {items.map((member) => (
+                <tr key={member.id}>
+                  <td><Link to={`/users/${member.id}`}>{who(member)}</Link></td>
+                  <td>
+                    {member.organizationRoles.map((role) => (
+                      <span key={role.id} class="tag">
+                        {role.name}{' '}
+                        <button type="button" class="link" aria-label={`Remove role ${role.name} from ${who(member)}`} onClick={() => void action.run(() => api('DELETE', `organizations/${organizationId}/users/${member.id}/roles/${role.id}`).then(members.reload))}>×</button>
+                      </span>
+                    ))}
+                    <select aria-label={`Give ${who(member)} a role`} onChange={(event) => event.currentTarget.value && giveRole(member.id, event.currentTarget.value)}>
+                      <option value="">Add role…</option>
+                      {roles.filter((role) => !member.organizationRoles.some((held) => held.id === role.id)).map((role) => <option value={role.id}>{role.name}</option>)}
+                    </select>
+                  </td>
+                  <td><ConfirmButton label="Remove" question={`Remove ${who(member)} from this organization?`} onConfirm={() => action.run(() => api('DELETE', `organizations/${organizationId}/users/${member.id}`).then(members.reload))} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+      <form class="inline" onSubmit={add} aria-label="Add a member">
+        <Field label="User" name="userId">
+          {(id) => (
+            <select id={id} name="userId" required>
+              {(users.data ?? []).map((user) => <option value={user.id}>{who(user)}</option>)}
+            </select>
+          )}
+        </Field>
+        <button disabled={action.busy}>Add member</button>
+      </form>
+      <FormError error={action.error} />
+    </section>
+  );
+}
+
+function Applications({ organizationId }: { organizationId: string }) {
+  const members = useLoad<Application[]>(`organizations/${organizationId}/applications`);
+  const applications = useLoad<Application[]>('applications?types=MachineToMachine');
+  const action = useAction();
+  const add = (event: Event) => {
+    const { applicationId } = formValues(event);
+    void action.run(() => api('POST', `organizations/${organizationId}/applications`, { applicationIds: [applicationId] }).then(members.reload));
+  };
+  return (
+    <section class="card" aria-labelledby="organization-applications">
+      <h2 id="organization-applications">Applications</h2>
+      <p>Machine-to-machine applications can be members, to get organization tokens.</p>
+      <Loaded state={members}>
+        {(items) => (
+          <ul>
+            {items.map((application) => (
+              <li key={application.id}>
+                <Link to={`/applications/${application.id}`}>{application.name}</Link>{' '}
+                <ConfirmButton label="Remove" question={`Remove ${application.name} from this organization?`} onConfirm={() => action.run(() => api('DELETE', `organizations/${organizationId}/applications/${application.id}`).then(members.reload))} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+      <form class="inline" onSubmit={add} aria-label="Add an application">
+        <Field label="Application" name="applicationId">
+          {(id) => (
+            <select id={id} name="applicationId" required>
+              {(applications.data ?? []).map((application) => <option value={application.id}>{application.name}</option>)}
+            </select>
+          )}
+        </Field>
+        <button disabled={action.busy}>Add application</button>
+      </form>
+      <FormError error={action.error} />
+    </section>
+  );
+}
+
+function Invitations({ organizationId, roles }: { organizationId: string; roles: OrganizationRole[] }) {
+  const invitations = useLoad<Invitation[]>(`organization-invitations?organizationId=${organizationId}`);
+  const action = useAction();
+  const invite = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement;
+    const { invitee, organizationRoleId } = formValues(event);
+    void action.run(async () => {
+      await api('POST', 'organization-invitations', {
+        invitee,
+        organizationId,
+        expiresAt: Date.now() + week,
+        organizationRoleIds: organizationRoleId ? [organizationRoleId] : [],
+      });
+      form.reset();
+      invitations.reload();
+    });
+  };
+  return (
+    <section class="card" aria-labelledby="invitations">
+      <h2 id="invitations">Invitations</h2>
+      <Loaded state={invitations}>
+        {(items) => (
+          <table>
+            <thead><tr><th>Invitee</th><th>Status</th><th>Roles</th><th>Expires</th><th /></tr></thead>
+            <tbody>
+              {items.map((invitation) => (
+                <tr key={invitation.id}>
+                  <td>{invitation.invitee}</td>
+                  <td>{invitation.status}</td>
+                  <td>{invitation.organizationRoles.map((role) => role.name).join(', ')}</td>
+                  <td>{formatTime(invitation.expiresAt)}</td>
+                  <td>
+                    {invitation.status === 'Pending' && (
+                      <ConfirmButton label="Revoke" question={`Revoke the invitation of ${invitation.invitee}?`} onConfirm={() => action.run(() => api('PUT', `organization-invitations/${invitation.id}/status`, { status: 'Revoked' }).then(invitations.reload))} />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+      <form class="inline" onSubmit={invite} aria-label="Invite">
+        <Field label="Email" name="invitee" type="email" error={action.error} required />
+        <Field label="Role" name="organizationRoleId">
+          {(id) => (
+            <select id={id} name="organizationRoleId">
+              <option value="">None</option>
+              {roles.map((role) => <option value={role.id}>{role.name}</option>)}
+            </select>
+          )}
+        </Field>
+        <button disabled={action.busy}>Invite (valid 7 days)</button>
+      </form>
+      <FormError error={action.error} fields={['invitee']} />
+    </section>
+  );
+}
+
+function JitDomains({ organizationId }: { organizationId: string }) {
+  const domains = useLoad<Array<{ emailDomain: string }>>(`organizations/${organizationId}/jit/email-domains`);
+  const action = useAction();
+  const add = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement;
+    const { emailDomain } = formValues(event);
+    void action.run(async () => {
+      await api('POST', `organizations/${organizationId}/jit/email-domains`, { emailDomain });
+      form.reset();
+      domains.reload();
+    });
+  };
+  return (
+    <section class="card" aria-labelledby="jit">
+      <h2 id="jit">Just-in-time membership</h2>
+      <p>Users who register or link a verified email at these domains join this organization.</p>
+      <Loaded state={domains}>
+        {(items) => (
+          <ul>
+            {items.map(({ emailDomain }) => (
+              <li key={emailDomain}>
+                {emailDomain}{' '}
+                <ConfirmButton label="Remove" question={`Stop adding users of ${emailDomain}?`} onConfirm={() => action.run(() => api('DELETE', `organizations/${organizationId}/jit/email-domains/${encodeURIComponent(emailDomain)}`).then(domains.reload))} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+      <form class="inline" onSubmit={add} aria-label="Add an email domain">
+        <Field label="Email domain" name="emailDomain" placeholder="example.com" error={action.error} required />
+        <button disabled={action.busy}>Add domain</button>
+      </form>
+      <FormError error={action.error} fields={['emailDomain']} />
+    </section>
+  );
+}

@@ -1,0 +1,184 @@
+import { useState } from 'preact/hooks';
+
+import { api } from '../api.ts';
+import { Link, navigate } from '../router.tsx';
+import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+
+type Role = { id: string; name: string; description: string; type: 'User' | 'MachineToMachine'; isDefault: boolean };
+type Scope = { id: string; name: string; resourceId: string; resource?: { name: string } };
+type Resource = { id: string; name: string };
+type Holder = { id: string; name: string | null; username?: string | null };
+
+export function RolesPage() {
+  const list = useLoad<Role[]>('roles');
+  const action = useAction();
+  const create = (event: Event) => {
+    const { name, description, type } = formValues(event);
+    void action.run(async () => {
+      const created = await api<Role>('POST', 'roles', { name, description, type });
+      navigate(`/roles/${created.id}`);
+    });
+  };
+  return (
+    <>
+      <h1>Roles</h1>
+      <form class="card inline" onSubmit={create} aria-label="Create a role">
+        <Field label="Name" name="name" error={action.error} required />
+        <Field label="Description" name="description" error={action.error} required />
+        <Field label="Type" name="type">
+          {(id) => (
+            <select id={id} name="type">
+              <option value="User">User</option>
+              <option value="MachineToMachine">Machine-to-machine</option>
+            </select>
+          )}
+        </Field>
+        <button class="primary" disabled={action.busy}>Create role</button>
+        <FormError error={action.error} fields={['name', 'description']} />
+      </form>
+      <Loaded state={list}>
+        {(roles) => (
+          <table>
+            <thead><tr><th>Name</th><th>Type</th><th>Description</th></tr></thead>
+            <tbody>
+              {roles.map((role) => (
+                <tr key={role.id}>
+                  <td><Link to={`/roles/${role.id}`}>{role.name}</Link>{role.isDefault ? ' (default)' : ''}</td>
+                  <td>{role.type}</td>
+                  <td>{role.description}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+export function RolePage({ id }: { id: string }) {
+  const role = useLoad<Role>(`roles/${id}`);
+  const action = useAction();
+  const [saved, setSaved] = useState(false);
+  const save = (event: Event) => {
+    const { name, description } = formValues(event);
+    setSaved(false);
+    void action.run(async () => {
+      await api('PATCH', `roles/${id}`, { name, description });
+      setSaved(true);
+      role.reload();
+    });
+  };
+  return (
+    <Loaded state={role}>
+      {(loaded) => (
+        <>
+          <p><Link to="/roles">← Roles</Link></p>
+          <h1>{loaded.name}</h1>
+          <form class="card" onSubmit={save} aria-label="Settings">
+            <h2>Settings ({loaded.type})</h2>
+            <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
+            <Field label="Description" name="description" defaultValue={loaded.description} error={action.error} required />
+            <FormError error={action.error} fields={['name', 'description']} />
+            <button class="primary" disabled={action.busy}>Save</button>
+            {saved && <span role="status"> Saved.</span>}
+          </form>
+          <RolePermissions roleId={id} />
+          <RoleHolders roleId={id} kind={loaded.type === 'User' ? 'users' : 'applications'} />
+          <section class="card">
+            <h2>Delete</h2>
+            <ConfirmButton label="Delete role" question={`Delete the role ${loaded.name}? Its holders lose its permissions.`} onConfirm={() => action.run(() => api('DELETE', `roles/${id}`).then(() => navigate('/roles')))} />
+          </section>
+        </>
+      )}
+    </Loaded>
+  );
+}
+
+function RolePermissions({ roleId }: { roleId: string }) {
+  const scopes = useLoad<Scope[]>(`roles/${roleId}/scopes`);
+  const resources = useLoad<Resource[]>('resources');
+  const [resourceId, setResourceId] = useState<string>();
+  const available = useLoad<Scope[]>(resourceId ? `resources/${resourceId}/scopes` : undefined);
+  const action = useAction();
+  const add = (event: Event) => {
+    const { scopeId } = formValues(event);
+    void action.run(() => api('POST', `roles/${roleId}/scopes`, { scopeIds: [scopeId] }).then(scopes.reload));
+  };
+  return (
+    <section class="card" aria-labelledby="role-permissions">
+      <h2 id="role-permissions">Permissions</h2>
+      <Loaded state={scopes}>
+        {(items) => (
+          <ul>
+            {items.map((scope) => (
+              <li key={scope.id}>
+                <code>{scope.name}</code> {scope.resource && <small>({scope.resource.name})</small>}{' '}
+                <ConfirmButton label="Remove" question={`Remove the permission ${scope.name} from this role?`} onConfirm={() => action.run(() => api('DELETE', `roles/${roleId}/scopes/${scope.id}`).then(scopes.reload))} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+      <form class="inline" onSubmit={add} aria-label="Add a permission">
+        <Field label="API" name="resource">
+          {(id) => (
+            <select id={id} onChange={(event) => setResourceId(event.currentTarget.value || undefined)}>
+              <option value="">Choose an API…</option>
+              {(resources.data ?? []).map((resource) => <option value={resource.id}>{resource.name}</option>)}
+            </select>
+          )}
+        </Field>
+        <Field label="Permission" name="scopeId">
+          {(id) => (
+            <select id={id} name="scopeId" required>
+              {(available.data ?? []).map((scope) => <option value={scope.id}>{scope.name}</option>)}
+            </select>
+          )}
+        </Field>
+        <button disabled={action.busy || !resourceId}>Add permission</button>
+      </form>
+      <FormError error={action.error} />
+    </section>
+  );
+}
+
+function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applications' }) {
+  const holders = useLoad<Holder[]>(`roles/${roleId}/${kind}`);
+  const candidates = useLoad<Holder[]>(kind === 'users' ? 'users?page_size=100' : 'applications?types=MachineToMachine');
+  const action = useAction();
+  const label = (holder: Holder) => holder.name ?? holder.username ?? holder.id;
+  const add = (event: Event) => {
+    const { holderId } = formValues(event);
+    const body = kind === 'users' ? { userIds: [holderId] } : { applicationIds: [holderId] };
+    void action.run(() => api('POST', `roles/${roleId}/${kind}`, body).then(holders.reload));
+  };
+  return (
+    <section class="card" aria-labelledby="role-holders">
+      <h2 id="role-holders">Assigned {kind}</h2>
+      <Loaded state={holders}>
+        {(items) => (
+          <ul>
+            {items.map((holder) => (
+              <li key={holder.id}>
+                <Link to={`/${kind}/${holder.id}`}>{label(holder)}</Link>{' '}
+                <ConfirmButton label="Remove" question={`Take this role from ${label(holder)}?`} onConfirm={() => action.run(() => api('DELETE', `roles/${roleId}/${kind}/${holder.id}`).then(holders.reload))} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+      <form class="inline" onSubmit={add} aria-label={`Assign to ${kind}`}>
+        <Field label={kind === 'users' ? 'User' : 'Application'} name="holderId">
+          {(id) => (
+            <select id={id} name="holderId" required>
+              {(candidates.data ?? []).map((holder) => <option value={holder.id}>{label(holder)}</option>)}
+            </select>
+          )}
+        </Field>
+        <button disabled={action.busy}>Assign</button>
+      </form>
+      <FormError error={action.error} />
+    </section>
+  );
+}

@@ -1,0 +1,116 @@
+import { useState } from 'preact/hooks';
+
+import { api } from '../api.ts';
+import { Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+
+type Identifier = 'username' | 'email' | 'phone';
+type Settings = {
+  signInMode: 'SignIn' | 'Register' | 'SignInAndRegister';
+  signUp: { identifiers: Identifier[]; password: boolean; verify: boolean };
+  signIn: { methods: Array<{ identifier: Identifier; password: boolean; verificationCode: boolean; isPasswordPrimary: boolean }> };
+  passwordPolicy: { length: { min: number; max: number }; characterTypes: { min: number }; rejects: Record<string, unknown> };
+  sentinelPolicy: { maxAttempts: number; lockoutDuration: number };
+  mfa: { factors: string[]; policy: string };
+};
+
+const identifiers: Identifier[] = ['username', 'email', 'phone'];
+const mfaFactors = ['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode'];
+const mfaPolicies: Array<[string, string]> = [
+  ['UserControlled', 'Users choose whether to set up MFA'],
+  ['Mandatory', 'Every user must set up MFA'],
+  ['NoPrompt', 'Never ask for MFA'],
+];
+
+/** Identifiers, password policy, lockout and MFA policy: GET/PATCH /api/sign-in-exp. */
+export function SignInExperiencePage() {
+  const settings = useLoad<Settings>('sign-in-exp');
+  const action = useAction();
+  const [saved, setSaved] = useState(false);
+  const save = (event: Event) => {
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const values = formValues(event);
+    const current = settings.data!;
+    const signUpIdentifiers = form.getAll('signUpIdentifiers').map(String) as Identifier[];
+    const signInIdentifiers = form.getAll('signInIdentifiers').map(String) as Identifier[];
+    const body: Record<string, unknown> = {
+      signInMode: values.signInMode,
+      signUp: { ...current.signUp, identifiers: signUpIdentifiers },
+      signIn: {
+        methods: signInIdentifiers.map(
+          (identifier) => current.signIn.methods.find((method) => method.identifier === identifier) ?? { identifier, password: true, verificationCode: identifier !== 'username', isPasswordPrimary: true },
+        ),
+      },
+      passwordPolicy: {
+        ...current.passwordPolicy,
+        length: { min: Number(values.minLength), max: current.passwordPolicy.length.max },
+        characterTypes: { min: Number(values.characterTypes) },
+      },
+    };
+    body.sentinelPolicy = { maxAttempts: Number(values.maxAttempts), lockoutDuration: Number(values.lockoutDuration) };
+    body.mfa = { factors: form.getAll('mfaFactors').map(String), policy: values.mfaPolicy };
+    setSaved(false);
+    void action.run(async () => {
+      await api('PATCH', 'sign-in-exp', body);
+      setSaved(true);
+      settings.reload();
+    });
+  };
+  return (
+    <>
+      <h1>Sign-in experience</h1>
+      <Loaded state={settings}>
+        {(current) => (
+          <form class="card" onSubmit={save} aria-label="Sign-in experience">
+            <Field label="Who may come in" name="signInMode">
+              {(id) => (
+                <select id={id} name="signInMode" defaultValue={current.signInMode}>
+                  <option value="SignInAndRegister">Sign in and register</option>
+                  <option value="SignIn">Sign in only</option>
+                  <option value="Register">Register only</option>
+                </select>
+              )}
+            </Field>
+            <fieldset>
+              <legend>Sign-up identifiers</legend>
+              {identifiers.map((identifier) => (
+                <label key={identifier} class="check"><input type="checkbox" name="signUpIdentifiers" value={identifier} defaultChecked={current.signUp.identifiers.includes(identifier)} /> {identifier}</label>
+              ))}
+            </fieldset>
+            <fieldset>
+              <legend>Sign-in identifiers</legend>
+              {identifiers.map((identifier) => (
+                <label key={identifier} class="check"><input type="checkbox" name="signInIdentifiers" value={identifier} defaultChecked={current.signIn.methods.some((method) => method.identifier === identifier)} /> {identifier}</label>
+              ))}
+            </fieldset>
+            <fieldset>
+              <legend>Password policy</legend>
+              <Field label="Minimum length" name="minLength" type="number" min={1} max={256} defaultValue={String(current.passwordPolicy.length.min)} />
+              <Field label="Character types required (of lower, upper, digit, symbol)" name="characterTypes" type="number" min={1} max={4} defaultValue={String(current.passwordPolicy.characterTypes.min)} />
+            </fieldset>
+            <fieldset>
+              <legend>Lockout</legend>
+              <Field label="Failed attempts before lockout" name="maxAttempts" type="number" min={1} max={1000} defaultValue={String(current.sentinelPolicy.maxAttempts)} />
+              <Field label="Lockout duration (minutes)" name="lockoutDuration" type="number" min={1} max={10080} defaultValue={String(current.sentinelPolicy.lockoutDuration)} />
+            </fieldset>
+            <fieldset>
+              <legend>Multi-factor authentication</legend>
+              {mfaFactors.map((factor) => (
+                <label key={factor} class="check"><input type="checkbox" name="mfaFactors" value={factor} defaultChecked={current.mfa.factors.includes(factor)} /> {factor}</label>
+              ))}
+              <Field label="MFA policy" name="mfaPolicy">
+                {(id) => (
+                  <select id={id} name="mfaPolicy" defaultValue={current.mfa.policy}>
+                    {mfaPolicies.map(([policy, label]) => <option value={policy}>{label}</option>)}
+                  </select>
+                )}
+              </Field>
+            </fieldset>
+            <FormError error={action.error} />
+            <button class="primary" disabled={action.busy}>Save</button>
+            {saved && <span role="status"> Saved.</span>}
+          </form>
+        )}
+      </Loaded>
+    </>
+  );
+}

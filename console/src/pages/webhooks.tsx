@@ -1,0 +1,249 @@
+import { useState } from 'preact/hooks';
+
+import { api, type ApiError } from '../api.ts';
+import { Link, navigate } from '../router.tsx';
+import { ConfirmButton, Field, FormError, formatTime, formValues, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
+
+type Hook = {
+  id: string;
+  name: string;
+  events: string[];
+  config: { url: string; headers?: Record<string, string> };
+  signingKey: string;
+  enabled: boolean;
+  createdAt: number;
+  executionStats?: { requestCount: number; successCount: number };
+};
+type Attempt = {
+  id: string;
+  key: string;
+  createdAt: number;
+  payload: { result: 'Success' | 'Error'; response: { statusCode: number | null; body: string | null }; error?: string; attempt: number; webhookId: string; durationMs: number };
+};
+
+/** The specification's three groups of events (lib/hooks/events.ts). */
+const eventGroups: Array<[string, string[]]> = [
+  ['User interaction events', ['PostRegister', 'PostSignIn', 'PostResetPassword']],
+  [
+    'Data mutation events',
+    [
+      'User.Created', 'User.Deleted', 'User.Data.Updated', 'User.SuspensionStatus.Updated',
+      'Role.Created', 'Role.Deleted', 'Role.Data.Updated', 'Role.Scopes.Updated',
+      'Scope.Created', 'Scope.Deleted', 'Scope.Data.Updated',
+      'Organization.Created', 'Organization.Deleted', 'Organization.Data.Updated', 'Organization.Membership.Updated',
+      'OrganizationRole.Created', 'OrganizationRole.Deleted', 'OrganizationRole.Data.Updated', 'OrganizationRole.Scopes.Updated',
+      'OrganizationScope.Created', 'OrganizationScope.Deleted', 'OrganizationScope.Data.Updated',
+    ],
+  ],
+  ['Exception events', ['Identifier.Lockout', 'Message.RateLimited']],
+];
+
+/** Headers typed as `Name: value` lines. */
+function parseHeaders(text: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) {
+      headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    }
+  }
+  return headers;
+}
+
+const headerText = (headers: Record<string, string> = {}) => Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+
+function EventPicker({ selected }: { selected: string[] }) {
+  return (
+    <div class="events">
+      {eventGroups.map(([group, events]) => (
+        <fieldset key={group}>
+          <legend>{group}</legend>
+          {events.map((event) => (
+            <label key={event} class="check">
+              <input type="checkbox" name="events" value={event} defaultChecked={selected.includes(event)} /> {event}
+            </label>
+          ))}
+        </fieldset>
+      ))}
+    </div>
+  );
+}
+
+const checkedEvents = (form: HTMLFormElement) => new FormData(form).getAll('events').map(String);
+
+function HookForm({ hook, onSubmit, busy, error, submitLabel }: { hook?: Hook; onSubmit: (body: Record<string, unknown>) => void; busy: boolean; error?: ApiError; submitLabel: string }) {
+  const submit = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement;
+    const values = formValues(event);
+    onSubmit({ name: values.name, events: checkedEvents(form), config: { url: values.url, headers: parseHeaders(values.headers ?? '') } });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label={submitLabel}>
+      <Field label="Name" name="name" defaultValue={hook?.name ?? ''} error={error} required />
+      <Field label="Endpoint URL" name="url" type="url" defaultValue={hook?.config.url ?? ''} error={error} required placeholder="https://example.com/webhooks" />
+      <Field label="Headers (one `Name: value` a line)" name="headers">
+        {(id) => (
+          <textarea id={id} name="headers" rows={2} defaultValue={headerText(hook?.config.headers)} />
+        )}
+      </Field>
+      <EventPicker selected={hook?.events ?? []} />
+      <FormError error={error} fields={['name', 'url']} />
+      <button class="primary" disabled={busy}>{submitLabel}</button>
+    </form>
+  );
+}
+
+export function WebhooksPage() {
+  const list = useLoad<Hook[]>('hooks?includeExecutionStats=true');
+  const action = useAction();
+  const create = (body: Record<string, unknown>) =>
+    void action.run(async () => {
+      const created = await api<Hook>('POST', 'hooks', body);
+      navigate(`/webhooks/${created.id}`);
+    });
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <Loaded state={list}>
+        {(hooks) => (
+          <table>
+            <thead><tr><th>Name</th><th>Endpoint</th><th>Events</th><th>Last 24 h</th></tr></thead>
+            <tbody>
+              {hooks.map((hook) => (
+                <tr key={hook.id}>
+                  <td><Link to={`/webhooks/${hook.id}`}>{hook.name}</Link>{hook.enabled ? '' : ' (disabled)'}</td>
+                  <td><code>{hook.config.url}</code></td>
+                  <td>{hook.events.length}</td>
+                  <td>{hook.executionStats ? `${hook.executionStats.successCount}/${hook.executionStats.requestCount} succeeded` : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+      <h2>Create a webhook</h2>
+      <HookForm onSubmit={create} busy={action.busy} error={action.error} submitLabel="Create webhook" />
+    </>
+  );
+}
+
+export function WebhookPage({ id }: { id: string }) {
+  const hook = useLoad<Hook>(`hooks/${id}`);
+  const action = useAction();
+  const [saved, setSaved] = useState(false);
+  const save = (body: Record<string, unknown>) => {
+    setSaved(false);
+    void action.run(async () => {
+      await api('PATCH', `hooks/${id}`, body);
+      setSaved(true);
+      hook.reload();
+    });
+  };
+  return (
+    <Loaded state={hook}>
+      {(loaded) => (
+        <>
+          <p><Link to="/webhooks">← Webhooks</Link></p>
+          <h1>{loaded.name}</h1>
+          <section class="card">
+            <Switch label="Enabled" checked={loaded.enabled} onChange={(enabled) => action.run(() => api('PATCH', `hooks/${id}`, { enabled }).then(hook.reload))} />
+          </section>
+          <HookForm hook={loaded} onSubmit={save} busy={action.busy} error={action.error} submitLabel="Save webhook" />
+          {saved && <p role="status">Saved.</p>}
+          <SigningKey hook={loaded} onRotated={hook.reload} />
+          <SendTest hook={loaded} />
+          <Deliveries hookId={id} />
+          <section class="card">
+            <h2>Delete</h2>
+            <ConfirmButton label="Delete webhook" question={`Delete the webhook ${loaded.name} and its pending deliveries?`} onConfirm={() => api('DELETE', `hooks/${id}`).then(() => navigate('/webhooks'))} />
+          </section>
+        </>
+      )}
+    </Loaded>
+  );
+}
+
+function SigningKey({ hook, onRotated }: { hook: Hook; onRotated: () => void }) {
+  const [shown, setShown] = useState(false);
+  const action = useAction();
+  return (
+    <section class="card" aria-labelledby="signing-key">
+      <h2 id="signing-key">Signing key</h2>
+      <p>Receivers check the <code>logto-signature-sha-256</code> header (and Standard Webhooks' <code>webhook-signature</code>) with this key.</p>
+      <p>
+        <code data-testid="signing-key">{shown ? hook.signingKey : '••••••••••••••••'}</code>{' '}
+        <button type="button" onClick={() => setShown(!shown)}>{shown ? 'Hide key' : 'Reveal key'}</button>{' '}
+        <ConfirmButton label="Rotate key" class="" question="Replace the signing key? Receivers need the new one for deliveries from now on." onConfirm={() => action.run(() => api('PATCH', `hooks/${hook.id}/signing-key`).then(onRotated))} />
+      </p>
+      <FormError error={action.error} />
+    </section>
+  );
+}
+
+function SendTest({ hook }: { hook: Hook }) {
+  const action = useAction();
+  const [result, setResult] = useState<string>();
+  const send = () => {
+    setResult(undefined);
+    void action.run(async () => {
+      await api('POST', `hooks/${hook.id}/test`, { events: hook.events, config: hook.config });
+      setResult(`Sent ${hook.events.length} sample event${hook.events.length === 1 ? '' : 's'}: the endpoint answered 2xx.`);
+    });
+  };
+  return (
+    <section class="card" aria-labelledby="send-test">
+      <h2 id="send-test">Send test</h2>
+      <p>Sends one signed sample payload per subscribed event to the saved endpoint (test sends are not listed under deliveries).</p>
+      <button type="button" onClick={send} disabled={action.busy}>Send test events</button>
+      {result && <p role="status">{result}</p>}
+      {action.error && (
+        <p class="error" role="alert">
+          {action.error.text}
+          {(action.error.data as { responseStatus?: number } | undefined)?.responseStatus !== undefined && ` (status ${(action.error.data as { responseStatus: number }).responseStatus})`}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Deliveries({ hookId }: { hookId: string }) {
+  const attempts = useLoad<Attempt[]>(`hooks/${hookId}/recent-logs?page_size=20`);
+  const action = useAction();
+  return (
+    <section class="card" aria-labelledby="deliveries">
+      <h2 id="deliveries">Recent deliveries</h2>
+      <button type="button" onClick={attempts.reload}>Refresh</button>
+      <FormError error={action.error} />
+      <Loaded state={attempts}>
+        {(items) =>
+          items.length === 0 ? (
+            <p>No delivery in the last 24 hours.</p>
+          ) : (
+            <table>
+              <thead><tr><th>Time</th><th>Event</th><th>Result</th><th>Status</th><th>Duration</th><th>Response</th><th /></tr></thead>
+              <tbody>
+                {items.map((attempt) => (
+                  <tr key={attempt.id}>
+                    <td>{formatTime(attempt.createdAt)}</td>
+                    <td>{attempt.key.replace(/^TriggerHook\./, '')} <small>attempt {attempt.payload.attempt}</small></td>
+                    <td class={attempt.payload.result === 'Success' ? 'ok' : 'bad'}>{attempt.payload.result}</td>
+                    <td>{attempt.payload.response.statusCode ?? '—'}</td>
+                    <td>{attempt.payload.durationMs} ms</td>
+                    <td><code class="clip">{attempt.payload.response.body ?? attempt.payload.error ?? ''}</code></td>
+                    <td>
+                      {attempt.payload.result === 'Error' && (
+                        <button type="button" onClick={() => void action.run(() => api('POST', `hooks/${hookId}/deliveries/${attempt.payload.webhookId}/resend`).then(attempts.reload))}>
+                          Re-send
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}

@@ -1,0 +1,181 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+
+import { api, apiPage, ApiError, toApiError } from './api.ts';
+
+/** Loads what `load` answers for `key` (a management API path); `reload` after a change. */
+function useLoader<T>(key: string | undefined, load: (key: string) => Promise<T>) {
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    if (key === undefined) {
+      return;
+    }
+    let live = true;
+    setState((current) => ({ ...current, loading: true }));
+    load(key).then(
+      (data) => live && setState({ data, loading: false }),
+      (error: unknown) => live && setState({ error: toApiError(error), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, version]);
+  const reload = useCallback(() => setVersion((value) => value + 1), []);
+  return { ...state, reload };
+}
+
+export const useLoad = <T,>(path: string | undefined) => useLoader(path, (key) => api<T>('GET', key));
+
+/** A paged list with its `Total-Number`. */
+export const useLoadPage = <T,>(path: string | undefined) => useLoader(path, (key) => apiPage<T>(key));
+
+/** Runs a change against the API and keeps its error for the form to show. */
+export function useAction() {
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      return true;
+    } catch (caught) {
+      setError(toApiError(caught));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { run, error, busy, clear: () => setError(undefined) };
+}
+
+type FieldProps = {
+  label: string;
+  name: string;
+  error?: ApiError;
+  hint?: string;
+  children?: (id: string) => ComponentChildren;
+  type?: 'text' | 'email' | 'password' | 'url' | 'tel' | 'number' | 'search' | 'datetime-local';
+  defaultValue?: string;
+  placeholder?: string;
+  required?: boolean;
+  autocomplete?: string;
+  min?: number;
+  max?: number;
+};
+
+/**
+ * A labelled input, or the control `children` makes with the given id; an API error about this
+ * field is said under it and marks it invalid.
+ */
+export function Field({ label, name, error, hint, children, type = 'text', ...input }: FieldProps) {
+  const id = useId();
+  const message = error?.field === name ? error.text : undefined;
+  const note = message ? `${id}-error` : hint ? `${id}-hint` : undefined;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children ? (
+        children(id)
+      ) : (
+        // Preact types `<input>` per `type` value; this one takes only attributes every text-like type has.
+        <input type={type as 'text'} id={id} name={name} aria-invalid={message ? 'true' : undefined} aria-describedby={note} {...input} />
+      )}
+      {hint && !message && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+      {message && (
+        <small id={`${id}-error`} class="error" role="alert">
+          {message}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** The error of a form that no field of it claims (`fields` are the form's field names). */
+export function FormError({ error, fields = [] }: { error?: ApiError; fields?: string[] }) {
+  if (!error || (error.field && fields.includes(error.field))) {
+    return null;
+  }
+  return (
+    <p class="error" role="alert">
+      {error.text}
+    </p>
+  );
+}
+
+/**
+ * A button that asks first: a modal dialog (Escape or "Cancel" closes it) names what will go.
+ */
+export function ConfirmButton({ label, question, onConfirm, class: className = 'danger' }: { label: string; question: string; onConfirm: () => unknown; class?: string }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  return (
+    <>
+      <button type="button" class={className} onClick={() => dialog.current?.showModal()}>
+        {label}
+      </button>
+      <dialog ref={dialog} aria-label={question}>
+        <p>{question}</p>
+        <div class="actions">
+          <button type="button" class="danger" onClick={() => { dialog.current?.close(); void onConfirm(); }}>
+            {label}
+          </button>
+          <button type="button" autofocus onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+/**
+ * A checkbox shown as a switch (role=switch: read out as on/off). It moves at once; `onChange`
+ * saves, and the switch moves back if that fails.
+ */
+export function Switch({ label, checked, disabled, onChange, describedBy }: { label: string; checked: boolean; disabled?: boolean; onChange: (value: boolean) => Promise<boolean>; describedBy?: string }) {
+  const [value, setValue] = useState(checked);
+  useEffect(() => setValue(checked), [checked]);
+  const change = (next: boolean) => {
+    setValue(next);
+    void onChange(next).then((saved) => saved || setValue(!next));
+  };
+  return (
+    <label class="switch">
+      <input type="checkbox" role="switch" checked={value} disabled={disabled} aria-describedby={describedBy} onChange={(event) => change(event.currentTarget.checked)} />
+      <span class="track" aria-hidden="true" />
+      {label}
+    </label>
+  );
+}
+
+/** The page's loading and error states, then its content. */
+export function Loaded<T>({ state, children }: { state: { data?: T; error?: ApiError; loading: boolean }; children: (data: T) => ComponentChildren }) {
+  if (state.error) {
+    return (
+      <p class="error" role="alert">
+        {state.error.text}
+      </p>
+    );
+  }
+  if (state.data === undefined) {
+    return <p aria-busy="true">Loading…</p>;
+  }
+  return <>{children(state.data)}</>;
+}
+
+export const formatTime = (ms: number | null | undefined) => (ms ? new Date(ms).toLocaleString() : '—');
+
+/** The form's values by field name (every control needs a `name`). */
+export function formValues(event: Event): Record<string, string> {
+  event.preventDefault();
+  const data = new FormData(event.currentTarget as HTMLFormElement);
+  return Object.fromEntries([...data.entries()].map(([key, value]) => [key, String(value)]));
+}
+
+/** One value a line (redirect URIs, domains), blanks dropped. */
+export const lines = (text: string | undefined) => (text ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
