@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+import { startService, type TestService } from '../support/service.ts';
+
+/** The console in a real browser: Debian's Chromium driven by playwright-core, as test/e2e does. */
+export const executablePath = '/usr/bin/chromium';
+export const chromiumMissing = !existsSync(executablePath);
+
+/** The service serves what `npm run build:console` wrote when it started: build first if nothing is there. */
+function ensureConsoleBuilt(): void {
+  if (existsSync('console/dist/index.html')) {
+    return;
+  }
+  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', 'console', '--logLevel', 'warn'], { stdio: 'inherit' });
+  if (build.status !== 0) {
+    throw new Error('the console build failed');
+  }
+}
+
+export type ConsoleSession = {
+  service: TestService;
+  browser: Browser;
+  page: Page;
+  /** Script errors and console errors the pages raised (HTTP error statuses the console shows are expected). */
+  problems: string[];
+  newPage(viewport?: { width: number; height: number }): Promise<{ page: Page; problems: string[] }>;
+  close(): Promise<void>;
+};
+
+export const admin = { username: 'console_admin', password: 'Sturdy-Console-7' };
+
+/**
+ * Starts the service on a fresh database and a browser, creates the first administrator through
+ * the console's first-run form and signs in as them through the hosted sign-in page.
+ */
+export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleSession> {
+  ensureConsoleBuilt();
+  const service = await startService({ env });
+  const browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const contexts: BrowserContext[] = [];
+
+  const newPage = async (viewport = { width: 1280, height: 800 }) => {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) => route.abort(),
+    );
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      // Chromium reports every 4xx answer as "Failed to load resource"; the console shows those on the page.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+    return { page, problems };
+  };
+
+  const { page, problems } = await newPage();
+  await page.goto(`${service.url}/console`);
+  await page.getByRole('heading', { name: 'Create the first administrator' }).waitFor();
+  await page.getByLabel('Username').fill(admin.username);
+  await page.getByLabel('Password').fill(admin.password);
+  await page.getByRole('button', { name: 'Create administrator' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInOnHostedPage(page);
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+
+  return {
+    service,
+    browser,
+    page,
+    problems,
+    newPage,
+    async close() {
+      await Promise.all(contexts.map((context) => context.close()));
+      await browser.close();
+      await service.stop();
+    },
+  };
+}
+
+export async function signInOnHostedPage(page: Page, user = admin): Promise<void> {
+  await page.waitForURL((url) => url.pathname === '/sign-in');
+  await page.getByLabel('Username or email').fill(user.username);
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname.startsWith('/console') && url.pathname !== '/console/callback');
+}
+
+/** Client-side navigation through the console's section links (as a person would). */
+export async function openSection(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}
