@@ -81,7 +81,7 @@ function HookForm({ hook, onSubmit, busy, error, submitLabel }: { hook?: Hook; o
     <form class="card" onSubmit={submit} aria-label={submitLabel}>
       <Field label="Name" name="name" defaultValue={hook?.name ?? ''} error={error} required />
       <Field label="Endpoint URL" name="url" type="url" defaultValue={hook?.config.url ?? ''} error={error} required placeholder="https://example.com/webhooks" />
-      <Field label="Headers (one `Name: value` a line)" name="headers">
+      <Field label="Headers (one a line, `Header: value`)" name="headers">
         {(id) => (
           <textarea id={id} name="headers" rows={2} defaultValue={headerText(hook?.config.headers)} />
         )}

@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+
+import { eventually, Receiver } from '../hooks/receiver.ts';
+import { chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
+
+/** A webhook made in the console: test send, then a real event's delivery listed with its answer. */
+describe('console: webhooks', function () {
+  this.timeout(90_000);
+  let session: ConsoleSession;
+  let receiver: Receiver;
+
+  before(async function () {
+    if (chromiumMissing) {
+      console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
+      this.skip();
+    }
+    receiver = await Receiver.start();
+    // The receiver is on loopback: allowed outside production (HOOKS_ALLOW_PRIVATE_TARGETS' default), said here to be sure.
+    session = await startConsole({ HOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+  });
+
+  after(async () => {
+    await session?.close();
+    await receiver?.close();
+  });
+
+  it('creates a webhook, sends a test event and lists a delivery', async () => {
+    const { page } = session;
+    await openSection(page, 'Webhooks');
+    await page.getByLabel('Name').fill('Audit sink');
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('Headers').fill('X-Team: identity');
+    const dataEvents = page.getByRole('group', { name: 'Data mutation events' });
+    await dataEvents.getByLabel('User.Created', { exact: true }).check();
+    expect(await page.getByRole('group', { name: 'User interaction events' }).getByRole('checkbox').count()).to.equal(3);
+    expect(await page.getByRole('group', { name: 'Exception events' }).getByRole('checkbox').count()).to.equal(2);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit sink' }).waitFor();
+
+    await page.getByRole('button', { name: 'Reveal key' }).click();
+    expect(await page.getByTestId('signing-key').textContent()).to.match(/^\w{16,}$/);
+
+    await page.getByRole('button', { name: 'Send test events' }).click();
+    await page.getByText('Sent 1 sample event').waitFor();
+    expect(receiver.requests).to.have.length(1);
+    expect(JSON.parse(receiver.requests[0]!.body)).to.include({ event: 'User.Created' });
+    expect(receiver.requests[0]!.headers['x-team']).to.equal('identity');
+
+    // A real event: a user created in the console is delivered, and the delivery is listed.
+    const hookPath = new URL(page.url()).pathname;
+    await openSection(page, 'Users');
+    await page.getByLabel('Username').fill('webhook_user');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('heading', { level: 1, name: 'webhook_user' }).waitFor();
+    await eventually(async () => receiver.requests.length === 2);
+
+    await page.goto(`${session.service.url}${hookPath}`);
+    const deliveries = page.getByRole('region', { name: 'Recent deliveries' });
+    await eventually(async () => {
+      await deliveries.getByRole('button', { name: 'Refresh' }).click();
+      return (await deliveries.getByRole('row').count()) > 1;
+    });
+    const row = deliveries.getByRole('row').nth(1);
+    expect(await row.textContent()).to.contain('User.Created').and.contain('Success').and.contain('200');
+
+    expect(session.problems).to.deep.equal([]);
+  });
+});
