@@ -4,7 +4,16 @@ import { RequestError } from '../http/errors.ts';
 
 import type { IdpSettings } from './external-idp.ts';
 
-const endpoint = z.url({ protocol: /^https?$/ }).max(2048);
+// Plain http only to this machine (a development IdP): a code, a client secret and tokens cross it.
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An IdP address: https, or http on a loopback host. */
+export const idpEndpoint = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  // Zod runs refinements after a failed check too: a value that is no http URL is the check's to report.
+  .refine((value) => !URL.canParse(value) || new URL(value).protocol !== 'http:' || loopbackHosts.has(new URL(value).hostname), 'must be https (plain http only on localhost)');
+
 const secret = z.string().min(1).max(512);
 const authMethod = z.enum(['client_secret_post', 'client_secret_basic']).default('client_secret_post');
 
@@ -14,11 +23,11 @@ const authMethod = z.enum(['client_secret_post', 'client_secret_basic']).default
  */
 export const oidcConnectorConfig = z
   .object({
-    issuer: endpoint,
-    authorizationEndpoint: endpoint.optional(),
-    tokenEndpoint: endpoint.optional(),
-    userInfoEndpoint: endpoint.optional(),
-    jwksUri: endpoint.optional(),
+    issuer: idpEndpoint,
+    authorizationEndpoint: idpEndpoint.optional(),
+    tokenEndpoint: idpEndpoint.optional(),
+    userInfoEndpoint: idpEndpoint.optional(),
+    jwksUri: idpEndpoint.optional(),
     clientId: z.string().min(1).max(256),
     clientSecret: secret,
     scope: z
@@ -35,9 +44,9 @@ export const oidcConnectorConfig = z
   );
 
 export const oauth2ConnectorConfig = z.object({
-  authorizationEndpoint: endpoint,
-  tokenEndpoint: endpoint,
-  userInfoEndpoint: endpoint,
+  authorizationEndpoint: idpEndpoint,
+  tokenEndpoint: idpEndpoint,
+  userInfoEndpoint: idpEndpoint,
   clientId: z.string().min(1).max(256),
   clientSecret: secret,
   scope: z.string().max(1024).default(''),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { IdpSettings } from '../connectors/external-idp.ts';
+import { idpEndpoint } from '../connectors/schemas.ts';
 
 const domain = z
   .string()
@@ -11,7 +12,7 @@ const domain = z
 
 /** Enterprise SSO over OpenID Connect: the organization's IdP, found by discovery from its issuer. */
 export const ssoConfigSchema = z.object({
-  issuer: z.url({ protocol: /^https?$/ }).max(2048),
+  issuer: idpEndpoint,
   clientId: z.string().min(1).max(256),
   clientSecret: z.string().min(1).max(512),
   scope: z.string().max(1024).optional(),
