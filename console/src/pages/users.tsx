@@ -17,7 +17,7 @@ type User = {
 };
 type Role = { id: string; name: string };
 type Organization = { id: string; name: string };
-type MfaFactor = { id: string; type: string; createdAt?: number };
+type MfaFactor = { id: string; type: string; createdAt: string; lastUsedAt?: string; remainCodes?: number };
 
 const orNull = (value: string | undefined) => (value ? value : null);
 
@@ -270,24 +270,20 @@ function MfaFactors({ userId }: { userId: string }) {
   return (
     <section class="card" aria-labelledby="user-mfa">
       <h2 id="user-mfa">MFA factors</h2>
-      {factors.error?.status === 404 ? (
-        <p>This service does not offer MFA yet.</p>
-      ) : (
-        <Loaded state={factors}>
-          {(items) =>
-            items.length === 0 ? <p>No MFA factor set up.</p> : (
-              <ul>
-                {items.map((factor) => (
-                  <li key={factor.id}>
-                    {factor.type} <small>{formatTime(factor.createdAt)}</small>{' '}
-                    <ConfirmButton label="Remove" question={`Remove this ${factor.type} factor? The user sets it up again at next sign-in.`} onConfirm={() => action.run(() => api('DELETE', `users/${userId}/mfa-verifications/${factor.id}`).then(factors.reload))} />
-                  </li>
-                ))}
-              </ul>
-            )
-          }
-        </Loaded>
-      )}
+      <Loaded state={factors}>
+        {(items) =>
+          items.length === 0 ? <p>No MFA factor set up.</p> : (
+            <ul>
+              {items.map((factor) => (
+                <li key={factor.id}>
+                  {factor.type} <small>added {formatTime(Date.parse(factor.createdAt))}{factor.remainCodes !== undefined && `, ${factor.remainCodes} codes left`}</small>{' '}
+                  <ConfirmButton label="Remove" question={`Remove this ${factor.type} factor? The user sets it up again at next sign-in.`} onConfirm={() => action.run(() => api('DELETE', `users/${userId}/mfa-verifications/${factor.id}`).then(factors.reload))} />
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
       <FormError error={action.error} />
     </section>
   );
