@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 import { RequestError, notFound } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
+import { isUniqueViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { deleteConnector, findConnector, insertConnector, listConnectors, toConnector, updateConnector, type StoredConnector } from './queries.ts';
@@ -134,15 +135,19 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
         metadata: body.metadata ?? {},
         syncProfile: body.syncProfile ?? false,
       };
-      await db.transaction(async (trx) => {
-        if (await trx('social_connectors').where({ target }).orWhere({ id: connector.id }).first()) {
-          throw new RequestError(
-            { code: 'connector.multiple_target_with_same_platform', status: 422 },
-            `A connector with target \`${target}\` (or this id) already exists.`,
-          );
-        }
-        await insertConnector(trx, connector);
-      });
+      const taken = () =>
+        new RequestError({ code: 'connector.multiple_target_with_same_platform', status: 422 }, `A connector with target \`${target}\` (or this id) already exists.`);
+      try {
+        await db.transaction(async (trx) => {
+          if (await trx('social_connectors').where({ target }).orWhere({ id: connector.id }).first()) {
+            throw taken();
+          }
+          await insertConnector(trx, connector);
+        });
+      } catch (error) {
+        // A concurrent create of the same target (or id) meets the unique index: the same answer.
+        throw isUniqueViolation(error) ? taken() : error;
+      }
       return toConnector(connector);
     },
   );

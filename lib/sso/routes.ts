@@ -6,7 +6,7 @@ import { mergeConfig } from '../connectors/secrets.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
-import type { Queryable } from '../storage/database.ts';
+import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import {
@@ -28,7 +28,22 @@ const validConfig = (config: Record<string, unknown>): StoredSsoConnector['confi
 async function assertNameFree(trx: Queryable, name: string, exceptId?: string): Promise<void> {
   const holder = await trx('sso_connectors').where({ connector_name: name }).first<{ id: string } | undefined>();
   if (holder && holder.id !== exceptId) {
-    throw new RequestError({ code: 'single_sign_on.duplicate_connector_name', status: 409 }, `An SSO connector named \`${name}\` already exists.`);
+    throw duplicateName(name);
+  }
+}
+
+const duplicateName = (name: string) =>
+  new RequestError({ code: 'single_sign_on.duplicate_connector_name', status: 409 }, `An SSO connector named \`${name}\` already exists.`);
+
+/** Saves under the name check; a concurrent save of the same name meets the unique index: the same 409. */
+async function withNameFree(db: Knex, name: string, exceptId: string | undefined, save: (trx: Queryable) => Promise<void>): Promise<void> {
+  try {
+    await db.transaction(async (trx) => {
+      await assertNameFree(trx, name, exceptId);
+      await save(trx);
+    });
+  } catch (error) {
+    throw isUniqueViolation(error) ? duplicateName(name) : error;
   }
 }
 
@@ -101,10 +116,7 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
         syncProfile: body.syncProfile ?? false,
         createdAt: Date.now(),
       };
-      await db.transaction(async (trx) => {
-        await assertNameFree(trx, connector.connectorName);
-        await insertSsoConnector(trx, connector);
-      });
+      await withNameFree(db, connector.connectorName, undefined, (trx) => insertSsoConnector(trx, connector));
       return toSsoConnector(connector);
     },
   );
@@ -130,10 +142,7 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
         branding: { ...current.branding, ...body.branding },
         syncProfile: body.syncProfile ?? current.syncProfile,
       };
-      await db.transaction(async (trx) => {
-        await assertNameFree(trx, next.connectorName, next.id);
-        await updateSsoConnector(trx, next);
-      });
+      await withNameFree(db, next.connectorName, next.id, (trx) => updateSsoConnector(trx, next));
       return toSsoConnector(next);
     },
   );
