@@ -129,6 +129,15 @@ describe('social connectors: the management API', () => {
     expectError(await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: 'Not Valid!' } } }), 400, 'guard.invalid_input');
   });
 
+  it('concurrent creates of one target: one wins, the others get 422', async () => {
+    const shared = target();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: shared } } })),
+    );
+    const statuses = responses.map((response) => response.statusCode).sort();
+    expect(statuses, JSON.stringify(responses.map((response) => response.body))).to.deep.equal([200, 422, 422, 422, 422, 422]);
+  });
+
   it('answers bad input with 4xx and an error code, never 5xx', async () => {
     const bodies: unknown[] = [
       {},
