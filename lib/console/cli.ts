@@ -11,18 +11,40 @@ import { createAdministrator } from './administrators.ts';
 
 const usage = 'usage: npm run cli -- create-admin [--username <name>] [--password <password>] (missing values are asked for)';
 
-/** Asks on the terminal; a hidden answer is not echoed (its keystrokes go to a stream that drops them). */
-async function ask(question: string, hidden = false): Promise<string> {
-  process.stdout.write(question);
-  const output = hidden ? new Writable({ write: (_chunk, _encoding, done) => done() }) : process.stdout;
+/**
+ * Asks for what the arguments left out, on one prompt (stdin may be a pipe holding both answers).
+ * The password is not echoed: while it is typed, the prompt's output is dropped.
+ */
+async function askMissing(given: { username?: string; password?: string }): Promise<{ username: string; password: string }> {
+  let muted = false;
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      if (!muted) {
+        process.stdout.write(chunk);
+      }
+      done();
+    },
+  });
   const prompt = createInterface({ input: process.stdin, output, terminal: Boolean(process.stdin.isTTY) });
+  // The iterator keeps lines that arrive before they are asked for (a pipe delivers both at once).
+  const lines = prompt[Symbol.asyncIterator]();
+  const answer = async (question: string) => {
+    process.stdout.write(question);
+    const { value } = await lines.next();
+    return String(value ?? '');
+  };
   try {
-    return (await prompt.question('')).trim();
-  } finally {
-    prompt.close();
-    if (hidden) {
+    const username = given.username ?? (await answer('Username: ')).trim();
+    let password = given.password;
+    if (password === undefined) {
+      muted = true;
+      password = await answer('Password: ');
+      muted = false;
       process.stdout.write('\n');
     }
+    return { username, password };
+  } finally {
+    prompt.close();
   }
 }
 
@@ -33,8 +55,7 @@ async function ask(question: string, hidden = false): Promise<string> {
  */
 async function createAdmin(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { username: { type: 'string' }, password: { type: 'string' } } });
-  const username = values.username ?? (await ask('Username: '));
-  const password = values.password ?? (await ask('Password: ', true));
+  const { username, password } = values.username !== undefined && values.password !== undefined ? { username: values.username, password: values.password } : await askMissing(values);
   const config = loadConfig();
   const db = openDatabase(config.dbUrl);
   try {

@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+import { expect } from 'chai';
+
+import { freshDatabaseUrl } from '../support/database.ts';
+import { startService, type TestService } from '../support/service.ts';
+
+const run = promisify(execFile);
+
+describe('console: the first administrator', () => {
+  let service: TestService | undefined;
+
+  afterEach(async () => {
+    await service?.stop();
+    service = undefined;
+  });
+
+  it('is created once when requests race; the role it holds opens the management API to users', async () => {
+    service = await startService();
+    expect((await service.http.get('api/console/config')).body.hasAdministrator).to.equal(false);
+    const attempts = await Promise.all(
+      ['first_a', 'first_b', 'first_c', 'first_d'].map((username) =>
+        service!.http.post('api/console/first-administrator', { json: { username, password: 'Sturdy-Console-7' } }),
+      ),
+    );
+    expect(attempts.map((response) => response.statusCode).sort()).to.deep.equal([201, 409, 409, 409]);
+    expect((await service.http.get('api/console/config')).body.hasAdministrator).to.equal(true);
+    const created = attempts.find((response) => response.statusCode === 201)!.body;
+    const roles = await service.api.get(`users/${created.id}/roles`);
+    expect(roles.body.map((role: { id: string }) => role.id)).to.deep.equal(['console-admin']);
+  });
+
+  it('refuses a password the policy refuses, with its issues', async () => {
+    service = await startService();
+    const response = await service.http.post('api/console/first-administrator', { json: { username: 'admin', password: 'abc' } });
+    expect(response.statusCode).to.equal(422);
+    expect(response.body.code).to.equal('password.rejected');
+    expect((await service.http.get('api/console/config')).body.hasAdministrator).to.equal(false);
+  });
+
+  it('npm run cli -- create-admin makes an administrator, also when one exists', async () => {
+    const dbUrl = await freshDatabaseUrl();
+    const env = { ...process.env, DB_URL: dbUrl, LOG_LEVEL: 'silent' };
+    for (const username of ['cli_admin', 'cli_admin_2']) {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'lib/console/cli.ts', 'create-admin', '--username', username, '--password', 'Sturdy-Console-7'], { env });
+      expect(stdout).to.contain(`Created administrator ${username}`);
+    }
+    const refused = await run(process.execPath, ['--import', 'tsx', 'lib/console/cli.ts', 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env }).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).to.include({ code: 1 });
+    expect((refused as { stderr: string }).stderr).to.contain('username is already in use');
+
+    service = await startService({ dbUrl });
+    const holders = await service.api.get('roles/console-admin/users');
+    expect(holders.body.map((user: { username: string }) => user.username).sort()).to.deep.equal(['cli_admin', 'cli_admin_2']);
+  });
+});
