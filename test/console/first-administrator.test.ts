@@ -39,6 +39,19 @@ describe('console: the first administrator', () => {
     expect((await service.http.get('api/console/config')).body.hasAdministrator).to.equal(false);
   });
 
+  it('comes back at the next start when its role or the console application is deleted through the API', async () => {
+    const dbUrl = await freshDatabaseUrl();
+    service = await startService({ dbUrl });
+    expect((await service.api.delete('roles/console-admin')).statusCode).to.equal(204);
+    expect((await service.api.delete('applications/console')).statusCode).to.equal(204);
+    await service.stop();
+    service = await startService({ dbUrl });
+    const scopes = await service.api.get('roles/console-admin/scopes');
+    expect(scopes.body.map((scope: { name: string }) => scope.name)).to.deep.equal(['all']);
+    const application = await service.api.get('applications/console');
+    expect(application.body.oidcClientMetadata.redirectUris).to.deep.equal([`${service.url}/console/callback`]);
+  });
+
   it('npm run cli -- create-admin makes an administrator, also when one exists', async () => {
     const dbUrl = await freshDatabaseUrl();
     const env = { ...process.env, DB_URL: dbUrl, LOG_LEVEL: 'silent' };
