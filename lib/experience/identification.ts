@@ -22,6 +22,13 @@ function assertActive(user: UserRow): UserRow {
 const notForReset = () =>
   new RequestError({ code: 'session.not_supported_for_forgot_password', status: 422 }, 'This operation is not supported for forgot password.');
 
+/** An email in an SSO connector's domains belongs to the organization's IdP: no password or code account around it. */
+export async function assertNotSsoEmail(db: Queryable, cache: SharedCache, email: string | undefined): Promise<void> {
+  if (email && (await ssoConnectorsForEmail(db, cache, email)).length > 0) {
+    throw new RequestError({ code: 'session.sso_enabled', status: 422 }, 'This email signs in with single sign-on.');
+  }
+}
+
 /**
  * SignIn and ForgotPassword: the user a verified record proves, if the settings allow that way in
  * (a sign-in method for the identifier; a reset method for the code's channel).
@@ -34,9 +41,8 @@ export async function identifyUser(
   settings: SignInExperience,
 ): Promise<string> {
   const record = requireVerified(getRecord(state, verificationId));
-  if ('identifier' in record && record.identifier.type === 'email' && (await ssoConnectorsForEmail(db, cache, record.identifier.value)).length > 0) {
-    // The organization's IdP decides who its people are: no password or code sign-in around it.
-    throw new RequestError({ code: 'session.sso_enabled', status: 422 }, 'This email signs in with single sign-on.');
+  if ('identifier' in record && record.identifier.type === 'email') {
+    await assertNotSsoEmail(db, cache, record.identifier.value);
   }
   if (record.type === 'Password') {
     if (state.interactionEvent === 'ForgotPassword') {

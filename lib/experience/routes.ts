@@ -20,7 +20,7 @@ import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../us
 import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyExternal } from './external-identification.ts';
-import { identifyUser, profileFromRecord, registerUser } from './identification.ts';
+import { assertNotSsoEmail, identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { ExperienceSessions } from './session.ts';
 import { currentSignInExperience, type SignInExperience } from './sign-in-experience.ts';
 import { deleteState, getRecord, interactionEvents, newState, requireVerified, type ExperienceState, type InteractionEvent } from './state.ts';
@@ -41,6 +41,13 @@ const interactionDetails = (state: ExperienceState, interaction: Interaction, us
   userId,
   applicationId: String(interaction.params.client_id),
   sessionId: interaction.uid,
+});
+
+/** The state with its user set; second-factor progress belongs to a user and does not carry over to another. */
+const identified = (state: ExperienceState, userId: string): ExperienceState => ({
+  ...state,
+  userId,
+  mfa: state.userId === userId ? state.mfa : undefined,
 });
 
 function requireUser(state: ExperienceState): string {
@@ -152,15 +159,16 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         requireVerified(record);
         const outcome = await db.transaction((trx) => identifyExternal(trx, cache, ctx, state, record, settings, body.linkSocialIdentity ?? false));
         // An IdP's new user registered; a known one signed in, whichever the page started with.
-        await session.save({ ...state, userId: outcome.userId, interactionEvent: outcome.created ? 'Register' : 'SignIn' });
+        await session.save({ ...identified(state, outcome.userId), interactionEvent: outcome.created ? 'Register' : 'SignIn' });
         ctx.status = outcome.created ? 201 : 204;
         return;
       }
       if (state.interactionEvent !== 'Register') {
-        await session.save({ ...state, userId: await identifyUser(db, cache, state, body.verificationId, settings) });
+        await session.save(identified(state, await identifyUser(db, cache, state, body.verificationId, settings)));
         return;
       }
       const profile = body.verificationId ? { ...state.profile, ...profileFromRecord(state, body.verificationId) } : state.profile;
+      await assertNotSsoEmail(db, cache, profile.primaryEmail);
       // Kept before trying: after a 422 missing_profile, the next identification builds on it.
       await session.save({ ...state, profile });
       const userId = await db.transaction(async (trx) => {
@@ -171,7 +179,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         }
         return created;
       });
-      await session.save({ ...state, profile, userId });
+      await session.save({ ...identified(state, userId), profile });
       ctx.status = 201;
     },
   );
@@ -212,6 +220,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
         addition = { socialVerificationId: body.verificationId };
       } else {
         addition = profileFromRecord(state, body.verificationId);
+        await assertNotSsoEmail(db, cache, addition.primaryEmail);
         await assertIdentifiersFree(db, addition, state.userId);
       }
       await session.save({ ...state, profile: { ...state.profile, ...addition } });

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
+import { mfaTarget } from '../mfa/second-factor.ts';
 import { clearTargets, sentinelTarget } from './sentinel.ts';
 
 /** Admin unlock of identifiers locked after failed verifications. */
@@ -18,8 +19,14 @@ export function sentinelRoutes(api: Api, db: Knex): void {
       }),
     },
     async ({ body }) => {
-      // A target is an identifier as a user typed it: a username, an email or a phone number.
-      const keys = body.targets.flatMap((value) => [sentinelTarget('username', value), sentinelTarget('email', value), sentinelTarget('phone', value)]);
+      // A target is an identifier as a user typed it (a username, an email or a phone number), or a
+      // user id, whose second factor locks apart from the identifiers.
+      const keys = body.targets.flatMap((value) => [
+        sentinelTarget('username', value),
+        sentinelTarget('email', value),
+        sentinelTarget('phone', value),
+        mfaTarget(value),
+      ]);
       await clearTargets(db, keys);
     },
   );

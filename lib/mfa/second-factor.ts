@@ -17,7 +17,7 @@ const invalidCode = (type: FactorType) =>
  * Second-factor failures count against the user, apart from their identifiers' password failures:
  * guessing codes locks the second factor, not the password sign-in, and the other way round.
  */
-const mfaTarget = (userId: string) => `mfa:${userId}`;
+export const mfaTarget = (userId: string) => `mfa:${userId}`;
 
 /** Proves the user's own TOTP or backup code; a code is accepted once (a backup code is then used up). */
 export async function verifySecondFactor(

@@ -113,6 +113,14 @@ describe('enterprise SSO sign-in', () => {
     expectError(await identify(coded, { verificationId: await verifyEmail(service, coded, email, 'SignIn') }), 422, 'session.sso_enabled');
   });
 
+  it('an email in an SSO domain cannot register by code either: 422 session.sso_enabled, and no account', async () => {
+    const email = `${unique('reg')}@${domain}`;
+    const browser = await openExperience(service, spa.id);
+    expectStatus(await browser.call('put', 'api/experience', { interactionEvent: 'Register' }), 204);
+    expectError(await identify(browser, { verificationId: await verifyEmail(service, browser, email, 'Register') }), 422, 'session.sso_enabled');
+    expect((await service.api.get('users', { searchParams: { search: email } })).body).to.deep.equal([]);
+  });
+
   it('a new user is created (201, User.Created) and joins the organization with its JIT roles; PostRegister at submit', async () => {
     const upstream = await createIdpUser(idp, `${unique('new')}@${domain}`);
     const browser = await openExperience(service, spa.id);
