@@ -132,7 +132,7 @@ export function App() {
       </header>
       <nav aria-label="Sections">
         {sections.map(([to, label]) => (
-          <Link key={to} to={to} class={current === to ? 'current' : undefined}>
+          <Link key={to} to={to} current={current === to}>
             {label}
           </Link>
         ))}

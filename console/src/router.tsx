@@ -33,11 +33,11 @@ export function usePath(): string {
 }
 
 /** A real link (middle-click, copy address work); a plain click stays in the application. */
-export function Link({ to, children, class: className }: { to: string; children: ComponentChildren; class?: string }) {
+export function Link({ to, children, current }: { to: string; children: ComponentChildren; current?: boolean }) {
   return (
     <a
       href={`${base}${to}`}
-      class={className}
+      aria-current={current ? 'page' : undefined}
       onClick={(event) => {
         if (!event.metaKey && !event.ctrlKey && !event.shiftKey && event.button === 0) {
           event.preventDefault();

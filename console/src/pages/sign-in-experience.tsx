@@ -14,6 +14,11 @@ type Settings = {
 };
 
 const identifiers: Identifier[] = ['username', 'email', 'phone'];
+const signInModes: Array<[Settings['signInMode'], string]> = [
+  ['SignInAndRegister', 'Sign in and register'],
+  ['SignIn', 'Sign in only'],
+  ['Register', 'Register only'],
+];
 const mfaFactors = ['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode'];
 const mfaPolicies: Array<[string, string]> = [
   ['UserControlled', 'Users choose whether to set up MFA'],
@@ -63,10 +68,8 @@ export function SignInExperiencePage() {
           <form class="card" onSubmit={save} aria-label="Sign-in experience">
             <Field label="Who may come in" name="signInMode">
               {(id) => (
-                <select id={id} name="signInMode" defaultValue={current.signInMode}>
-                  <option value="SignInAndRegister">Sign in and register</option>
-                  <option value="SignIn">Sign in only</option>
-                  <option value="Register">Register only</option>
+                <select id={id} name="signInMode">
+                  {signInModes.map(([mode, label]) => <option value={mode} selected={mode === current.signInMode}>{label}</option>)}
                 </select>
               )}
             </Field>
@@ -99,8 +102,8 @@ export function SignInExperiencePage() {
               ))}
               <Field label="MFA policy" name="mfaPolicy">
                 {(id) => (
-                  <select id={id} name="mfaPolicy" defaultValue={current.mfa.policy}>
-                    {mfaPolicies.map(([policy, label]) => <option value={policy}>{label}</option>)}
+                  <select id={id} name="mfaPolicy">
+                    {mfaPolicies.map(([policy, label]) => <option value={policy} selected={policy === current.mfa.policy}>{label}</option>)}
                   </select>
                 )}
               </Field>
