@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { expect } from 'chai';
@@ -11,6 +9,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { startApplication } from './support.ts';
 
 /**
  * The hosted sign-in pages in a real browser (Debian's Chromium, driven by playwright-core): an
@@ -24,20 +23,6 @@ const screenshots = process.env.E2E_SCREENSHOTS;
 
 type Authorization = { url: string; verifier: string; state: string };
 type Tokens = { accessToken: string; idToken: string; sub: string };
-
-/** The "application": a tiny HTTP server on 127.0.0.1 that receives the redirects. */
-async function startApplication(): Promise<{ server: Server; origin: string; received: URL[] }> {
-  const received: URL[] = [];
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    received.push(url);
-    const text = url.pathname === '/callback' ? 'Signed in: the application received a code.' : url.pathname === '/signed-out' ? 'Signed out.' : 'Not found';
-    response.writeHead(url.pathname === '/callback' || url.pathname === '/signed-out' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(`<!doctype html><title>Application</title><p>${text}</p>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
-}
 
 describe('hosted sign-in pages in Chromium', function () {
   this.timeout(60_000);

@@ -1,0 +1,121 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+
+import { expect } from 'chai';
+import { decodeJwt } from 'jose';
+import { chromium, type Browser } from 'playwright-core';
+
+import { createApplication } from '../support/fixtures.ts';
+import { freePort, startService, type TestService } from '../support/service.ts';
+import { startApplication } from './support.ts';
+
+const executablePath = '/usr/bin/chromium';
+
+/**
+ * "Continue with ..." in a real browser: the hosted sign-in page sends the browser to another
+ * identity provider (a second instance of this service), which sends it back to /callback/<id>,
+ * where the page registers the new user and returns to the application.
+ */
+describe('hosted sign-in pages in Chromium: social sign-in', function () {
+  this.timeout(60_000);
+
+  let service: TestService;
+  let idp: TestService;
+  let browser: Browser;
+  let application: Awaited<ReturnType<typeof startApplication>>;
+
+  before(async function () {
+    if (!existsSync(executablePath)) {
+      this.skip();
+    }
+    service = await startService();
+    // Cookies do not tell ports apart: the IdP answers on another host name, so the two services'
+    // interaction cookies stay apart in the browser.
+    const idpPort = await freePort();
+    idp = await startService({ port: idpPort, env: { ENDPOINT: `http://localhost:${idpPort}` } });
+    application = await startApplication();
+    browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  });
+
+  after(async () => {
+    await browser?.close();
+    application?.server.close();
+    await Promise.all([service?.stop(), idp?.stop()]);
+  });
+
+  it('registers through an OpenID Connect provider and comes back to the application signed in', async () => {
+    const connectorId = 'e2e-idp';
+    const upstream = await createApplication(idp, 'Traditional', {
+      oidcClientMetadata: { redirectUris: [`${service.config.endpoint}/callback/${connectorId}`], postLogoutRedirectUris: [] },
+    });
+    const connector = await service.api.post('connectors', {
+      json: {
+        id: connectorId,
+        connectorId: 'oidc',
+        metadata: { target: 'e2e-idp', name: { en: 'Test IdP' } },
+        config: { issuer: `${idp.config.endpoint}/oidc`, clientId: upstream.id, clientSecret: upstream.secret },
+      },
+    });
+    expect(connector.statusCode, JSON.stringify(connector.body)).to.equal(200);
+    const user = await idp.api.post('users', { json: { username: 'erin', password: 'Silver-Lantern-42', primaryEmail: 'erin@example.org', name: 'Erin' } });
+    expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+
+    const callback = `${application.origin}/callback`;
+    const spa = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [] } });
+    const verifier = randomBytes(32).toString('base64url');
+    const query = new URLSearchParams({
+      client_id: spa.id,
+      redirect_uri: callback,
+      response_type: 'code',
+      scope: 'openid profile email',
+      state: 'app-state',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1' && url.hostname !== 'localhost',
+      (route) => route.abort(),
+    );
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // The Experience API answers 404 user.identity_not_exist for a new identity (Logto's protocol),
+    // which Chromium logs as a failed load: only other errors, and 5xx answers, are problems.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+    page.on('response', (response) => {
+      if (response.status() >= 500) {
+        problems.push(`${response.status()} ${response.url()}`);
+      }
+    });
+
+    await page.goto(`${service.url}/oidc/auth?${query}`);
+    await page.getByRole('button', { name: 'Continue with Test IdP' }).click();
+
+    // The IdP's own sign-in page.
+    await page.waitForURL((url) => url.host === new URL(idp.config.endpoint).host);
+    await page.getByLabel('Username or email').fill('erin');
+    await page.getByLabel('Password', { exact: true }).fill('Silver-Lantern-42');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+    // Back through /callback/<id>: a new account, then the application.
+    await page.waitForURL((url) => url.href.startsWith(callback), { timeout: 20_000 });
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('state')).to.equal('app-state');
+    const tokens = await service.http.post('oidc/token', {
+      form: { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: verifier, client_id: spa.id, redirect_uri: callback },
+    });
+    expect(tokens.statusCode, JSON.stringify(tokens.body)).to.equal(200);
+    const sub = decodeJwt(tokens.body.id_token).sub!;
+    const created = await service.api.get(`users/${sub}`);
+    expect(created.body).to.include({ primaryEmail: 'erin@example.org', name: 'Erin' });
+    expect(created.body.identities['e2e-idp'].userId).to.equal(user.body.id);
+    expect(problems).to.deep.equal([]);
+    await context.close();
+  });
+});
