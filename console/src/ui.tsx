@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 
 import { api, apiPage, ApiError, toApiError } from './api.ts';
+import { navigate } from './router.tsx';
 
 /** Loads what `load` answers for `key` (a management API path); `reload` after a change. */
 function useLoader<T>(key: string | undefined, load: (key: string) => Promise<T>) {
@@ -30,15 +31,18 @@ export const useLoad = <T,>(path: string | undefined) => useLoader(path, (key) =
 /** A paged list with its `Total-Number`. */
 export const useLoadPage = <T,>(path: string | undefined) => useLoader(path, (key) => apiPage<T>(key));
 
-/** Runs a change against the API and keeps its error for the form to show. */
+/** Runs a change against the API and keeps its error for the form to show; `done` after a success. */
 export function useAction() {
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
   const run = async (action: () => Promise<unknown>): Promise<boolean> => {
     setBusy(true);
     setError(undefined);
+    setDone(false);
     try {
       await action();
+      setDone(true);
       return true;
     } catch (caught) {
       setError(toApiError(caught));
@@ -47,7 +51,7 @@ export function useAction() {
       setBusy(false);
     }
   };
-  return { run, error, busy, clear: () => setError(undefined) };
+  return { run, error, busy, done };
 }
 
 type FieldProps = {
@@ -130,6 +134,18 @@ export function ConfirmButton({ label, question, onConfirm, class: className = '
         </div>
       </dialog>
     </>
+  );
+}
+
+/** The last card of an entity's page: delete it (after asking), then back to its list. */
+export function DeleteCard({ label, question, path, back }: { label: string; question: string; path: string; back: string }) {
+  const action = useAction();
+  return (
+    <section class="card">
+      <h2>Delete</h2>
+      <ConfirmButton label={label} question={question} onConfirm={() => action.run(() => api('DELETE', path).then(() => navigate(back)))} />
+      <FormError error={action.error} />
+    </section>
   );
 }
 

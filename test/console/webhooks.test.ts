@@ -63,6 +63,17 @@ describe('console: webhooks', function () {
     const row = deliveries.getByRole('row').nth(1);
     expect(await row.textContent()).to.contain('User.Created').and.contain('Success').and.contain('200');
 
+    // Deleting asks first: Escape keeps the webhook, the dialog's button deletes it.
+    await page.getByRole('button', { name: 'Delete webhook' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Delete webhook' }).click();
+    await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Audit sink' }).count()).to.equal(0);
+
     expect(session.problems).to.deep.equal([]);
   });
 });

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, Field, FormError, formValues, lines, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formValues, lines, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
 
 export type Application = {
   id: string;
@@ -85,10 +85,7 @@ export function ApplicationPage({ id }: { id: string }) {
           <Credentials application={loaded} />
           <TokenExchange application={loaded} onSaved={application.reload} />
           {loaded.type === 'MachineToMachine' && <ApplicationRoles id={loaded.id} />}
-          <section class="card">
-            <h2>Delete</h2>
-            <ConfirmButton label="Delete application" question={`Delete the application ${loaded.name}? Its tokens stop working.`} onConfirm={() => api('DELETE', `applications/${id}`).then(() => navigate('/applications'))} />
-          </section>
+          <DeleteCard label="Delete application" question={`Delete the application ${loaded.name}? Its tokens stop working.`} path={`applications/${id}`} back="/applications" />
         </>
       )}
     </Loaded>
@@ -97,17 +94,14 @@ export function ApplicationPage({ id }: { id: string }) {
 
 function Settings({ application, onSaved }: { application: Application; onSaved: () => void }) {
   const action = useAction();
-  const [saved, setSaved] = useState(false);
   const save = (event: Event) => {
     const values = formValues(event);
-    setSaved(false);
     void action.run(async () => {
       await api('PATCH', `applications/${application.id}`, {
         name: values.name,
         description: values.description || null,
         oidcClientMetadata: { redirectUris: lines(values.redirectUris), postLogoutRedirectUris: lines(values.postLogoutRedirectUris) },
       });
-      setSaved(true);
       onSaved();
     });
   };
@@ -133,7 +127,7 @@ function Settings({ application, onSaved }: { application: Application; onSaved:
       )}
       <FormError error={action.error} fields={['name', 'description', 'oidcClientMetadata']} />
       <button class="primary" disabled={action.busy}>Save</button>
-      {saved && <span role="status"> Saved.</span>}
+      {action.done && <span role="status"> Saved.</span>}
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import { api } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, Field, FormError, formatTime, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formatTime, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type Organization = { id: string; name: string; description: string | null; createdAt: number };
 type Member = { id: string; username: string | null; name: string | null; primaryEmail: string | null; organizationRoles: Array<{ id: string; name: string }> };
@@ -76,10 +76,7 @@ export function OrganizationPage({ id }: { id: string }) {
           <Applications organizationId={id} />
           <Invitations organizationId={id} roles={(roles.data ?? []).filter((role) => role.type === 'User')} />
           <JitDomains organizationId={id} />
-          <section class="card">
-            <h2>Delete</h2>
-            <ConfirmButton label="Delete organization" question={`Delete the organization ${loaded.name}? Members lose its roles.`} onConfirm={() => action.run(() => api('DELETE', `organizations/${id}`).then(() => navigate('/organizations')))} />
-          </section>
+          <DeleteCard label="Delete organization" question={`Delete the organization ${loaded.name}? Members lose its roles.`} path={`organizations/${id}`} back="/organizations" />
         </>
       )}
     </Loaded>

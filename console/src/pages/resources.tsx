@@ -1,8 +1,6 @@
-import { useState } from 'preact/hooks';
-
 import { api } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type Resource = { id: string; name: string; indicator: string; accessTokenTtl: number; isDefault: boolean };
 type Scope = { id: string; name: string; description: string | null };
@@ -51,13 +49,10 @@ export function ResourcesPage() {
 export function ResourcePage({ id }: { id: string }) {
   const resource = useLoad<Resource>(`resources/${id}`);
   const action = useAction();
-  const [saved, setSaved] = useState(false);
   const save = (event: Event) => {
     const { name, accessTokenTtl } = formValues(event);
-    setSaved(false);
     void action.run(async () => {
       await api('PATCH', `resources/${id}`, { name, accessTokenTtl: Number(accessTokenTtl) });
-      setSaved(true);
       resource.reload();
     });
   };
@@ -77,15 +72,12 @@ export function ResourcePage({ id }: { id: string }) {
               <Field label="Access token lifetime (seconds)" name="accessTokenTtl" type="number" min={1} defaultValue={String(loaded.accessTokenTtl)} error={action.error} required />
               <FormError error={action.error} fields={['name', 'accessTokenTtl']} />
               <button class="primary" disabled={action.busy}>Save</button>
-              {saved && <span role="status"> Saved.</span>}
+              {action.done && <span role="status"> Saved.</span>}
             </form>
           )}
           <Permissions resourceId={id} fixed={fixed} />
           {!fixed && (
-            <section class="card">
-              <h2>Delete</h2>
-              <ConfirmButton label="Delete API" question={`Delete the API ${loaded.name} and its permissions?`} onConfirm={() => api('DELETE', `resources/${id}`).then(() => navigate('/resources'))} />
-            </section>
+            <DeleteCard label="Delete API" question={`Delete the API ${loaded.name} and its permissions?`} path={`resources/${id}`} back="/resources" />
           )}
         </>
       )}

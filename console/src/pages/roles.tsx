@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type Role = { id: string; name: string; description: string; type: 'User' | 'MachineToMachine'; isDefault: boolean };
 type Scope = { id: string; name: string; resourceId: string; resource?: { name: string } };
@@ -59,13 +59,10 @@ export function RolesPage() {
 export function RolePage({ id }: { id: string }) {
   const role = useLoad<Role>(`roles/${id}`);
   const action = useAction();
-  const [saved, setSaved] = useState(false);
   const save = (event: Event) => {
     const { name, description } = formValues(event);
-    setSaved(false);
     void action.run(async () => {
       await api('PATCH', `roles/${id}`, { name, description });
-      setSaved(true);
       role.reload();
     });
   };
@@ -81,14 +78,11 @@ export function RolePage({ id }: { id: string }) {
             <Field label="Description" name="description" defaultValue={loaded.description} error={action.error} required />
             <FormError error={action.error} fields={['name', 'description']} />
             <button class="primary" disabled={action.busy}>Save</button>
-            {saved && <span role="status"> Saved.</span>}
+            {action.done && <span role="status"> Saved.</span>}
           </form>
           <RolePermissions roleId={id} />
           <RoleHolders roleId={id} kind={loaded.type === 'User' ? 'users' : 'applications'} />
-          <section class="card">
-            <h2>Delete</h2>
-            <ConfirmButton label="Delete role" question={`Delete the role ${loaded.name}? Its holders lose its permissions.`} onConfirm={() => action.run(() => api('DELETE', `roles/${id}`).then(() => navigate('/roles')))} />
-          </section>
+          <DeleteCard label="Delete role" question={`Delete the role ${loaded.name}? Its holders lose its permissions.`} path={`roles/${id}`} back="/roles" />
         </>
       )}
     </Loaded>

@@ -1,5 +1,3 @@
-import { useState } from 'preact/hooks';
-
 import { api } from '../api.ts';
 import { Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
@@ -30,7 +28,6 @@ const mfaPolicies: Array<[string, string]> = [
 export function SignInExperiencePage() {
   const settings = useLoad<Settings>('sign-in-exp');
   const action = useAction();
-  const [saved, setSaved] = useState(false);
   const save = (event: Event) => {
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const values = formValues(event);
@@ -53,10 +50,8 @@ export function SignInExperiencePage() {
     };
     body.sentinelPolicy = { maxAttempts: Number(values.maxAttempts), lockoutDuration: Number(values.lockoutDuration) };
     body.mfa = { factors: form.getAll('mfaFactors').map(String), policy: values.mfaPolicy };
-    setSaved(false);
     void action.run(async () => {
       await api('PATCH', 'sign-in-exp', body);
-      setSaved(true);
       settings.reload();
     });
   };
@@ -110,7 +105,7 @@ export function SignInExperiencePage() {
             </fieldset>
             <FormError error={action.error} />
             <button class="primary" disabled={action.busy}>Save</button>
-            {saved && <span role="status"> Saved.</span>}
+            {action.done && <span role="status"> Saved.</span>}
           </form>
         )}
       </Loaded>

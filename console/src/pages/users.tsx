@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 
 import { api, ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, Field, FormError, formatTime, formValues, Loaded, Switch, useAction, useLoad, useLoadPage } from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formatTime, formValues, Loaded, Switch, useAction, useLoad, useLoadPage } from '../ui.tsx';
 
 type User = {
   id: string;
@@ -99,10 +99,7 @@ export function UserPage({ id }: { id: string }) {
           <UserRoles userId={id} />
           <UserOrganizations userId={id} />
           <MfaFactors userId={id} />
-          <section class="card">
-            <h2>Delete</h2>
-            <ConfirmButton label="Delete user" question={`Delete ${loaded.username ?? loaded.id}? This cannot be undone.`} onConfirm={() => action.run(() => api('DELETE', `users/${id}`).then(() => navigate('/users')))} />
-          </section>
+          <DeleteCard label="Delete user" question={`Delete ${loaded.username ?? loaded.id}? This cannot be undone.`} path={`users/${id}`} back="/users" />
         </>
       )}
     </Loaded>
@@ -111,10 +108,8 @@ export function UserPage({ id }: { id: string }) {
 
 function Profile({ user, onSaved }: { user: User; onSaved: () => void }) {
   const action = useAction();
-  const [saved, setSaved] = useState(false);
   const save = (event: Event) => {
     const values = formValues(event);
-    setSaved(false);
     void action.run(async () => {
       await api('PATCH', `users/${user.id}`, {
         username: orNull(values.username),
@@ -122,7 +117,6 @@ function Profile({ user, onSaved }: { user: User; onSaved: () => void }) {
         primaryPhone: orNull(values.primaryPhone),
         name: orNull(values.name),
       });
-      setSaved(true);
       onSaved();
     });
   };
@@ -135,7 +129,7 @@ function Profile({ user, onSaved }: { user: User; onSaved: () => void }) {
       <Field label="Name" name="name" defaultValue={user.name ?? ''} error={action.error} />
       <FormError error={action.error} fields={['username', 'primaryEmail', 'primaryPhone', 'name']} />
       <button class="primary" disabled={action.busy}>Save profile</button>
-      {saved && <span role="status"> Saved.</span>}
+      {action.done && <span role="status"> Saved.</span>}
     </form>
   );
 }
@@ -171,15 +165,12 @@ function CustomData({ user, onSaved }: { user: User; onSaved: () => void }) {
 
 function Password({ userId }: { userId: string }) {
   const action = useAction();
-  const [done, setDone] = useState(false);
   const save = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement;
     const { password } = formValues(event);
-    setDone(false);
     void action.run(async () => {
       await api('PATCH', `users/${userId}/password`, { password });
       form.reset();
-      setDone(true);
     });
   };
   return (
@@ -188,7 +179,7 @@ function Password({ userId }: { userId: string }) {
       <Field label="New password" name="password" type="password" autocomplete="new-password" error={action.error} required />
       <FormError error={action.error} fields={['password']} />
       <button disabled={action.busy}>Set password</button>
-      {done && <span role="status"> Password changed.</span>}
+      {action.done && <span role="status"> Password changed.</span>}
     </form>
   );
 }
@@ -196,14 +187,13 @@ function Password({ userId }: { userId: string }) {
 /** Lockout counts failures per identifier as typed: unlocking clears every identifier of the user. */
 function Unlock({ user }: { user: User }) {
   const action = useAction();
-  const [done, setDone] = useState(false);
   const targets = [user.username, user.primaryEmail?.toLowerCase(), user.primaryPhone].filter((value): value is string => Boolean(value));
   return (
     <p>
-      <button type="button" disabled={action.busy || targets.length === 0} onClick={() => void action.run(() => api('POST', 'sentinel-activities/delete', { targets }).then(() => setDone(true)))}>
+      <button type="button" disabled={action.busy || targets.length === 0} onClick={() => void action.run(() => api('POST', 'sentinel-activities/delete', { targets }))}>
         Unlock sign-in
       </button>{' '}
-      {done ? <span role="status">Failed attempts cleared; the user can sign in again.</span> : <small>Clears failed sign-in attempts on {targets.join(', ') || 'no identifier'}.</small>}
+      {action.done ? <span role="status">Failed attempts cleared; the user can sign in again.</span> : <small>Clears failed sign-in attempts on {targets.join(', ') || 'no identifier'}.</small>}
       <FormError error={action.error} />
     </p>
   );

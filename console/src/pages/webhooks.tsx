@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 
 import { api, type ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, Field, FormError, formatTime, formValues, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formatTime, formValues, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
 
 type Hook = {
   id: string;
@@ -130,12 +130,9 @@ export function WebhooksPage() {
 export function WebhookPage({ id }: { id: string }) {
   const hook = useLoad<Hook>(`hooks/${id}`);
   const action = useAction();
-  const [saved, setSaved] = useState(false);
   const save = (body: Record<string, unknown>) => {
-    setSaved(false);
     void action.run(async () => {
       await api('PATCH', `hooks/${id}`, body);
-      setSaved(true);
       hook.reload();
     });
   };
@@ -149,14 +146,11 @@ export function WebhookPage({ id }: { id: string }) {
             <Switch label="Enabled" checked={loaded.enabled} onChange={(enabled) => action.run(() => api('PATCH', `hooks/${id}`, { enabled }).then(hook.reload))} />
           </section>
           <HookForm hook={loaded} onSubmit={save} busy={action.busy} error={action.error} submitLabel="Save webhook" />
-          {saved && <p role="status">Saved.</p>}
+          {action.done && <p role="status">Saved.</p>}
           <SigningKey hook={loaded} onRotated={hook.reload} />
           <SendTest hook={loaded} />
           <Deliveries hookId={id} />
-          <section class="card">
-            <h2>Delete</h2>
-            <ConfirmButton label="Delete webhook" question={`Delete the webhook ${loaded.name} and its pending deliveries?`} onConfirm={() => api('DELETE', `hooks/${id}`).then(() => navigate('/webhooks'))} />
-          </section>
+          <DeleteCard label="Delete webhook" question={`Delete the webhook ${loaded.name} and its pending deliveries?`} path={`hooks/${id}`} back="/webhooks" />
         </>
       )}
     </Loaded>
