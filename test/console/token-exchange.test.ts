@@ -124,6 +124,12 @@ describe('console: the "Allow token exchange" switch', function () {
     await page.getByText('2 entries').waitFor();
     await page.getByText('token exchange is not allowed for this application').waitFor();
 
+    // Signing out ends the provider's session too, and comes back to the console's sign-in.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.waitForURL(`${service.url}/console`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+
     expect(session.problems).to.deep.equal([]);
   });
 });
