@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { buildApplication } from '../applications/applications.ts';
 import { findApplication, insertApplication, updateApplication } from '../applications/queries.ts';
 import { managementApi } from '../resources/management-api.ts';
-import { bumpCacheVersion } from '../storage/shared-cache.ts';
+import { bumpCacheVersion, lockCache } from '../storage/shared-cache.ts';
 
 /** Rows seeded by migration 0009. */
 export const consoleApp = {
@@ -22,6 +22,8 @@ export const consoleRedirectUri = (endpoint: string) => `${endpoint}/console/cal
 export async function syncConsoleApplication(db: Knex, endpoint: string): Promise<void> {
   const oidcClientMetadata = { redirectUris: [consoleRedirectUri(endpoint)], postLogoutRedirectUris: [`${endpoint}/console`] };
   await db.transaction(async (trx) => {
+    // Instances starting together: one checks and repairs at a time.
+    await lockCache(trx, 'applications');
     if (!(await trx('roles').where({ id: consoleApp.roleId }).first())) {
       await trx('roles').insert({
         id: consoleApp.roleId,
