@@ -57,7 +57,7 @@ export async function createService(config: Config, logger: Logger = createLogge
   app.use(oidc.routes);
   app.use(pageRoutes());
   app.use(consolePages());
-  useApi(app, { config, db, cache, logger, oidc });
+  useApi(app, { config, db, cache, logger, oidc, audit });
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
   // Stops within 5 s, inside main.ts's 10 s shutdown budget; what it cuts off is sent again later.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { notFound } from '../http/errors.ts';
+import { consoleApp } from '../console/console-app.ts';
+import { RequestError, notFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';
 import type { Knex } from 'knex';
@@ -17,6 +18,16 @@ import { applicationSchema, applicationTypes, createApplicationBody, updateAppli
 
 const tag = 'Applications';
 const idParams = z.object({ id: z.string().min(1).max(64) });
+
+/** The console's own sign-in application is the service's: changing it could lock administrators out. */
+function assertNotInternal(id: string): void {
+  if (id === consoleApp.applicationId) {
+    throw new RequestError(
+      { code: 'application.internal_application_violation', status: 403 },
+      'The admin console application belongs to the service and cannot be changed or deleted.',
+    );
+  }
+}
 
 export function applicationRoutes(api: Api, db: Knex): void {
   api.add(
@@ -80,6 +91,7 @@ export function applicationRoutes(api: Api, db: Knex): void {
     },
     async ({ params, body }) =>
       db.transaction(async (trx) => {
+        assertNotInternal(params.id);
         const current = await findApplication(trx, params.id);
         if (!current) {
           throw notFound('application', params.id);
@@ -101,6 +113,7 @@ export function applicationRoutes(api: Api, db: Knex): void {
   api.add(
     { method: 'delete', path: '/applications/:id', summary: 'Delete an application', tag, params: idParams, errors: [404] },
     async ({ params }) => {
+      assertNotInternal(params.id);
       if (!(await deleteApplication(db, params.id))) {
         throw notFound('application', params.id);
       }

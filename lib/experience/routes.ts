@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import type { Context } from 'koa';
 import type { Interaction } from 'oidc-provider';
 import { z } from 'zod';
 
+import type { AuditLog } from '../audit/audit-log.ts';
 import { findConnector } from '../connectors/queries.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { storedBackupCodes } from '../mfa/backup-codes.ts';
@@ -50,6 +52,16 @@ const identified = (state: ExperienceState, userId: string): ExperienceState => 
   mfa: state.userId === userId ? state.mfa : undefined,
 });
 
+/** A finished interaction in the audit log, under Logto's keys (`Interaction.SignIn.Submit`, ...). */
+const auditSubmit = (audit: AuditLog, ctx: Context, state: ExperienceState, interaction: Interaction, userId: string) =>
+  audit.record(`Interaction.${state.interactionEvent}.Submit`, {
+    result: 'Success',
+    userId,
+    applicationId: String(interaction.params.client_id),
+    ip: ctx.ip,
+    userAgent: ctx.get('user-agent'),
+  });
+
 function requireUser(state: ExperienceState): string {
   if (!state.userId) {
     throw new RequestError({ code: 'session.identifier_not_found', status: 404 }, 'User identifier not found. Please go back and sign in again.');
@@ -85,7 +97,7 @@ async function applyLinks(trx: Queryable, cache: SharedCache, state: ExperienceS
 }
 
 /** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */
-export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions, oidc: OidcService): void {
+export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions, oidc: OidcService, audit: AuditLog): void {
   api.add(
     { method: 'put', path: '/experience', summary: 'Start (or restart) an experience for the current interaction', tag, body: eventBody },
     async ({ body }, ctx) => {
@@ -276,6 +288,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
           await recordInteractionEvent(trx, cache, ctx, 'PostResetPassword', interactionDetails(state, interaction, userId));
         });
         await deleteState(db, interaction.uid);
+        auditSubmit(audit, ctx, state, interaction, userId);
         ctx.status = 204;
         return undefined;
       }
@@ -294,6 +307,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
       });
       const redirectTo = await finishSignIn(ctx, await oidc.provider(), db, cache, interaction, userId);
       await deleteState(db, interaction.uid);
+      auditSubmit(audit, ctx, state, interaction, userId);
       return { redirectTo };
     },
   );

@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import { accountRoutes } from '../account/routes.ts';
 import { applicationRoutes } from '../applications/routes.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
 import { auditLogRoutes } from '../audit/routes.ts';
 import { connectorRoutes } from '../connectors/routes.ts';
 import type { Config } from '../config/env.ts';
@@ -42,14 +43,14 @@ import { userRoutes } from '../users/routes.ts';
 import { requireManagementToken } from './auth.ts';
 import { managementEvents } from './route-events.ts';
 
-export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; oidc: OidcService };
+export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; oidc: OidcService; audit: AuditLog };
 
 /**
  * Everything under /api, in three groups: open (`/status`, `/swagger.json`, the console's sign-in
  * settings and first run), the end user's (the experience, authenticated by the interaction cookie;
  * the account, by the user's own access token), and the management API (a management token).
  */
-export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDependencies): void {
+export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: ApiDependencies): void {
   const connectors = createConnectors(config, db);
 
   const management = new Api(db, managementEvents(cache));
@@ -76,7 +77,7 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc }: ApiDepende
 
   const experience = new Api(db);
   const sessions = experienceSessions(db, oidc);
-  experienceRoutes(experience, db, cache, sessions, oidc);
+  experienceRoutes(experience, db, cache, sessions, oidc, audit);
   experienceVerificationRoutes(experience, db, cache, sessions, connectors);
   externalSignInRoutes(experience, db, cache, sessions);
   experienceMfaRoutes(experience, db, cache, sessions, config);

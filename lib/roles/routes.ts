@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { tenantId } from '../applications/queries.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { consoleApp } from '../console/console-app.ts';
 import type { Api } from '../http/route.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { scopeSchema } from '../resources/schemas.ts';
@@ -27,12 +28,15 @@ const idParams = z.object({ id: z.string().min(1).max(21) });
 const nameInUse = (name: string) =>
   new RequestError({ code: 'role.name_in_use', status: 422 }, `This role name ${name} is already in use.`, { data: { name } });
 
-/** The role that gives the management API to admin applications is the service's own. */
+/**
+ * The roles that give the management API to admin applications and to console administrators are
+ * the service's own: holders may be added and removed, the roles not changed or deleted.
+ */
 function assertNotInternal(id: string): void {
-  if (id === managementApi.roleId) {
+  if (id === managementApi.roleId || id === consoleApp.roleId) {
     throw new RequestError(
       { code: 'role.internal_role_violation', status: 403 },
-      'The management API access role belongs to the service and cannot be changed or deleted.',
+      `The role \`${id}\` belongs to the service and cannot be changed or deleted.`,
     );
   }
 }

@@ -39,17 +39,22 @@ describe('console: the first administrator', () => {
     expect((await service.http.get('api/console/config')).body.hasAdministrator).to.equal(false);
   });
 
-  it('comes back at the next start when its role or the console application is deleted through the API', async () => {
-    const dbUrl = await freshDatabaseUrl();
-    service = await startService({ dbUrl });
-    expect((await service.api.delete('roles/console-admin')).statusCode).to.equal(204);
-    expect((await service.api.delete('applications/console')).statusCode).to.equal(204);
-    await service.stop();
-    service = await startService({ dbUrl });
+  it('keeps its role and application: the API refuses to change or delete them (403), and holders can still be added', async () => {
+    service = await startService();
+    const role = await service.api.delete('roles/console-admin');
+    expect(role.statusCode).to.equal(403);
+    expect(role.body.code).to.equal('role.internal_role_violation');
+    expect((await service.api.patch('roles/console-admin', { json: { name: 'renamed' } })).statusCode).to.equal(403);
+    expect((await service.api.delete('roles/console-admin/scopes/management-api-all')).statusCode).to.be.oneOf([403, 404]);
+    const application = await service.api.delete('applications/console');
+    expect(application.statusCode).to.equal(403);
+    expect(application.body.code).to.equal('application.internal_application_violation');
+    expect((await service.api.patch('applications/console', { json: { oidcClientMetadata: { redirectUris: ['https://evil.example/cb'] } } })).statusCode).to.equal(403);
+
     const scopes = await service.api.get('roles/console-admin/scopes');
     expect(scopes.body.map((scope: { name: string }) => scope.name)).to.deep.equal(['all']);
-    const application = await service.api.get('applications/console');
-    expect(application.body.oidcClientMetadata.redirectUris).to.deep.equal([`${service.url}/console/callback`]);
+    const kept = await service.api.get('applications/console');
+    expect(kept.body.oidcClientMetadata.redirectUris).to.deep.equal([`${service.url}/console/callback`]);
   });
 
   it('npm run cli -- create-admin makes an administrator, also when one exists', async () => {

@@ -76,6 +76,20 @@ describe('sign-in experience: OIDC flows', () => {
     expect(secondTokens.statusCode).to.equal(200);
     expect(decodeJwt(secondTokens.body.id_token).sub).to.equal(idToken.sub);
 
+    // Both finished interactions are in the audit log (written in batches: poll briefly).
+    const logged = async (logKey: string) => {
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const logs = await service.api.get('logs', { searchParams: { userId: idToken.sub!, logKey } });
+        if (logs.body.length > 0) {
+          return logs.body[0].payload;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no ${logKey} log`);
+    };
+    expect(await logged('Interaction.Register.Submit')).to.include({ result: 'Success', userId: idToken.sub, applicationId: app.id });
+    expect(await logged('Interaction.SignIn.Submit')).to.include({ result: 'Success', applicationId: app.id });
+
     await service.api.patch(`users/${idToken.sub}/is-suspended`, { json: { isSuspended: true } });
     const afterSuspension = await refresh(secondTokens.body.refresh_token ?? refreshed.body.refresh_token ?? tokens.body.refresh_token);
     expect(afterSuspension.statusCode).to.equal(400);
