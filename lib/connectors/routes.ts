@@ -21,18 +21,9 @@ import { mergeConfig } from './secrets.ts';
 const tag = 'Connectors';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
-const factorySchema = z.object({
-  id: z.string(),
-  type: z.literal('Social'),
-  name: z.record(z.string(), z.string()),
-  description: z.record(z.string(), z.string()),
-  logo: z.string(),
-  logoDark: z.string().nullable(),
-  readme: z.string(),
-  platform: z.literal('Universal'),
-  isStandard: z.boolean(),
-  configTemplate: z.string(),
-});
+const factorySchema = connectorSchema
+  .pick({ type: true, name: true, description: true, logo: true, logoDark: true, readme: true, platform: true, isStandard: true })
+  .extend({ id: z.string(), configTemplate: z.string() });
 
 const factoryOf = (id: FactoryId) => ({
   id,

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 import type Koa from 'koa';
 
+import { pageHeaders } from '../http/page-headers.ts';
+
 /** Where Vite writes the console (`npm run build:console`; `npm install` and `npm start` run it). */
 const distFolder = new URL('../../console/dist/', import.meta.url);
 const prefix = '/console';
@@ -14,16 +16,6 @@ const types: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
-};
-
-/** The same policy as the sign-in pages: nothing inline, nothing from elsewhere, no framing. */
-const pageHeaders = {
-  'Content-Security-Policy':
-    "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'Cache-Control': 'no-store',
 };
 
 type Asset = { body: Buffer; type: string };

@@ -10,8 +10,7 @@ import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { newBackupCodes, storedBackupCodes } from './backup-codes.ts';
-import { mfaVerificationSchema } from './admin-routes.ts';
-import { addFactor, deleteFactor, listFactors, toMfaVerification } from './factors.ts';
+import { addFactor, deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from './factors.ts';
 import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from './totp.ts';
 
 const tag = 'Account MFA';

@@ -3,18 +3,10 @@ import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
 import { getUserRow } from '../users/users.ts';
-import { deleteFactor, factorTypes, listFactors, toMfaVerification } from './factors.ts';
+import { deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from './factors.ts';
 
 const tag = 'User MFA';
 const userParams = z.object({ userId: z.string().min(1).max(21) });
-
-export const mfaVerificationSchema = z.object({
-  id: z.string(),
-  type: z.enum(factorTypes),
-  createdAt: z.string(),
-  lastUsedAt: z.string().optional(),
-  remainCodes: z.number().optional(),
-});
 
 /** Admins see a user's second factors and remove one (a lost phone); binding is the user's own act. */
 export function userMfaRoutes(api: Api, db: Knex): void {

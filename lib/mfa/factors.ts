@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 import { RequestError, notFound } from '../http/errors.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
@@ -18,7 +20,15 @@ export type FactorRow = {
 };
 
 /** A factor as Logto's `GET /api/users/:userId/mfa-verifications` shows it: never its secret. */
-export type MfaVerification = { id: string; type: FactorType; createdAt: string; lastUsedAt?: string; remainCodes?: number };
+export const mfaVerificationSchema = z.object({
+  id: z.string(),
+  type: z.enum(factorTypes),
+  createdAt: z.string(),
+  lastUsedAt: z.string().optional(),
+  remainCodes: z.number().optional(),
+});
+
+export type MfaVerification = z.output<typeof mfaVerificationSchema>;
 
 export const codesOf = (row: FactorRow): StoredBackupCode[] => (row.codes ? (JSON.parse(row.codes) as StoredBackupCode[]) : []);
 

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 
 import type Koa from 'koa';
 
+import { pageHeaders } from '../../http/page-headers.ts';
+
 /** Where the pages' stylesheet and script are served; the HTML names them under this prefix. */
 export const assetPrefix = '/experience-assets/';
 
@@ -19,16 +21,6 @@ const pagePath = (path: string) => (/^\/callback\/(sso\/)?[\w-]{1,21}$/.test(pat
 const assetTypes: Record<string, string> = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
-};
-
-/** No inline script or style anywhere: everything comes from this origin, nothing may frame the pages. */
-const pageHeaders = {
-  // data: images are the authenticator QR codes the API draws.
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'Cache-Control': 'no-store',
 };
 
 type Asset = { body: Buffer; type: string; etag: string; version: string };

@@ -671,6 +671,12 @@ function callbackPage() {
   sessionStorage.removeItem(externalKey);
   const { kind, connectorId, verificationId } = started;
 
+  const registerInstead = async () => {
+    await call('PUT', '/interaction-event', { interactionEvent: 'Register' });
+    await call('POST', '/identification', { verificationId });
+    await finish();
+  };
+
   const identify = async () => {
     try {
       await call('POST', '/identification', { verificationId });
@@ -685,8 +691,8 @@ function callbackPage() {
         return;
       }
       // Nobody has this identity and nobody has its email: a new account.
-      await call('PUT', '/interaction-event', { interactionEvent: 'Register' });
-      await call('POST', '/identification', { verificationId });
+      await registerInstead();
+      return;
     }
     await finish();
   };
@@ -695,13 +701,7 @@ function callbackPage() {
     await call('POST', '/identification', { verificationId, linkSocialIdentity: true });
     await finish();
   });
-  linkForm.querySelector('[data-action="new-account"]').addEventListener('click', () =>
-    run(linkForm, async () => {
-      await call('PUT', '/interaction-event', { interactionEvent: 'Register' });
-      await call('POST', '/identification', { verificationId });
-      await finish();
-    }),
-  );
+  linkForm.querySelector('[data-action="new-account"]').addEventListener('click', () => run(linkForm, registerInstead));
 
   void (async () => {
     try {
