@@ -9,7 +9,8 @@ import { accessTokenType, delegationSetup, exchange, expectIssued, expectOAuthEr
 /**
  * Only tokens the provider could have issued are accepted: signed with our key is not enough when
  * `exp`, `iat` or `jti` is missing, and the Authorization header carries exactly one bearer token
- * (RFC 6750 §2.1: `Bearer`, one space, a b64token, nothing after).
+ * (RFC 6750 §2.1: `Bearer`, one space, a b64token, nothing after). Whitespace around a header value
+ * is not part of it (RFC 9110 §5.5): Node drops it before we see it.
  */
 describe('our access tokens: what the management API, the Account API and token exchange accept', () => {
   let service: TestService;
@@ -76,7 +77,6 @@ describe('our access tokens: what the management API, the Account API and token 
     for (const [name, header] of [
       ['a second bearer after the token', (token: string) => `Bearer ${token} Bearer b`],
       ['anything after the token', (token: string) => `Bearer ${token} x`],
-      ['a trailing space', (token: string) => `Bearer ${token} `],
       ['two spaces after Bearer', (token: string) => `Bearer  ${token}`],
       ['a tab instead of the space', (token: string) => `Bearer\t${token}`],
       ['a comma-separated second token', (token: string) => `Bearer ${token},${token}`],
@@ -101,7 +101,7 @@ describe('our access tokens: what the management API, the Account API and token 
 
       const ok = await service.http.get('api/my-account', { headers: { authorization: `Bearer ${token}` } });
       expect(ok.statusCode, JSON.stringify(ok.body)).to.equal(200);
-      for (const header of [`Bearer ${token} Bearer b`, `Bearer ${token} `, `Bearer  ${token}`]) {
+      for (const header of [`Bearer ${token} Bearer b`, `Bearer ${token} x`, `Bearer  ${token}`]) {
         const refused = await service.http.get('api/my-account', { headers: { authorization: header } });
         expect(refused.statusCode, header).to.equal(401);
       }

@@ -66,6 +66,7 @@ describe('revocation of JWT access tokens', () => {
       const revocation = await revoke(service, application, token, 'access_token');
       expect(revocation.statusCode, String(revocation.body)).to.equal(200);
       expect(revocation.body).to.equal('');
+      expect(revocation.headers['content-type']).to.match(/^text\/plain/);
 
       for (const at of [service, other]) {
         const refused = await listApplications(at, token);
@@ -149,9 +150,9 @@ describe('revocation of JWT access tokens', () => {
         const row = await db('revoked_tokens').where({ jti }).first();
         expect(row).to.include({ client_id: application.id });
         expect(Number(row.expires_at)).to.equal(exp! * 1000);
-        expect(await pruneRevokedTokens(db, exp! * 1000 - 1)).to.equal(0);
+        expect(await pruneRevokedTokens(db, exp! * 1000 + 5_000), 'within the clock tolerance').to.equal(0);
         expect(await db('revoked_tokens').where({ jti }).first()).to.not.equal(undefined);
-        expect(await pruneRevokedTokens(db, exp! * 1000 + 60_000)).to.be.at.least(1);
+        expect(await pruneRevokedTokens(db, exp! * 1000 + 120_000)).to.be.at.least(1);
         expect(await db('revoked_tokens').where({ jti }).first()).to.equal(undefined);
       } finally {
         await db.destroy();
