@@ -95,6 +95,21 @@ describe('revocation of JWT access tokens', () => {
       expect((await listApplications(service, token)).statusCode).to.equal(401);
     });
 
+    it('concurrent revocations of one token on both instances all answer 200 and record it once', async () => {
+      const { application, token } = await managementMachine();
+      const answers = await Promise.all([service, other, service, other, service, other].map((at) => revoke(at, application, token)));
+      expect(answers.map(({ statusCode }) => statusCode)).to.deep.equal([200, 200, 200, 200, 200, 200]);
+      for (const at of [service, other]) {
+        expect((await listApplications(at, token)).statusCode).to.equal(401);
+      }
+      const db = openDatabase(service.config.dbUrl);
+      try {
+        expect(await db('revoked_tokens').where({ jti: decodeJwt(token).jti }).count({ n: '*' }).first()).to.satisfy(({ n }: { n: number | string }) => Number(n) === 1);
+      } finally {
+        await db.destroy();
+      }
+    });
+
     it('still authenticates the client first: a wrong secret is 401 invalid_client and revokes nothing', async () => {
       const { application, token } = await managementMachine();
       const response = await service.http.post('oidc/token/revocation', {
