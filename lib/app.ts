@@ -16,6 +16,7 @@ import { useApi } from './management/api.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { createOidcService } from './oidc/mount.ts';
+import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
 import { openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { SharedCache } from './storage/shared-cache.ts';
@@ -65,7 +66,7 @@ export async function createService(config: Config, logger: Logger = createLogge
   dispatcher.start();
 
   const housekeeping = setInterval(() => {
-    Promise.all([purgeExpiredModels(db), pruneRetiredKeys(db), purgeExpiredStates(db), purgeExpiredVerifications(db)]).catch((error: unknown) =>
+    Promise.all([purgeExpiredModels(db), pruneRetiredKeys(db), purgeExpiredStates(db), purgeExpiredVerifications(db), pruneRevokedTokens(db)]).catch((error: unknown) =>
       logger.error({ err: error }, 'housekeeping failed'),
     );
   }, housekeepingInterval);

@@ -96,6 +96,14 @@ export async function completeSignIn(config: ConsoleConfig, url: URL): Promise<s
 export function signOut(config: ConsoleConfig): void {
   const session = currentSession();
   sessionStorage.removeItem(sessionKey);
+  if (session) {
+    // The token would work until it expires: revoke it (RFC 7009). keepalive lets it outlive the page.
+    void fetch(`${config.issuer}/token/revocation`, {
+      method: 'POST',
+      keepalive: true,
+      body: new URLSearchParams({ token: session.accessToken, client_id: config.clientId }),
+    }).catch(() => undefined);
+  }
   const query = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: config.postLogoutRedirectUri });
   if (session) {
     query.set('id_token_hint', session.idToken);

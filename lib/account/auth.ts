@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 
+import { bearerToken } from '../http/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -10,13 +11,11 @@ const unauthorized = () => new RequestError({ code: 'auth.unauthorized', status:
 
 /**
  * The Account API acts as the signed-in user: a Bearer opaque access token of ours, unexpired,
- * granted `openid`, for an active user.
+ * granted `openid`, for an active user. The provider finds it among its stored tokens (it checks
+ * no JWT itself), so a revocation at /oidc/token/revocation ends it at once.
  */
 export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService): Promise<UserRow> {
-  const [type, value] = ctx.get('authorization').split(' ');
-  if (type?.toLowerCase() !== 'bearer' || !value) {
-    throw new RequestError({ code: 'auth.authorization_header_missing', status: 401 }, 'Authorization header is missing.');
-  }
+  const value = bearerToken(ctx.get('authorization'));
   const provider = await oidc.provider();
   const token = await provider.AccessToken.find(value);
   if (!token?.accountId || !token.scopes.has('openid')) {

@@ -1,53 +1,68 @@
-import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 
 import type { Config } from '../config/env.ts';
+import { bearerToken } from '../http/bearer.ts';
 import { RequestError } from '../http/errors.ts';
-import { currentKeySet, type KeySet } from '../oidc/keys.ts';
+import { AccessTokenRefused, audiencesOf, isApplicationToken, scopesOf, verifyAccessToken, type AccessTokenClaims } from '../oidc/access-tokens.ts';
+import { findClient } from '../oidc/clients.ts';
+import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
 import { managementApi } from '../resources/management-api.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { userStanding } from '../users/queries.ts';
 
 export type ManagementAuth = { clientId?: string; sub?: string };
 
-const verifiers = new WeakMap<KeySet, ReturnType<typeof createLocalJWKSet>>();
+const unauthorized = (reason: string) => new RequestError({ code: 'auth.unauthorized', status: 401 }, `Unauthorized: ${reason}.`);
+
+const forbidden = (message: string) => new RequestError({ code: 'auth.forbidden', status: 403 }, message);
 
 /**
- * The management API's front door: a Bearer JWT access token for the management resource, verified
- * locally with our own keys (signature, iss, aud, exp, typ), holding the `all` scope.
+ * The management API's front door: one Bearer JWT access token of ours for the management
+ * resource, holding `all`, whose holder may still act. A token is only as good as its holder: the
+ * application it was issued to must still exist, and the user (for an administrator's token) still
+ * be active; either must still hold `all` through its roles. These answers come from memory under
+ * the cache versions every change bumps, so a change is seen by the next request on every
+ * instance, and a request costs no query when nothing changed.
  */
 export function requireManagementToken(config: Config, db: Knex, cache: SharedCache): Middleware {
-  return async (ctx, next) => {
-    const header = ctx.get('authorization');
-    if (!header) {
-      throw new RequestError({ code: 'auth.authorization_header_missing', status: 401 }, 'Authorization header is missing.');
-    }
-    const [type, token] = header.split(' ');
-    if (type?.toLowerCase() !== 'bearer' || !token) {
-      throw new RequestError({ code: 'auth.authorization_token_type_not_supported', status: 401 }, 'Authorization type is not supported.');
-    }
-    const keys = await currentKeySet(db, cache);
-    let verifier = verifiers.get(keys);
-    if (!verifier) {
-      verifier = createLocalJWKSet(keys.publicJwks);
-      verifiers.set(keys, verifier);
-    }
-    let payload: JWTPayload;
+  const findApplicationClient = findClient(db, cache);
+
+  async function verify(token: string): Promise<AccessTokenClaims> {
     try {
-      ({ payload } = await jwtVerify(token, verifier, {
-        issuer: config.issuer,
-        audience: config.managementApiResource,
-        typ: 'at+jwt',
-        clockTolerance: 5,
-      }));
-    } catch {
-      throw new RequestError({ code: 'auth.unauthorized', status: 401 }, 'Unauthorized. The token is invalid, expired or not for this API.');
+      return await verifyAccessToken(db, cache, config.issuer, token);
+    } catch (error) {
+      throw error instanceof AccessTokenRefused ? unauthorized(`the token ${error.message}`) : error;
     }
-    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
-    if (!scopes.includes(managementApi.scopeName)) {
-      throw new RequestError({ code: 'auth.forbidden', status: 403 }, `The token lacks the \`${managementApi.scopeName}\` scope.`);
+  }
+
+  /** The scopes the token's holder holds on the management API today. */
+  async function heldScopes(claims: AccessTokenClaims): Promise<string[]> {
+    if (!(await findApplicationClient(claims.client_id))) {
+      throw unauthorized('the application the token was issued to no longer exists');
     }
-    ctx.state.auth = { clientId: payload.client_id, sub: payload.sub } as ManagementAuth;
+    if (isApplicationToken(claims)) {
+      return scopesHeldByApplication(db, cache, claims.client_id, managementApi.resourceId);
+    }
+    const standing = await userStanding(db, cache, claims.sub);
+    if (standing !== 'active') {
+      throw unauthorized(`the user the token was issued for is ${standing}`);
+    }
+    return scopesHeldByUser(db, cache, claims.sub, managementApi.resourceId);
+  }
+
+  return async (ctx, next) => {
+    const claims = await verify(bearerToken(ctx.get('authorization')));
+    if (!audiencesOf(claims).includes(config.managementApiResource)) {
+      throw unauthorized('the token is not for this API');
+    }
+    if (!scopesOf(claims).includes(managementApi.scopeName)) {
+      throw forbidden(`The token lacks the \`${managementApi.scopeName}\` scope.`);
+    }
+    if (!(await heldScopes(claims)).includes(managementApi.scopeName)) {
+      throw forbidden(`The token's holder no longer holds the \`${managementApi.scopeName}\` scope.`);
+    }
+    ctx.state.auth = { clientId: claims.client_id, sub: claims.sub } satisfies ManagementAuth;
     await next();
   };
 }

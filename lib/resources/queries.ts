@@ -10,6 +10,7 @@ type ResourceRow = {
   indicator: string;
   is_default: number | boolean;
   access_token_ttl: number;
+  is_exchange_target: number | boolean;
   created_at: number;
 };
 
@@ -22,6 +23,7 @@ const toResource = (row: ResourceRow): Resource => ({
   indicator: row.indicator,
   isDefault: Boolean(row.is_default),
   accessTokenTtl: Number(row.access_token_ttl),
+  isExchangeTarget: Boolean(row.is_exchange_target),
 });
 
 export const toScope = (row: ScopeRow): Scope => ({
@@ -40,6 +42,7 @@ export async function insertResource(db: Queryable, resource: Resource & { creat
     indicator: resource.indicator,
     is_default: resource.isDefault,
     access_token_ttl: resource.accessTokenTtl,
+    is_exchange_target: resource.isExchangeTarget,
     created_at: resource.createdAt,
   });
   await bumpCacheVersion(db, 'resources');
@@ -66,6 +69,7 @@ export async function updateResource(db: Queryable, resource: Resource): Promise
     indicator: resource.indicator,
     is_default: resource.isDefault,
     access_token_ttl: resource.accessTokenTtl,
+    is_exchange_target: resource.isExchangeTarget,
   });
   await bumpCacheVersion(db, 'resources');
 }

@@ -99,6 +99,7 @@ export function resourceRoutes(api: Api, db: Knex): void {
           indicator: body.indicator,
           isDefault: false,
           accessTokenTtl: body.accessTokenTtl ?? 3600,
+          isExchangeTarget: body.isExchangeTarget ?? true,
         };
         await insertResource(trx, { ...resource, createdAt: Date.now() });
         return { ...resource, scopes: [] };
@@ -124,7 +125,16 @@ export function resourceRoutes(api: Api, db: Knex): void {
     async ({ params, body }) =>
       db.transaction(async (trx) => {
         const current = await getResource(trx, params.id);
-        const next = { ...current, name: body.name ?? current.name, accessTokenTtl: body.accessTokenTtl ?? current.accessTokenTtl };
+        // Token exchange must never climb into the management API.
+        if (current.id === managementApi.resourceId && body.isExchangeTarget) {
+          throw protectedApi('modify');
+        }
+        const next = {
+          ...current,
+          name: body.name ?? current.name,
+          accessTokenTtl: body.accessTokenTtl ?? current.accessTokenTtl,
+          isExchangeTarget: body.isExchangeTarget ?? current.isExchangeTarget,
+        };
         await updateResource(trx, next);
         return next;
       }),

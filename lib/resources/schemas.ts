@@ -31,6 +31,8 @@ export const resourceSchema = z.object({
   indicator: z.string(),
   isDefault: z.boolean(),
   accessTokenTtl: z.number(),
+  /** Whether token exchange may issue tokens for it (beyond Logto's shape; never for the management API). */
+  isExchangeTarget: z.boolean(),
   scopes: z.array(scopeSchema).optional(),
 });
 
@@ -42,12 +44,14 @@ export const createResourceBody = z.strictObject({
   name: z.string().min(1).max(256),
   indicator: resourceIndicator,
   accessTokenTtl: accessTokenTtl.optional(),
+  isExchangeTarget: z.boolean().optional(),
 });
 
 export const updateResourceBody = z.strictObject({
   tenantId: z.string().optional(),
   name: z.string().min(1).max(256).optional(),
   accessTokenTtl: accessTokenTtl.optional(),
+  isExchangeTarget: z.boolean().optional(),
 });
 
 export const createScopeBody = z.strictObject({

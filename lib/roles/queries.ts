@@ -78,7 +78,7 @@ export async function deleteRole(db: Queryable, id: string): Promise<boolean> {
   return deleted > 0;
 }
 
-type ResourceColumns = { r_id: string; r_name: string; r_indicator: string; r_is_default: number | boolean; r_ttl: number };
+type ResourceColumns = { r_id: string; r_name: string; r_indicator: string; r_is_default: number | boolean; r_ttl: number; r_is_exchange_target: number | boolean };
 
 export async function listRoleScopes(
   db: Queryable,
@@ -97,6 +97,7 @@ export async function listRoleScopes(
       'resources.indicator as r_indicator',
       'resources.is_default as r_is_default',
       'resources.access_token_ttl as r_ttl',
+      'resources.is_exchange_target as r_is_exchange_target',
     );
   if (search) {
     whereContains(query, ['scopes.name', 'scopes.description'], search);
@@ -115,6 +116,7 @@ export async function listRoleScopes(
         indicator: row.r_indicator,
         isDefault: Boolean(row.r_is_default),
         accessTokenTtl: Number(row.r_ttl),
+        isExchangeTarget: Boolean(row.r_is_exchange_target),
       },
     })),
     total,

@@ -3,11 +3,12 @@ import { expect } from 'chai';
 import { startService, type TestService } from '../support/service.ts';
 
 type Scope = { tenantId: string; id: string; resourceId: string; name: string; description: string | null; createdAt: number };
-type Resource = { tenantId: string; id: string; name: string; indicator: string; isDefault: boolean; accessTokenTtl: number; scopes?: Scope[] };
+type Resource = { tenantId: string; id: string; name: string; indicator: string; isDefault: boolean; accessTokenTtl: number; isExchangeTarget: boolean; scopes?: Scope[] };
 type ErrorBody = { code: string; message: string; details?: unknown[] };
 type Reply<T> = { statusCode: number; headers: Record<string, string | string[] | undefined>; body: T };
 
-const resourceKeys = ['tenantId', 'id', 'name', 'indicator', 'isDefault', 'accessTokenTtl'];
+// Logto's fields, and `isExchangeTarget` (ours, docs/token-exchange.md).
+const resourceKeys = ['tenantId', 'id', 'name', 'indicator', 'isDefault', 'accessTokenTtl', 'isExchangeTarget'];
 const scopeKeys = ['tenantId', 'id', 'resourceId', 'name', 'description', 'createdAt'];
 
 let counter = 0;

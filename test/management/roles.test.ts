@@ -5,7 +5,7 @@ import { adminClient, startService, type TestService } from '../support/service.
 
 type Role = { tenantId: string; id: string; name: string; description: string; type: 'User' | 'MachineToMachine'; isDefault: boolean };
 type RoleListItem = Role & { applicationsCount: number; featuredApplications: Array<{ id: string; name: string; type: string }> };
-type Resource = { tenantId: string; id: string; name: string; indicator: string; isDefault: boolean; accessTokenTtl: number };
+type Resource = { tenantId: string; id: string; name: string; indicator: string; isDefault: boolean; accessTokenTtl: number; isExchangeTarget: boolean };
 type Scope = { tenantId: string; id: string; resourceId: string; name: string; description: string | null; createdAt: number };
 type Application = { id: string; name: string; secret: string; type: string };
 type ErrorBody = { code: string; message: string; data?: unknown };
@@ -100,7 +100,7 @@ describe('management API: roles', () => {
       for (const scope of response.body) {
         expect(scope).to.include({ resourceId: resource.id });
         expect(scope).to.include.all.keys('tenantId', 'id', 'resourceId', 'name', 'description', 'createdAt', 'resource');
-        expect(scope.resource).to.deep.equal({ tenantId, id, name, indicator, isDefault: false, accessTokenTtl: 3600 });
+        expect(scope.resource).to.deep.equal({ tenantId, id, name, indicator, isDefault: false, accessTokenTtl: 3600, isExchangeTarget: true });
       }
     });
 

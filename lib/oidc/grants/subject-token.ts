@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as jose, jwtVerify, type JWTPayload } from 'jose';
 import { errors, type Provider } from 'oidc-provider';
 
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { currentKeySet, type KeySet } from '../keys.ts';
+import { AccessTokenRefused, isApplicationToken, verifyAccessToken, type AccessTokenClaims } from '../access-tokens.ts';
 
 export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
@@ -15,52 +14,11 @@ export type Subject = { userId: string; actor?: string; impersonationTokenId?: s
 
 const invalid = (description: string) => new errors.InvalidRequest(`subject_token ${description}`);
 
-const verifiers = new WeakMap<KeySet, ReturnType<typeof createLocalJWKSet>>();
-
-/** A JWT access token of ours: signed with our keys, our issuer, `typ: at+jwt`, unexpired, for a user. */
-async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, token: string): Promise<JWTPayload> {
-  let typ: string | undefined;
+async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, token: string): Promise<AccessTokenClaims> {
   try {
-    typ = decodeProtectedHeader(token).typ;
-    decodeJwt(token);
-  } catch {
-    throw invalid('is malformed');
-  }
-  if (typ?.toLowerCase().replace(/^application\//, '') !== 'at+jwt') {
-    throw invalid('is not an access token (its typ is not at+jwt; an ID token cannot be exchanged)');
-  }
-  // API A exchanges the same user token for each of its calls: a signature checked once stays
-  // checked, for exactly these bytes, until the keys change (the `keys` cache drops it then).
-  const payload = await cache.get('keys', `verified:${token}`, () => verifySignature(db, cache, issuer, token));
-  if (typeof payload.exp === 'number' && payload.exp + clockTolerance <= Math.floor(Date.now() / 1000)) {
-    throw invalid('is expired');
-  }
-  return payload;
-}
-
-const clockTolerance = 5;
-
-async function verifySignature(db: Queryable, cache: SharedCache, issuer: string, token: string): Promise<JWTPayload> {
-  const keys = await currentKeySet(db, cache);
-  let verifier = verifiers.get(keys);
-  if (!verifier) {
-    verifier = createLocalJWKSet(keys.publicJwks);
-    verifiers.set(keys, verifier);
-  }
-  try {
-    const { payload } = await jwtVerify(token, verifier, { issuer, clockTolerance });
-    return payload;
+    return await verifyAccessToken(db, cache, issuer, token);
   } catch (error) {
-    if (error instanceof jose.JWTExpired) {
-      throw invalid('is expired');
-    }
-    if (error instanceof jose.JWTClaimValidationFailed && error.claim === 'iss') {
-      throw invalid('was issued by another issuer');
-    }
-    if (error instanceof jose.JWSSignatureVerificationFailed || error instanceof jose.JWKSNoMatchingKey) {
-      throw invalid('signature is invalid (not signed by this service)');
-    }
-    throw invalid(`is invalid (${(error as Error).message})`);
+    throw error instanceof AccessTokenRefused ? invalid(error.message) : error;
   }
 }
 
@@ -95,8 +53,7 @@ export async function resolveSubject(
   }
   if (token.split('.').length === 3) {
     const payload = await verifyJwt(db, cache, issuer, token);
-    // A client credentials token has the application as its subject: there is no user to act for.
-    if (!payload.sub || payload.sub === payload.client_id) {
+    if (isApplicationToken(payload)) {
       throw invalid('has no user subject (a client credentials token cannot be exchanged)');
     }
     return { userId: payload.sub };

@@ -5,6 +5,8 @@ import { findApplication } from '../../applications/queries.ts';
 import { confidentialTypes } from '../../applications/schemas.ts';
 import type { Config } from '../../config/env.ts';
 import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
+import { managementApi } from '../../resources/management-api.ts';
+import type { Resource } from '../../resources/schemas.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { userStanding } from '../../users/queries.ts';
@@ -28,6 +30,22 @@ function assertResourceForm(resource: string | undefined): string {
     throw new errors.InvalidTarget('resource must be an absolute URI without a fragment (RFC 8707)');
   }
   return resource;
+}
+
+/**
+ * Exchange must not climb: a token for API A never becomes one for the management API, whatever
+ * the user holds (administrators sign in at the console for that), nor for a resource its owner
+ * closed to exchange.
+ */
+function assertExchangeTarget(resource: Resource): void {
+  if (resource.id === managementApi.resourceId) {
+    throw new errors.InvalidTarget(
+      `resource ${resource.indicator} is the management API, never a token exchange target (its tokens come from client credentials or an administrator's own sign-in)`,
+    );
+  }
+  if (!resource.isExchangeTarget) {
+    throw new errors.InvalidTarget(`resource ${resource.indicator} is not a token exchange target (isExchangeTarget is false)`);
+  }
 }
 
 /**
@@ -69,6 +87,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     if (!resource) {
       throw new errors.InvalidTarget(`resource ${indicator} is not a known API resource`);
     }
+    assertExchangeTarget(resource);
 
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
     const held = new Set(await scopesHeldByUser(db, cache, user.id, resource.id));

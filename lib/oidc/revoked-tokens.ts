@@ -1,0 +1,46 @@
+import type { Knex } from 'knex';
+
+import type { Queryable } from '../storage/database.ts';
+import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+
+/**
+ * The denylist of revoked JWT access tokens, by `jti`, kept until each token's own expiry. A JWT
+ * is checked without the database, so revoking one means remembering it: every instance holds the
+ * unexpired jtis in memory, reloaded only when a revocation bumps the `revokedTokens` version.
+ */
+
+/** Verifiers accept a token a few seconds past `exp` (clock skew): its row outlives it by more. */
+const keptPastExpiry = 60_000;
+
+const denylist = (db: Queryable, cache: SharedCache): Promise<ReadonlySet<string>> =>
+  cache.get('revokedTokens', 'jtis', async () =>
+    new Set(await db('revoked_tokens').where('expires_at', '>', Date.now() - keptPastExpiry).pluck('jti')),
+  );
+
+export async function isRevoked(db: Queryable, cache: SharedCache, jti: string): Promise<boolean> {
+  return (await denylist(db, cache)).has(jti);
+}
+
+export type RevokedToken = { jti: string; clientId: string; expiresAt: number };
+
+/** Records a revocation (once: a second one of the same token changes nothing). */
+export async function recordRevokedToken(db: Knex, cache: SharedCache, token: RevokedToken): Promise<void> {
+  if (await isRevoked(db, cache, token.jti)) {
+    return;
+  }
+  await db.transaction(async (trx) => {
+    await trx('revoked_tokens')
+      .insert({ jti: token.jti, client_id: token.clientId, expires_at: token.expiresAt, revoked_at: Date.now() })
+      .onConflict('jti')
+      .ignore();
+    await bumpCacheVersion(trx, 'revokedTokens');
+  });
+}
+
+/**
+ * Housekeeping: forgets tokens that have expired (they are refused for that). The in-memory sets
+ * keep them until the next revocation, which costs nothing but their bytes.
+ */
+export async function pruneRevokedTokens(db: Queryable, now = Date.now()): Promise<number> {
+  return db('revoked_tokens').where('expires_at', '<=', now - keptPastExpiry).delete();
+}
