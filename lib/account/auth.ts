@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 
+import { noteAuditSubject } from '../audit/subject.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -26,5 +27,6 @@ export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService
   if (!user || user.is_suspended) {
     throw unauthorized();
   }
+  noteAuditSubject(ctx, { kind: 'account', userId: user.id, applicationId: token.clientId });
   return user;
 }
