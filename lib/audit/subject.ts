@@ -10,7 +10,7 @@ export type AuditSubject = {
   applicationId?: string;
   /** Interactions: sign-in, registration or reset, and the identifiers named so far by verification id. */
   interactionEvent?: string;
-  identifiers?: Record<string, { type: string; value: string }>;
+  identifiers?: Map<string, { type: string; value: string }>;
 };
 
 export function noteAuditSubject(ctx: Context, subject: AuditSubject): void {

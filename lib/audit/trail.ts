@@ -5,7 +5,7 @@ import type { AnySpec } from '../http/route.ts';
 import type { AuditLog, LogPayload } from './audit-log.ts';
 import { auditSubjectOf, type AuditSubject } from './subject.ts';
 
-export const managementWriteLogKey = 'Management.Write';
+const managementWriteLogKey = 'Management.Write';
 
 const writeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Path ids are bounded by their routes' schemas, but a refused request's are whatever was sent. */
@@ -49,31 +49,29 @@ function identifierIn(value: unknown): Identifier | undefined {
 const codeType = (body: Record<string, unknown>) => (identifierIn(body.identifier)?.type === 'phone' ? 'PhoneVerificationCode' : 'EmailVerificationCode');
 
 /** The end-user proofs whose refusals are recorded, by route, with Logto's verification type. */
-const proofs: Record<string, (body: Record<string, unknown>) => string> = {
-  '/api/experience/verification/password': () => 'Password',
-  '/api/experience/verification/verification-code/verify': codeType,
-  '/api/experience/verification/totp/verify': () => 'Totp',
-  '/api/experience/verification/backup-code/verify': () => 'BackupCode',
-  '/api/experience/verification/social/:connectorId/verify': () => 'Social',
-  '/api/experience/verification/sso/:connectorId/verify': () => 'EnterpriseSso',
-  '/api/verifications/password': () => 'Password',
-  '/api/verifications/verification-code/verify': codeType,
-};
-const identification = '/api/experience/identification';
-/** An identification that asks for more profile is a step of the sign-in, not a refusal. */
-const identificationSteps = new Set(['user.missing_profile']);
+const proofs = new Map<string, (body: Record<string, unknown>) => string>([
+  ['/api/experience/verification/password', () => 'Password'],
+  ['/api/experience/verification/verification-code/verify', codeType],
+  ['/api/experience/verification/totp/verify', () => 'Totp'],
+  ['/api/experience/verification/backup-code/verify', () => 'BackupCode'],
+  ['/api/experience/verification/social/:connectorId/verify', () => 'Social'],
+  ['/api/experience/verification/sso/:connectorId/verify', () => 'EnterpriseSso'],
+  ['/api/verifications/password', () => 'Password'],
+  ['/api/verifications/verification-code/verify', codeType],
+]);
 
 /** Logto's keys: `Interaction.SignIn.Verification.Password.Submit`, `Interaction.SignIn.Identifier.Submit`; ours for the Account API. */
 function failureKey(subject: AuditSubject, route: string, body: Record<string, unknown>, code: string | undefined): string | undefined {
-  const proof = proofs[route];
+  const proof = proofs.get(route);
   if (subject.kind === 'account') {
     return proof && `Account.Verification.${proof(body)}.Submit`;
   }
   if (proof) {
     return `Interaction.${subject.interactionEvent}.Verification.${proof(body)}.Submit`;
   }
-  if (route === identification && subject.interactionEvent === 'SignIn' && !(code && identificationSteps.has(code))) {
-    return `Interaction.SignIn.Identifier.Submit`;
+  // A sign-in's identification that asks for more profile is a step, not a refusal.
+  if (route === '/api/experience/identification' && subject.interactionEvent === 'SignIn' && code !== 'user.missing_profile') {
+    return 'Interaction.SignIn.Identifier.Submit';
   }
   return undefined;
 }
@@ -134,7 +132,7 @@ export function auditTrail(audit: AuditLog, managementSpecs: AnySpec[]): Middlew
       return;
     }
     const verificationId = typeof body.verificationId === 'string' ? body.verificationId : undefined;
-    const identifier = identifierIn(body.identifier) ?? (verificationId ? subject.identifiers?.[verificationId] : undefined);
+    const identifier = identifierIn(body.identifier) ?? (verificationId ? subject.identifiers?.get(verificationId) : undefined);
     audit.record(key, {
       result: 'Error',
       ...(code && { error: { code } }),

@@ -44,7 +44,7 @@ export function experienceSessions(db: Queryable, oidc: OidcService) {
         userId: state.userId,
         applicationId: String(details.params.client_id),
         interactionEvent: state.interactionEvent,
-        identifiers: Object.fromEntries(Object.values(state.records).flatMap((record) => ('identifier' in record ? [[record.id, record.identifier]] : []))),
+        identifiers: new Map(Object.values(state.records).flatMap((record) => ('identifier' in record ? [[record.id, record.identifier] as const] : []))),
       });
       return { interaction: details, state, save: saver(details) };
     },

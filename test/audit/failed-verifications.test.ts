@@ -17,6 +17,7 @@ import {
   sendCode,
   submitToApplication,
   verifyCode,
+  verifyEmail,
   wrongCode,
 } from '../experience/experience-helpers.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -92,6 +93,17 @@ describe('audit: failed sign-ins and verifications', () => {
     } finally {
       await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 10, lockoutDuration: 60 } } });
     }
+  });
+
+  it('records a refused sign-in identification: a suspended account signing in by code', async () => {
+    const email = newEmail('suspended');
+    const user = await createUser(service, { primaryEmail: email, password });
+    expectStatus(await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } }), 200);
+    const browser = await openExperience(service, spa.id);
+    const verificationId = await verifyEmail(service, browser, email, 'SignIn');
+    expectError(await identify(browser, { verificationId }), 401, 'user.suspended');
+    const entry = await waitForLog(service, { logKey: 'Interaction.SignIn.Identifier.Submit' }, about(email));
+    expect(entry.payload).to.deep.include({ result: 'Error', status: 401, error: { code: 'user.suspended' }, identifier: { type: 'email', value: email }, applicationId: spa.id });
   });
 
   it('records a failed second factor, with the user it belongs to', async () => {
