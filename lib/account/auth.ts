@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 
+import { noteAuditSubject } from '../audit/subject.ts';
 import { bearerToken } from '../http/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
@@ -25,5 +26,6 @@ export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService
   if (!user || user.is_suspended) {
     throw unauthorized();
   }
+  noteAuditSubject(ctx, { kind: 'account', userId: user.id, applicationId: token.clientId });
   return user;
 }

@@ -5,7 +5,8 @@ import { tenantId } from '../applications/queries.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
-import { listPage } from '../storage/list.ts';
+import { listPage, whereStartsWith } from '../storage/list.ts';
+import { currentNames } from './names.ts';
 
 const tag = 'Audit logs';
 const logSchema = z.object({
@@ -14,32 +15,55 @@ const logSchema = z.object({
   key: z.string(),
   payload: z.record(z.string(), z.unknown()),
   createdAt: z.number(),
+  /** Ours, beside Logto's shape: the current name of each id the entry mentions (users, applications, roles...). */
+  names: z.record(z.string(), z.string()),
 });
 
 type Row = { id: string; key: string; payload: string; created_at: number };
-const toLog = (row: Row) => ({
-  tenantId,
-  id: row.id,
-  key: row.key,
-  payload: JSON.parse(row.payload) as Record<string, unknown>,
-  createdAt: Number(row.created_at),
-});
+type Payload = Record<string, unknown> & { userId?: unknown; applicationId?: unknown; createdId?: unknown; params?: unknown; bodyIds?: unknown };
+
+const valuesOf = (value: unknown): unknown[] => (typeof value === 'object' && value !== null ? Object.values(value).flat() : []);
+
+/** The ids an entry mentions: its actor or user, its application, a management write's targets. */
+function mentionedIds(payload: Payload): string[] {
+  return [payload.userId, payload.applicationId, payload.createdId, ...valuesOf(payload.params), ...valuesOf(payload.bodyIds)].filter(
+    (value): value is string => typeof value === 'string',
+  );
+}
+
+/** Log rows as Logto shows them, with the names of the ids they mention. */
+async function toLogs(db: Knex, rows: Row[]) {
+  const entries = rows.map((row) => ({ row, payload: JSON.parse(row.payload) as Payload }));
+  const names = await currentNames(db, [...new Set(entries.flatMap(({ payload }) => mentionedIds(payload)))]);
+  return entries.map(({ row, payload }) => ({
+    tenantId,
+    id: row.id,
+    key: row.key,
+    payload,
+    createdAt: Number(row.created_at),
+    names: Object.fromEntries(mentionedIds(payload).flatMap((id) => (names.has(id) ? [[id, names.get(id)!]] : []))),
+  }));
+}
 
 const millis = z.coerce.number().int().min(0);
+const id = z.string().min(1).max(128);
 
 export function auditLogRoutes(api: Api, db: Knex): void {
   api.add(
     {
       method: 'get',
       path: '/logs',
-      summary: 'List audit log entries, newest first (token exchanges, sign-ins, ...)',
+      summary: 'List audit log entries, newest first (management writes, sign-ins and refused verifications, token exchanges)',
       tag,
       query: paginationQuery.extend({
-        userId: z.string().max(64).optional(),
-        applicationId: z.string().max(64).optional(),
-        logKey: z.string().max(128).optional(),
-        start_time: millis.optional(),
-        end_time: millis.optional(),
+        userId: z.string().max(64).optional().describe('The user who acted or signed in (a console administrator for management writes).'),
+        applicationId: z.string().max(64).optional().describe('The application that acted or through which the user signed in.'),
+        logKey: z.string().max(128).optional().describe('Exactly this key, e.g. `Management.Write`, `Interaction.SignIn.Submit`.'),
+        logKeyPrefix: z.string().min(1).max(128).optional().describe('Keys starting with this, e.g. `Interaction.` for every sign-in step.'),
+        result: z.enum(['Success', 'Error']).optional().describe('`Error`: refused writes, failed verifications, failed exchanges.'),
+        targetId: id.optional().describe('Management writes about this id (a path id or the id the write created).'),
+        start_time: millis.optional().describe('From this time (ms since the epoch), inclusive.'),
+        end_time: millis.optional().describe('Up to this time (ms since the epoch), inclusive.'),
       }),
       response: z.array(logSchema),
     },
@@ -60,11 +84,21 @@ export function auditLogRoutes(api: Api, db: Knex): void {
           rows.where(column, operator, value as string);
         }
       }
+      if (query.logKeyPrefix !== undefined) {
+        whereStartsWith(rows, 'key', query.logKeyPrefix);
+      }
+      if (query.result !== undefined) {
+        // The payload is JSON text with `result` at its top level (as the dashboard counts failures).
+        rows.where('payload', 'like', `%"result":"${query.result}"%`);
+      }
+      if (query.targetId !== undefined) {
+        rows.whereIn('id', db('log_targets').select('log_id').where('target_id', query.targetId));
+      }
       // Unpaged lists of an audit log would be unbounded: 20 entries unless a page is asked for.
       const page = pageOf({ page: query.page ?? 1, page_size: query.page_size ?? 20 });
       const { rows: found, total } = await listPage<Row>(rows, page);
       setTotal(ctx, total);
-      return found.map(toLog);
+      return toLogs(db, found);
     },
   );
 
@@ -75,7 +109,8 @@ export function auditLogRoutes(api: Api, db: Knex): void {
       if (!row) {
         throw notFound('log', params.id);
       }
-      return toLog(row);
+      const [log] = await toLogs(db, [row]);
+      return log!;
     },
   );
 }

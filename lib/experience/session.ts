@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { errors, type Interaction } from 'oidc-provider';
 
+import { noteAuditSubject } from '../audit/subject.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -37,7 +38,15 @@ export function experienceSessions(db: Queryable, oidc: OidcService) {
     saver,
     async load(ctx: Context): Promise<ExperienceSession> {
       const details = await interaction(ctx);
-      return { interaction: details, state: await loadState(db, details.uid), save: saver(details) };
+      const state = await loadState(db, details.uid);
+      noteAuditSubject(ctx, {
+        kind: 'interaction',
+        userId: state.userId,
+        applicationId: String(details.params.client_id),
+        interactionEvent: state.interactionEvent,
+        identifiers: new Map(Object.values(state.records).flatMap((record) => ('identifier' in record ? [[record.id, record.identifier] as const] : []))),
+      });
+      return { interaction: details, state, save: saver(details) };
     },
   };
 }

@@ -6,6 +6,7 @@ import { accountRoutes } from '../account/routes.ts';
 import { applicationRoutes } from '../applications/routes.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import { auditLogRoutes } from '../audit/routes.ts';
+import { auditTrail } from '../audit/trail.ts';
 import { connectorRoutes } from '../connectors/routes.ts';
 import type { Config } from '../config/env.ts';
 import { consoleRoutes } from '../console/routes.ts';
@@ -40,6 +41,7 @@ import { ssoConnectorRoutes } from '../sso/routes.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userIdentityRoutes } from '../users/identity-routes.ts';
 import { userRoutes } from '../users/routes.ts';
+import { noteManagementActor } from './audit-actor.ts';
 import { requireManagementToken } from './auth.ts';
 import { managementEvents } from './route-events.ts';
 
@@ -107,12 +109,15 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
     group.router.prefix('/api');
   }
   const requireToken = requireManagementToken(config, db, cache);
+  // Outside the error handler: the trail reads each answer as the client gets it, errors included.
+  app.use(auditTrail(audit, management.specs));
   app.use(errorHandler(logger));
   const tokenlessBodies = /^\/api\/(experience|verifications|my-account|console)(\/|$)/;
   app.use((ctx, next) => (tokenlessBodies.test(ctx.path) ? jsonBody(ctx, next) : next()));
   app.use(open.router.routes());
   app.use(experience.router.routes());
   app.use((ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? requireToken(ctx, next) : next()));
+  app.use(noteManagementActor);
   app.use(jsonBody);
   app.use(management.router.routes());
   app.use(management.router.allowedMethods());

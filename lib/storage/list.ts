@@ -20,6 +20,11 @@ export function whereContains(query: Knex.QueryBuilder, columns: string[], term:
   });
 }
 
+/** Prefix match, by index where there is one (SQLite's LIKE also ignores ASCII case). */
+export function whereStartsWith(query: Knex.QueryBuilder, column: string, prefix: string): void {
+  query.whereRaw(`?? like ? escape '!'`, [column, `${prefix.replace(/[!%_]/g, '!$&')}%`]);
+}
+
 /** Runs a filtered query twice: once to count, once for the page, newest first. */
 export async function listPage<Row>(
   query: Knex.QueryBuilder,

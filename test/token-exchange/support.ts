@@ -113,7 +113,7 @@ export function expectIssued(response: OAuthResponse): { access_token: string; s
 /** The claims of a JWT, unverified (the tests verify signatures where it matters). */
 export const claimsOf = (token: string) => decodeJwt(token);
 
-export type AuditEntry = { id: string; key: string; createdAt: number; payload: Record<string, any> };
+export type AuditEntry = { id: string; key: string; createdAt: number; payload: Record<string, any>; names: Record<string, string> };
 
 /** Audit log entries (newest first); writes are batched, so callers poll with `waitForLog`. */
 export async function auditLog(service: TestService, query: Record<string, string | number> = {}): Promise<AuditEntry[]> {

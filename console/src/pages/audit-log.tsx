@@ -2,24 +2,115 @@ import { useState } from 'preact/hooks';
 
 import { Field, formatTime, formValues, Loaded, useLoadPage } from '../ui.tsx';
 
-type Entry = { id: string; key: string; createdAt: number; payload: { result?: string; applicationId?: string; userId?: string; error?: unknown; params?: Record<string, unknown> } };
+type Payload = {
+  result?: string;
+  applicationId?: string;
+  userId?: string;
+  error?: unknown;
+  params?: Record<string, unknown>;
+  status?: number;
+  method?: string;
+  route?: string;
+  createdId?: string;
+  fields?: string[];
+  bodyIds?: Record<string, string | string[]>;
+  identifier?: { type: string; value: string };
+  ip?: string;
+};
+type Entry = { id: string; key: string; createdAt: number; payload: Payload; names?: Record<string, string> };
 
-const kinds: Array<[string, string]> = [
-  ['', 'All'],
-  ['ExchangeTokenBy.TokenExchange', 'Token exchanges'],
-  ['Interaction.SignIn.Submit', 'Sign-ins'],
+/** What each kind asks GET /api/logs for. */
+const kinds: Array<[string, string, Record<string, string>]> = [
+  ['all', 'All', {}],
+  ['management', 'Management changes', { logKey: 'Management.Write' }],
+  ['sign-ins', 'Sign-ins', { logKey: 'Interaction.SignIn.Submit' }],
+  ['failed-sign-ins', 'Failed sign-ins and verifications', { logKeyPrefix: 'Interaction.', result: 'Error' }],
+  ['account', 'Account API verifications', { logKeyPrefix: 'Account.' }],
+  ['exchanges', 'Token exchanges', { logKey: 'ExchangeTokenBy.TokenExchange' }],
 ];
 const pageSize = 20;
 
-const describeError = (error: unknown) => (typeof error === 'string' ? error : error && typeof error === 'object' ? String((error as { error_description?: string; error?: string }).error_description ?? (error as { error?: string }).error) : '');
+function describeError(error: unknown): string {
+  if (typeof error === 'string') {
+    return error;
+  }
+  if (!error || typeof error !== 'object') {
+    return '';
+  }
+  const { code, error: oauthError, error_description: description } = error as { code?: string; error?: string; error_description?: string };
+  return code ?? description ?? oauthError ?? '';
+}
 
-/** GET /api/logs, newest first, filtered by kind, user, application and time. */
+/** An id with its current name beside it, when it still has one. */
+function Named({ id, names }: { id: string | undefined; names: Record<string, string> | undefined }) {
+  if (!id) {
+    return null;
+  }
+  const name = names?.[id];
+  return (
+    <span class="named">
+      {name && <strong>{name} </strong>}
+      <code>{id}</code>
+    </span>
+  );
+}
+
+function Details({ entry }: { entry: Entry }) {
+  const { payload, names } = entry;
+  const error = describeError(payload.error);
+  return (
+    <>
+      {payload.route && (
+        <div>
+          <code>{payload.method} {payload.route}</code> → {payload.status}
+        </div>
+      )}
+      {payload.route &&
+        Object.entries(payload.params ?? {}).map(([name, value]) => (
+          <div key={name}>
+            {name}: <Named id={String(value)} names={names} />
+          </div>
+        ))}
+      {payload.params?.resource !== undefined && <small>resource {String(payload.params.resource)}</small>}
+      {payload.createdId && (
+        <div>
+          created: <Named id={payload.createdId} names={names} />
+        </div>
+      )}
+      {Object.entries(payload.bodyIds ?? {}).map(([name, ids]) => (
+        <div key={name}>
+          {name}:{' '}
+          {[ids].flat().map((id) => (
+            <Named key={id} id={id} names={names} />
+          ))}
+        </div>
+      ))}
+      {payload.fields && <div>fields: {payload.fields.join(', ')}</div>}
+      {payload.identifier && (
+        <div>
+          {payload.identifier.type}: <code>{payload.identifier.value}</code>
+        </div>
+      )}
+      {error && <div class="bad">{error}</div>}
+      {payload.identifier && payload.ip && <small>from {payload.ip}</small>}
+    </>
+  );
+}
+
+/** GET /api/logs, newest first, filtered by kind, result, user, application, target and time; ids shown with their names. */
 export function AuditLogPage() {
   const [filter, setFilter] = useState<Record<string, string>>({});
   const [page, setPage] = useState(1);
   const query = new URLSearchParams({ page: String(page), page_size: String(pageSize) });
   for (const [name, value] of Object.entries(filter)) {
-    if (value) {
+    if (!value) {
+      continue;
+    }
+    if (name === 'kind') {
+      for (const [param, wanted] of Object.entries(kinds.find(([kind]) => kind === value)?.[2] ?? {})) {
+        query.set(param, wanted);
+      }
+    } else {
       query.set(name, name === 'start_time' ? String(new Date(value).getTime()) : value);
     }
   }
@@ -32,15 +123,25 @@ export function AuditLogPage() {
     <>
       <h1>Audit log</h1>
       <form class="card inline" onSubmit={apply} aria-label="Filter">
-        <Field label="Kind" name="logKey">
+        <Field label="Kind" name="kind">
           {(id) => (
-            <select id={id} name="logKey">
+            <select id={id} name="kind">
               {kinds.map(([value, label]) => <option value={value}>{label}</option>)}
+            </select>
+          )}
+        </Field>
+        <Field label="Result" name="result">
+          {(id) => (
+            <select id={id} name="result">
+              <option value="">Any</option>
+              <option value="Success">Success</option>
+              <option value="Error">Error</option>
             </select>
           )}
         </Field>
         <Field label="User id" name="userId" />
         <Field label="Application id" name="applicationId" />
+        <Field label="Target id" name="targetId" />
         <Field label="Since" name="start_time" type="datetime-local" />
         <button>Filter</button>
       </form>
@@ -56,12 +157,9 @@ export function AuditLogPage() {
                     <td>{formatTime(entry.createdAt)}</td>
                     <td>{entry.key}</td>
                     <td class={entry.payload.result === 'Success' ? 'ok' : 'bad'}>{entry.payload.result}</td>
-                    <td><code>{entry.payload.userId}</code></td>
-                    <td><code>{entry.payload.applicationId}</code></td>
-                    <td>
-                      {describeError(entry.payload.error)}
-                      {entry.payload.params?.resource !== undefined && <small> resource {String(entry.payload.params.resource)}</small>}
-                    </td>
+                    <td><Named id={entry.payload.userId} names={entry.names} /></td>
+                    <td><Named id={entry.payload.applicationId} names={entry.names} /></td>
+                    <td><Details entry={entry} /></td>
                   </tr>
                 ))}
               </tbody>
