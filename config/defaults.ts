@@ -35,6 +35,15 @@ export const settings = {
       'smtp://user:pass@host:587 or smtps://...:465: send verification emails through this server; unset, they are kept in the development message store',
   },
   SMTP_FROM: { default: 'Identity <no-reply@localhost>', meaning: 'sender of verification emails' },
+  SECRETS_ENCRYPTION_KEY: {
+    default: '',
+    meaning:
+      '32 random bytes, base64 (`openssl rand -base64 32`): signing and cookie keys, client secrets, hook signing keys and TOTP secrets are stored encrypted with it (AES-256-GCM); unset, in plaintext (production logs a warning)',
+  },
+  SECRETS_ENCRYPTION_OLD_KEYS: {
+    default: '',
+    meaning: 'comma-separated earlier values of SECRETS_ENCRYPTION_KEY, still accepted for reading while `npm run cli -- rotate-secrets` re-encrypts with the current one',
+  },
 } as const;
 
 export type SettingName = keyof typeof settings;

@@ -19,6 +19,7 @@ import { createOidcService } from './oidc/mount.ts';
 import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
 import { openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
+import { checkSecretKeys } from './storage/sealed-columns.ts';
 import { SharedCache } from './storage/shared-cache.ts';
 
 const housekeepingInterval = 10 * 60 * 1000;
@@ -32,9 +33,10 @@ export type Service = {
 
 /** Opens the database, brings it up to date, and assembles the HTTP service. */
 export async function createService(config: Config, logger: Logger = createLogger(config)): Promise<Service> {
-  const db = openDatabase(config.dbUrl);
+  const db = openDatabase(config.dbUrl, config.secretKeys);
   try {
     await migrateToLatest(db);
+    await checkSecretKeys(db);
     await ensureKeys(db);
     await syncManagementApiIndicator(db, config.managementApiResource);
     await syncConsoleApplication(db, config.endpoint);
@@ -42,6 +44,9 @@ export async function createService(config: Config, logger: Logger = createLogge
   } catch (error) {
     await db.destroy();
     throw error;
+  }
+  if (config.production && !config.secretKeys.current) {
+    logger.warn('SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens');
   }
   const cache = new SharedCache(db);
   await cache.sync();

@@ -2,8 +2,11 @@ import { createService } from './app.ts';
 import { ConfigError, loadConfig } from './config/env.ts';
 
 let config;
+let service;
 try {
   config = loadConfig();
+  // Start-up also stops on configuration the database refutes (a secret sealed with a key not given).
+  service = await createService(config);
 } catch (error) {
   if (error instanceof ConfigError) {
     console.error(error.message);
@@ -12,7 +15,6 @@ try {
   throw error;
 }
 
-const service = await createService(config);
 const server = await service.listen();
 service.logger.info({ endpoint: config.endpoint, issuer: config.issuer, port: server.address() }, 'identity service started');
 

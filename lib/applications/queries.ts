@@ -1,6 +1,7 @@
 import { managementApi } from '../resources/management-api.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import type { Application, ApplicationType, CustomClientMetadata, OidcClientMetadata } from './schemas.ts';
 
@@ -20,12 +21,13 @@ type ApplicationRow = {
 /** Every instance shares one logical tenant, named as Logto names its single OSS tenant. */
 export const tenantId = 'default';
 
-function toApplication(row: ApplicationRow): Application {
+/** The secret is opened here, where rows are read: the token endpoint reads clients from the cache. */
+function toApplication(db: Queryable, row: ApplicationRow): Application {
   return {
     tenantId,
     id: row.id,
     name: row.name,
-    secret: row.secret,
+    secret: openSecret(db, sealedColumns.applicationSecrets, row.id, row.secret),
     description: row.description,
     type: row.type,
     oidcClientMetadata: JSON.parse(row.oidc_client_metadata) as OidcClientMetadata,
@@ -44,7 +46,7 @@ export async function insertApplication(db: Queryable, application: Application)
     name: application.name,
     description: application.description,
     type: application.type,
-    secret: application.secret,
+    secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret),
     oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
     custom_client_metadata: JSON.stringify(application.customClientMetadata),
     custom_data: JSON.stringify(application.customData),
@@ -56,7 +58,7 @@ export async function insertApplication(db: Queryable, application: Application)
 
 export async function findApplication(db: Queryable, id: string): Promise<Application | undefined> {
   const row = await db('applications').where({ id }).first<ApplicationRow | undefined>();
-  return row && toApplication(row);
+  return row && toApplication(db, row);
 }
 
 /** Whether the application holds the role that opens the management API (Logto's `isAdmin`). */
@@ -85,14 +87,14 @@ export async function listApplications(
     whereContains(query, ['id', 'name', 'description'], filter.search);
   }
   const { rows, total } = await listPage<ApplicationRow>(query, page);
-  return { items: rows.map(toApplication), total };
+  return { items: rows.map((row) => toApplication(db, row)), total };
 }
 
 export async function updateApplication(db: Queryable, application: Application): Promise<void> {
   await db('applications').where({ id: application.id }).update({
     name: application.name,
     description: application.description,
-    secret: application.secret,
+    secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret),
     oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
     custom_client_metadata: JSON.stringify(application.customClientMetadata),
     custom_data: JSON.stringify(application.customData),

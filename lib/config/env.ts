@@ -2,6 +2,13 @@ import { z } from 'zod';
 
 import type { SettingName } from '../../config/defaults.ts';
 
+/** 32 bytes in base64 (standard or URL-safe alphabet), as `openssl rand -base64 32` prints them. */
+const encryptionKey = z
+  .string()
+  .trim()
+  .regex(/^[\w+/-]{43}=?$/, 'must be 32 bytes in base64 (openssl rand -base64 32)')
+  .transform((value) => Buffer.from(value, 'base64'));
+
 const url = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/\/+$/, ''));
 
 const schema = z.object({
@@ -27,6 +34,12 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).max(256).default('Identity <no-reply@localhost>'),
+  SECRETS_ENCRYPTION_KEY: encryptionKey.optional(),
+  SECRETS_ENCRYPTION_OLD_KEYS: z
+    .string()
+    .transform((value) => value.split(',').filter((key) => key.trim() !== ''))
+    .pipe(z.array(encryptionKey))
+    .default([]),
 } satisfies Record<SettingName, z.ZodType>);
 
 export type Config = {
@@ -44,6 +57,8 @@ export type Config = {
   trustProxy: boolean;
   /** Absent: verification emails go to the development message store. */
   smtp?: { url: string; from: string };
+  /** Secrets at rest: sealed with `current` (unset: plaintext); `old` still open what they sealed. */
+  secretKeys: { current?: Buffer; old: Buffer[] };
 };
 
 export class ConfigError extends Error {
@@ -85,5 +100,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL,
     trustProxy: values.TRUST_PROXY === 'true',
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
+    secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS },
   };
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../storage/database.ts';
+import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import { connectorFactories, type Connector, type ConnectorMetadata, type FactoryId } from './schemas.ts';
 import { withMaskedSecret } from './secrets.ts';
@@ -23,11 +24,11 @@ export type StoredConnector = {
   syncProfile: boolean;
 };
 
-const toStored = (row: ConnectorRow): StoredConnector => ({
+const toStored = (db: Queryable, row: ConnectorRow): StoredConnector => ({
   id: row.id,
   factoryId: row.connector_id,
   target: row.target,
-  config: JSON.parse(row.config) as Record<string, unknown>,
+  config: openConfigSecret(db, sealedColumns.socialConnectorSecrets, row.id, JSON.parse(row.config) as Record<string, unknown>),
   metadata: JSON.parse(row.metadata) as ConnectorMetadata,
   syncProfile: Boolean(row.sync_profile),
 });
@@ -56,7 +57,7 @@ export function toConnector(connector: StoredConnector): Connector {
 
 async function readConnectors(db: Queryable): Promise<StoredConnector[]> {
   const rows = await db('social_connectors').orderBy('created_at', 'asc').orderBy('id', 'asc');
-  return (rows as ConnectorRow[]).map(toStored);
+  return (rows as ConnectorRow[]).map((row) => toStored(db, row));
 }
 
 /** All social connectors, from memory: sign-in reads them on every social step. */
@@ -66,12 +67,15 @@ export async function findConnector(db: Queryable, cache: SharedCache, id: strin
   return (await listConnectors(db, cache)).find((connector) => connector.id === id);
 }
 
+const storedConfig = (db: Queryable, connector: StoredConnector) =>
+  JSON.stringify(sealConfigSecret(db, sealedColumns.socialConnectorSecrets, connector.id, connector.config));
+
 export async function insertConnector(trx: Queryable, connector: StoredConnector): Promise<void> {
   await trx('social_connectors').insert({
     id: connector.id,
     connector_id: connector.factoryId,
     target: connector.target,
-    config: JSON.stringify(connector.config),
+    config: storedConfig(trx, connector),
     metadata: JSON.stringify(connector.metadata),
     sync_profile: connector.syncProfile,
     created_at: Date.now(),
@@ -82,7 +86,7 @@ export async function insertConnector(trx: Queryable, connector: StoredConnector
 export async function updateConnector(trx: Queryable, connector: StoredConnector): Promise<void> {
   await trx('social_connectors')
     .where({ id: connector.id })
-    .update({ config: JSON.stringify(connector.config), metadata: JSON.stringify(connector.metadata), sync_profile: connector.syncProfile });
+    .update({ config: storedConfig(trx, connector), metadata: JSON.stringify(connector.metadata), sync_profile: connector.syncProfile });
   await bumpCacheVersion(trx, 'connectors');
 }
 

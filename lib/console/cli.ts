@@ -8,8 +8,17 @@ import { openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { SharedCache } from '../storage/shared-cache.ts';
 import { createAdministrator } from './administrators.ts';
+import { rotateSecrets } from './rotate-secrets.ts';
 
-const usage = 'usage: npm run cli -- create-admin [--username <name>] [--password <password>] (missing values are asked for)';
+const usage = [
+  'usage: npm run cli -- create-admin [--username <name>] [--password <password>] (missing values are asked for)',
+  '       npm run cli -- rotate-secrets (re-encrypts stored secrets with SECRETS_ENCRYPTION_KEY)',
+].join('\n');
+
+const commands = new Map<string, (args: string[]) => Promise<void>>([
+  ['create-admin', createAdmin],
+  ['rotate-secrets', rotateSecrets],
+]);
 
 /**
  * Asks for what the arguments left out, on one prompt (stdin may be a pipe holding both answers).
@@ -57,7 +66,7 @@ async function createAdmin(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { username: { type: 'string' }, password: { type: 'string' } } });
   const { username, password } = values.username !== undefined && values.password !== undefined ? { username: values.username, password: values.password } : await askMissing(values);
   const config = loadConfig();
-  const db = openDatabase(config.dbUrl);
+  const db = openDatabase(config.dbUrl, config.secretKeys);
   try {
     await migrateToLatest(db);
     const user = await createAdministrator(db, new SharedCache(db), { username, password }, { onlyFirst: false });
@@ -69,10 +78,11 @@ async function createAdmin(args: string[]): Promise<void> {
 
 const [command, ...rest] = process.argv.slice(2);
 try {
-  if (command !== 'create-admin') {
+  const run = commands.get(command ?? '');
+  if (!run) {
     throw new Error(usage);
   }
-  await createAdmin(rest);
+  await run(rest);
 } catch (error) {
   if (error instanceof RequestError) {
     const issues = (error.data as { issues?: Array<{ code: string }> } | undefined)?.issues;

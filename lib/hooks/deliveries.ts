@@ -33,7 +33,7 @@ export async function hooksWithDueDeliveries(db: Knex, now: number): Promise<Hoo
       due.select(db.raw('1')).from('hook_deliveries').whereRaw('?? = ??', ['hook_deliveries.hook_id', 'hooks.id']).where('next_attempt_at', '<=', now);
     })
     .select<HookRow[]>('hooks.*');
-  return rows.map(toHook);
+  return rows.map((row) => toHook(db, row));
 }
 
 /**

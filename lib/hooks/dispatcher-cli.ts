@@ -3,15 +3,23 @@
  * environment as the service). Any number may run beside the service instances; on SIGTERM or SIGINT
  * it stops claiming, lets requests in flight finish (10 s at most) and exits.
  */
+import type { Knex } from 'knex';
+
 import { ConfigError, loadConfig, type Config } from '../config/env.ts';
 import { createLogger } from '../http/logger.ts';
 import { openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
+import { checkSecretKeys } from '../storage/sealed-columns.ts';
 import { Dispatcher } from './dispatcher.ts';
 
 let config: Config;
+let db: Knex;
 try {
   config = loadConfig();
+  db = openDatabase(config.dbUrl, config.secretKeys);
+  await migrateToLatest(db);
+  // It signs with the hooks' keys: a key the database needs and this process lacks stops it here.
+  await checkSecretKeys(db);
 } catch (error) {
   if (error instanceof ConfigError) {
     console.error(error.message);
@@ -21,8 +29,6 @@ try {
 }
 
 const logger = createLogger(config);
-const db = openDatabase(config.dbUrl);
-await migrateToLatest(db);
 const dispatcher = new Dispatcher({ db, config, logger });
 dispatcher.start();
 logger.info({ retrySchedule: config.hooksRetrySchedule, allowPrivateTargets: config.hooksAllowPrivateTargets }, 'webhook dispatcher started');

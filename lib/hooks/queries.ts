@@ -1,6 +1,7 @@
 import { tenantId } from '../applications/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, type Page } from '../storage/list.ts';
+import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
 import type { HookEvent } from './events.ts';
 import type { Hook, HookConfig } from './schemas.ts';
@@ -18,14 +19,15 @@ export type HookRow = {
   created_at: number | string;
 };
 
-export const toHook = (row: HookRow): Hook => ({
+/** The signing key is opened as the row is read: once per load, not per delivery. */
+export const toHook = (db: Queryable, row: HookRow): Hook => ({
   tenantId,
   id: row.id,
   name: row.name,
   event: null,
   events: JSON.parse(row.events) as HookEvent[],
   config: JSON.parse(row.config) as HookConfig,
-  signingKey: row.signing_key,
+  signingKey: openSecret(db, sealedColumns.hookSigningKeys, row.id, row.signing_key),
   enabled: Boolean(row.enabled),
   createdAt: Number(row.created_at),
 });
@@ -37,7 +39,7 @@ export async function insertHook(db: Queryable, hook: Hook): Promise<void> {
     name: hook.name,
     events: JSON.stringify(hook.events),
     config: JSON.stringify(hook.config),
-    signing_key: hook.signingKey,
+    signing_key: sealSecret(db, sealedColumns.hookSigningKeys, hook.id, hook.signingKey),
     enabled: hook.enabled,
     created_at: hook.createdAt,
   });
@@ -49,7 +51,7 @@ export async function updateHook(db: Queryable, hook: Hook): Promise<void> {
     name: hook.name,
     events: JSON.stringify(hook.events),
     config: JSON.stringify(hook.config),
-    signing_key: hook.signingKey,
+    signing_key: sealSecret(db, sealedColumns.hookSigningKeys, hook.id, hook.signingKey),
     enabled: hook.enabled,
   });
   await bumpCacheVersion(db, hooksCache);
@@ -70,12 +72,12 @@ export async function disableHook(db: Queryable, id: string): Promise<void> {
 
 export async function findHook(db: Queryable, id: string): Promise<Hook | undefined> {
   const row = await db('hooks').where({ id }).first<HookRow | undefined>();
-  return row && toHook(row);
+  return row && toHook(db, row);
 }
 
 export async function listHooks(db: Queryable, page: Page): Promise<{ items: Hook[]; total: number }> {
   const { rows, total } = await listPage<HookRow>(db('hooks').select('*'), page);
-  return { items: rows.map(toHook), total };
+  return { items: rows.map((row) => toHook(db, row)), total };
 }
 
 /** Enabled hooks by event: what the outbox needs to know, small enough to keep in memory. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { RequestError, notFound } from '../http/errors.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
+import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { remainingCodes, type StoredBackupCode } from './backup-codes.ts';
 
 export const factorTypes = ['Totp', 'BackupCode'] as const;
@@ -42,12 +43,18 @@ export function toMfaVerification(row: FactorRow): MfaVerification {
   };
 }
 
+/** Rows as read: a TOTP secret opened. */
+const opened = (db: Queryable, row: FactorRow): FactorRow =>
+  row.secret === null ? row : { ...row, secret: openSecret(db, sealedColumns.totpSecrets, row.id, row.secret) };
+
 export async function listFactors(db: Queryable, userId: string): Promise<FactorRow[]> {
-  return db('user_mfa_verifications').where({ user_id: userId }).orderBy('created_at', 'asc').orderBy('id', 'asc');
+  const rows: FactorRow[] = await db('user_mfa_verifications').where({ user_id: userId }).orderBy('created_at', 'asc').orderBy('id', 'asc');
+  return rows.map((row) => opened(db, row));
 }
 
 export async function findFactor(db: Queryable, userId: string, type: FactorType): Promise<FactorRow | undefined> {
-  return db('user_mfa_verifications').where({ user_id: userId, type }).first<FactorRow | undefined>();
+  const row = await db('user_mfa_verifications').where({ user_id: userId, type }).first<FactorRow | undefined>();
+  return row && opened(db, row);
 }
 
 /** Backup codes alone are no second factor: they stand in for one that is lost. */
@@ -89,7 +96,7 @@ export async function addFactor(
     created_at: Date.now(),
   };
   try {
-    await trx('user_mfa_verifications').insert(row);
+    await trx('user_mfa_verifications').insert(row.secret === null ? row : { ...row, secret: sealSecret(trx, sealedColumns.totpSecrets, row.id, row.secret) });
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw inUse(factor.type);

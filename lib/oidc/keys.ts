@@ -4,6 +4,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jo
 import type { Knex } from 'knex';
 
 import type { Queryable } from '../storage/database.ts';
+import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
 
 export type KeyKind = 'private-keys' | 'cookie-keys';
@@ -27,12 +28,14 @@ export type KeySet = {
   cookieKeys: string[];
 };
 
+type NewKey = Omit<KeyRow, 'created_at' | 'rotated_at'>;
+
 const jwsAlgorithm: Record<SigningKeyAlgorithm, string> = { EC: 'ES256', RSA: 'RS256' };
 
 /** ID tokens live an hour; a retired key stays published until every token it signed has expired. */
 const idTokenTtl = 3600;
 
-async function newSigningKey(algorithm: SigningKeyAlgorithm): Promise<Omit<KeyRow, 'created_at' | 'rotated_at'>> {
+async function newSigningKey(algorithm: SigningKeyAlgorithm): Promise<NewKey> {
   const alg = jwsAlgorithm[algorithm];
   const { privateKey } = await generateKeyPair(alg, { extractable: true });
   const jwk = await exportJWK(privateKey);
@@ -40,9 +43,11 @@ async function newSigningKey(algorithm: SigningKeyAlgorithm): Promise<Omit<KeyRo
   return { id: kid, kind: 'private-keys', algorithm, value: JSON.stringify({ ...jwk, kid, alg, use: 'sig' }) };
 }
 
-function newCookieKey(): Omit<KeyRow, 'created_at' | 'rotated_at'> {
+function newCookieKey(): NewKey {
   return { id: randomBytes(12).toString('base64url'), kind: 'cookie-keys', algorithm: null, value: randomBytes(32).toString('base64url') };
 }
+
+const sealed = (db: Queryable, key: NewKey): NewKey => ({ ...key, value: sealSecret(db, sealedColumns.oidcKeys, key.id, key.value) });
 
 async function retention(db: Queryable): Promise<number> {
   const row = await db('resources').max({ ttl: 'access_token_ttl' }).first();
@@ -79,7 +84,7 @@ export async function ensureKeys(db: Knex): Promise<void> {
     const stillMissing = await missingKeys(trx);
     const rows = candidates.filter((key) => stillMissing.some(({ kind, algorithm }) => key.kind === kind && key.algorithm === algorithm));
     if (rows.length > 0) {
-      await trx('oidc_keys').insert(rows.map((row) => ({ ...row, created_at: Date.now(), rotated_at: null })));
+      await trx('oidc_keys').insert(rows.map((row) => ({ ...sealed(trx, row), created_at: Date.now(), rotated_at: null })));
       await bumpCacheVersion(trx, 'keys');
     }
   });
@@ -93,13 +98,15 @@ async function loadKeySet(db: Queryable): Promise<KeySet> {
     .orderByRaw('case when rotated_at is null then 0 else 1 end')
     .orderBy('created_at', 'desc')
     .select<KeyRow[]>('*');
-  const signing = rows.filter((row) => row.kind === 'private-keys').map((row) => JSON.parse(row.value) as JWK);
+  // Opened once per load into the cache: signing never decrypts.
+  const valueOf = (row: KeyRow) => openSecret(db, sealedColumns.oidcKeys, row.id, row.value);
+  const signing = rows.filter((row) => row.kind === 'private-keys').map((row) => JSON.parse(valueOf(row)) as JWK);
   return {
     signing,
     publicJwks: {
       keys: signing.map(({ kty, crv, x, y, n, e, kid, alg, use }) => ({ kty, crv, x, y, n, e, kid, alg, use })),
     },
-    cookieKeys: rows.filter((row) => row.kind === 'cookie-keys').map((row) => row.value),
+    cookieKeys: rows.filter((row) => row.kind === 'cookie-keys').map(valueOf),
   };
 }
 
@@ -136,7 +143,7 @@ export async function rotateKey(db: Knex, kind: KeyKind, algorithm: SigningKeyAl
     const replaced = trx('oidc_keys').where({ kind }).whereNull('rotated_at');
     await (kind === 'private-keys' ? replaced.where({ algorithm }) : replaced).update({ rotated_at: now });
     const key = kind === 'private-keys' ? await newSigningKey(algorithm) : newCookieKey();
-    await trx('oidc_keys').insert({ ...key, created_at: now, rotated_at: null });
+    await trx('oidc_keys').insert({ ...sealed(trx, key), created_at: now, rotated_at: null });
     await pruneRetiredKeys(trx);
     await bumpCacheVersion(trx, 'keys');
   });

@@ -1,6 +1,7 @@
 import { tenantId } from '../applications/queries.ts';
 import { withMaskedSecret } from '../connectors/secrets.ts';
 import type { Queryable } from '../storage/database.ts';
+import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import type { SsoConfig, SsoConnector } from './schemas.ts';
 
@@ -28,11 +29,11 @@ export type StoredSsoConnector = {
   createdAt: number;
 };
 
-const toStored = (row: SsoConnectorRow): StoredSsoConnector => ({
+const toStored = (db: Queryable, row: SsoConnectorRow): StoredSsoConnector => ({
   id: row.id,
   providerName: row.provider_name,
   connectorName: row.connector_name,
-  config: JSON.parse(row.config) as Partial<SsoConfig>,
+  config: openConfigSecret(db, sealedColumns.ssoConnectorSecrets, row.id, JSON.parse(row.config) as Record<string, unknown>) as Partial<SsoConfig>,
   domains: JSON.parse(row.domains) as string[],
   branding: JSON.parse(row.branding) as SsoConnector['branding'],
   syncProfile: Boolean(row.sync_profile),
@@ -52,7 +53,7 @@ export const toSsoConnector = (connector: StoredSsoConnector): SsoConnector => (
 
 async function readSsoConnectors(db: Queryable): Promise<StoredSsoConnector[]> {
   const rows = await db('sso_connectors').orderBy('created_at', 'asc').orderBy('id', 'asc');
-  return (rows as SsoConnectorRow[]).map(toStored);
+  return (rows as SsoConnectorRow[]).map((row) => toStored(db, row));
 }
 
 /** All SSO connectors, from memory: the sign-in page asks for them by email domain. */
@@ -68,22 +69,22 @@ export async function ssoConnectorsForEmail(db: Queryable, cache: SharedCache, e
   return (await listSsoConnectors(db, cache)).filter((connector) => connector.domains.includes(domain));
 }
 
-const columnsOf = (connector: StoredSsoConnector) => ({
+const columnsOf = (db: Queryable, connector: StoredSsoConnector) => ({
   provider_name: connector.providerName,
   connector_name: connector.connectorName,
-  config: JSON.stringify(connector.config),
+  config: JSON.stringify(sealConfigSecret(db, sealedColumns.ssoConnectorSecrets, connector.id, connector.config)),
   domains: JSON.stringify(connector.domains),
   branding: JSON.stringify(connector.branding),
   sync_profile: connector.syncProfile,
 });
 
 export async function insertSsoConnector(trx: Queryable, connector: StoredSsoConnector): Promise<void> {
-  await trx('sso_connectors').insert({ id: connector.id, created_at: connector.createdAt, ...columnsOf(connector) });
+  await trx('sso_connectors').insert({ id: connector.id, created_at: connector.createdAt, ...columnsOf(trx, connector) });
   await bumpCacheVersion(trx, 'connectors');
 }
 
 export async function updateSsoConnector(trx: Queryable, connector: StoredSsoConnector): Promise<void> {
-  await trx('sso_connectors').where({ id: connector.id }).update(columnsOf(connector));
+  await trx('sso_connectors').where({ id: connector.id }).update(columnsOf(trx, connector));
   await bumpCacheVersion(trx, 'connectors');
 }
 

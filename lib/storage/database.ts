@@ -3,6 +3,8 @@ import { dirname, resolve } from 'node:path';
 
 import knex, { type Knex } from 'knex';
 
+import { SecretBox, type SecretKeys } from './secret-box.ts';
+
 /** A connection pool or a transaction: logic takes either, so a change and its side rows commit together. */
 export type Queryable = Knex | Knex.Transaction;
 
@@ -18,7 +20,25 @@ const log = {
   },
 };
 
-export function openDatabase(url: string): Knex {
+/**
+ * The secret keys travel with the connection pool: every query that reads or writes a secret holds
+ * the pool or one of its transactions, and a transaction's client shares its pool's config object.
+ */
+const secretBoxes = new WeakMap<object, SecretBox>();
+const noKeys = new SecretBox({ old: [] });
+
+export const secretsOf = (db: Queryable): SecretBox => secretBoxes.get(db.client.config as object) ?? noKeys;
+
+/** Opens a pool; `keys` seal and open the secrets stored in it (without them, a sealed one cannot be read). */
+export function openDatabase(url: string, keys?: SecretKeys): Knex {
+  const db = connect(url);
+  if (keys) {
+    secretBoxes.set(db.client.config as object, new SecretBox(keys));
+  }
+  return db;
+}
+
+function connect(url: string): Knex {
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
     if (filename !== ':memory:') {
