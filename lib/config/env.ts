@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { SettingName } from '../../config/defaults.ts';
+import { isLoopback } from './loopback.ts';
 
 const url = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/\/+$/, ''));
 
@@ -86,4 +87,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: values.TRUST_PROXY === 'true',
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
   };
+}
+
+/** What a production start logs as warnings: settings that work but leave users exposed. */
+export function configWarnings(config: Config): string[] {
+  if (!config.production) {
+    return [];
+  }
+  const warnings: string[] = [];
+  const endpoint = new URL(config.endpoint);
+  if (endpoint.protocol === 'http:' && !isLoopback(endpoint.hostname)) {
+    warnings.push(`ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https`);
+  }
+  if (!config.smtp) {
+    warnings.push('SMTP_URL is not set: verification codes cannot be sent (the development message store is off in production), so sign-in, registration and password reset by code answer 501 connector.not_found');
+  }
+  return warnings;
 }

@@ -18,6 +18,12 @@ const log = {
   },
 };
 
+/**
+ * A failed query's error names its statement with placeholders, not with its values (knex would
+ * write the values into `error.message`): the values may be secrets, and errors get logged.
+ */
+const compileSqlOnError = false;
+
 export function openDatabase(url: string): Knex {
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
@@ -28,6 +34,7 @@ export function openDatabase(url: string): Knex {
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
+      compileSqlOnError,
       log,
       pool: {
         min: 1,
@@ -46,6 +53,7 @@ export function openDatabase(url: string): Knex {
   return knex({
     client: 'mysql2',
     connection: { uri: url, charset: 'utf8mb4', timezone: 'Z' } as Knex.MySql2ConnectionConfig,
+    compileSqlOnError,
     log,
     pool: {
       min: 0,
