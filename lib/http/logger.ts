@@ -10,16 +10,17 @@ export type { Logger } from 'pino';
 /** Fields that hold credentials wherever a request, its body or an error is logged. */
 const credentialFields = ['authorization', 'cookie', 'set-cookie', 'password', 'secret', 'token', 'clientSecret', 'client_secret', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'setupToken'];
 const requestParts = ['headers', 'req.headers', 'res.headers', 'body', 'req.body', 'query', 'req.query', 'params'];
-const quoted = (field: string) => (/^\w+$/.test(field) ? `.${field}` : `["${field}"]`);
+/** A redaction path (pino's syntax): `parent.field`, or `parent["set-cookie"]` for names that need quotes. */
+const path = (parent: string, field: string) => (/^\w+$/.test(field) ? [parent, field].filter(Boolean).join('.') : `${parent}["${field}"]`);
 
 /**
- * `code` is a verification or authorization code in a request but an error code in an error, which
- * is what a log line needs: it is redacted only inside request parts.
+ * Credentials are redacted at the top level, one level down, and in request parts. `code` is a
+ * verification or authorization code in a request but an error code in an error, which a log line
+ * needs: it is redacted in request parts only.
  */
 const redactedPaths = [
-  ...credentialFields.map((field) => (/^\w+$/.test(field) ? field : `["${field}"]`)),
-  ...credentialFields.map((field) => `*${quoted(field)}`),
-  ...requestParts.flatMap((part) => [...credentialFields, 'code'].map((field) => `${part}${quoted(field)}`)),
+  ...['', '*'].flatMap((parent) => credentialFields.map((field) => path(parent, field))),
+  ...requestParts.flatMap((part) => [...credentialFields, 'code'].map((field) => path(part, field))),
 ];
 
 type SerializedError = {
