@@ -9,17 +9,20 @@ export type { Logger } from 'pino';
 
 /** Fields that hold credentials wherever a request, its body or an error is logged. */
 const credentialFields = ['authorization', 'cookie', 'set-cookie', 'password', 'secret', 'token', 'clientSecret', 'client_secret', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'setupToken'];
-const requestParts = ['headers', 'req.headers', 'res.headers', 'body', 'req.body', 'query', 'req.query', 'params'];
+/** Where a request's credentials would be in a log line; `code` (a verification or authorization code) too. */
+const requestParts = ['headers', 'body', 'query', 'params', 'req.headers', 'req.body', 'req.query', 'res.headers'];
+/** Other objects that may carry credentials (a connector's config, an error's data). */
+const otherParts = ['config', 'data'];
 /** A redaction path (pino's syntax): `parent.field`, or `parent["set-cookie"]` for names that need quotes. */
 const path = (parent: string, field: string) => (/^\w+$/.test(field) ? [parent, field].filter(Boolean).join('.') : `${parent}["${field}"]`);
 
 /**
- * Credentials are redacted at the top level, one level down, and in request parts. `code` is a
- * verification or authorization code in a request but an error code in an error, which a log line
- * needs: it is redacted in request parts only.
+ * Named paths only: pino compiles them into plain property checks, free on every request line,
+ * where a `*` wildcard would cost more than the rest of the line. Outside request parts `code` is
+ * an error code, which a log line needs.
  */
 const redactedPaths = [
-  ...['', '*'].flatMap((parent) => credentialFields.map((field) => path(parent, field))),
+  ...['', ...otherParts].flatMap((parent) => credentialFields.map((field) => path(parent, field))),
   ...requestParts.flatMap((part) => [...credentialFields, 'code'].map((field) => path(part, field))),
 ];
 
