@@ -32,7 +32,7 @@ export const settings = {
   SMTP_URL: {
     default: '',
     meaning:
-      'smtp://user:pass@host:587 or smtps://...:465: send verification emails through this server; unset, they are kept in the development message store',
+      'smtp://user:pass@host:587 or smtps://...:465: send verification emails through this server; unset, they are kept in the development message store, and in production not sent (501 connector.not_found; a warning at start)',
   },
   SMTP_FROM: { default: 'Identity <no-reply@localhost>', meaning: 'sender of verification emails' },
   SECRETS_ENCRYPTION_KEY: {

@@ -4,13 +4,16 @@ import Koa from 'koa';
 
 import { purgeExpiredVerifications } from './account/verifications.ts';
 import { AuditLog } from './audit/audit-log.ts';
-import type { Config } from './config/env.ts';
+import { configWarnings, type Config } from './config/env.ts';
 import { syncConsoleApplication } from './console/console-app.ts';
+import { offerSetupToken } from './console/first-run.ts';
 import { consolePages } from './console/pages.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
 import { purgeExpiredStates } from './experience/state.ts';
-import { createLogger, requestLogger, type Logger } from './http/logger.ts';
+import { answerMalformedRequest } from './http/client-error.ts';
+import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
+import { countRequestsAsHttps } from './http/secure-cookies.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { useApi } from './management/api.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
@@ -31,8 +34,14 @@ export type Service = {
   close(): Promise<void>;
 };
 
-/** Opens the database, brings it up to date, and assembles the HTTP service. */
-export async function createService(config: Config, logger: Logger = createLogger(config)): Promise<Service> {
+/**
+ * Opens the database, brings it up to date, and assembles the HTTP service. Secrets shown once to
+ * the operator (generated credentials, the console's setup token) go to `notices`, not the log.
+ */
+export async function createService(config: Config, logger: Logger = createLogger(config), notices: NoticeStream = process.stderr): Promise<Service> {
+  for (const warning of configWarnings(config)) {
+    logger.warn(warning);
+  }
   const db = openDatabase(config.dbUrl, config.secretKeys);
   try {
     await migrateToLatest(db);
@@ -40,18 +49,17 @@ export async function createService(config: Config, logger: Logger = createLogge
     await ensureKeys(db);
     await syncManagementApiIndicator(db, config.managementApiResource);
     await syncConsoleApplication(db, config.endpoint);
-    await ensureBootstrapAdmin(db, config, logger);
+    await ensureBootstrapAdmin(db, config, notices);
+    await offerSetupToken(db, config, notices);
   } catch (error) {
     await db.destroy();
     throw error;
-  }
-  if (config.production && !config.secretKeys.current) {
-    logger.warn('SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens');
   }
   const cache = new SharedCache(db);
   await cache.sync();
 
   const app = new Koa({ proxy: config.trustProxy });
+  countRequestsAsHttps(app, config.endpoint);
   app.on('error', (error) => logger.error({ err: error }, 'unhandled error'));
   app.use(requestLogger(logger));
   app.use(async (_ctx, next) => {
@@ -83,6 +91,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     logger,
     async listen(port = config.port) {
       const listening = app.listen(port);
+      listening.on('clientError', answerMalformedRequest(logger));
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('listening', resolve);

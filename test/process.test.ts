@@ -8,15 +8,19 @@ import { freshDatabaseUrl } from './support/database.ts';
 import { freePort } from './support/service.ts';
 
 /** The service as users run it: `node --import tsx lib/main.ts`, configured by environment. */
-function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string } {
+function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; errors: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/main.ts'], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let errors = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    errors += chunk.toString();
+  });
+  return { child, output: () => output, errors: () => errors };
 }
 
 async function waitFor(check: () => boolean, what: string, timeout = 20_000): Promise<void> {
@@ -30,15 +34,20 @@ async function waitFor(check: () => boolean, what: string, timeout = 20_000): Pr
 }
 
 describe('the service process', () => {
-  it('prints generated admin credentials once at first start, and they work', async () => {
+  it('prints generated admin credentials once at first start, as one JSON line on stderr, and they work', async () => {
     const dbUrl = await freshDatabaseUrl();
     const port = await freePort();
     const first = startProcess({ DB_URL: dbUrl, PORT: String(port) });
     await waitFor(() => first.output().includes('identity service started'), 'start');
-    const id = /client id:\s+(\S+)/.exec(first.output())?.[1];
-    const secret = /client secret:\s+(\S+)/.exec(first.output())?.[1];
+    const line = first
+      .errors()
+      .split('\n')
+      .find((text) => text.includes('"clientSecret"'));
+    const { clientId: id, clientSecret: secret, level } = JSON.parse(line ?? '{}') as { clientId?: string; clientSecret?: string; level?: number };
     expect(id).to.be.a('string');
     expect(secret).to.be.a('string');
+    expect(level).to.equal(40);
+    expect(first.output().split(secret!)).to.have.length(2);
 
     const token = await got
       .post(`http://127.0.0.1:${port}/oidc/token`, {
@@ -58,7 +67,8 @@ describe('the service process', () => {
 
     const second = startProcess({ DB_URL: dbUrl, PORT: String(port) });
     await waitFor(() => second.output().includes('identity service started'), 'restart');
-    expect(second.output()).to.not.include('client secret');
+    expect(second.output()).to.not.include(secret!);
+    expect(second.output()).to.not.include('clientSecret');
     second.child.kill('SIGTERM');
     await once(second.child, 'exit');
   });

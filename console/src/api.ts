@@ -41,6 +41,7 @@ export class ApiError extends Error {
 
 const codeFields: Array<[RegExp, string]> = [
   [/^password\./, 'password'],
+  [/setup_token/, 'setupToken'],
   [/username/, 'username'],
   [/email/, 'primaryEmail'],
   [/phone/, 'primaryPhone'],

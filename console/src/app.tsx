@@ -70,11 +70,14 @@ function Welcome({ config, problem }: { config: ConsoleConfig; problem?: string 
           {problem}
         </p>
       )}
-      {!config.hasAdministrator && !created ? (
-        <FirstAdministrator onCreated={() => setCreated(true)} />
+      {config.firstRun !== 'closed' && !created ? (
+        <FirstAdministrator needsSetupToken={config.firstRun === 'setup-token'} onCreated={() => setCreated(true)} />
       ) : (
         <>
           {created && <p role="status">The administrator is created. Sign in with that username and password.</p>}
+          {!created && !config.hasAdministrator && (
+            <p role="status">No administrator exists, and one existed before: make one on the service's machine with npm run cli -- create-admin.</p>
+          )}
           <button type="button" class="primary" onClick={() => void signIn(config, returnTo === '/callback' ? '/' : returnTo)}>
             Sign in
           </button>

@@ -10,6 +10,8 @@ export type ConsoleConfig = {
   postLogoutRedirectUri: string;
   managementApiResource: string;
   hasAdministrator: boolean;
+  /** Whether this browser may create the first administrator: as it is, with the setup token, or not at all. */
+  firstRun: 'local' | 'setup-token' | 'closed';
 };
 
 type Session = { accessToken: string; idToken: string; expiresAt: number; scope: string };

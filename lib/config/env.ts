@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { SettingName } from '../../config/defaults.ts';
+import { isLoopback } from './loopback.ts';
 
 /** 32 bytes in base64 (standard or URL-safe alphabet), as `openssl rand -base64 32` prints them. */
 const encryptionKey = z
@@ -102,4 +103,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
     secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS },
   };
+}
+
+/** What a production start logs as warnings: settings that work but leave users exposed. */
+export function configWarnings(config: Config): string[] {
+  if (!config.production) {
+    return [];
+  }
+  const warnings: string[] = [];
+  const endpoint = new URL(config.endpoint);
+  if (endpoint.protocol === 'http:' && !isLoopback(endpoint.hostname)) {
+    warnings.push(`ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https`);
+  }
+  if (!config.smtp) {
+    warnings.push('SMTP_URL is not set: verification codes cannot be sent (the development message store is off in production), so sign-in, registration and password reset by code answer 501 connector.not_found');
+  }
+  if (!config.secretKeys.current) {
+    warnings.push('SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens');
+  }
+  return warnings;
 }

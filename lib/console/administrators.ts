@@ -4,29 +4,55 @@ import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
-import type { Queryable } from '../storage/database.ts';
 import { lockCache, type SharedCache } from '../storage/shared-cache.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
 import { consoleApp } from './console-app.ts';
+import { administratorEverExisted, hasAdministrator, spendSetupToken } from './first-run.ts';
 
 export type NewAdministrator = { username: string; password: string };
 
-export async function hasAdministrator(db: Queryable): Promise<boolean> {
-  return Boolean(await db('users_roles').where({ role_id: consoleApp.roleId }).first());
+/** Who asks for the first run: a request from this machine, or one carrying a setup token. */
+export type FirstRunCaller = { local: boolean; setupToken?: string; production: boolean };
+
+/**
+ * The first run's rules, checked under the roles lock (of racing requests only one gets through):
+ * from afar a setup token is needed (403, so a stranger learns nothing more); an administrator that
+ * exists gives 409; in production, one that ever existed closes the first run for good (403).
+ */
+async function assertFirstRun(trx: Knex.Transaction, caller: FirstRunCaller): Promise<void> {
+  if (!caller.local) {
+    if (caller.setupToken === undefined) {
+      throw new RequestError(
+        { code: 'console.setup_token_required', status: 403 },
+        'The first administrator can be created from this machine, or from elsewhere with the setup token the service printed at start.',
+      );
+    }
+    if (!(await spendSetupToken(trx, caller.setupToken))) {
+      throw new RequestError({ code: 'console.setup_token_invalid', status: 403 }, 'This setup token is not valid: it is wrong or was used already.');
+    }
+  }
+  if (await hasAdministrator(trx)) {
+    throw new RequestError({ code: 'console.administrator_exists', status: 409 }, 'An administrator exists already: sign in instead.');
+  }
+  if (caller.production && (await administratorEverExisted(trx))) {
+    throw new RequestError(
+      { code: 'console.first_run_closed', status: 403 },
+      'An administrator existed already, so the first run is closed: create an administrator with `npm run cli -- create-admin`.',
+    );
+  }
 }
 
 /**
  * Creates a user holding the administrator role (password checked against the policy, as any
- * user's). With `onlyFirst` (the console's unauthenticated first run) it is refused once an
- * administrator exists: the check and the insert run under the roles lock, so of two first-run
- * requests racing only one succeeds.
+ * user's). With `firstRun` (the console's unauthenticated first run) the first run's rules apply;
+ * without it (the CLI, whoever holds the database) it works whenever it is run.
  */
-export async function createAdministrator(db: Knex, cache: SharedCache, input: NewAdministrator, { onlyFirst }: { onlyFirst: boolean }): Promise<User> {
+export async function createAdministrator(db: Knex, cache: SharedCache, input: NewAdministrator, { firstRun }: { firstRun?: FirstRunCaller }): Promise<User> {
   return db.transaction(async (trx) => {
     await lockCache(trx, 'roles');
-    if (onlyFirst && (await hasAdministrator(trx))) {
-      throw new RequestError({ code: 'console.administrator_exists', status: 409 }, 'An administrator exists already: sign in instead.');
+    if (firstRun) {
+      await assertFirstRun(trx, firstRun);
     }
     const { passwordPolicy } = await currentSignInExperience(trx, cache);
     const user = await createUser(trx, input, passwordPolicy);

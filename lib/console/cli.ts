@@ -69,7 +69,7 @@ async function createAdmin(args: string[]): Promise<void> {
   const db = openDatabase(config.dbUrl, config.secretKeys);
   try {
     await migrateToLatest(db);
-    const user = await createAdministrator(db, new SharedCache(db), { username, password }, { onlyFirst: false });
+    const user = await createAdministrator(db, new SharedCache(db), { username, password }, {});
     console.log(`Created administrator ${username} (user id ${user.id}). Sign in at ${config.endpoint}/console`);
   } finally {
     await db.destroy();

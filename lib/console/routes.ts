@@ -2,24 +2,27 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Config } from '../config/env.ts';
+import { isLocalRequest } from '../http/local-request.ts';
 import type { Api } from '../http/route.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userSchema, username } from '../users/schemas.ts';
-import { createAdministrator, hasAdministrator } from './administrators.ts';
+import { createAdministrator } from './administrators.ts';
 import { consoleApp, consoleRedirectUri } from './console-app.ts';
+import { firstRunOpen, hasAdministrator, type FirstRun } from './first-run.ts';
 
 const tag = 'Console';
 
 /**
  * The console's two public endpoints (no token: they are what a browser needs before anyone can
- * sign in): how to sign in, and, on a first run only, the creation of the first administrator.
+ * sign in): how to sign in, and, on a first run only, the creation of the first administrator, from
+ * this machine or with the setup token printed at start (lib/console/first-run.ts).
  */
 export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Config): void {
   api.add(
     {
       method: 'get',
       path: '/console/config',
-      summary: "The admin console's sign-in settings, and whether an administrator exists yet",
+      summary: "The admin console's sign-in settings, whether an administrator exists yet, and whether this browser may create the first one",
       tag,
       response: z.object({
         clientId: z.string(),
@@ -28,29 +31,37 @@ export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Co
         postLogoutRedirectUri: z.string(),
         managementApiResource: z.string(),
         hasAdministrator: z.boolean(),
+        firstRun: z.enum(['local', 'setup-token', 'closed'] satisfies FirstRun[]),
       }),
     },
-    async () => ({
-      clientId: consoleApp.applicationId,
-      issuer: config.issuer,
-      redirectUri: consoleRedirectUri(config.endpoint),
-      postLogoutRedirectUri: `${config.endpoint}/console`,
-      managementApiResource: config.managementApiResource,
-      hasAdministrator: await hasAdministrator(db),
-    }),
+    async (_input, ctx) => {
+      const open = await firstRunOpen(db, config.production);
+      const firstRun: FirstRun = !open ? 'closed' : isLocalRequest(ctx, config.trustProxy) ? 'local' : 'setup-token';
+      return {
+        clientId: consoleApp.applicationId,
+        issuer: config.issuer,
+        redirectUri: consoleRedirectUri(config.endpoint),
+        postLogoutRedirectUri: `${config.endpoint}/console`,
+        managementApiResource: config.managementApiResource,
+        hasAdministrator: await hasAdministrator(db),
+        firstRun,
+      };
+    },
   );
 
   api.add(
     {
       method: 'post',
       path: '/console/first-administrator',
-      summary: 'Create the first administrator (a user holding the console administrator role); 409 once one exists',
+      summary:
+        'Create the first administrator (a user holding the console administrator role): from this machine, or with `setupToken` (printed at start) from elsewhere; 409 once one exists; 403 when the first run is closed',
       tag,
-      body: z.strictObject({ username, password: z.string().min(1).max(256) }),
+      body: z.strictObject({ username, password: z.string().min(1).max(256), setupToken: z.string().min(1).max(256).optional() }),
       response: userSchema,
       status: 201,
       errors: [409, 422],
     },
-    async ({ body }) => createAdministrator(db, cache, body, { onlyFirst: true }),
+    async ({ body: { setupToken, ...input } }, ctx) =>
+      createAdministrator(db, cache, input, { firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production } }),
   );
 }

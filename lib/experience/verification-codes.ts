@@ -64,6 +64,13 @@ export async function sendVerificationCode(
   connectors: Connectors,
   { identifier, purpose }: { identifier: CodeIdentifier; purpose: CodePurpose },
 ): Promise<{ codeId: string; expiresAt: number }> {
+  const connector = connectors[identifier.type];
+  if (!connector) {
+    throw new RequestError(
+      { code: 'connector.not_found', status: 501 },
+      `This service cannot send verification codes by ${identifier.type === 'email' ? 'email' : 'SMS'}.`,
+    );
+  }
   const recipient = recipientKey(identifier);
   const now = Date.now();
   await assertSendAllowed(db, recipient, now);
@@ -86,7 +93,7 @@ export async function sendVerificationCode(
 
   const to = identifier.type === 'email' ? identifier.value.trim() : recipient;
   try {
-    await connectors[identifier.type].send({ to, type: identifier.type, purpose, code });
+    await connector.send({ to, type: identifier.type, purpose, code });
   } catch (cause) {
     await db('verification_codes').where({ id: codeId }).delete();
     const error = new RequestError(

@@ -1,25 +1,108 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Middleware } from 'koa';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 import type { Config } from '../config/env.ts';
 
 export type { Logger } from 'pino';
 
+/** Fields that hold credentials wherever a request, its body or an error is logged. */
+const credentialFields = ['authorization', 'cookie', 'set-cookie', 'password', 'secret', 'token', 'clientSecret', 'client_secret', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'setupToken'];
+/** Where a request's credentials would be in a log line; `code` (a verification or authorization code) too. */
+const requestParts = ['headers', 'body', 'query', 'params', 'req.headers', 'req.body', 'req.query', 'res.headers'];
+/** Other objects that may carry credentials (a connector's config, an error's data). */
+const otherParts = ['config', 'data'];
+/** A redaction path (pino's syntax): `parent.field`, or `parent["set-cookie"]` for names that need quotes. */
+const path = (parent: string, field: string) => (/^\w+$/.test(field) ? [parent, field].filter(Boolean).join('.') : `${parent}["${field}"]`);
+
+/**
+ * Named paths only: pino compiles them into plain property checks, free on every request line,
+ * where a `*` wildcard would cost more than the rest of the line. Outside request parts `code` is
+ * an error code, which a log line needs.
+ */
+const redactedPaths = [
+  ...['', ...otherParts].flatMap((parent) => credentialFields.map((field) => path(parent, field))),
+  ...requestParts.flatMap((part) => [...credentialFields, 'code'].map((field) => path(part, field))),
+];
+
+type SerializedError = {
+  type: string;
+  message: string;
+  stack?: string;
+  code?: unknown;
+  errno?: unknown;
+  sqlState?: unknown;
+  status?: unknown;
+  cause?: SerializedError;
+};
+
+/**
+ * Errors are logged by a fixed set of fields. Others are left out because they carry values:
+ * mysql2's `sql` (the statement with its values), Node's `rawPacket` (the bytes of a malformed
+ * request), knex's `bindings`, an HTTP client's request options. mysql2's message (`sqlMessage`)
+ * quotes values too (`Duplicate entry 'x'`): it is replaced by the error code where it appears;
+ * knex prefixes statements with placeholders (`compileSqlOnError: false`, lib/storage/database.ts).
+ */
+export function serializeError(error: unknown, depth = 0): SerializedError {
+  if (!(error instanceof Error)) {
+    return { type: typeof error, message: 'a thrown value that is not an Error' };
+  }
+  const fields = error as Error & Record<'code' | 'errno' | 'sqlState' | 'sqlMessage' | 'status', unknown>;
+  const withoutValues = (text: string) =>
+    typeof fields.sqlMessage === 'string' && fields.sqlMessage !== '' ? text.replaceAll(fields.sqlMessage, `[${String(fields.code)}]`) : text;
+  return {
+    type: error.name,
+    message: withoutValues(error.message),
+    stack: error.stack === undefined ? undefined : withoutValues(error.stack),
+    code: fields.code,
+    errno: fields.errno,
+    sqlState: fields.sqlState,
+    status: fields.status,
+    cause: error.cause === undefined || depth >= 3 ? undefined : serializeError(error.cause, depth + 1),
+  };
+}
+
 /**
  * JSON lines in production, written in the background (a request never waits on stdout);
- * human-readable lines in development.
+ * human-readable lines in development. `destination` replaces stdout (tests read what is logged).
+ * Credentials are redacted and errors keep only what cannot hold a value.
  */
-export function createLogger(config: Pick<Config, 'production' | 'logLevel'>): Logger {
-  if (config.production || config.logLevel === 'silent') {
-    return pino({ level: config.logLevel, base: undefined }, pino.destination({ sync: false }));
-  }
-  return pino({
+export function createLogger(config: Pick<Config, 'production' | 'logLevel'>, destination?: DestinationStream): Logger {
+  const options = {
     level: config.logLevel,
     base: undefined,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    serializers: { err: serializeError },
+  };
+  if (destination) {
+    return pino(options, destination);
+  }
+  if (config.production || config.logLevel === 'silent') {
+    return pino(options, pino.destination({ sync: false }));
+  }
+  return pino({
+    ...options,
     transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' } },
   });
+}
+
+/** Where a secret shown once to the operator goes: stderr, apart from the log. */
+export type NoticeStream = { write(text: string): unknown };
+
+/**
+ * A secret the operator must see once (generated credentials, the console's setup token), kept out
+ * of the log: one JSON line in production (`level` warn, as the log's), a readable block otherwise.
+ */
+export function writeOneTimeSecret(out: NoticeStream, production: boolean, message: string, fields: Record<string, string>): void {
+  if (production) {
+    out.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: message, ...fields })}\n`);
+    return;
+  }
+  const labels = Object.keys(fields).map((key) => `${key.replaceAll(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}:`);
+  const width = Math.max(...labels.map((label) => label.length)) + 1;
+  const lines = Object.values(fields).map((value, index) => `  ${labels[index]!.padEnd(width)}${value}`);
+  out.write(`\n${message}:\n${lines.join('\n')}\n\n`);
 }
 
 /** One line per request. Only the path is logged: query strings may carry codes and tokens. */

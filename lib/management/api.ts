@@ -26,6 +26,7 @@ import { errorHandler } from '../http/error-handler.ts';
 import type { Logger } from '../http/logger.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import { Api } from '../http/route.ts';
+import { refuseCrossSite } from '../http/same-origin.ts';
 import { impersonationRoutes } from '../oidc/impersonation-routes.ts';
 import { accountMfaRoutes } from '../mfa/account-routes.ts';
 import { userMfaRoutes } from '../mfa/admin-routes.ts';
@@ -112,6 +113,9 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
   // Outside the error handler: the trail reads each answer as the client gets it, errors included.
   app.use(auditTrail(audit, management.specs));
   app.use(errorHandler(logger));
+  // The experience and the console's first run act on the browser's cookie or address, not on a token.
+  const cookieAuthenticated = /^\/api\/(experience(\/|$)|console\/first-administrator$)/;
+  app.use(refuseCrossSite(config.endpoint, (path) => cookieAuthenticated.test(path)));
   const tokenlessBodies = /^\/api\/(experience|verifications|my-account|console)(\/|$)/;
   app.use((ctx, next) => (tokenlessBodies.test(ctx.path) ? jsonBody(ctx, next) : next()));
   app.use(open.router.routes());

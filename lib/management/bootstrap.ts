@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { buildApplication } from '../applications/applications.ts';
 import { findApplication, insertApplication, updateApplication } from '../applications/queries.ts';
 import type { Config } from '../config/env.ts';
-import type { Logger } from '../http/logger.ts';
+import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { addRolesToApplication } from '../roles/assignments.ts';
 import { bumpCacheVersion, lockCache } from '../storage/shared-cache.ts';
@@ -21,9 +21,10 @@ export async function syncManagementApiIndicator(db: Knex, indicator: string): P
 
 /**
  * Makes sure an administrator can reach the management API: the configured bootstrap application,
- * or, on a first start without one, a generated application whose credentials are printed once.
+ * or, on a first start without one, a generated application whose credentials are printed once, by
+ * the one instance that created it, to the notices (stderr), never to the log.
  */
-export async function ensureBootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
+export async function ensureBootstrapAdmin(db: Knex, config: Config, notices: NoticeStream): Promise<void> {
   const created = await db.transaction(async (trx) => {
     await lockCache(trx, 'applications');
     const wanted = config.bootstrapAdmin;
@@ -50,12 +51,11 @@ export async function ensureBootstrapAdmin(db: Knex, config: Config, logger: Log
     return application;
   });
   if (created) {
-    logger.warn(
-      { clientId: created.id },
-      'created the first admin application; its secret is printed below once, store it now',
-    );
-    process.stdout.write(
-      `\nManagement API credentials (shown once):\n  client id:     ${created.id}\n  client secret: ${created.secret}\n  resource:      ${config.managementApiResource}\n  scope:         all\n\n`,
-    );
+    writeOneTimeSecret(notices, config.production, 'Management API credentials (shown once)', {
+      clientId: created.id,
+      clientSecret: created.secret,
+      resource: config.managementApiResource,
+      scope: 'all',
+    });
   }
 }

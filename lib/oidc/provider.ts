@@ -4,6 +4,7 @@ import { Provider, type Configuration } from 'oidc-provider';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
+import { countRequestsAsHttps } from '../http/secure-cookies.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { claimsByScope, findAccount } from './account.ts';
 import { createAdapter } from './adapter.ts';
@@ -78,6 +79,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
   };
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
+  countRequestsAsHttps(provider, config.endpoint);
   provider.registerGrantType(tokenExchangeGrantType, tokenExchangeGrant({ config, db, cache, audit }), tokenExchangeParameters);
   revokeJwtAccessTokens(provider, { issuer: config.issuer, db, cache });
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));

@@ -1,5 +1,7 @@
 import { findApplication } from '../applications/queries.ts';
 import type { Application } from '../applications/schemas.ts';
+import { consoleApp } from '../console/console-app.ts';
+import { noteAdministrator } from '../console/first-run.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
@@ -67,13 +69,17 @@ export function assertUserRoles(roles: Role[]): void {
 
 /**
  * Adds roles a user does not hold yet; returns the ids newly added. The user's row is locked first
- * so that concurrent assignments see each other's rows (call it inside a transaction).
+ * so that concurrent assignments see each other's rows (call it inside a transaction). A new
+ * administrator, however made, is noted: it ends the console's first run.
  */
 export async function addRolesToUser(db: Queryable, userId: string, roleIds: string[]): Promise<string[]> {
   await db('users').where({ id: userId }).update({ updated_at: db.raw('updated_at') });
   const held = new Set(await roleIdsOfUser(db, userId));
   const added = [...new Set(roleIds)].filter((id) => !held.has(id));
   await addUserRoles(db, added.map((roleId) => ({ userId, roleId })));
+  if (added.includes(consoleApp.roleId)) {
+    await noteAdministrator(db);
+  }
   return added;
 }
 

@@ -38,6 +38,12 @@ export function openDatabase(url: string, keys?: SecretKeys): Knex {
   return db;
 }
 
+/**
+ * A failed query's error names its statement with placeholders, not with its values (knex would
+ * write the values into `error.message`): the values may be secrets, and errors get logged.
+ */
+const compileSqlOnError = false;
+
 function connect(url: string): Knex {
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
@@ -48,6 +54,7 @@ function connect(url: string): Knex {
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
+      compileSqlOnError,
       log,
       pool: {
         min: 1,
@@ -66,6 +73,7 @@ function connect(url: string): Knex {
   return knex({
     client: 'mysql2',
     connection: { uri: url, charset: 'utf8mb4', timezone: 'Z' } as Knex.MySql2ConnectionConfig,
+    compileSqlOnError,
     log,
     pool: {
       min: 0,

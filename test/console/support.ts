@@ -12,7 +12,7 @@ export const chromiumMissing = !existsSync(executablePath);
 let built = false;
 
 /** The service serves what `npm run build:console` wrote when it started: build the sources under test once (under a second). */
-function ensureConsoleBuilt(): void {
+export function ensureConsoleBuilt(): void {
   if (built) {
     return;
   }
@@ -22,6 +22,8 @@ function ensureConsoleBuilt(): void {
     throw new Error('the console build failed');
   }
 }
+
+export const launchChromium = () => chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 
 export type ConsoleSession = {
   service: TestService;
@@ -42,7 +44,7 @@ export const admin = { username: 'console_admin', password: 'Sturdy-Console-7' }
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleSession> {
   ensureConsoleBuilt();
   const service = await startService({ env });
-  const browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
 
   const newPage = async (viewport = { width: 1280, height: 800 }) => {

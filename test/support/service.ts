@@ -1,5 +1,6 @@
 import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
+import { PassThrough } from 'node:stream';
 
 import { got, type Got } from 'got';
 
@@ -48,6 +49,10 @@ export type TestService = {
   token(clientId: string, secret: string, form: Record<string, string>): Promise<TokenResponse>;
   /** Drops the cached management token (after a key it was signed with is deleted). */
   forgetToken(): void;
+  /** What the service logged so far (with `logs: true`: every level, JSON lines). */
+  logs(): string;
+  /** What the service printed once for the operator (stderr in real use): generated credentials, the setup token. */
+  notices(): string;
   stop(): Promise<void>;
 };
 
@@ -57,11 +62,20 @@ export type TokenResponse = {
   body: Record<string, unknown>;
 };
 
+/** A stream that keeps what is written to it. */
+function captured(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { stream, text: () => text };
+}
+
 /**
  * Starts the real service on a free port over a database of its own (or `dbUrl` to share one, as
- * several instances or a restart do). Logs are silent unless TEST_LOG_LEVEL is set.
+ * several instances or a restart do). Logs are silent unless TEST_LOG_LEVEL is set, or `logs` asks
+ * to keep them (at every level) for the test to read.
  */
-export async function startService(options: { dbUrl?: string; port?: number; env?: Record<string, string> } = {}): Promise<TestService> {
+export async function startService(options: { dbUrl?: string; port?: number; env?: Record<string, string>; logs?: boolean } = {}): Promise<TestService> {
   const port = options.port ?? (await freePort());
   const config = loadConfig({
     PORT: String(port),
@@ -73,7 +87,10 @@ export async function startService(options: { dbUrl?: string; port?: number; env
     BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
     ...options.env,
   });
-  const service = await createService(config, createLogger({ production: true, logLevel: config.logLevel }));
+  const logs = captured();
+  const notices = captured();
+  const logger = options.logs ? createLogger({ production: true, logLevel: 'trace' }, logs.stream) : createLogger({ production: true, logLevel: config.logLevel });
+  const service = await createService(config, logger, notices.stream);
   await service.listen(port);
   // Where the test reaches it; the public ENDPOINT (issuer) may be another name.
   const url = `http://127.0.0.1:${port}`;
@@ -120,6 +137,8 @@ export async function startService(options: { dbUrl?: string; port?: number; env
     api: client(api),
     token,
     forgetToken: () => (managementToken = undefined),
+    logs: logs.text,
+    notices: notices.text,
     async stop() {
       agent.destroy();
       await service.close();

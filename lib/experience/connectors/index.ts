@@ -7,15 +7,16 @@ import { smtpConnector } from './smtp.ts';
 
 export type { MessageConnector, VerificationMessage } from './message-connector.ts';
 
-/** The connector for each identifier type a code can be sent to. */
-export type Connectors = { email: MessageConnector; phone: MessageConnector };
+/** The connector for each identifier type a code can be sent to; none: codes to it cannot be sent. */
+export type Connectors = { email?: MessageConnector; phone?: MessageConnector };
 
 /**
- * Email goes through SMTP when SMTP_URL is set, else to the development store. Phone always goes to
- * the development store: an SMS provider would be another MessageConnector chosen here.
+ * Email goes through SMTP when SMTP_URL is set, else to the development store. Phone goes to the
+ * development store: an SMS provider would be another MessageConnector chosen here. The development
+ * store keeps codes readable in the database, so production never uses it (start-up warns).
  */
 export function createConnectors(config: Config, db: Knex): Connectors {
-  const development = developmentConnector(db);
+  const development = config.production ? undefined : developmentConnector(db);
   return {
     email: config.smtp ? smtpConnector(config.smtp) : development,
     phone: development,

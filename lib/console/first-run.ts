@@ -1,0 +1,59 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+import type { Config } from '../config/env.ts';
+import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
+import type { Queryable } from '../storage/database.ts';
+import { consoleApp } from './console-app.ts';
+
+/**
+ * The console's first run, the unauthenticated creation of the first administrator. Open while no
+ * administrator exists; in production only until one ever existed (`console_first_run`, kept in
+ * the database so every instance and every restart agrees). From afar it takes a setup token that
+ * the service prints at start; tokens are stored hashed, spent by use, and all void once an
+ * administrator exists.
+ */
+
+/** How the first run looks from one request: open to it, open with a setup token, or not at all. */
+export type FirstRun = 'local' | 'setup-token' | 'closed';
+
+export async function hasAdministrator(db: Queryable): Promise<boolean> {
+  return Boolean(await db('users_roles').where({ role_id: consoleApp.roleId }).first());
+}
+
+/** Whether an administrator ever existed, however it was made (first run, CLI, management API). */
+export async function administratorEverExisted(db: Queryable): Promise<boolean> {
+  const row = (await db('console_first_run').where({ id: 1 }).first('first_administrator_at')) as { first_administrator_at: number | null } | undefined;
+  return row?.first_administrator_at != null;
+}
+
+export async function firstRunOpen(db: Queryable, production: boolean): Promise<boolean> {
+  return !(await hasAdministrator(db)) && !(production && (await administratorEverExisted(db)));
+}
+
+/** Called whenever a user is given the administrator role: the first run is over, its tokens void. */
+export async function noteAdministrator(db: Queryable): Promise<void> {
+  await db('console_first_run').where({ id: 1 }).whereNull('first_administrator_at').update({ first_administrator_at: Date.now() });
+  await db('console_setup_tokens').delete();
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * At start, while the first run is open: a new setup token (32 random bytes, only its hash kept),
+ * shown once to the operator. Every instance that starts prints its own; each works once.
+ */
+export async function offerSetupToken(db: Queryable, config: Pick<Config, 'production' | 'endpoint'>, notices: NoticeStream): Promise<void> {
+  if (!(await firstRunOpen(db, config.production))) {
+    return;
+  }
+  const token = randomBytes(32).toString('base64url');
+  await db('console_setup_tokens').insert({ token_hash: hashToken(token), created_at: Date.now() });
+  writeOneTimeSecret(notices, config.production, `Console setup token (shown once; it lets a browser on another machine create the first administrator at ${config.endpoint}/console)`, {
+    setupToken: token,
+  });
+}
+
+/** Spends a setup token: true once per token (inside the caller's transaction, so a rollback keeps it). */
+export async function spendSetupToken(db: Queryable, token: string): Promise<boolean> {
+  return (await db('console_setup_tokens').where({ token_hash: hashToken(token) }).delete()) > 0;
+}
