@@ -1,8 +1,9 @@
 /**
- * `npm run screenshots`: every console page at laptop (1280×800) and phone (390×844) widths, into
- * docs/screenshots/. Starts the service on a throwaway SQLite database, fills it with a little of
- * everything through the management API, creates the first administrator and signs in through the
- * console as a person would. Fails if a page raises a script or console error.
+ * `npm run screenshots`: every console page and the hosted sign-in pages (`hosted-*`) at laptop
+ * (1280×800) and phone (390×844) widths, into docs/screenshots/. Starts the service on a throwaway
+ * SQLite database, fills it with a little of everything through the management API, creates the
+ * first administrator and signs in through the console as a person would. Fails if a page raises a
+ * script or console error.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,8 +23,11 @@ const viewports = { laptop: { width: 1280, height: 800 }, phone: { width: 390, h
 const admin = { username: 'admin', password: 'Sturdy-Console-7' };
 const bootstrap = { id: 'screenshots-admin', secret: 'screenshots-admin-secret-0123' };
 
-if (spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', 'console', '--logLevel', 'warn'], { stdio: 'inherit' }).status !== 0) {
-  throw new Error('the console build failed');
+// The console, and the hosted pages the administrator signs in through, from the sources as they are.
+for (const app of ['console', 'sign-in']) {
+  if (spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', app, '--logLevel', 'warn'], { stdio: 'inherit' }).status !== 0) {
+    throw new Error(`the ${app} build failed`);
+  }
 }
 
 const folder = mkdtempSync(join(tmpdir(), 'console-screenshots-'));
@@ -142,6 +146,17 @@ try {
   await page.getByRole('button', { name: 'Create administrator' }).click();
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((url) => url.pathname === '/sign-in');
+  // The hosted pages, while this sign-in waits (its interaction lives in a cookie), each with its first input focused.
+  const hosted = ['sign-in', 'register', 'reset-password'];
+  for (const name of hosted) {
+    for (const [size, viewport] of Object.entries(viewports)) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${base}/${name}`);
+      await page.waitForFunction(() => document.activeElement?.tagName === 'INPUT');
+      await page.screenshot({ path: join(output, `hosted-${name}-${size}.png`), fullPage: true });
+    }
+  }
+  await page.goto(`${base}/sign-in`);
   await page.getByLabel('Username or email').fill(admin.username);
   await page.getByLabel('Password', { exact: true }).fill(admin.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -174,7 +189,7 @@ try {
       await page.screenshot({ path: join(output, `${name}-${size}.png`), fullPage: true });
     }
   }
-  console.log(`wrote ${(pages.length + 1) * 2} screenshots to ${output}/`);
+  console.log(`wrote ${(pages.length + hosted.length + 1) * 2} screenshots to ${output}/`);
   if (problems.length > 0) {
     throw new Error(`the pages raised errors:\n${problems.join('\n')}`);
   }

@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { chromiumMissing, ensureConsoleBuilt, executablePath, launchChromium } from './support.ts';
+import { buildOnce } from '../support/build.ts';
+import { chromiumMissing, executablePath, launchChromium } from './support.ts';
 
 const run = promisify(execFile);
 
@@ -123,7 +124,8 @@ describe('console: who may create the first administrator', () => {
       this.skip();
     }
     this.timeout(60_000);
-    ensureConsoleBuilt();
+    buildOnce('console');
+    buildOnce('sign-in');
     const service = await start({ env: { NODE_ENV: 'production', TRUST_PROXY: 'true' } });
     const browser = await launchChromium();
     try {

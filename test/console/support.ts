@@ -1,27 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
+import { buildOnce } from '../support/build.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 /** The console in a real browser: Debian's Chromium driven by playwright-core, as test/e2e does. */
 export const executablePath = '/usr/bin/chromium';
 export const chromiumMissing = !existsSync(executablePath);
-
-let built = false;
-
-/** The service serves what `npm run build:console` wrote when it started: build the sources under test once (under a second). */
-export function ensureConsoleBuilt(): void {
-  if (built) {
-    return;
-  }
-  built = true;
-  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', 'console', '--logLevel', 'warn'], { stdio: 'inherit' });
-  if (build.status !== 0) {
-    throw new Error('the console build failed');
-  }
-}
 
 export const launchChromium = () => chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 
@@ -42,7 +28,9 @@ export const admin = { username: 'console_admin', password: 'Sturdy-Console-7' }
  * the console's first-run form and signs in as them through the hosted sign-in page.
  */
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleSession> {
-  ensureConsoleBuilt();
+  // Administrators sign in through the hosted sign-in pages: both applications are under test.
+  buildOnce('console');
+  buildOnce('sign-in');
   const service = await startService({ env });
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];

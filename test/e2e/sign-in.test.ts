@@ -7,6 +7,7 @@ import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
+import { buildOnce } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { startApplication } from './support.ts';
@@ -40,6 +41,7 @@ describe('hosted sign-in pages in Chromium', function () {
       console.warn(`    skipped: ${executablePath} is missing (install it with: apt-get update && apt-get install -y chromium)`);
       this.skip();
     }
+    buildOnce('sign-in');
     service = await startService();
     application = await startApplication();
     callback = `${application.origin}/callback`;

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { chromium, type Browser } from 'playwright-core';
 
+import { buildOnce } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 import { startApplication } from './support.ts';
@@ -28,6 +29,7 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
     if (!existsSync(executablePath)) {
       this.skip();
     }
+    buildOnce('sign-in');
     service = await startService();
     // Cookies do not tell ports apart: the IdP answers on another host name, so the two services'
     // interaction cookies stay apart in the browser.

@@ -1,0 +1,49 @@
+import { ApiError, fieldsOf } from './api.ts';
+import { Invalid } from './checks.ts';
+import { phrases } from './phrases.ts';
+
+/** An error as the page says it: a sentence, and a list when there are several things to fix. */
+export type Explained = { text: string; list?: string[] };
+
+function issueSentence(issue: unknown): string {
+  const { code, interpolation } = fieldsOf(issue);
+  const sentence = typeof code === 'string' ? phrases.passwordIssues[code] : undefined;
+  return sentence ? sentence(fieldsOf(interpolation)) : phrases.errors.passwordNotAllowed(String(code ?? 'unknown reason'));
+}
+
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+
+/** The API's message, made readable where it needs to be. */
+export function explain(error: unknown): Explained {
+  if (error instanceof Invalid) {
+    return { text: error.message };
+  }
+  if (!(error instanceof ApiError)) {
+    return { text: phrases.errors.page };
+  }
+  switch (error.code) {
+    case 'network':
+      return { text: phrases.errors.network };
+    case 'password.rejected':
+      return { text: phrases.errors.choosePassword, list: list(error.data.issues).map(issueSentence) };
+    case 'session.not_found':
+      return { text: phrases.errors.sessionNotFound };
+    case 'session.sso_enabled':
+      return { text: phrases.errors.ssoEnabled };
+    case 'user.missing_profile': {
+      const names = list(error.data.missingProfile).map((item) => phrases.profile[String(item)] ?? String(item));
+      return { text: names.length > 0 ? phrases.errors.alsoNeeds(error.message, names) : error.message };
+    }
+    case 'guard.invalid_input':
+      return { text: phrases.errors.checkInput, list: [...new Set(list(error.details).map((detail) => String(fieldsOf(detail).message)))] };
+    default:
+      break;
+  }
+  if (error.status >= 500) {
+    return { text: phrases.errors.server };
+  }
+  if (error.status === 429 && !error.message) {
+    return { text: phrases.errors.tooManyAttempts };
+  }
+  return { text: error.message || phrases.errors.failed(error.status) };
+}

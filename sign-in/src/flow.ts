@@ -1,0 +1,91 @@
+import { api, ApiError, fieldsOf, type ExternalKind, type MfaFactor } from './api.ts';
+
+let leaving = false;
+
+/** Sends the browser elsewhere; the page stays busy until it is gone. */
+export function leave(url: string): void {
+  leaving = true;
+  window.location.assign(url);
+}
+
+export const isLeaving = (): boolean => leaving;
+
+/** What the account owes before the provider lets it in: a second factor to prove, or to set up. */
+export type SecondFactorStep =
+  | { kind: 'verify'; factors: MfaFactor[] }
+  | { kind: 'enrol'; verificationId: string; secret: string; qrCode: string; skippable: boolean }
+  | { kind: 'backup'; verificationId: string; codes: string[] };
+
+async function secondFactorStep(error: ApiError): Promise<SecondFactorStep | undefined> {
+  switch (error.code) {
+    case 'session.mfa.require_mfa_verification': {
+      const factors = Array.isArray(error.data.availableFactors) ? (error.data.availableFactors as MfaFactor[]) : [];
+      return { kind: 'verify', factors };
+    }
+    case 'user.missing_mfa': {
+      const { verificationId, secret, secretQrCode } = await api.totpSecret();
+      return { kind: 'enrol', verificationId, secret, qrCode: secretQrCode, skippable: error.data.skippable === true };
+    }
+    case 'session.mfa.backup_code_required': {
+      const { verificationId, codes } = await api.backupCodes();
+      return { kind: 'backup', verificationId, codes };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Ends the interaction: the provider takes the browser back to the application. Or, when the
+ * account owes a second factor, answers the step that asks for it (which then finishes again).
+ */
+export async function finish(): Promise<SecondFactorStep | undefined> {
+  let result: { redirectTo: string } | undefined;
+  try {
+    result = await api.submit();
+  } catch (error) {
+    const step = error instanceof ApiError ? await secondFactorStep(error) : undefined;
+    if (step) {
+      return step;
+    }
+    throw error;
+  }
+  if (!result) {
+    throw new Error('the submit named no redirect');
+  }
+  leave(result.redirectTo);
+  return undefined;
+}
+
+// ---- Social and enterprise sign-in: to the connector's IdP and back to /callback ----
+
+const externalKey = 'experience.external';
+
+type External = { kind: ExternalKind; connectorId: string; state: string; verificationId: string };
+
+/** Sends the browser to a connector's IdP; the callback page picks up from what is kept here. */
+export async function startExternal(kind: ExternalKind, connectorId: string): Promise<void> {
+  const state = crypto.randomUUID();
+  const redirectUri = `${window.location.origin}/callback/${kind === 'sso' ? 'sso/' : ''}${encodeURIComponent(connectorId)}`;
+  await api.start('SignIn');
+  const { authorizationUri, verificationId } = await api.authorizationUri(kind, connectorId, state, redirectUri);
+  const started: External = { kind, connectorId, state, verificationId };
+  sessionStorage.setItem(externalKey, JSON.stringify(started));
+  leave(authorizationUri);
+}
+
+/** The external sign-in this browser started, if the IdP sent back its `state`; it is used once. */
+export function takeExternal(state: string | null): External | undefined {
+  let kept: Record<string, unknown>;
+  try {
+    kept = fieldsOf(JSON.parse(sessionStorage.getItem(externalKey) ?? 'null'));
+  } catch {
+    return undefined;
+  }
+  const { kind, connectorId, verificationId } = kept;
+  if (state === null || kept.state !== state || (kind !== 'social' && kind !== 'sso') || typeof connectorId !== 'string' || typeof verificationId !== 'string') {
+    return undefined;
+  }
+  sessionStorage.removeItem(externalKey);
+  return { kind, connectorId, state, verificationId };
+}

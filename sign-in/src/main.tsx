@@ -1,0 +1,13 @@
+import { render } from 'preact';
+
+import { App, pages, type PageName } from './app.tsx';
+import { phrases } from './phrases.ts';
+import './styles.css';
+
+// The service serves this application at /sign-in, /register, /reset-password and /callback[/sso]/<connector id>.
+const path = window.location.pathname;
+const names = Object.keys(pages) as PageName[];
+const page = path.startsWith('/callback') ? 'callback' : (names.find((name) => path === `/${name}`) ?? 'sign-in');
+
+document.title = phrases.titles[page];
+render(<App page={page} />, document.getElementById('app')!);

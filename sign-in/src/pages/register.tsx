@@ -1,0 +1,64 @@
+import { useState } from 'preact/hooks';
+
+import { api } from '../api.ts';
+import { Invalid, required, requiredNewPassword } from '../checks.ts';
+import { phrases } from '../phrases.ts';
+import { Field, Form, useForm } from '../ui.tsx';
+import type { PageProps } from './page.ts';
+
+/** Create an account with a username and a password. */
+export function RegisterPage({ finish }: PageProps) {
+  const form = useForm();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  return (
+    <>
+      <Form
+        id="register-form"
+        form={form}
+        labelledBy="title"
+        submit={{ label: phrases.register.submit, busy: phrases.register.submitting }}
+        fieldFor={(error) => (error.code === 'password.rejected' ? 'new-password' : 'username')}
+        onSubmit={async () => {
+          const name = required('username', username, phrases.invalid.username);
+          if (!/^[A-Z_a-z]\w{0,127}$/.test(name)) {
+            throw new Invalid('username', phrases.invalid.usernameShape);
+          }
+          const secret = requiredNewPassword({ field: 'new-password', value: password }, { field: 'confirm-password', value: confirm });
+          await api.start('Register');
+          const { verificationId } = await api.newPasswordIdentity({ type: 'username', value: name }, secret);
+          await api.identify(verificationId);
+          await finish();
+        }}
+      >
+        <Field
+          id="username"
+          label={phrases.register.username}
+          hint={phrases.register.usernameHint}
+          name="username"
+          autocomplete="username"
+          maxLength={128}
+          verbatim
+          focus
+          value={username}
+          onInput={setUsername}
+        />
+        <Field
+          id="new-password"
+          label={phrases.register.password}
+          hint={phrases.register.passwordHint}
+          type="password"
+          name="password"
+          autocomplete="new-password"
+          value={password}
+          onInput={setPassword}
+        />
+        <Field id="confirm-password" label={phrases.register.confirm} type="password" name="confirm" autocomplete="new-password" value={confirm} onInput={setConfirm} />
+      </Form>
+      <p class="footer">
+        {phrases.register.haveAccount} <a href="/sign-in">{phrases.register.signIn}</a>
+      </p>
+    </>
+  );
+}
