@@ -3,9 +3,10 @@ import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
 import { mfaTarget } from '../mfa/second-factor.ts';
-import { clearTargets, sentinelTarget } from './sentinel.ts';
+import { findUserIdsByAnyIdentifier } from '../users/queries.ts';
+import { accountTarget, clearTargets, identifierTarget } from './sentinel.ts';
 
-/** Admin unlock of identifiers locked after failed verifications. */
+/** Admin unlock of accounts and identifiers locked after failed verifications. */
 export function sentinelRoutes(api: Api, db: Knex): void {
   api.add(
     {
@@ -19,14 +20,13 @@ export function sentinelRoutes(api: Api, db: Knex): void {
       }),
     },
     async ({ body }) => {
-      // A target is an identifier as a user typed it (a username, an email or a phone number), or a
-      // user id, whose second factor locks apart from the identifiers.
-      const keys = body.targets.flatMap((value) => [
-        sentinelTarget('username', value),
-        sentinelTarget('email', value),
-        sentinelTarget('phone', value),
-        mfaTarget(value),
-      ]);
+      // A target is an identifier as a user typed it (a username, an email or a phone number) or a
+      // user id. Whichever names an account unlocks all of it: its sign-in and its second factor.
+      const userIds = [...body.targets, ...(await findUserIdsByAnyIdentifier(db, body.targets))];
+      const keys = [
+        ...body.targets.flatMap((value) => [identifierTarget('username', value), identifierTarget('email', value), identifierTarget('phone', value)]),
+        ...userIds.flatMap((id) => [accountTarget(id), mfaTarget(id)]),
+      ];
       await clearTargets(db, keys);
     },
   );
