@@ -35,6 +35,12 @@ export const settings = {
       'smtp://user:pass@host:587 or smtps://...:465: send verification emails through this server; unset, they are kept in the development message store',
   },
   SMTP_FROM: { default: 'Identity <no-reply@localhost>', meaning: 'sender of verification emails' },
+  CLIENT_AUTH_FAILURE_WINDOW: {
+    default: '300',
+    meaning: 'seconds over which failed client authentications (token, revocation, introspection) are counted, and how long a key over its limit is refused with 429',
+  },
+  CLIENT_AUTH_FAILURES_PER_CLIENT: { default: '20', meaning: 'failed client authentications per client id in a window before that client id is refused' },
+  CLIENT_AUTH_FAILURES_PER_ADDRESS: { default: '100', meaning: 'failed client authentications per source address (IPv6: per /64) in a window before that address is refused' },
 } as const;
 
 export type SettingName = keyof typeof settings;

@@ -27,6 +27,9 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).max(256).default('Identity <no-reply@localhost>'),
+  CLIENT_AUTH_FAILURE_WINDOW: z.coerce.number().int().min(1).max(86_400).default(300),
+  CLIENT_AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  CLIENT_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(100),
 } satisfies Record<SettingName, z.ZodType>);
 
 export type Config = {
@@ -44,6 +47,8 @@ export type Config = {
   trustProxy: boolean;
   /** Absent: verification emails go to the development message store. */
   smtp?: { url: string; from: string };
+  /** Failed client authentications allowed per window (seconds), per client id and per source address. */
+  clientAuthThrottle: { windowSeconds: number; failuresPerClient: number; failuresPerAddress: number };
 };
 
 export class ConfigError extends Error {
@@ -85,5 +90,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL,
     trustProxy: values.TRUST_PROXY === 'true',
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
+    clientAuthThrottle: {
+      windowSeconds: values.CLIENT_AUTH_FAILURE_WINDOW,
+      failuresPerClient: values.CLIENT_AUTH_FAILURES_PER_CLIENT,
+      failuresPerAddress: values.CLIENT_AUTH_FAILURES_PER_ADDRESS,
+    },
   };
 }

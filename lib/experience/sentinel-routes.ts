@@ -3,16 +3,17 @@ import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
 import { mfaTarget } from '../mfa/second-factor.ts';
+import { clearClientThrottles } from '../oidc/client-auth-throttle.ts';
 import { findUserIdsByAnyIdentifier } from '../users/queries.ts';
 import { accountTarget, clearTargets, identifierTarget } from './sentinel.ts';
 
-/** Admin unlock of accounts and identifiers locked after failed verifications. */
+/** Admin unlock of accounts locked after failed verifications, and of applications after failed client authentications. */
 export function sentinelRoutes(api: Api, db: Knex): void {
   api.add(
     {
       method: 'post',
       path: '/sentinel-activities/delete',
-      summary: 'Unlock identifiers: forget their failed attempts and end their lockout',
+      summary: 'Unlock accounts (targetType User, the default) or applications (App): forget their failed attempts and end their lockout',
       tag: 'Sentinel',
       body: z.strictObject({
         targetType: z.enum(['User', 'App']).optional(),
@@ -20,6 +21,11 @@ export function sentinelRoutes(api: Api, db: Knex): void {
       }),
     },
     async ({ body }) => {
+      if (body.targetType === 'App') {
+        // Application ids refused at the token endpoint after failed client authentications.
+        await clearClientThrottles(db, body.targets);
+        return;
+      }
       // A target is an identifier as a user typed it (a username, an email or a phone number) or a
       // user id. Whichever names an account unlocks all of it: its sign-in and its second factor.
       const userIds = [...body.targets, ...(await findUserIdsByAnyIdentifier(db, body.targets))];

@@ -320,7 +320,7 @@ describe('experience API: two instances share one account\'s lock', () => {
   let b: TestService;
   let app: { id: string };
   before(async function () {
-    this.timeout(90_000);
+    this.timeout(180_000);
     const dbUrl = await freshDatabaseUrl();
     const env = { ENDPOINT: 'http://identity.test' };
     [a, b] = await Promise.all([startService({ dbUrl, env }), startService({ dbUrl, env })]);
