@@ -44,6 +44,12 @@ export const settings = {
     default: '',
     meaning: 'comma-separated earlier values of SECRETS_ENCRYPTION_KEY, still accepted for reading while `npm run cli -- rotate-secrets` re-encrypts with the current one',
   },
+  CLIENT_AUTH_FAILURE_WINDOW: {
+    default: '300',
+    meaning: 'seconds over which failed client authentications (token, revocation, introspection) are counted, and how long a key over its limit is refused with 429',
+  },
+  CLIENT_AUTH_FAILURES_PER_CLIENT: { default: '20', meaning: 'failed client authentications per client id in a window before that client id is refused' },
+  CLIENT_AUTH_FAILURES_PER_ADDRESS: { default: '100', meaning: 'failed client authentications per source address (IPv6: per /64) in a window before that address is refused' },
 } as const;
 
 export type SettingName = keyof typeof settings;

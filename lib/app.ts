@@ -17,6 +17,7 @@ import { countRequestsAsHttps } from './http/secure-cookies.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { useApi } from './management/api.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
+import { purgeClientAuthFailures } from './oidc/client-auth-throttle.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { createOidcService } from './oidc/mount.ts';
 import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
@@ -58,7 +59,9 @@ export async function createService(config: Config, logger: Logger = createLogge
   const cache = new SharedCache(db);
   await cache.sync();
 
-  const app = new Koa({ proxy: config.trustProxy });
+  // Behind the proxy, a client's address is the one the proxy appended to X-Forwarded-For: entries
+  // before it are whatever the client sent (the client-auth throttle counts per address).
+  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   countRequestsAsHttps(app, config.endpoint);
   app.on('error', (error) => logger.error({ err: error }, 'unhandled error'));
   app.use(requestLogger(logger));
@@ -79,7 +82,14 @@ export async function createService(config: Config, logger: Logger = createLogge
   dispatcher.start();
 
   const housekeeping = setInterval(() => {
-    Promise.all([purgeExpiredModels(db), pruneRetiredKeys(db), purgeExpiredStates(db), purgeExpiredVerifications(db), pruneRevokedTokens(db)]).catch((error: unknown) =>
+    Promise.all([
+      purgeExpiredModels(db),
+      pruneRetiredKeys(db),
+      purgeExpiredStates(db),
+      purgeExpiredVerifications(db),
+      pruneRevokedTokens(db),
+      purgeClientAuthFailures(db, config.clientAuthThrottle),
+    ]).catch((error: unknown) =>
       logger.error({ err: error }, 'housekeeping failed'),
     );
   }, housekeepingInterval);

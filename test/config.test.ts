@@ -16,6 +16,7 @@ describe('configuration', () => {
     });
     expect(config.hooksRetrySchedule).to.deep.equal([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     expect(config.bootstrapAdmin).to.equal(undefined);
+    expect(config.clientAuthThrottle).to.deep.equal({ windowSeconds: 300, failuresPerClient: 20, failuresPerAddress: 100 });
   });
 
   it('derives the issuer and management resource from ENDPOINT, without a trailing slash', () => {
@@ -37,6 +38,9 @@ describe('configuration', () => {
     ['an unknown NODE_ENV', { NODE_ENV: 'staging' }, /NODE_ENV/],
     ['a retry schedule that is not a list of seconds', { HOOKS_RETRY_SCHEDULE: '5,soon' }, /HOOKS_RETRY_SCHEDULE/],
     ['a bootstrap id without its secret', { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin' }, /BOOTSTRAP_ADMIN_CLIENT_SECRET/],
+    ['a client authentication window of zero', { CLIENT_AUTH_FAILURE_WINDOW: '0' }, /CLIENT_AUTH_FAILURE_WINDOW/],
+    ['a failure limit that is not a number', { CLIENT_AUTH_FAILURES_PER_CLIENT: 'many' }, /CLIENT_AUTH_FAILURES_PER_CLIENT/],
+    ['a negative failure limit per address', { CLIENT_AUTH_FAILURES_PER_ADDRESS: '-1' }, /CLIENT_AUTH_FAILURES_PER_ADDRESS/],
     ['a short bootstrap secret', { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin', BOOTSTRAP_ADMIN_CLIENT_SECRET: 'short' }, /BOOTSTRAP_ADMIN_CLIENT_SECRET/],
   ];
   for (const [what, env, names] of refused) {

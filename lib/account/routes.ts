@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Connectors } from '../experience/connectors/index.ts';
-import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from '../experience/sentinel.ts';
+import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/sentinel.ts';
 import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';
 import { codeIdentifierSchema, sendEndUserCode, verifyCodeGuarded } from '../experience/guarded-checks.ts';
@@ -22,9 +22,15 @@ import { consumeVerifications, getVerification, insertVerification, markVerified
 const tag = 'Account';
 const created = z.object({ verificationRecordId: z.string(), expiresAt: z.string() });
 
-/** Where an account's failed verifications count: its first identifier, as at sign-in. */
-const targetOf = (user: UserRow) =>
-  user.username ? sentinelTarget('username', user.username) : user.primary_email ? sentinelTarget('email', user.primary_email) : `user:${user.id}`;
+/** The identifier an Identifier.Lockout names when the Account API's password check locks the account. */
+const lockoutIdentifierOf = (user: UserRow) =>
+  user.username
+    ? { type: 'username', value: user.username }
+    : user.primary_email
+      ? { type: 'email', value: user.primary_email }
+      : user.primary_phone
+        ? { type: 'phone', value: user.primary_phone }
+        : { type: 'userId', value: user.id };
 
 const myAccount = (user: UserRow) => ({
   id: user.id,
@@ -51,12 +57,13 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
     },
     async ({ body }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
-      const target = targetOf(user);
+      // The same lock as the account's sign-in: guessing here must not add to the attempts there.
+      const target = accountTarget(user.id);
       await assertNotLocked(db, target);
       if (!(await verifyPassword(user.password_digest, body.password))) {
         const { sentinelPolicy } = await currentSignInExperience(db, cache);
         return failVerification(db, target, sentinelPolicy, new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.'), () =>
-          recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: target.split(':')[0]!, value: target.slice(target.indexOf(':') + 1) }),
+          recordExceptionEvent(db, cache, 'Identifier.Lockout', lockoutIdentifierOf(user)),
         );
       }
       await recordSuccess(db, target);

@@ -41,6 +41,9 @@ const schema = z.object({
     .transform((value) => value.split(',').filter((key) => key.trim() !== ''))
     .pipe(z.array(encryptionKey))
     .default([]),
+  CLIENT_AUTH_FAILURE_WINDOW: z.coerce.number().int().min(1).max(86_400).default(300),
+  CLIENT_AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  CLIENT_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(100),
 } satisfies Record<SettingName, z.ZodType>);
 
 export type Config = {
@@ -60,6 +63,8 @@ export type Config = {
   smtp?: { url: string; from: string };
   /** Secrets at rest: sealed with `current` (unset: plaintext); `old` still open what they sealed. */
   secretKeys: { current?: Buffer; old: Buffer[] };
+  /** Failed client authentications allowed per window (seconds), per client id and per source address. */
+  clientAuthThrottle: { windowSeconds: number; failuresPerClient: number; failuresPerAddress: number };
 };
 
 export class ConfigError extends Error {
@@ -102,6 +107,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: values.TRUST_PROXY === 'true',
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
     secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS },
+    clientAuthThrottle: {
+      windowSeconds: values.CLIENT_AUTH_FAILURE_WINDOW,
+      failuresPerClient: values.CLIENT_AUTH_FAILURES_PER_CLIENT,
+      failuresPerAddress: values.CLIENT_AUTH_FAILURES_PER_ADDRESS,
+    },
   };
 }
 

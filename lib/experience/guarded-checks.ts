@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
+import { findUserByIdentifier } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget, type SentinelPolicy } from './sentinel.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
@@ -17,8 +18,9 @@ export const codeIdentifierSchema = z.discriminatedUnion('type', [
 ]);
 
 /**
- * Checks a code the way every end-user path must: refused while the identifier is locked, a wrong
- * code counted toward the lock, a right one ending the run of failures.
+ * Checks a code the way every end-user path must: refused while the account the address belongs to
+ * (or the address, if it is no one's) is locked, a wrong code counted toward the lock, a right one
+ * ending the run of failures.
  */
 export async function verifyCodeGuarded(
   db: Knex,
@@ -27,7 +29,7 @@ export async function verifyCodeGuarded(
   check: { codeId: string; identifier: CodeIdentifier; code: string },
 ): Promise<void> {
   const { type, value } = check.identifier;
-  const target = sentinelTarget(type, value);
+  const target = sentinelTarget(check.identifier, await findUserByIdentifier(db, type, value));
   await assertNotLocked(db, target);
   try {
     await verifyVerificationCode(db, check);

@@ -3,15 +3,17 @@ import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
 import { mfaTarget } from '../mfa/second-factor.ts';
-import { clearTargets, sentinelTarget } from './sentinel.ts';
+import { clearClientThrottles } from '../oidc/client-auth-throttle.ts';
+import { findUserIdsByAnyIdentifier } from '../users/queries.ts';
+import { accountTarget, clearTargets, identifierTarget } from './sentinel.ts';
 
-/** Admin unlock of identifiers locked after failed verifications. */
+/** Admin unlock of accounts locked after failed verifications, and of applications after failed client authentications. */
 export function sentinelRoutes(api: Api, db: Knex): void {
   api.add(
     {
       method: 'post',
       path: '/sentinel-activities/delete',
-      summary: 'Unlock identifiers: forget their failed attempts and end their lockout',
+      summary: 'Unlock accounts (targetType User, the default) or applications (App): forget their failed attempts and end their lockout',
       tag: 'Sentinel',
       body: z.strictObject({
         targetType: z.enum(['User', 'App']).optional(),
@@ -19,14 +21,18 @@ export function sentinelRoutes(api: Api, db: Knex): void {
       }),
     },
     async ({ body }) => {
-      // A target is an identifier as a user typed it (a username, an email or a phone number), or a
-      // user id, whose second factor locks apart from the identifiers.
-      const keys = body.targets.flatMap((value) => [
-        sentinelTarget('username', value),
-        sentinelTarget('email', value),
-        sentinelTarget('phone', value),
-        mfaTarget(value),
-      ]);
+      if (body.targetType === 'App') {
+        // Application ids refused at the token endpoint after failed client authentications.
+        await clearClientThrottles(db, body.targets);
+        return;
+      }
+      // A target is an identifier as a user typed it (a username, an email or a phone number) or a
+      // user id. Whichever names an account unlocks all of it: its sign-in and its second factor.
+      const userIds = [...body.targets, ...(await findUserIdsByAnyIdentifier(db, body.targets))];
+      const keys = [
+        ...body.targets.flatMap((value) => [identifierTarget('username', value), identifierTarget('email', value), identifierTarget('phone', value)]),
+        ...userIds.flatMap((id) => [accountTarget(id), mfaTarget(id)]),
+      ];
       await clearTargets(db, keys);
     },
   );

@@ -6,21 +6,31 @@ import type { SignInExperience } from './sign-in-experience.ts';
 
 export type SentinelPolicy = SignInExperience['sentinelPolicy'];
 
-/** What a failure is counted against: the identifier as typed, normalised (`email:alice@example.com`). */
+/**
+ * What a failure is counted against: the account an identifier names (`user:<id>`), whichever of its
+ * identifiers was typed, so that spelling an account two ways does not double its attempts; an
+ * identifier that names no account counts on its own (`email:alice@example.com`), so that probing
+ * unknown accounts is limited too.
+ */
 export type SentinelTarget = string;
 
-export const sentinelTarget = (type: string, value: string): SentinelTarget =>
+export const accountTarget = (userId: string): SentinelTarget => `user:${userId}`;
+
+export const identifierTarget = (type: string, value: string): SentinelTarget =>
   `${type}:${type === 'phone' ? value.replace(/^\+/, '') : value.trim().toLowerCase()}`;
+
+export const sentinelTarget = (identifier: { type: string; value: string }, user: { id: string } | undefined): SentinelTarget =>
+  user ? accountTarget(user.id) : identifierTarget(identifier.type, identifier.value);
 
 const blocked = () =>
   new RequestError(
     { code: 'session.verification_blocked_too_many_attempts', status: 400 },
-    'Too many failed attempts. This identifier is locked for a while; try again later.',
+    'Too many failed attempts. Sign-in is locked for a while; try again later.',
   );
 
 type Row = { target: string; failures: number; locked_until: number | null };
 
-/** Refuses any verification of a locked identifier, even a correct one. */
+/** Refuses any verification against a locked target, even a correct one. */
 export async function assertNotLocked(db: Queryable, target: SentinelTarget): Promise<void> {
   const row = await db('sentinel_activities').where({ target }).first<Row | undefined>();
   if (row?.locked_until && Number(row.locked_until) > Date.now()) {
@@ -30,7 +40,7 @@ export async function assertNotLocked(db: Queryable, target: SentinelTarget): Pr
 
 /**
  * Counts one failed verification. The failure that reaches `maxAttempts` consecutive failures locks
- * the identifier for `lockoutDuration` minutes and is itself refused with the lockout error; the
+ * the target for `lockoutDuration` minutes and is itself refused with the lockout error; the
  * caller learns that this call engaged the lock (for the one Identifier.Lockout event).
  */
 export async function recordFailure(db: Knex, target: SentinelTarget, policy: SentinelPolicy): Promise<{ locked: boolean }> {
@@ -57,7 +67,7 @@ export async function recordFailure(db: Knex, target: SentinelTarget, policy: Se
   });
 }
 
-/** A success ends the run of failures, unless a concurrent failure locked the identifier meanwhile. */
+/** A success ends the run of failures, unless a concurrent failure locked the target meanwhile. */
 export async function recordSuccess(db: Queryable, target: SentinelTarget): Promise<void> {
   const ended = await db('sentinel_activities')
     .where({ target })
@@ -68,7 +78,7 @@ export async function recordSuccess(db: Queryable, target: SentinelTarget): Prom
   }
 }
 
-/** Admin unlock: forgets failures and locks of the given identifiers. */
+/** Admin unlock: forgets failures and locks of the given targets. */
 export async function clearTargets(db: Queryable, targets: SentinelTarget[]): Promise<number> {
   return db('sentinel_activities').whereIn('target', targets).delete();
 }

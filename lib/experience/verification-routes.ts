@@ -45,9 +45,9 @@ export function experienceVerificationRoutes(api: Api, db: Knex, cache: SharedCa
       if (!settings.signIn.methods.some((method) => method.identifier === identifier.type && method.password)) {
         throw new RequestError({ code: 'user.sign_in_method_not_enabled', status: 422 }, 'This sign-in method is not enabled.');
       }
-      const target = sentinelTarget(identifier.type, identifier.value);
-      await assertNotLocked(db, target);
       const user = await findUserByIdentifier(db, identifier.type, identifier.value);
+      const target = sentinelTarget(identifier, user);
+      await assertNotLocked(db, target);
       // An unknown identifier costs the same time and counts the same failure as a wrong password.
       const matches = user ? await verifyPassword(user.password_digest, body.password) : await verifyNothing(body.password);
       if (!user || !matches) {

@@ -10,6 +10,7 @@ import { claimsByScope, findAccount } from './account.ts';
 import { createAdapter } from './adapter.ts';
 import { tokenExchangeGrant, tokenExchangeGrantType, tokenExchangeLogKey, tokenExchangeParameters } from './grants/token-exchange.ts';
 import { findClient } from './clients.ts';
+import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
 import { revokeJwtAccessTokens } from './token-revocation.ts';
@@ -20,8 +21,9 @@ const day = 86_400;
 
 /** Builds the provider for one key set; `mount.ts` builds a new one when the keys change. */
 export function createProvider({ config, db, cache, logger, audit }: OidcDependencies, keys: KeySet): Provider {
+  const throttle = new ClientAuthThrottle(db, cache, config.clientAuthThrottle);
   const configuration: Configuration = {
-    adapter: createAdapter(db, findClient(db, cache)),
+    adapter: createAdapter(db, throttle.guard(findClient(db, cache))),
     jwks: { keys: keys.signing as NonNullable<Configuration['jwks']>['keys'] },
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
@@ -82,6 +84,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
   countRequestsAsHttps(provider, config.endpoint);
   provider.registerGrantType(tokenExchangeGrantType, tokenExchangeGrant({ config, db, cache, audit }), tokenExchangeParameters);
   revokeJwtAccessTokens(provider, { issuer: config.issuer, db, cache });
+  throttle.attach(provider);
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
   // Failed exchanges are audited too, including those refused before the grant runs (client auth).
   // A listener must not throw: it would turn the response into a 500.

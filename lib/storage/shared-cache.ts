@@ -4,10 +4,21 @@ import type { Queryable } from './database.ts';
 
 /**
  * What may be cached in memory; each has a row in `cache_versions`. `roles` covers every table that
- * decides which scopes a role grants (roles, their scopes, their holders). `revokedTokens` holds the
- * denylist of revoked JWT access tokens.
+ * decides which scopes a role grants (roles, their scopes, their holders); `revokedTokens` the
+ * denylist of revoked JWT access tokens; `throttles` the client ids and addresses refused after failed
+ * client authentications.
  */
-export type CacheName = 'applications' | 'resources' | 'roles' | 'keys' | 'settings' | 'users' | 'hooks' | 'connectors' | 'revokedTokens';
+export type CacheName =
+  | 'applications'
+  | 'resources'
+  | 'roles'
+  | 'keys'
+  | 'settings'
+  | 'users'
+  | 'hooks'
+  | 'connectors'
+  | 'revokedTokens'
+  | 'throttles';
 
 /** Every writer of a cached table calls this in the same transaction as its change. */
 export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<void> {

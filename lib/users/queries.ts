@@ -140,6 +140,16 @@ export async function findUserByIdentifier(
   return db('users').where(where).first<UserRow | undefined>();
 }
 
+/** The ids of users that any of `values` names, as a username, an email or a phone number. */
+export async function findUserIdsByAnyIdentifier(db: Queryable, values: string[]): Promise<string[]> {
+  const rows = await db('users')
+    .whereIn('username', values)
+    .orWhereIn('email_key', values.map((value) => value.toLowerCase()))
+    .orWhereIn('primary_phone', values.map((value) => value.replace(/^\+/, '')))
+    .select<Array<{ id: string }>>('id');
+  return rows.map((row) => row.id);
+}
+
 export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
   await bumpCacheVersion(db, 'users');
   return (await db('users').where({ id }).delete()) > 0;
