@@ -40,9 +40,6 @@ export type Service = {
  * the operator (generated credentials, the console's setup token) go to `notices`, not the log.
  */
 export async function createService(config: Config, logger: Logger = createLogger(config), notices: NoticeStream = process.stderr): Promise<Service> {
-  for (const warning of configWarnings(config)) {
-    logger.warn(warning);
-  }
   const db = openDatabase(config.dbUrl, config.secretKeys);
   try {
     await migrateToLatest(db);
@@ -55,6 +52,10 @@ export async function createService(config: Config, logger: Logger = createLogge
   } catch (error) {
     await db.destroy();
     throw error;
+  }
+  // Said once the database is up: a start refused for a reason of its own prints that reason alone.
+  for (const warning of configWarnings(config)) {
+    logger.warn(warning);
   }
   const cache = new SharedCache(db);
   await cache.sync();

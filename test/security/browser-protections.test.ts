@@ -135,7 +135,7 @@ describe('browser protections', () => {
 
   describe('a production start', () => {
     it('warns when ENDPOINT is plain http on a name that is not this machine', async () => {
-      const service = await startService({ logs: true, env: { NODE_ENV: 'production', ENDPOINT: 'http://identity.test', SMTP_URL: 'smtp://127.0.0.1:2525' } });
+      const service = await startService({ logs: true, env: { NODE_ENV: 'production', ENDPOINT: 'http://identity.test', SMTP_URL: 'smtp://127.0.0.1:2525', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
       try {
         const warnings = logLines(service).filter((line) => line.level === 40);
         expect(warnings.map((line) => line.msg)).to.have.length(1);
@@ -146,7 +146,7 @@ describe('browser protections', () => {
     });
 
     it('does not warn for an http ENDPOINT on loopback', async () => {
-      const service = await startService({ logs: true, env: { NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:2525' } });
+      const service = await startService({ logs: true, env: { NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:2525', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
       try {
         expect(logLines(service).filter((line) => line.level === 40)).to.deep.equal([]);
       } finally {
