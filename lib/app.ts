@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 import Koa from 'koa';
 
@@ -21,6 +22,31 @@ import { migrateToLatest } from './storage/migrate.ts';
 import { SharedCache } from './storage/shared-cache.ts';
 
 const housekeepingInterval = 10 * 60 * 1000;
+
+/** What Node answers itself, before any route (a malformed request, headers over its 16 KB), by parser error code. */
+const clientErrors: Record<string, { status: number; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'request.header_fields_too_large', message: 'The request headers are larger than 16 KB.' },
+  HPE_REQUEST_TIMEOUT: { status: 408, code: 'request.timeout', message: 'The request took too long to arrive.' },
+};
+const malformed = { status: 400, code: 'request.malformed', message: 'The request is not valid HTTP.' };
+
+/**
+ * Node's own answer to a request it could not parse is an empty 400 or 431; ours is a JSON error like
+ * every other. The request's bytes are never logged (they may hold credentials).
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const { status, code, message } = clientErrors[error.code ?? ''] ?? malformed;
+  const body = JSON.stringify({ code, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
 
 export type Service = {
   app: Koa;
@@ -77,6 +103,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     logger,
     async listen(port = config.port) {
       const listening = app.listen(port);
+      listening.on('clientError', answerClientError);
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('listening', resolve);
