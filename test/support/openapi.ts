@@ -74,7 +74,7 @@ export function sample(schema: Schema): unknown {
     case 'object':
       return {};
     default:
-      return schema.format === 'email' ? 'a@example.com' : schema.format === 'uri' ? 'https://example.com/' : 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+      return schema.format === 'email' ? 'a@example.com' : schema.format === 'uri' ? 'https://app.example.invalid/' : 'x'.repeat(Math.max(1, schema.minLength ?? 1));
   }
 }
 
