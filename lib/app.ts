@@ -26,7 +26,8 @@ const housekeepingInterval = 10 * 60 * 1000;
 /** What Node answers itself, before any route (a malformed request, headers over its 16 KB), by parser error code. */
 const clientErrors: Record<string, { status: number; code: string; message: string }> = {
   HPE_HEADER_OVERFLOW: { status: 431, code: 'request.header_fields_too_large', message: 'The request headers are larger than 16 KB.' },
-  HPE_REQUEST_TIMEOUT: { status: 408, code: 'request.timeout', message: 'The request took too long to arrive.' },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, code: 'request.entity_too_large', message: 'The chunk extensions are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request.timeout', message: 'The request took too long to arrive.' },
 };
 const malformed = { status: 400, code: 'request.malformed', message: 'The request is not valid HTTP.' };
 

@@ -66,7 +66,7 @@ function checkJson(value: unknown): void {
 /**
  * JSON request bodies of the API. A body must say it is JSON (`application/json`, UTF-8): anything
  * else is 415 before the route runs, so a form or text body cannot pass as an empty one. No body at
- * all (no content type, as `@logto/api` sends a POST without one) is an empty body. Over 1 MB is
+ * all (a bare `curl -X POST`) is an empty body, as is `application/json` with no bytes. Over 1 MB is
  * 413; malformed JSON, invalid UTF-8, nesting over 32 levels or a lone surrogate is 400.
  */
 export const jsonBody: Middleware = async (ctx, next) => {
