@@ -151,7 +151,11 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
   const blocks = [...document.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!.replace(/^import .*$/gm, ''));
   const key = 'AbCdEfGhIjKlMnOpQrStUvWxYz012345';
   const body = '{"hookId":"h","event":"PostSignIn","createdAt":"2025-01-01T00:00:00.000Z"}';
-  const headers = requestHeaders({ url: 'https://x' }, key, 'dl1', body);
+  // Signed when these tests run, not when the suite loads: the signature's timestamp must be recent.
+  let headers: ReturnType<typeof requestHeaders>;
+  before(() => {
+    headers = requestHeaders({ url: 'https://x' }, key, 'dl1', body);
+  });
 
   it('the Node-only Standard Webhooks check accepts our signature and refuses another key', () => {
     const code = blocks.find((block) => block.includes('function verify('))!;
