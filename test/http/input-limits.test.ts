@@ -122,6 +122,7 @@ describe('input limits: every field of every JSON body', () => {
         }
       }
     }
+    console.log(`      input limits: ${count} values one past their limit, over ${operations.length} JSON bodies`);
     expect(unlimited, 'fields without a limit').to.deep.equal([]);
     expect(wrong, 'oversized values not refused with the field named').to.deep.equal([]);
     expect(count).to.be.greaterThan(200);
