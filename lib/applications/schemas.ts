@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { customDataInput } from '../http/limits.ts';
+
 export const applicationTypes = ['Native', 'SPA', 'Traditional', 'MachineToMachine'] as const;
 export type ApplicationType = (typeof applicationTypes)[number];
 
@@ -55,7 +57,7 @@ export const createApplicationBody = z.strictObject({
   type: z.enum(applicationTypes),
   oidcClientMetadata: oidcClientMetadataSchema.optional(),
   customClientMetadata: customClientMetadataSchema.optional(),
-  customData: jsonObject.optional(),
+  customData: customDataInput.optional(),
   isThirdParty: z.boolean().optional(),
 });
 
@@ -64,7 +66,7 @@ export const updateApplicationBody = z.strictObject({
   description: z.string().max(4096).nullable().optional(),
   oidcClientMetadata: oidcClientMetadataSchema.partial().optional(),
   customClientMetadata: customClientMetadataSchema.optional(),
-  customData: jsonObject.optional(),
+  customData: customDataInput.optional(),
 });
 
 export const applicationSchema = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
+import { boundedRecord, foreignJsonInput } from '../http/limits.ts';
 
 import type { IdpSettings } from './external-idp.ts';
 
@@ -91,9 +92,11 @@ export const idpSettingsOf = (factoryId: FactoryId, config: Record<string, unkno
 export const connectorMetadata = z.strictObject({
   target: z
     .string()
+    .max(64)
     .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'lower-case letters, digits, `-` and `_`')
     .optional(),
-  name: z.record(z.string(), z.string().max(128)).optional(),
+  /** By locale. */
+  name: boundedRecord(z.string().max(64), z.string().max(128), 100).optional(),
   logo: z.string().max(2048).optional(),
   logoDark: z.string().max(2048).nullable().optional(),
 });
@@ -102,7 +105,7 @@ export type ConnectorMetadata = z.output<typeof connectorMetadata>;
 
 export const createConnectorBody = z.strictObject({
   connectorId: z.enum(factoryIds as [FactoryId, ...FactoryId[]]),
-  config: z.record(z.string(), z.unknown()),
+  config: foreignJsonInput,
   metadata: connectorMetadata.optional(),
   syncProfile: z.boolean().optional(),
   enableTokenStorage: z.literal(false).optional(),
@@ -110,7 +113,7 @@ export const createConnectorBody = z.strictObject({
 });
 
 export const updateConnectorBody = z.strictObject({
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: foreignJsonInput.optional(),
   metadata: connectorMetadata.optional(),
   syncProfile: z.boolean().optional(),
   enableTokenStorage: z.literal(false).optional(),

@@ -5,6 +5,7 @@ import { completeAuthorization, startAuthorization, type IdpSettings } from '../
 import { findConnector } from '../connectors/queries.ts';
 import { idpSettingsOf } from '../connectors/schemas.ts';
 import { RequestError, notFound } from '../http/errors.ts';
+import { foreignJsonInput } from '../http/limits.ts';
 import type { Api } from '../http/route.ts';
 import { findSsoConnector, ssoConnectorsForEmail } from '../sso/queries.ts';
 import { idpSettingsOfSso, ssoConfigSchema } from '../sso/schemas.ts';
@@ -19,7 +20,7 @@ const connectorParams = z.object({ connectorId: z.string().min(1).max(21) });
 const authorizationBody = z.strictObject({ state: z.string().min(1).max(512), redirectUri: z.url({ protocol: /^https?$/ }).max(2048) });
 const verifyBody = z.strictObject({
   // The callback's query as the browser received it: code and state, or error and error_description.
-  connectorData: z.record(z.string(), z.unknown()),
+  connectorData: foreignJsonInput,
   verificationId: z.string().min(1).max(64),
 });
 

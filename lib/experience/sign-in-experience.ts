@@ -26,19 +26,19 @@ export const signInExperienceSchema = z.object({
       )
       .max(3),
   }),
-  forgotPasswordMethods: z.array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode'])).nullable(),
+  forgotPasswordMethods: z.array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode'])).max(10).nullable(),
   passwordPolicy: passwordPolicySchema,
   sentinelPolicy: z.strictObject({
     maxAttempts: z.number().int().min(1).max(1000),
     lockoutDuration: z.number().int().min(1).max(10_080),
   }),
   mfa: z.strictObject({
-    factors: z.array(z.enum(['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode'])),
+    factors: z.array(z.enum(['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode'])).max(10),
     policy: z.enum(['UserControlled', 'Mandatory', 'NoPrompt']),
   }),
   termsOfUseUrl: z.url().max(2048).nullable(),
   privacyPolicyUrl: z.url().max(2048).nullable(),
-  supportEmail: z.email().nullable(),
+  supportEmail: z.email().max(128).nullable(),
 });
 
 export type SignInExperience = z.output<typeof signInExperienceSchema>;

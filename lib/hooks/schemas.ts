@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { boundedRecord } from '../http/limits.ts';
+
 import { hookEvents } from './events.ts';
 
 export const hookEventSchema = z.enum(hookEvents);
@@ -25,10 +27,7 @@ const headerValue = z
  */
 export const hookConfigSchema = z.object({
   url: z.string().min(1).max(2048),
-  headers: z
-    .record(headerName, headerValue)
-    .refine((headers) => Object.keys(headers).length <= 50, 'at most 50 headers')
-    .optional(),
+  headers: boundedRecord(headerName, headerValue, 50).optional(),
   retries: z.number().int().min(0).max(3).optional(),
 });
 
@@ -54,7 +53,7 @@ export const executionStatsSchema = z.object({ requestCount: z.number(), success
 export const hookWithStatsSchema = hookSchema.extend({ executionStats: executionStatsSchema.optional() });
 
 export const createHookBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(256).optional(),
   /** Deprecated (Logto): one event; `events` wins when both are given. */
   event: hookEventSchema.optional(),
@@ -65,7 +64,7 @@ export const createHookBody = z.strictObject({
 });
 
 export const updateHookBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(256).optional(),
   event: hookEventSchema.nullable().optional(),
   events: eventList.optional(),

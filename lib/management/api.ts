@@ -23,6 +23,7 @@ import { experienceVerificationRoutes } from '../experience/verification-routes.
 import { hookRoutes } from '../hooks/routes.ts';
 import { jsonBody } from '../http/body.ts';
 import { errorHandler } from '../http/error-handler.ts';
+import { RequestError } from '../http/errors.ts';
 import type { Logger } from '../http/logger.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import { Api } from '../http/route.ts';
@@ -120,9 +121,19 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
   app.use((ctx, next) => (tokenlessBodies.test(ctx.path) ? jsonBody(ctx, next) : next()));
   app.use(open.router.routes());
   app.use(experience.router.routes());
-  app.use((ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? requireToken(ctx, next) : next()));
+  const underApi = (path: string) => path === '/api' || path.startsWith('/api/');
+  app.use((ctx, next) => (underApi(ctx.path) ? requireToken(ctx, next) : next()));
   app.use(noteManagementActor);
-  app.use(jsonBody);
+  app.use((ctx, next) => (underApi(ctx.path) ? jsonBody(ctx, next) : next()));
+  // A path no route answers is an API error like any other: JSON 404 (or 405 below).
+  app.use(async (ctx, next) => {
+    await next();
+    if (underApi(ctx.path) && ctx.status === 404 && ctx.body === undefined) {
+      throw new RequestError({ code: 'request.not_found', status: 404 }, 'No API route has this path.');
+    }
+  });
   app.use(management.router.routes());
-  app.use(management.router.allowedMethods());
+  const methodNotAllowed = () =>
+    new RequestError({ code: 'request.method_not_allowed', status: 405 }, 'This method is not allowed on this path.');
+  app.use(management.router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
 }

@@ -71,8 +71,8 @@ export function accountMfaRoutes(api: Api, db: Knex, cache: SharedCache, oidc: O
       summary: 'Bind an authenticator (its secret and a current code) or backup codes (replacing any older set)',
       tag,
       body: z.discriminatedUnion('type', [
-        z.strictObject({ type: z.literal('Totp'), secret: z.string().refine(isTotpSecret, 'must be a base32 secret'), code: z.string().min(1).max(16) }),
-        z.strictObject({ type: z.literal('BackupCode'), codes: z.array(z.string().regex(/^[0-9a-f]{10}$/)).length(10) }),
+        z.strictObject({ type: z.literal('Totp'), secret: z.string().max(128).refine(isTotpSecret, 'must be a base32 secret'), code: z.string().min(1).max(16) }),
+        z.strictObject({ type: z.literal('BackupCode'), codes: z.array(z.string().max(10).regex(/^[0-9a-f]{10}$/)).length(10) }),
       ]),
       errors: [401, 422],
     },

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
+import { foreignJsonInput } from '../http/limits.ts';
 import type { Api } from '../http/route.ts';
 import type { ManagementAuth } from '../management/auth.ts';
 import { generateId } from '../storage/ids.ts';
@@ -19,7 +20,7 @@ export function impersonationRoutes(api: Api, db: Knex): void {
       path: '/subject-tokens',
       summary: 'Create a single-use impersonation subject token for a user (for support and admin tools)',
       tag: 'Token exchange',
-      body: z.strictObject({ userId: z.string().min(1).max(21), context: z.record(z.string(), z.unknown()).optional() }),
+      body: z.strictObject({ userId: z.string().min(1).max(21), context: foreignJsonInput.optional() }),
       response: z.object({ subjectToken: z.string(), expiresIn: z.number() }),
       status: 201,
       errors: [404],

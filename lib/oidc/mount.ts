@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import mount from 'koa-mount';
 import type { Provider } from 'oidc-provider';
 
+import { formPostEndpoints, redirectFormPost } from './form-post.ts';
 import { currentKeySet } from './keys.ts';
 import { createProvider, type OidcDependencies } from './provider.ts';
 
@@ -42,6 +43,9 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
     routes: async (ctx, next) => {
       if (ctx.path !== '/oidc' && !ctx.path.startsWith('/oidc/')) {
         return next();
+      }
+      if (ctx.method === 'POST' && formPostEndpoints.has(ctx.path)) {
+        return redirectFormPost(ctx);
       }
       const { handler } = await current();
       return handler(ctx, next);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { customDataInput } from '../http/limits.ts';
 import { scopeName } from '../resources/schemas.ts';
 
 const jsonObject = z.record(z.string(), z.unknown());
@@ -43,10 +44,10 @@ export const organizationListItemSchema = organizationSchema.extend({
 });
 
 export const createOrganizationBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(128),
   description: description.optional(),
-  customData: jsonObject.optional(),
+  customData: customDataInput.optional(),
   isMfaRequired: z.boolean().optional(),
 });
 
@@ -64,7 +65,7 @@ export type OrganizationScope = z.output<typeof organizationScopeSchema>;
 
 /** Organization scopes end up in tokens' `scope` strings, so their names are RFC 6749 scope-tokens too. */
 export const createOrganizationScopeBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: scopeName.max(128),
   description: description.optional(),
 });
@@ -88,7 +89,7 @@ export const organizationRoleListItemSchema = organizationRoleSchema.extend({
 });
 
 export const createOrganizationRoleBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(128),
   description: description.optional(),
   type: z.enum(organizationRoleTypes).optional(),
@@ -98,7 +99,7 @@ export const createOrganizationRoleBody = z.strictObject({
 
 // The type is fixed at creation: members already hold the role according to it.
 export const updateOrganizationRoleBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(128).optional(),
   description: description.optional(),
 });
@@ -141,10 +142,10 @@ export const invitationSchema = z.object({
 export type Invitation = z.output<typeof invitationSchema>;
 
 const messagePayload = z.strictObject({
-  code: z.string().optional(),
-  link: z.string().optional(),
-  locale: z.string().optional(),
-  uiLocales: z.string().optional(),
+  code: z.string().max(256).optional(),
+  link: z.string().max(2048).optional(),
+  locale: z.string().max(64).optional(),
+  uiLocales: z.string().max(256).optional(),
 });
 
 export const createInvitationBody = z.strictObject({

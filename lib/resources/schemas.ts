@@ -40,7 +40,7 @@ export type Scope = z.output<typeof scopeSchema>;
 export type Resource = z.output<typeof resourceSchema>;
 
 export const createResourceBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(256),
   indicator: resourceIndicator,
   accessTokenTtl: accessTokenTtl.optional(),
@@ -48,7 +48,7 @@ export const createResourceBody = z.strictObject({
 });
 
 export const updateResourceBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(256).optional(),
   accessTokenTtl: accessTokenTtl.optional(),
   isExchangeTarget: z.boolean().optional(),

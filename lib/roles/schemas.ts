@@ -24,7 +24,7 @@ export const roleListItemSchema = roleSchema.extend({
 });
 
 export const createRoleBody = z.strictObject({
-  tenantId: z.string().optional(),
+  tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(128),
   description: z.string().min(1).max(4096),
   type: z.enum(roleTypes).optional(),

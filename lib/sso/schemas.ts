@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import type { IdpSettings } from '../connectors/external-idp.ts';
 import { idpEndpoint } from '../connectors/schemas.ts';
+import { foreignJsonInput } from '../http/limits.ts';
 
 const domain = z
   .string()
@@ -12,7 +13,8 @@ const domain = z
 
 /** Enterprise SSO over OpenID Connect: the organization's IdP, found by discovery from its issuer. */
 export const ssoConfigSchema = z.object({
-  issuer: idpEndpoint,
+  // An identity keeps its issuer in a column of 255 characters.
+  issuer: idpEndpoint.max(255),
   clientId: z.string().min(1).max(256),
   clientSecret: z.string().min(1).max(512),
   scope: z.string().max(1024).optional(),
@@ -43,7 +45,7 @@ const branding = z.strictObject({
 export const createSsoConnectorBody = z.strictObject({
   providerName: z.enum(providerNames),
   connectorName: z.string().min(1).max(128),
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: foreignJsonInput.optional(),
   domains: z.array(domain).max(100).optional(),
   branding: branding.optional(),
   syncProfile: z.boolean().optional(),
@@ -52,7 +54,7 @@ export const createSsoConnectorBody = z.strictObject({
 
 export const updateSsoConnectorBody = z.strictObject({
   connectorName: z.string().min(1).max(128).optional(),
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: foreignJsonInput.optional(),
   domains: z.array(domain).max(100).optional(),
   branding: branding.optional(),
   syncProfile: z.boolean().optional(),

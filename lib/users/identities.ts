@@ -1,5 +1,6 @@
 import { tenantId } from '../applications/queries.ts';
 import { RequestError, notFound } from '../http/errors.ts';
+import { assertJsonFits, identitiesBytes } from '../http/limits.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { UserRow } from './queries.ts';
@@ -38,6 +39,7 @@ export async function linkSocialIdentity(trx: Queryable, userId: string, target:
     throw error;
   }
   const identities = { ...(JSON.parse(user.identities) as User['identities']), [target]: identity };
+  assertJsonFits(identities, identitiesBytes, 'identities');
   await trx('users').where({ id: userId }).update({ identities: JSON.stringify(identities), updated_at: Date.now() });
 }
 

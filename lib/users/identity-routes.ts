@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
+import { foreignJsonInput } from '../http/limits.ts';
 import type { Api } from '../http/route.ts';
 import { linkSocialIdentity, listSsoIdentities, unlinkSocialIdentity, unlinkSsoIdentity } from './identities.ts';
 import { toUser } from './queries.ts';
@@ -57,7 +58,7 @@ export function userIdentityRoutes(api: Api, db: Knex): void {
       summary: "Set a user's social identity at a target (201 when new, 200 when replaced)",
       tag,
       params: targetParams,
-      body: z.strictObject({ userId: z.string().min(1).max(255), details: details.optional() }),
+      body: z.strictObject({ userId: z.string().min(1).max(255), details: foreignJsonInput.optional() }),
       response: identitiesSchema,
       errors: [404, 422],
     },

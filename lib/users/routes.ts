@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
+import { customDataInput } from '../http/limits.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import type { Api } from '../http/route.ts';
@@ -85,7 +86,7 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       summary: "Merge keys into a user's custom data",
       tag,
       params: userParams,
-      body: z.strictObject({ customData: jsonObject }),
+      body: z.strictObject({ customData: customDataInput }),
       response: jsonObject,
       errors: [404],
     },

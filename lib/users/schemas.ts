@@ -1,11 +1,14 @@
 import { z } from 'zod';
 
+import { customDataInput } from '../http/limits.ts';
+
 /** Usernames: a letter or underscore first, then letters, digits and underscores (Logto's rule). */
-export const username = z.string().regex(/^[A-Z_a-z]\w{0,127}$/, 'must start with a letter or _ and hold only letters, digits and _');
+export const username = z.string().max(128).regex(/^[A-Z_a-z]\w{0,127}$/, 'must start with a letter or _ and hold only letters, digits and _');
 export const email = z.email().max(128);
 /** Phone numbers in E.164 digits, the leading + optional (Logto stores digits only). */
 export const phone = z
   .string()
+  .max(16)
   .regex(/^\+?\d{6,15}$/, 'must be an international number, digits only (E.164)')
   .transform((value) => value.replace(/^\+/, ''));
 
@@ -66,7 +69,7 @@ export const createUserBody = z.strictObject({
   password: z.string().min(1).max(256).optional(),
   name: z.string().max(128).optional(),
   avatar: avatar.nullable().optional(),
-  customData: jsonObject.optional(),
+  customData: customDataInput.optional(),
   profile: userProfileSchema.optional(),
 });
 
@@ -76,6 +79,6 @@ export const updateUserBody = z.strictObject({
   primaryPhone: phone.nullable().optional(),
   name: z.string().max(128).nullable().optional(),
   avatar: avatar.nullable().optional(),
-  customData: jsonObject.optional(),
+  customData: customDataInput.optional(),
   profile: userProfileSchema.optional(),
 });

@@ -1,4 +1,5 @@
 import { RequestError, notFound } from '../http/errors.ts';
+import { assertJsonFits, customDataBytes } from '../http/limits.ts';
 import { revokeAccount } from '../oidc/adapter.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -71,6 +72,10 @@ export async function createUser(trx: Queryable, input: NewUser, policy: Passwor
 /** Applies changes to a user and returns it as the API shows it. */
 export async function changeUser(trx: Queryable, id: string, changes: UserChanges): Promise<User> {
   const current = await getUserRow(trx, id);
+  if (changes.customData) {
+    // Merged custom data (PATCH /users/:id/custom-data) grows with each request.
+    assertJsonFits(changes.customData, customDataBytes, 'customData');
+  }
   await assertIdentifiersFree(trx, changes, id);
   await updateUser(trx, id, changes);
   if (changes.isSuspended === true && !current.is_suspended) {

@@ -296,7 +296,7 @@ describe('experience API: errors', () => {
       }
     });
 
-    it('answers 400 guard.invalid_input to bodies that are not JSON objects', async () => {
+    it('answers 400 guard.invalid_input to bodies that are not JSON objects, 415 to bodies that are not JSON', async () => {
       const browser = await openExperience(service, app.id);
       const raw = (path: string, body: string, contentType = 'application/json') =>
         browser.client(path, { method: 'put', body, headers: { 'content-type': contentType } }) as unknown as Promise<{ statusCode: number; body: { code: string } }>;
@@ -305,11 +305,11 @@ describe('experience API: errors', () => {
         expect(response.statusCode, `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`).to.equal(400);
         expect(response.body.code, JSON.stringify(body)).to.equal('guard.invalid_input');
       }
-      // JSON sent as something else is not read: the body is then empty, and invalid.
+      // JSON sent as something else is not read: 415.
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
         const response = await raw('api/experience', '{"interactionEvent":"SignIn"}', contentType);
-        expect(response.statusCode, contentType).to.equal(400);
-        expect(response.body.code).to.equal('guard.invalid_input');
+        expect(response.statusCode, contentType).to.equal(415);
+        expect(response.body.code).to.equal('request.unsupported_media_type');
       }
     });
 

@@ -151,10 +151,9 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
   const blocks = [...document.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!.replace(/^import .*$/gm, ''));
   const key = 'AbCdEfGhIjKlMnOpQrStUvWxYz012345';
   const body = '{"hookId":"h","event":"PostSignIn","createdAt":"2025-01-01T00:00:00.000Z"}';
-  // Signed when each test runs: Standard Webhooks refuses a timestamp older than 5 minutes, and the
-  // suite may take longer than that to reach these tests.
-  let headers: Record<string, string>;
-  beforeEach(() => {
+  // Signed when these tests run, not when the suite loads: the signature's timestamp must be recent.
+  let headers: ReturnType<typeof requestHeaders>;
+  before(() => {
     headers = requestHeaders({ url: 'https://x' }, key, 'dl1', body);
   });
 

@@ -103,7 +103,7 @@ export async function startService(options: { dbUrl?: string; port?: number; env
       form,
       headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
     });
-    return { statusCode: response.statusCode, headers: response.headers, body: response.body as Record<string, unknown> };
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body as unknown as Record<string, unknown> };
   };
 
   let managementToken: { value: string; expiresAt: number } | undefined;
