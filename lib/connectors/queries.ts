@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import { connectorFactories, type Connector, type ConnectorMetadata, type FactoryId } from './schemas.ts';
@@ -64,6 +66,17 @@ export const listConnectors = (db: Queryable, cache: SharedCache) => cache.get('
 
 export async function findConnector(db: Queryable, cache: SharedCache, id: string): Promise<StoredConnector | undefined> {
   return (await listConnectors(db, cache)).find((connector) => connector.id === id);
+}
+
+/** The connector, its row locked until the transaction ends (not from memory): read so before changing it. */
+export async function findConnectorForUpdate(trx: Knex.Transaction, id: string): Promise<StoredConnector | undefined> {
+  const row = await trx('social_connectors').where({ id }).forUpdate().first<ConnectorRow | undefined>();
+  return row && toStored(row);
+}
+
+export async function findConnectorByTargetOrId(db: Queryable, target: string, id: string): Promise<StoredConnector | undefined> {
+  const row = await db('social_connectors').where({ target }).orWhere({ id }).first<ConnectorRow | undefined>();
+  return row && toStored(row);
 }
 
 export async function insertConnector(trx: Queryable, connector: StoredConnector): Promise<void> {

@@ -1,11 +1,10 @@
-import type { Knex } from 'knex';
-
 import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
 import type { Queryable } from '../storage/database.ts';
 import { lockCache, type SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
 import { consoleApp } from './console-app.ts';
@@ -22,8 +21,8 @@ export async function hasAdministrator(db: Queryable): Promise<boolean> {
  * administrator exists: the check and the insert run under the roles lock, so of two first-run
  * requests racing only one succeeds.
  */
-export async function createAdministrator(db: Knex, cache: SharedCache, input: NewAdministrator, { onlyFirst }: { onlyFirst: boolean }): Promise<User> {
-  return db.transaction(async (trx) => {
+export async function createAdministrator(db: Queryable, cache: SharedCache, input: NewAdministrator, { onlyFirst }: { onlyFirst: boolean }): Promise<User> {
+  return withTransaction(db, async (trx) => {
     await lockCache(trx, 'roles');
     if (onlyFirst && (await hasAdministrator(trx))) {
       throw new RequestError({ code: 'console.administrator_exists', status: 409 }, 'An administrator exists already: sign in instead.');

@@ -51,6 +51,6 @@ export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Co
       status: 201,
       errors: [409, 422],
     },
-    async ({ body }) => createAdministrator(db, cache, body, { onlyFirst: true }),
+    async ({ body }, _ctx, trx) => createAdministrator(trx, cache, body, { onlyFirst: true }),
   );
 }

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
@@ -6,7 +5,7 @@ import { mfaTarget } from '../mfa/second-factor.ts';
 import { clearTargets, sentinelTarget } from './sentinel.ts';
 
 /** Admin unlock of identifiers locked after failed verifications. */
-export function sentinelRoutes(api: Api, db: Knex): void {
+export function sentinelRoutes(api: Api): void {
   api.add(
     {
       method: 'post',
@@ -18,7 +17,7 @@ export function sentinelRoutes(api: Api, db: Knex): void {
         targets: z.array(z.string().min(1).max(128)).min(1).max(100),
       }),
     },
-    async ({ body }) => {
+    async ({ body }, _ctx, trx) => {
       // A target is an identifier as a user typed it (a username, an email or a phone number), or a
       // user id, whose second factor locks apart from the identifiers.
       const keys = body.targets.flatMap((value) => [
@@ -27,7 +26,7 @@ export function sentinelRoutes(api: Api, db: Knex): void {
         sentinelTarget('phone', value),
         mfaTarget(value),
       ]);
-      await clearTargets(db, keys);
+      await clearTargets(trx, keys);
     },
   );
 }
