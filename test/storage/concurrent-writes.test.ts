@@ -341,13 +341,15 @@ describe('a transaction run again after a lock conflict', () => {
     await service.stop();
   });
 
-  /** Waits until the request under test waits on a lock the test holds (MySQL). */
-  async function waitForLockWait(database: string): Promise<void> {
-    for (;;) {
+  /**
+   * Waits until the request under test waits for the users cache version the test has locked (MySQL).
+   * The processlist shows the waiting statement; INNODB_TRX does not list a transaction that has
+   * only read so far.
+   */
+  async function waitForCacheVersionWait(database: string): Promise<void> {
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
       const [rows] = (await db.raw(
-        `select count(*) as n from information_schema.innodb_trx t
-           join information_schema.processlist p on p.id = t.trx_mysql_thread_id
-          where t.trx_state = 'LOCK WAIT' and p.db = ?`,
+        "select count(*) as n from information_schema.processlist where db = ? and command = 'Query' and info like 'update `cache_versions`%'",
         [database],
       )) as [Array<{ n: number }>];
       if (Number(rows[0]!.n) > 0) {
@@ -355,6 +357,7 @@ describe('a transaction run again after a lock conflict', () => {
       }
       await sleep(10);
     }
+    throw new Error('the request never waited for the lock the test holds');
   }
 
   it('answers 200 and emits its webhook event once', async function () {
@@ -377,7 +380,7 @@ describe('a transaction run again after a lock conflict', () => {
         await trx('ballast').insert(Array.from({ length: 200 }, (_, n) => ({ n })));
         await trx('cache_versions').where({ name: 'users' }).forUpdate().select('*');
         const pending = service.api.patch(`users/${userId}/is-suspended`, { json: { isSuspended: true } });
-        await waitForLockWait(new URL(service.config.dbUrl).pathname.slice(1));
+        await waitForCacheVersionWait(new URL(service.config.dbUrl).pathname.slice(1));
         // Would throw ER_LOCK_DEADLOCK were the test's transaction the one rolled back.
         await trx('users').where({ id: userId }).forUpdate().select('id');
         await trx.rollback();
