@@ -10,6 +10,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import { assertPasswordAccepted } from '../users/password-policy.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
@@ -43,7 +44,7 @@ const myAccount = (user: UserRow) => ({
 });
 
 /** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
-export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: OidcService, connectors: Connectors): void {
+export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, oidc: OidcService, connectors: Connectors): void {
   api.add(
     {
       method: 'post',
@@ -159,7 +160,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
         if (!ownership.verified || ownership.identifier?.type !== kind || ownership.identifier.value !== value) {
           throw new RequestError({ code: 'verification_record.permission_denied', status: 401 }, `The new ${kind} has not been verified.`);
         }
-        await db.transaction(async (trx) => {
+        await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: value });
           await consumeVerifications(trx, [proof.id, ownership.id]);
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
@@ -181,7 +182,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
       async (_input, ctx) => {
         const user = await accountUser(ctx, db, oidc);
         const proof = await requireIdentityProof(db, user, proofHeader(ctx));
-        await db.transaction(async (trx) => {
+        await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: null });
           await consumeVerifications(trx, [proof.id]);
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
@@ -205,7 +206,7 @@ export function accountRoutes(api: Api, db: Knex, cache: SharedCache, oidc: Oidc
       const { passwordPolicy } = await currentSignInExperience(db, cache);
       assertPasswordAccepted(body.password, passwordPolicy, userInfoOf(user));
       const digest = await hashPassword(body.password);
-      await db.transaction(async (trx) => {
+      await withTransaction(db, async (trx) => {
         await changeUser(trx, user.id, { passwordDigest: digest });
         await consumeVerifications(trx, [proof.id]);
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);

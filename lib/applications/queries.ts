@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { managementApi } from '../resources/management-api.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
@@ -59,6 +61,12 @@ export async function insertApplication(db: Queryable, application: Application)
 export async function findApplication(db: Queryable, id: string): Promise<Application | undefined> {
   const row = await db('applications').where({ id }).first<ApplicationRow | undefined>();
   return row && toApplication(db, row);
+}
+
+/** The application, its row locked until the transaction ends: read so before changing it. */
+export async function findApplicationForUpdate(trx: Knex.Transaction, id: string): Promise<Application | undefined> {
+  const row = await trx('applications').where({ id }).forUpdate().first<ApplicationRow | undefined>();
+  return row && toApplication(trx, row);
 }
 
 /** Whether the application holds the role that opens the management API (Logto's `isAdmin`). */

@@ -9,6 +9,7 @@ import { assertSettingsFitType, buildApplication } from './applications.ts';
 import {
   deleteApplication,
   findApplication,
+  findApplicationForUpdate,
   insertApplication,
   isManagementAdmin,
   listApplications,
@@ -52,9 +53,9 @@ export function applicationRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'post', path: '/applications', summary: 'Create an application', tag, body: createApplicationBody, response: applicationSchema, errors: [422] },
-    async ({ body }) => {
+    async ({ body }, _ctx, trx) => {
       const application = buildApplication(body);
-      await insertApplication(db, application);
+      await insertApplication(trx, application);
       return application;
     },
   );
@@ -89,32 +90,31 @@ export function applicationRoutes(api: Api, db: Knex): void {
       response: applicationSchema,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        assertNotInternal(params.id);
-        const current = await findApplication(trx, params.id);
-        if (!current) {
-          throw notFound('application', params.id);
-        }
-        const next = {
-          ...current,
-          ...(body.name !== undefined && { name: body.name }),
-          ...(body.description !== undefined && { description: body.description }),
-          ...(body.customData && { customData: body.customData }),
-          oidcClientMetadata: { ...current.oidcClientMetadata, ...body.oidcClientMetadata },
-          customClientMetadata: { ...current.customClientMetadata, ...body.customClientMetadata },
-        };
-        assertSettingsFitType(next.type, next.customClientMetadata);
-        await updateApplication(trx, next);
-        return next;
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      assertNotInternal(params.id);
+      const current = await findApplicationForUpdate(trx, params.id);
+      if (!current) {
+        throw notFound('application', params.id);
+      }
+      const next = {
+        ...current,
+        ...(body.name !== undefined && { name: body.name }),
+        ...(body.description !== undefined && { description: body.description }),
+        ...(body.customData && { customData: body.customData }),
+        oidcClientMetadata: { ...current.oidcClientMetadata, ...body.oidcClientMetadata },
+        customClientMetadata: { ...current.customClientMetadata, ...body.customClientMetadata },
+      };
+      assertSettingsFitType(next.type, next.customClientMetadata);
+      await updateApplication(trx, next);
+      return next;
+    },
   );
 
   api.add(
     { method: 'delete', path: '/applications/:id', summary: 'Delete an application', tag, params: idParams, errors: [404] },
-    async ({ params }) => {
+    async ({ params }, _ctx, trx) => {
       assertNotInternal(params.id);
-      if (!(await deleteApplication(db, params.id))) {
+      if (!(await deleteApplication(trx, params.id))) {
         throw notFound('application', params.id);
       }
     },

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import type { Queryable } from '../storage/database.ts';
 import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
@@ -69,6 +71,17 @@ export async function findConnector(db: Queryable, cache: SharedCache, id: strin
 
 const storedConfig = (db: Queryable, connector: StoredConnector) =>
   JSON.stringify(sealConfigSecret(db, sealedColumns.socialConnectorSecrets, connector.id, connector.config));
+
+/** The connector, its row locked until the transaction ends (not from memory): read so before changing it. */
+export async function findConnectorForUpdate(trx: Knex.Transaction, id: string): Promise<StoredConnector | undefined> {
+  const row = await trx('social_connectors').where({ id }).forUpdate().first<ConnectorRow | undefined>();
+  return row && toStored(trx, row);
+}
+
+export async function findConnectorByTargetOrId(db: Queryable, target: string, id: string): Promise<StoredConnector | undefined> {
+  const row = await db('social_connectors').where({ target }).orWhere({ id }).first<ConnectorRow | undefined>();
+  return row && toStored(db, row);
+}
 
 export async function insertConnector(trx: Queryable, connector: StoredConnector): Promise<void> {
   await trx('social_connectors').insert({

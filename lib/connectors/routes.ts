@@ -6,7 +6,17 @@ import type { Api } from '../http/route.ts';
 import { isUniqueViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { deleteConnector, findConnector, insertConnector, listConnectors, toConnector, updateConnector, type StoredConnector } from './queries.ts';
+import {
+  deleteConnector,
+  findConnector,
+  findConnectorByTargetOrId,
+  findConnectorForUpdate,
+  insertConnector,
+  listConnectors,
+  toConnector,
+  updateConnector,
+  type StoredConnector,
+} from './queries.ts';
 import {
   connectorFactories,
   connectorSchema,
@@ -113,7 +123,7 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: connectorSchema,
       errors: [422],
     },
-    async ({ body }) => {
+    async ({ body }, _ctx, trx) => {
       const target = body.metadata?.target;
       if (!target) {
         throw new RequestError({ code: 'connector.should_specify_target', status: 400 }, 'A generic connector needs `metadata.target`.');
@@ -128,13 +138,11 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
       };
       const taken = () =>
         new RequestError({ code: 'connector.multiple_target_with_same_platform', status: 422 }, `A connector with target \`${target}\` (or this id) already exists.`);
+      if (await findConnectorByTargetOrId(trx, target, connector.id)) {
+        throw taken();
+      }
       try {
-        await db.transaction(async (trx) => {
-          if (await trx('social_connectors').where({ target }).orWhere({ id: connector.id }).first()) {
-            throw taken();
-          }
-          await insertConnector(trx, connector);
-        });
+        await insertConnector(trx, connector);
       } catch (error) {
         // A concurrent create of the same target (or id) meets the unique index: the same answer.
         throw isUniqueViolation(error) ? taken() : error;
@@ -154,8 +162,11 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: connectorSchema,
       errors: [404],
     },
-    async ({ params, body }) => {
-      const current = await getConnector(params.id);
+    async ({ params, body }, _ctx, trx) => {
+      const current = await findConnectorForUpdate(trx, params.id);
+      if (!current) {
+        throw notFound('connector', params.id);
+      }
       if (body.metadata?.target && body.metadata.target !== current.target) {
         throw new RequestError({ code: 'connector.can_not_modify_target', status: 400 }, 'The target of a connector cannot change.');
       }
@@ -165,15 +176,15 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
         metadata: { ...current.metadata, ...body.metadata },
         syncProfile: body.syncProfile ?? current.syncProfile,
       };
-      await db.transaction((trx) => updateConnector(trx, next));
+      await updateConnector(trx, next);
       return toConnector(next);
     },
   );
 
   api.add(
     { method: 'delete', path: '/connectors/:id', summary: 'Delete a social connector', tag, params: idParams, errors: [404] },
-    async ({ params }) => {
-      const deleted = await db.transaction((trx) => deleteConnector(trx, params.id));
+    async ({ params }, _ctx, trx) => {
+      const deleted = await deleteConnector(trx, params.id);
       if (deleted === 0) {
         throw notFound('connector', params.id);
       }

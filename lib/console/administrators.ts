@@ -4,7 +4,9 @@ import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
+import type { Queryable } from '../storage/database.ts';
 import { lockCache, type SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
 import { consoleApp } from './console-app.ts';
@@ -48,8 +50,8 @@ async function assertFirstRun(trx: Knex.Transaction, caller: FirstRunCaller): Pr
  * user's). With `firstRun` (the console's unauthenticated first run) the first run's rules apply;
  * without it (the CLI, whoever holds the database) it works whenever it is run.
  */
-export async function createAdministrator(db: Knex, cache: SharedCache, input: NewAdministrator, { firstRun }: { firstRun?: FirstRunCaller }): Promise<User> {
-  return db.transaction(async (trx) => {
+export async function createAdministrator(db: Queryable, cache: SharedCache, input: NewAdministrator, { firstRun }: { firstRun?: FirstRunCaller }): Promise<User> {
+  return withTransaction(db, async (trx) => {
     await lockCache(trx, 'roles');
     if (firstRun) {
       await assertFirstRun(trx, firstRun);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import { findApplication, updateApplication } from '../applications/queries.ts';
 import { lockCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 
 /** Rows seeded by migration 0009. */
 export const consoleApp = {
@@ -19,7 +20,7 @@ export const consoleRedirectUri = (endpoint: string) => `${endpoint}/console/cal
  */
 export async function syncConsoleApplication(db: Knex, endpoint: string): Promise<void> {
   const oidcClientMetadata = { redirectUris: [consoleRedirectUri(endpoint)], postLogoutRedirectUris: [`${endpoint}/console`] };
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     // Instances starting together: one checks and updates at a time.
     await lockCache(trx, 'applications');
     const current = await findApplication(trx, consoleApp.applicationId);

@@ -61,7 +61,7 @@ export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Co
       status: 201,
       errors: [409, 422],
     },
-    async ({ body: { setupToken, ...input } }, ctx) =>
-      createAdministrator(db, cache, input, { firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production } }),
+    async ({ body: { setupToken, ...input } }, ctx, trx) =>
+      createAdministrator(trx, cache, input, { firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production } }),
   );
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Context } from 'koa';
 
 import { findConnector } from '../connectors/queries.ts';
@@ -56,7 +57,7 @@ async function registerFromIdp(trx: Queryable, info: ExternalUserInfo, settings:
  * registration.
  */
 async function identifyBySocial(
-  trx: Queryable,
+  trx: Knex.Transaction,
   cache: SharedCache,
   ctx: Context,
   state: ExperienceState,
@@ -108,7 +109,7 @@ async function identifyBySocial(
  * same verified email is linked to it; otherwise one is created. Each time, the organizations that
  * admit this connector's users take the user in (just-in-time).
  */
-async function identifyBySso(trx: Queryable, cache: SharedCache, ctx: Context, record: ExternalRecord, settings: SignInExperience): Promise<ExternalOutcome> {
+async function identifyBySso(trx: Knex.Transaction, cache: SharedCache, ctx: Context, record: ExternalRecord, settings: SignInExperience): Promise<ExternalOutcome> {
   const connector = await findSsoConnector(trx, cache, record.connectorId);
   if (!connector) {
     throw notFound('SSO connector', record.connectorId);
@@ -149,7 +150,7 @@ async function identifyBySso(trx: Queryable, cache: SharedCache, ctx: Context, r
 
 /** Identification by a verified social or SSO record, in the caller's transaction (with its events). */
 export async function identifyExternal(
-  trx: Queryable,
+  trx: Knex.Transaction,
   cache: SharedCache,
   ctx: Context,
   state: ExperienceState,

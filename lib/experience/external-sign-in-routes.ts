@@ -50,7 +50,7 @@ async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promis
  * enterprise IdP (`sso`). Both start with an authorization URI (state, nonce, PKCE kept in the
  * record) and end with the callback's data, redeemed server-side for who the user is.
  */
-export function externalSignInRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions): void {
+export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions): void {
   const kinds = [
     { path: 'social', type: 'Social', idp: socialIdp },
     { path: 'sso', type: 'EnterpriseSso', idp: ssoIdp },

@@ -9,12 +9,12 @@ import { RequestError, notFound } from '../http/errors.ts';
 import { storedBackupCodes } from '../mfa/backup-codes.ts';
 import { addFactor } from '../mfa/factors.ts';
 import { mfaOwed } from '../mfa/sign-in-requirement.ts';
-import type { Queryable } from '../storage/database.ts';
 import { linkSocialIdentity } from '../users/identities.ts';
 import { updateUser } from '../users/queries.ts';
 import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import { assertPasswordAccepted } from '../users/password-policy.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
@@ -74,7 +74,7 @@ function requireUser(state: ExperienceState): string {
  * backup codes, a declined MFA prompt, a social identity proven alongside. Says whether the user's
  * data changed (MFA or social linking: one `User.Data.Updated`).
  */
-async function applyLinks(trx: Queryable, cache: SharedCache, state: ExperienceState, userId: string): Promise<boolean> {
+async function applyLinks(trx: Knex.Transaction, cache: SharedCache, state: ExperienceState, userId: string): Promise<boolean> {
   const { mfa = {}, profile } = state;
   if (mfa.totp) {
     await addFactor(trx, userId, { type: 'Totp', secret: mfa.totp.secret, lastUsedStep: mfa.totp.step });
@@ -97,7 +97,7 @@ async function applyLinks(trx: Queryable, cache: SharedCache, state: ExperienceS
 }
 
 /** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */
-export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions, oidc: OidcService, audit: AuditLog): void {
+export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, oidc: OidcService, audit: AuditLog): void {
   api.add(
     { method: 'put', path: '/experience', summary: 'Start (or restart) an experience for the current interaction', tag, body: eventBody },
     async ({ body }, ctx) => {
@@ -169,7 +169,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
       const record = body.verificationId ? getRecord(state, body.verificationId) : undefined;
       if (record?.type === 'Social' || record?.type === 'EnterpriseSso') {
         requireVerified(record);
-        const outcome = await db.transaction((trx) => identifyExternal(trx, cache, ctx, state, record, settings, body.linkSocialIdentity ?? false));
+        const outcome = await withTransaction(db, (trx) => identifyExternal(trx, cache, ctx, state, record, settings, body.linkSocialIdentity ?? false));
         // An IdP's new user registered; a known one signed in, whichever the page started with.
         await session.save({ ...identified(state, outcome.userId), interactionEvent: outcome.created ? 'Register' : 'SignIn' });
         ctx.status = outcome.created ? 201 : 204;
@@ -183,7 +183,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
       await assertNotSsoEmail(db, cache, profile.primaryEmail);
       // Kept before trying: after a 422 missing_profile, the next identification builds on it.
       await session.save({ ...state, profile });
-      const userId = await db.transaction(async (trx) => {
+      const userId = await withTransaction(db, async (trx) => {
         const created = await registerUser(trx, profile, settings);
         await recordUserDataEvent(trx, cache, ctx, 'User.Created', created);
         if (profile.primaryEmail) {
@@ -282,7 +282,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
           throw new RequestError({ code: 'user.new_password_required_in_profile', status: 422 }, 'You need to set a new password.');
         }
         const digest = state.newPasswordDigest;
-        await db.transaction(async (trx) => {
+        await withTransaction(db, async (trx) => {
           await changeUser(trx, userId, { passwordDigest: digest });
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', userId);
           await recordInteractionEvent(trx, cache, ctx, 'PostResetPassword', interactionDetails(state, interaction, userId));
@@ -297,7 +297,7 @@ export function experienceRoutes(api: Api, db: Knex, cache: SharedCache, session
       if (owed) {
         throw owed;
       }
-      await db.transaction(async (trx) => {
+      await withTransaction(db, async (trx) => {
         await changeUser(trx, userId, { lastSignInAt: Date.now() });
         if (await applyLinks(trx, cache, state, userId)) {
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', userId);

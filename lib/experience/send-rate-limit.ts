@@ -1,5 +1,6 @@
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
+import { withTransaction } from '../storage/transaction.ts';
 
 /** At most this many verification messages per recipient in any window of `sendWindowMs` (Logto's default). */
 export const maxSendsPerWindow = 10;
@@ -37,7 +38,7 @@ export async function assertSendAllowed(
   { maxSends, windowMs }: SendLimit = { maxSends: maxSendsPerWindow, windowMs: sendWindowMs },
 ): Promise<void> {
   const since = now - windowMs;
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx('message_recipients').insert({ recipient, last_sent_at: now }).onConflict('recipient').merge({ last_sent_at: now });
     const [{ sends }] = await trx('message_sends').where({ recipient }).andWhere('created_at', '>', since).count({ sends: '*' });
     if (Number(sends) >= maxSends) {

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
@@ -8,7 +7,7 @@ import { findUserIdsByAnyIdentifier } from '../users/queries.ts';
 import { accountTarget, clearTargets, identifierTarget } from './sentinel.ts';
 
 /** Admin unlock of accounts locked after failed verifications, and of applications after failed client authentications. */
-export function sentinelRoutes(api: Api, db: Knex): void {
+export function sentinelRoutes(api: Api): void {
   api.add(
     {
       method: 'post',
@@ -20,20 +19,20 @@ export function sentinelRoutes(api: Api, db: Knex): void {
         targets: z.array(z.string().min(1).max(128)).min(1).max(100),
       }),
     },
-    async ({ body }) => {
+    async ({ body }, _ctx, trx) => {
       if (body.targetType === 'App') {
         // Application ids refused at the token endpoint after failed client authentications.
-        await clearClientThrottles(db, body.targets);
+        await clearClientThrottles(trx, body.targets);
         return;
       }
       // A target is an identifier as a user typed it (a username, an email or a phone number) or a
       // user id. Whichever names an account unlocks all of it: its sign-in and its second factor.
-      const userIds = [...body.targets, ...(await findUserIdsByAnyIdentifier(db, body.targets))];
+      const userIds = [...body.targets, ...(await findUserIdsByAnyIdentifier(trx, body.targets))];
       const keys = [
         ...body.targets.flatMap((value) => [identifierTarget('username', value), identifierTarget('email', value), identifierTarget('phone', value)]),
         ...userIds.flatMap((id) => [accountTarget(id), mfaTarget(id)]),
       ];
-      await clearTargets(db, keys);
+      await clearTargets(trx, keys);
     },
   );
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import type { SignInExperience } from './sign-in-experience.ts';
 
 export type SentinelPolicy = SignInExperience['sentinelPolicy'];
@@ -44,7 +45,7 @@ export async function assertNotLocked(db: Queryable, target: SentinelTarget): Pr
  * caller learns that this call engaged the lock (for the one Identifier.Lockout event).
  */
 export async function recordFailure(db: Knex, target: SentinelTarget, policy: SentinelPolicy): Promise<{ locked: boolean }> {
-  return db.transaction(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const now = Date.now();
     // One upsert takes the row's write lock at once (an insert-then-update would let two first
     // failures share a read lock and deadlock on MySQL): concurrent failures count one after the other.

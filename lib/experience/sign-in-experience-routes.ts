@@ -7,7 +7,7 @@ import type { Api } from '../http/route.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { passwordPolicySchema } from '../users/password-policy.ts';
-import { currentSignInExperience, saveSignInExperience, signInExperienceSchema } from './sign-in-experience.ts';
+import { currentSignInExperience, saveSignInExperience, signInExperienceForUpdate, signInExperienceSchema } from './sign-in-experience.ts';
 
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });
@@ -26,15 +26,15 @@ export function signInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): 
 
   api.add(
     { method: 'patch', path: '/sign-in-exp', summary: 'Update the sign-in experience settings', tag, body: patchBody, response, errors: [422] },
-    async ({ body }) => {
-      const current = await currentSignInExperience(db, cache);
+    async ({ body }, _ctx, trx) => {
+      const current = await signInExperienceForUpdate(trx);
       const next = {
         ...current,
         ...body,
         passwordPolicy: { ...current.passwordPolicy, ...body.passwordPolicy },
         sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
       };
-      await saveSignInExperience(db, next);
+      await saveSignInExperience(trx, next);
       return { tenantId, id: 'default', ...next };
     },
   );

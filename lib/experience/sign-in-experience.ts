@@ -1,7 +1,8 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Queryable } from '../storage/database.ts';
-import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
 import { defaultPasswordPolicy, passwordPolicySchema } from '../users/password-policy.ts';
 
 const identifier = z.enum(['username', 'email', 'phone']);
@@ -72,6 +73,15 @@ async function readSignInExperience(db: Queryable): Promise<SignInExperience> {
 
 export const currentSignInExperience = (db: Queryable, cache: SharedCache) =>
   cache.get('settings', id, () => readSignInExperience(db));
+
+/**
+ * The settings as stored (not from memory), locked until the transaction ends: read so before
+ * changing them. The row may not exist yet, so the lock is the settings' cache version row.
+ */
+export async function signInExperienceForUpdate(trx: Knex.Transaction): Promise<SignInExperience> {
+  await lockCache(trx, 'settings');
+  return readSignInExperience(trx);
+}
 
 export async function saveSignInExperience(db: Queryable, settings: SignInExperience): Promise<void> {
   await db('sign_in_experience')

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
@@ -20,17 +19,34 @@ const identifierOf = (body: { email: string } | { phone: string }): CodeIdentifi
  * recipient alone (the newest unused Generic code). Rate limited like any send, but a refusal
  * here is an admin's call and emits no `Message.RateLimited`.
  */
-export function verificationCodeRoutes(api: Api, db: Knex, connectors: Connectors): void {
+export function verificationCodeRoutes(api: Api, connectors: Connectors): void {
   api.add(
-    { method: 'post', path: '/verification-codes', summary: 'Send a verification code to an email address or phone number', tag, body: sendBody, errors: [429, 502] },
-    async ({ body }) => {
+    {
+      method: 'post',
+      path: '/verification-codes',
+      summary: 'Send a verification code to an email address or phone number',
+      tag,
+      body: sendBody,
+      errors: [429, 502],
+      // It sends a message: no transaction waits on the mail server.
+      transaction: false,
+    },
+    async ({ body }, _ctx, db) => {
       await sendVerificationCode(db, connectors, { identifier: identifierOf(body), purpose: 'Generic' });
     },
   );
 
   api.add(
-    { method: 'post', path: '/verification-codes/verify', summary: 'Verify a code sent with POST /verification-codes', tag, body: verifyBody },
-    async ({ body }) => {
+    {
+      method: 'post',
+      path: '/verification-codes/verify',
+      summary: 'Verify a code sent with POST /verification-codes',
+      tag,
+      body: verifyBody,
+      // A wrong code counts as an attempt even though the request fails.
+      transaction: false,
+    },
+    async ({ body }, _ctx, db) => {
       await verifyVerificationCode(db, { identifier: identifierOf(body), code: body.verificationCode, purpose: 'Generic' });
     },
   );

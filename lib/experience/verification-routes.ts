@@ -27,7 +27,7 @@ const invalidCredentials = () =>
   new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Incorrect account or password. Please check your input.');
 
 /** The experience's proofs: a password, a new username + password, a code sent to an email or phone. */
-export function experienceVerificationRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions, connectors: Connectors): void {
+export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, connectors: Connectors): void {
   api.add(
     {
       method: 'post',

@@ -2,8 +2,9 @@ import { STATUS_CODES } from 'node:http';
 
 import type { Knex } from 'knex';
 
-import { isForeignKeyViolation, type Queryable } from '../storage/database.ts';
+import { isForeignKeyViolation, isMysql, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import { disableHook, toHook, type HookRow } from './queries.ts';
 import type { Hook } from './schemas.ts';
 import type { Outcome } from './retry.ts';
@@ -21,8 +22,6 @@ export type ClaimedDelivery = { id: string; hookId: string; event: string; paylo
 
 type CandidateRow = { id: string; hook_id: string; event: string; payload: string; attempts: number };
 
-const isMysql = (db: Knex) => db.client.config.client === 'mysql2';
-
 /**
  * The hooks that have deliveries due (with their settings): one indexed probe per hook, however
  * long the backlog. Disabled hooks are included: their due deliveries are failed, not sent.
@@ -39,17 +38,14 @@ export async function hooksWithDueDeliveries(db: Knex, now: number): Promise<Hoo
 /**
  * Claims due deliveries (pending and due, or delivering with an expired lease), up to `room` for each
  * hook, marking them delivering until `now + leaseMs`. On MySQL, rows another dispatcher is claiming
- * are skipped (SKIP LOCKED); on SQLite the transaction takes the database's write lock first, so two
- * processes claim one after the other.
+ * are skipped (SKIP LOCKED); on SQLite the transaction holds the database's write lock from its start
+ * (withTransaction), so two processes claim one after the other.
  */
 export async function claimDeliveries(
   db: Knex,
   { rooms, leaseMs, now }: { rooms: Map<string, number>; leaseMs: number; now: number },
 ): Promise<ClaimedDelivery[]> {
-  return db.transaction(async (trx) => {
-    if (!isMysql(db)) {
-      await trx.raw('update hook_deliveries set id = id where 0');
-    }
+  return withTransaction(db, async (trx) => {
     const picked: CandidateRow[] = [];
     for (const [hookId, room] of rooms) {
       if (room <= 0) {
@@ -99,7 +95,7 @@ export type AttemptRecord = { delivery: ClaimedDelivery; result: SendResult; out
  */
 export async function recordAttempts(db: Knex, records: AttemptRecord[]): Promise<boolean[]> {
   try {
-    return await db.transaction(async (trx) => {
+    return await withTransaction(db, async (trx) => {
       await trx('hook_attempts').insert(records.map(attemptRow));
       const kept: boolean[] = [];
       for (const { delivery, outcome, now, result } of records) {

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, type Page } from '../storage/list.ts';
@@ -73,6 +75,12 @@ export async function disableHook(db: Queryable, id: string): Promise<void> {
 export async function findHook(db: Queryable, id: string): Promise<Hook | undefined> {
   const row = await db('hooks').where({ id }).first<HookRow | undefined>();
   return row && toHook(db, row);
+}
+
+/** The hook, its row locked until the transaction ends: read so before changing it. */
+export async function findHookForUpdate(trx: Knex.Transaction, id: string): Promise<Hook | undefined> {
+  const row = await trx('hooks').where({ id }).forUpdate().first<HookRow | undefined>();
+  return row && toHook(trx, row);
 }
 
 export async function listHooks(db: Queryable, page: Page): Promise<{ items: Hook[]; total: number }> {

@@ -3,17 +3,18 @@ import { z } from 'zod';
 
 import { tenantId } from '../applications/queries.ts';
 import type { Config } from '../config/env.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError, notFound, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage } from '../storage/list.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findDelivery, requeueDelivery } from './deliveries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
-import { deleteHook, executionStats, findHook, insertHook, listHooks, updateHook } from './queries.ts';
+import { deleteHook, executionStats, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
 import { samplePayloads } from './samples.ts';
 import {
   createHookBody,
@@ -44,13 +45,8 @@ const millis = z.coerce.number().int().min(0);
 
 const missingEvents = () => new RequestError({ code: 'hook.missing_events', status: 400 }, 'You need to provide at least one event.');
 
-async function getHook(db: Queryable, id: string): Promise<Hook> {
-  const hook = await findHook(db, id);
-  if (!hook) {
-    throw notFound('hook', id);
-  }
-  return hook;
-}
+const getHook = async (db: Queryable, id: string) => orNotFound(await findHook(db, id), 'hook', id);
+const getHookForUpdate = async (trx: Knex.Transaction, id: string) => orNotFound(await findHookForUpdate(trx, id), 'hook', id);
 
 async function withStats(db: Knex, hooks: Hook[], include: boolean) {
   if (!include) {
@@ -122,8 +118,18 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
   );
 
   api.add(
-    { method: 'post', path: '/hooks', summary: 'Create a hook (its signing key is generated)', tag, body: createHookBody, response: hookSchema, status: 201 },
-    async ({ body }, _ctx, handle) => {
+    {
+      method: 'post',
+      path: '/hooks',
+      summary: 'Create a hook (its signing key is generated)',
+      tag,
+      body: createHookBody,
+      response: hookSchema,
+      status: 201,
+      // The target's name is resolved first: no transaction waits on DNS.
+      transaction: false,
+    },
+    async ({ body }, _ctx, db) => {
       const events = body.events ?? (body.event ? [body.event] : undefined);
       if (!events) {
         throw missingEvents();
@@ -140,7 +146,7 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
         enabled: body.enabled ?? true,
         createdAt: Date.now(),
       };
-      await handle.transaction((trx) => insertHook(trx, hook));
+      await withTransaction(db, (trx) => insertHook(trx, hook));
       return hook;
     },
   );
@@ -163,13 +169,24 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
   );
 
   api.add(
-    { method: 'patch', path: '/hooks/:id', summary: 'Update a hook', tag, params: idParams, body: updateHookBody, response: hookSchema, errors: [404] },
-    async ({ params, body }, _ctx, handle) => {
+    {
+      method: 'patch',
+      path: '/hooks/:id',
+      summary: 'Update a hook',
+      tag,
+      params: idParams,
+      body: updateHookBody,
+      response: hookSchema,
+      errors: [404],
+      // As for a new hook: the target is checked before the transaction.
+      transaction: false,
+    },
+    async ({ params, body }, _ctx, db) => {
       if (body.config) {
         await checkTarget(body.config);
       }
-      return handle.transaction(async (trx) => {
-        const hook = await getHook(trx, params.id);
+      return withTransaction(db, async (trx) => {
+        const hook = await getHookForUpdate(trx, params.id);
         const next: Hook = {
           ...hook,
           name: body.name ?? hook.name,
@@ -185,8 +202,8 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
 
   api.add(
     { method: 'delete', path: '/hooks/:id', summary: 'Delete a hook, its pending deliveries and its logs', tag, params: idParams, errors: [404] },
-    async ({ params }, _ctx, handle) => {
-      if (!(await handle.transaction((trx) => deleteHook(trx, params.id)))) {
+    async ({ params }, _ctx, trx) => {
+      if (!(await deleteHook(trx, params.id))) {
         throw notFound('hook', params.id);
       }
     },
@@ -202,12 +219,11 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
       response: hookSchema,
       errors: [404],
     },
-    async ({ params }, _ctx, handle) =>
-      handle.transaction(async (trx) => {
-        const next = { ...(await getHook(trx, params.id)), signingKey: generateSecret() };
-        await updateHook(trx, next);
-        return next;
-      }),
+    async ({ params }, _ctx, trx) => {
+      const next = { ...(await getHookForUpdate(trx, params.id)), signingKey: generateSecret() };
+      await updateHook(trx, next);
+      return next;
+    },
   );
 
   api.add(
@@ -219,13 +235,15 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
       params: idParams,
       body: testHookBody,
       errors: [404, 422],
+      // It sends requests and changes nothing.
+      transaction: false,
     },
-    async ({ params, body }, _ctx, handle) => {
+    async ({ params, body }, _ctx, db) => {
       const events: HookEvent[] | undefined = body.events ?? (body.event ? [body.event] : undefined);
       if (!events) {
         throw missingEvents();
       }
-      const hook = await getHook(handle, params.id);
+      const hook = await getHook(db, params.id);
       await checkTarget(body.config);
       for (const event of events) {
         const payload = JSON.stringify({ hookId: hook.id, event, createdAt: new Date().toISOString(), ...samplePayloads[event] });
@@ -295,23 +313,23 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
       params: idParams.extend({ deliveryId: z.string().min(1).max(21) }),
       errors: [404, 422],
     },
-    async ({ params }, _ctx, handle) => {
-      const hook = await getHook(handle, params.id);
-      const delivery = await findDelivery(handle, hook.id, params.deliveryId);
+    async ({ params }, _ctx, trx) => {
+      const hook = await getHookForUpdate(trx, params.id);
+      const delivery = await findDelivery(trx, hook.id, params.deliveryId);
       if (!delivery) {
         throw notFound('delivery', params.deliveryId);
       }
       if (!hook.enabled) {
         throw new RequestError({ code: 'hook.disabled', status: 422 }, 'The hook is disabled: enable it before re-sending.');
       }
-      if (!(await requeueDelivery(handle, delivery.id))) {
+      if (!(await requeueDelivery(trx, delivery.id))) {
         throw new RequestError(
           { code: 'hook.delivery_not_failed', status: 422 },
           `Only a failed delivery can be re-sent; this one is ${delivery.status}.`,
           { data: { status: delivery.status } },
         );
       }
-      notifyAfter(handle);
+      notifyAfter(trx);
     },
   );
 }

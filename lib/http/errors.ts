@@ -29,4 +29,12 @@ export const notFound = (entity: string, id: string) =>
     data: { name: entity, id },
   });
 
+/** `value`, or a 404 naming what was not found. */
+export function orNotFound<T>(value: T | undefined, entity: string, id: string): T {
+  if (value === undefined) {
+    throw notFound(entity, id);
+  }
+  return value;
+}
+
 export const alreadyExists = (code: string, message: string) => new RequestError({ code, status: 422 }, message);

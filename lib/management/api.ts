@@ -57,7 +57,7 @@ export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; lo
 export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: ApiDependencies): void {
   const connectors = createConnectors(config, db);
 
-  const management = new Api(db, managementEvents(cache));
+  const management = new Api(db, { effects: managementEvents(cache) });
   applicationRoutes(management, db);
   resourceRoutes(management, db);
   roleRoutes(management, db);
@@ -71,15 +71,15 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
   connectorRoutes(management, db, cache);
   ssoConnectorRoutes(management, db, cache);
   signInExperienceRoutes(management, db, cache);
-  sentinelRoutes(management, db);
-  verificationCodeRoutes(management, db, connectors);
+  sentinelRoutes(management);
+  verificationCodeRoutes(management, connectors);
   developmentMessageRoutes(management, db, config);
   auditLogRoutes(management, db);
-  impersonationRoutes(management, db);
+  impersonationRoutes(management);
   hookRoutes(management, db, cache, config);
   dashboardRoutes(management, db);
 
-  const experience = new Api(db);
+  const experience = new Api(db, { writes: 'own-transactions' });
   const sessions = experienceSessions(db, oidc);
   experienceRoutes(experience, db, cache, sessions, oidc, audit);
   experienceVerificationRoutes(experience, db, cache, sessions, connectors);

@@ -7,6 +7,7 @@ import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { addRolesToApplication } from '../roles/assignments.ts';
 import { bumpCacheVersion, lockCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 
 /** The management API's indicator follows MANAGEMENT_API_RESOURCE (it defaults to $ENDPOINT/api). */
 export async function syncManagementApiIndicator(db: Knex, indicator: string): Promise<void> {
@@ -25,7 +26,7 @@ export async function syncManagementApiIndicator(db: Knex, indicator: string): P
  * the one instance that created it, to the notices (stderr), never to the log.
  */
 export async function ensureBootstrapAdmin(db: Knex, config: Config, notices: NoticeStream): Promise<void> {
-  const created = await db.transaction(async (trx) => {
+  const created = await withTransaction(db, async (trx) => {
     await lockCache(trx, 'applications');
     const wanted = config.bootstrapAdmin;
     if (wanted) {

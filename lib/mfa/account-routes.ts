@@ -9,6 +9,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import { newBackupCodes, storedBackupCodes } from './backup-codes.ts';
 import { addFactor, deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from './factors.ts';
 import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from './totp.ts';
@@ -20,7 +21,7 @@ const tag = 'Account MFA';
  * codes changes nothing; binding or removing one needs a fresh identity proof
  * (`logto-verification-id`) and is a data change of the user (`User.Data.Updated`).
  */
-export function accountMfaRoutes(api: Api, db: Knex, cache: SharedCache, oidc: OidcService, config: Config): void {
+export function accountMfaRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, oidc: OidcService, config: Config): void {
   api.add(
     { method: 'get', path: '/my-account/mfa-verifications', summary: 'My second factors', tag, response: z.array(mfaVerificationSchema), errors: [401] },
     async (_input, ctx) => {
@@ -89,7 +90,7 @@ export function accountMfaRoutes(api: Api, db: Knex, cache: SharedCache, oidc: O
       } else {
         factor = { type: 'BackupCode', codes: storedBackupCodes(body.codes) };
       }
-      await db.transaction(async (trx) => {
+      await withTransaction(db, async (trx) => {
         await addFactor(trx, user.id, factor, { replace: true });
         await consumeVerifications(trx, [proof.id]);
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
@@ -109,7 +110,7 @@ export function accountMfaRoutes(api: Api, db: Knex, cache: SharedCache, oidc: O
     async ({ params }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
       const proof = await requireIdentityProof(db, user, proofHeader(ctx));
-      await db.transaction(async (trx) => {
+      await withTransaction(db, async (trx) => {
         await deleteFactor(trx, user.id, params.verificationId);
         await consumeVerifications(trx, [proof.id]);
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
-import { getUserRow } from '../users/users.ts';
+import { getUserRow, getUserRowForUpdate } from '../users/users.ts';
 import { deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from './factors.ts';
 
 const tag = 'User MFA';
@@ -35,9 +35,9 @@ export function userMfaRoutes(api: Api, db: Knex): void {
       params: userParams.extend({ verificationId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) => {
-      await getUserRow(db, params.userId);
-      await deleteFactor(db, params.userId, params.verificationId);
+    async ({ params }, _ctx, trx) => {
+      await getUserRowForUpdate(trx, params.userId);
+      await deleteFactor(trx, params.userId, params.verificationId);
     },
   );
 }

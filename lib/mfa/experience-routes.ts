@@ -35,7 +35,7 @@ async function saveRecord(session: ExperienceSession, record: VerificationRecord
 }
 
 /** TOTP and backup codes in the sign-in flow: enrol (secret, codes), prove, bind at submit, or decline. */
-export function experienceMfaRoutes(api: Api, db: Knex, cache: SharedCache, sessions: ExperienceSessions, config: Config): void {
+export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, config: Config): void {
   async function assertFactorEnabled(type: 'Totp' | 'BackupCode'): Promise<void> {
     if (!enabledFactors(await currentSignInExperience(db, cache)).includes(type)) {
       throw new RequestError({ code: 'session.mfa.mfa_factor_not_enabled', status: 400 }, `${type} is not enabled in the sign-in experience.`);

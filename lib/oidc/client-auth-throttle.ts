@@ -6,6 +6,7 @@ import { errors, Provider, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/env.ts';
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 
 type Settings = Config['clientAuthThrottle'];
 type Row = { target: string; failures: number; window_started_at: number | string; blocked_until: number | string | null };
@@ -122,7 +123,7 @@ export class ClientAuthThrottle {
   /** Counts one failure against each key (with its limit), in one transaction. */
   async #recordFailure(limits: Map<string, number>): Promise<void> {
     const windowMs = this.settings.windowSeconds * 1000;
-    await this.db.transaction(async (trx) => {
+    await withTransaction(this.db, async (trx) => {
       const now = Date.now();
       let crossed = false;
       // In one order everywhere, so that two failures never wait on each other's rows (MySQL).
@@ -156,7 +157,7 @@ export class ClientAuthThrottle {
 
 /** Admin unlock: client ids refused after failed authentications may authenticate again at once. */
 export async function clearClientThrottles(db: Knex, clientIds: string[]): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx('client_auth_failures').whereIn('target', clientIds.map(clientKey)).delete();
     await bumpCacheVersion(trx, 'throttles');
   });

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { foreignJsonInput } from '../http/limits.ts';
@@ -13,7 +12,7 @@ import { hashSubjectToken } from './grants/subject-token.ts';
 /** Impersonation subject tokens live ten minutes and are used once (Logto's numbers). */
 const lifetime = 600;
 
-export function impersonationRoutes(api: Api, db: Knex): void {
+export function impersonationRoutes(api: Api): void {
   api.add(
     {
       method: 'post',
@@ -25,12 +24,12 @@ export function impersonationRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404],
     },
-    async ({ body }, ctx) => {
-      await getUserRow(db, body.userId);
+    async ({ body }, ctx, trx) => {
+      await getUserRow(trx, body.userId);
       const subjectToken = `sub_${randomBytes(32).toString('base64url')}`;
       const now = Date.now();
       // Only a hash is stored: a database reader cannot act as the user.
-      await db('subject_tokens').insert({
+      await trx('subject_tokens').insert({
         id: generateId(),
         token_hash: hashSubjectToken(subjectToken),
         user_id: body.userId,

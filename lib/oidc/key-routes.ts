@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 import { RequestError, notFound } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
+import type { Queryable } from '../storage/database.ts';
 import { deleteKey, listKeys, rotateKey } from './keys.ts';
 
 const tag = 'Configs';
@@ -16,14 +17,14 @@ const keySchema = z.object({
 
 /** Signing and cookie keys, in Logto's shapes. The newest key of each algorithm is `Current`. */
 export function keyRoutes(api: Api, db: Knex): void {
-  const summaries = async (kind: 'private-keys' | 'cookie-keys') => {
+  const summaries = async (kind: 'private-keys' | 'cookie-keys', db: Queryable) => {
     const keys = await listKeys(db, kind);
     return keys.map(({ retired, ...key }) => ({ ...key, status: retired ? ('Previous' as const) : ('Current' as const) }));
   };
 
   api.add(
     { method: 'get', path: '/configs/oidc/:keyType', summary: 'List signing or cookie keys', tag, params: keyType, response: z.array(keySchema) },
-    async ({ params }) => summaries(params.keyType),
+    async ({ params }) => summaries(params.keyType, db),
   );
 
   api.add(
@@ -37,9 +38,9 @@ export function keyRoutes(api: Api, db: Knex): void {
       response: z.array(keySchema),
       errors: [422],
     },
-    async ({ params, body }) => {
-      await rotateKey(db, params.keyType, body.signingKeyAlgorithm ?? 'EC');
-      return summaries(params.keyType);
+    async ({ params, body }, _ctx, trx) => {
+      await rotateKey(trx, params.keyType, body.signingKeyAlgorithm ?? 'EC');
+      return summaries(params.keyType, trx);
     },
   );
 
@@ -52,8 +53,8 @@ export function keyRoutes(api: Api, db: Knex): void {
       params: keyType.extend({ keyId: z.string().min(1).max(64) }),
       errors: [404, 422],
     },
-    async ({ params }) => {
-      const result = await deleteKey(db, params.keyType, params.keyId);
+    async ({ params }, _ctx, trx) => {
+      const result = await deleteKey(trx, params.keyType, params.keyId);
       if (result === 'not-found') {
         throw notFound('key', params.keyId);
       }

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../storage/database.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 
 export type KeyKind = 'private-keys' | 'cookie-keys';
 export type SigningKeyAlgorithm = 'EC' | 'RSA';
@@ -79,7 +80,7 @@ export async function ensureKeys(db: Knex): Promise<void> {
   const candidates = await Promise.all(
     missing.map(({ kind, algorithm }) => (kind === 'cookie-keys' ? newCookieKey() : newSigningKey(algorithm ?? 'EC'))),
   );
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await lockCache(trx, 'keys');
     const stillMissing = await missingKeys(trx);
     const rows = candidates.filter((key) => stillMissing.some(({ kind, algorithm }) => key.kind === kind && key.algorithm === algorithm));
@@ -136,8 +137,8 @@ export async function listKeys(db: Queryable, kind: KeyKind): Promise<KeySummary
  * A new key takes over signing; the one it replaces stays published (verifiable) until tokens it
  * signed have expired, then it is pruned.
  */
-export async function rotateKey(db: Knex, kind: KeyKind, algorithm: SigningKeyAlgorithm): Promise<void> {
-  await db.transaction(async (trx) => {
+export async function rotateKey(db: Queryable, kind: KeyKind, algorithm: SigningKeyAlgorithm): Promise<void> {
+  await withTransaction(db, async (trx) => {
     await lockCache(trx, 'keys');
     const now = Date.now();
     const replaced = trx('oidc_keys').where({ kind }).whereNull('rotated_at');
@@ -155,8 +156,8 @@ export async function pruneRetiredKeys(db: Queryable): Promise<number> {
 }
 
 /** Removes a retired key now (e.g. one that leaked). The key in use cannot be removed: rotate first. */
-export async function deleteKey(db: Knex, kind: KeyKind, id: string): Promise<'deleted' | 'not-found' | 'in-use'> {
-  return db.transaction(async (trx) => {
+export async function deleteKey(db: Queryable, kind: KeyKind, id: string): Promise<'deleted' | 'not-found' | 'in-use'> {
+  return withTransaction(db, async (trx) => {
     await lockCache(trx, 'keys');
     const row = await trx('oidc_keys').where({ kind, id }).first<KeyRow | undefined>();
     if (!row) {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
 
 /**
  * The denylist of revoked JWT access tokens, by `jti`, kept until each token's own expiry. A JWT
@@ -28,7 +29,7 @@ export async function recordRevokedToken(db: Knex, cache: SharedCache, token: Re
   if (await isRevoked(db, cache, token.jti)) {
     return;
   }
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx('revoked_tokens')
       .insert({ jti: token.jti, client_id: token.clientId, expires_at: token.expiresAt, revoked_at: Date.now() })
       .onConflict('jti')

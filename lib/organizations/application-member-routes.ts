@@ -98,8 +98,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addRolesToMembers(trx, 'application', params.id, body.applicationIds, body.organizationRoleIds));
+    async ({ params, body }, _ctx, trx) => {
+      await addRolesToMembers(trx, 'application', params.id, body.applicationIds, body.organizationRoleIds);
     },
   );
 
@@ -135,8 +135,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addMemberRoles(trx, 'application', params.id, params.applicationId, { ids: body.organizationRoleIds }));
+    async ({ params, body }, _ctx, trx) => {
+      await addMemberRoles(trx, 'application', params.id, params.applicationId, { ids: body.organizationRoleIds });
     },
   );
 
@@ -150,8 +150,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       body: z.strictObject({ organizationRoleIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceMemberRoles(trx, 'application', params.id, params.applicationId, { ids: body.organizationRoleIds }));
+    async ({ params, body }, _ctx, trx) => {
+      await replaceMemberRoles(trx, 'application', params.id, params.applicationId, { ids: body.organizationRoleIds });
     },
   );
 
@@ -164,8 +164,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       params: memberParams.extend({ organizationRoleId: z.string().min(1).max(21) }),
       errors: [404, 422],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeMemberRole(trx, 'application', params.id, params.applicationId, params.organizationRoleId));
+    async ({ params }, _ctx, trx) => {
+      await removeMemberRole(trx, 'application', params.id, params.applicationId, params.organizationRoleId);
     },
   );
 

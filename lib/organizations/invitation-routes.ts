@@ -45,7 +45,7 @@ export function invitationRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422, 501],
     },
-    async ({ body }) => {
+    async ({ body }, _ctx, trx) => {
       const { messagePayload, ...input } = body;
       if (messagePayload !== undefined && messagePayload !== false) {
         throw new RequestError(
@@ -53,7 +53,7 @@ export function invitationRoutes(api: Api, db: Knex): void {
           'Sending invitation e-mails is not supported yet; create the invitation with `messagePayload: false` and deliver it yourself.',
         );
       }
-      return db.transaction((trx) => createInvitation(trx, input));
+      return createInvitation(trx, input);
     },
   );
 
@@ -64,7 +64,7 @@ export function invitationRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'delete', path: '/organization-invitations/:id', summary: 'Delete an organization invitation', tag, params: idParams, errors: [404] },
-    async ({ params }) => db.transaction((trx) => removeInvitation(trx, params.id)),
+    async ({ params }, _ctx, trx) => removeInvitation(trx, params.id),
   );
 
   api.add(

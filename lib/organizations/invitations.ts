@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { RequestError, alreadyExists, notFound } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
@@ -79,7 +81,7 @@ function assertPending(invitation: Invitation): void {
  * all or nothing. The user must own the invited e-mail address (Logto's rule).
  */
 export async function acceptInvitation(
-  trx: Queryable,
+  trx: Knex.Transaction,
   id: string,
   userId: string,
 ): Promise<{ invitation: Invitation; membership: MembershipDelta }> {

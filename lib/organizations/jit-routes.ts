@@ -59,7 +59,7 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => db.transaction((trx) => addJitEmailDomain(trx, params.id, body.emailDomain)),
+    async ({ params, body }, _ctx, trx) => addJitEmailDomain(trx, params.id, body.emailDomain),
   );
 
   api.add(
@@ -72,8 +72,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       body: z.strictObject({ emailDomains: z.array(emailDomain).max(1000) }),
       errors: [404],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceJitEmailDomains(trx, params.id, body.emailDomains));
+    async ({ params, body }, _ctx, trx) => {
+      await replaceJitEmailDomains(trx, params.id, body.emailDomains);
     },
   );
 
@@ -86,8 +86,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       params: idParams.extend({ emailDomain: z.string().min(1).max(128).transform((value) => value.toLowerCase()) }),
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeJitEmailDomain(trx, params.id, params.emailDomain));
+    async ({ params }, _ctx, trx) => {
+      await removeJitEmailDomain(trx, params.id, params.emailDomain);
     },
   );
 
@@ -122,8 +122,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addJitRoles(trx, params.id, body.organizationRoleIds));
+    async ({ params, body }, _ctx, trx) => {
+      await addJitRoles(trx, params.id, body.organizationRoleIds);
     },
   );
 
@@ -137,8 +137,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       body: z.strictObject({ organizationRoleIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceJitRoles(trx, params.id, body.organizationRoleIds));
+    async ({ params, body }, _ctx, trx) => {
+      await replaceJitRoles(trx, params.id, body.organizationRoleIds);
     },
   );
 
@@ -151,8 +151,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       params: idParams.extend({ organizationRoleId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeJitRole(trx, params.id, params.organizationRoleId));
+    async ({ params }, _ctx, trx) => {
+      await removeJitRole(trx, params.id, params.organizationRoleId);
     },
   );
 
@@ -189,8 +189,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addJitSsoConnectors(trx, params.id, body.ssoConnectorIds));
+    async ({ params, body }, _ctx, trx) => {
+      await addJitSsoConnectors(trx, params.id, body.ssoConnectorIds);
     },
   );
 
@@ -204,8 +204,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       body: z.strictObject({ ssoConnectorIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceJitSsoConnectors(trx, params.id, body.ssoConnectorIds));
+    async ({ params, body }, _ctx, trx) => {
+      await replaceJitSsoConnectors(trx, params.id, body.ssoConnectorIds);
     },
   );
 
@@ -218,8 +218,8 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       params: idParams.extend({ ssoConnectorId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeJitSsoConnector(trx, params.id, params.ssoConnectorId));
+    async ({ params }, _ctx, trx) => {
+      await removeJitSsoConnector(trx, params.id, params.ssoConnectorId);
     },
   );
 }

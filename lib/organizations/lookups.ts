@@ -1,38 +1,46 @@
+import type { Knex } from 'knex';
+
 import { listApplications } from '../applications/queries.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError, notFound, orNotFound } from '../http/errors.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { findUsersByIds } from '../users/queries.ts';
 import { findInvitation } from './invitation-queries.ts';
 import { linkedAmong, organizationLinks } from './links.ts';
-import { findOrganization } from './queries.ts';
-import { findOrganizationRole, findOrganizationRolesByIds, findOrganizationRolesByNames, findOrganizationScope, findOrganizationScopesByIds } from './role-queries.ts';
+import { findOrganization, findOrganizationForUpdate } from './queries.ts';
+import {
+  findOrganizationRole,
+  findOrganizationRoleForUpdate,
+  findOrganizationRolesByIds,
+  findOrganizationRolesByNames,
+  findOrganizationScope,
+  findOrganizationScopeForUpdate,
+  findOrganizationScopesByIds,
+} from './role-queries.ts';
 import type { Invitation, Organization, OrganizationRole, OrganizationRoleType, OrganizationScope } from './schemas.ts';
 
-export async function getOrganization(db: Queryable, id: string): Promise<Organization> {
-  const organization = await findOrganization(db, id);
-  if (!organization) {
-    throw notFound('organization', id);
-  }
-  return organization;
-}
+export const getOrganization = async (db: Queryable, id: string): Promise<Organization> => orNotFound(await findOrganization(db, id), 'organization', id);
 
-export async function getOrganizationRole(db: Queryable, id: string): Promise<OrganizationRole> {
-  const role = await findOrganizationRole(db, id);
-  if (!role) {
-    throw notFound('organization role', id);
-  }
-  return role;
-}
+/**
+ * The organization, locked until the transaction ends: every change of it or of what it links
+ * (members, their roles, JIT settings) takes it first, so concurrent changes run one after the other.
+ */
+export const getOrganizationForUpdate = async (trx: Knex.Transaction, id: string): Promise<Organization> =>
+  orNotFound(await findOrganizationForUpdate(trx, id), 'organization', id);
 
-export async function getOrganizationScope(db: Queryable, id: string): Promise<OrganizationScope> {
-  const scope = await findOrganizationScope(db, id);
-  if (!scope) {
-    throw notFound('organization scope', id);
-  }
-  return scope;
-}
+export const getOrganizationRole = async (db: Queryable, id: string): Promise<OrganizationRole> =>
+  orNotFound(await findOrganizationRole(db, id), 'organization role', id);
+
+/** The role, locked until the transaction ends: for a change of it or of its scopes. */
+export const getOrganizationRoleForUpdate = async (trx: Knex.Transaction, id: string): Promise<OrganizationRole> =>
+  orNotFound(await findOrganizationRoleForUpdate(trx, id), 'organization role', id);
+
+export const getOrganizationScope = async (db: Queryable, id: string): Promise<OrganizationScope> =>
+  orNotFound(await findOrganizationScope(db, id), 'organization scope', id);
+
+export const getOrganizationScopeForUpdate = async (trx: Knex.Transaction, id: string): Promise<OrganizationScope> =>
+  orNotFound(await findOrganizationScopeForUpdate(trx, id), 'organization scope', id);
 
 export async function getInvitation(db: Queryable, id: string): Promise<Invitation> {
   const invitation = await findInvitation(db, id);

@@ -1,7 +1,8 @@
+import type { Knex } from 'knex';
+
 import { notFound } from '../http/errors.ts';
-import type { Queryable } from '../storage/database.ts';
 import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
-import { getOrganization, requireMembers, requireOrganizationRoles, resolveRoleIds } from './lookups.ts';
+import { getOrganizationForUpdate, requireMembers, requireOrganizationRoles, resolveRoleIds } from './lookups.ts';
 import type { OrganizationRoleType } from './schemas.ts';
 
 /** Users and machine-to-machine applications hold organization roles the same way, each their own type. */
@@ -16,8 +17,8 @@ const roleLinks = (kind: MemberKind, organizationId: string, memberId: string): 
 export type RoleSelection = { ids?: string[]; names?: string[] };
 
 /** The organization exists (404), the member belongs to it (422), the roles exist and fit the member (422). */
-async function checkedRoleIds(trx: Queryable, kind: MemberKind, organizationId: string, memberId: string, roles: RoleSelection) {
-  await getOrganization(trx, organizationId);
+async function checkedRoleIds(trx: Knex.Transaction, kind: MemberKind, organizationId: string, memberId: string, roles: RoleSelection) {
+  await getOrganizationForUpdate(trx, organizationId);
   await requireMembers(trx, kind, organizationId, [memberId]);
   const roleIds = await resolveRoleIds(trx, roles.ids ?? [], roles.names ?? []);
   await requireOrganizationRoles(trx, roleIds, roleType[kind]);
@@ -26,7 +27,7 @@ async function checkedRoleIds(trx: Queryable, kind: MemberKind, organizationId: 
 
 /** Gives a member roles; those held already are kept. Returns every role id named (resolved from names). */
 export async function addMemberRoles(
-  trx: Queryable,
+  trx: Knex.Transaction,
   kind: MemberKind,
   organizationId: string,
   memberId: string,
@@ -37,7 +38,7 @@ export async function addMemberRoles(
 }
 
 export async function replaceMemberRoles(
-  trx: Queryable,
+  trx: Knex.Transaction,
   kind: MemberKind,
   organizationId: string,
   memberId: string,
@@ -47,8 +48,8 @@ export async function replaceMemberRoles(
   return replaceLinks(trx, roleLinks(kind, organizationId, memberId), roleIds);
 }
 
-export async function removeMemberRole(trx: Queryable, kind: MemberKind, organizationId: string, memberId: string, roleId: string): Promise<void> {
-  await getOrganization(trx, organizationId);
+export async function removeMemberRole(trx: Knex.Transaction, kind: MemberKind, organizationId: string, memberId: string, roleId: string): Promise<void> {
+  await getOrganizationForUpdate(trx, organizationId);
   await requireMembers(trx, kind, organizationId, [memberId]);
   if ((await removeLinks(trx, roleLinks(kind, organizationId, memberId), [roleId])) === 0) {
     throw notFound('organization role', roleId);
@@ -57,13 +58,13 @@ export async function removeMemberRole(trx: Queryable, kind: MemberKind, organiz
 
 /** Gives every listed member every listed role; each must be a member already. */
 export async function addRolesToMembers(
-  trx: Queryable,
+  trx: Knex.Transaction,
   kind: MemberKind,
   organizationId: string,
   memberIds: string[],
   roleIds: string[],
 ): Promise<Map<string, string[]>> {
-  await getOrganization(trx, organizationId);
+  await getOrganizationForUpdate(trx, organizationId);
   const uniqueMembers = [...new Set(memberIds)];
   await requireMembers(trx, kind, organizationId, uniqueMembers);
   await requireOrganizationRoles(trx, roleIds, roleType[kind]);

@@ -107,8 +107,8 @@ export function memberRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addRolesToMembers(trx, 'user', params.id, body.userIds, body.organizationRoleIds));
+    async ({ params, body }, _ctx, trx) => {
+      await addRolesToMembers(trx, 'user', params.id, body.userIds, body.organizationRoleIds);
     },
   );
 
@@ -145,9 +145,9 @@ export function memberRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
+    async ({ params, body }, _ctx, trx) => {
       const roles = { ids: body.organizationRoleIds, names: body.organizationRoleNames };
-      const { roleIds } = await db.transaction((trx) => addMemberRoles(trx, 'user', params.id, params.userId, roles));
+      const { roleIds } = await addMemberRoles(trx, 'user', params.id, params.userId, roles);
       return { organizationRoleIds: roleIds };
     },
   );
@@ -162,9 +162,9 @@ export function memberRoutes(api: Api, db: Knex): void {
       body: memberRolesBody,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
+    async ({ params, body }, _ctx, trx) => {
       const roles = { ids: body.organizationRoleIds, names: body.organizationRoleNames };
-      await db.transaction((trx) => replaceMemberRoles(trx, 'user', params.id, params.userId, roles));
+      await replaceMemberRoles(trx, 'user', params.id, params.userId, roles);
     },
   );
 
@@ -177,8 +177,8 @@ export function memberRoutes(api: Api, db: Knex): void {
       params: memberParams.extend({ organizationRoleId: z.string().min(1).max(21) }),
       errors: [404, 422],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeMemberRole(trx, 'user', params.id, params.userId, params.organizationRoleId));
+    async ({ params }, _ctx, trx) => {
+      await removeMemberRole(trx, 'user', params.id, params.userId, params.organizationRoleId);
     },
   );
 

@@ -1,7 +1,8 @@
+import type { Knex } from 'knex';
+
 import { notFound } from '../http/errors.ts';
-import type { Queryable } from '../storage/database.ts';
 import { addLinks, organizationLinks, removeLinks, replaceLinks } from './links.ts';
-import { getOrganization, requireMachineApplications, requireUsers } from './lookups.ts';
+import { getOrganizationForUpdate, requireMachineApplications, requireUsers } from './lookups.ts';
 
 /** What a membership change did: the payload of Logto's `Organization.Membership.Updated` event. */
 export type MembershipDelta = {
@@ -22,23 +23,23 @@ const membershipDelta = (organizationId: string, change: Partial<Omit<Membership
 });
 
 /** Adds users; those already members are left as they are (Logto's behaviour). */
-export async function addOrganizationUsers(trx: Queryable, organizationId: string, userIds: string[]): Promise<MembershipDelta> {
-  await getOrganization(trx, organizationId);
+export async function addOrganizationUsers(trx: Knex.Transaction, organizationId: string, userIds: string[]): Promise<MembershipDelta> {
+  await getOrganizationForUpdate(trx, organizationId);
   await requireUsers(trx, userIds);
   const addedUserIds = await addLinks(trx, organizationLinks.users(organizationId), userIds);
   return membershipDelta(organizationId, { addedUserIds });
 }
 
 /** Members not in `userIds` leave, with their organization roles. */
-export async function replaceOrganizationUsers(trx: Queryable, organizationId: string, userIds: string[]): Promise<MembershipDelta> {
-  await getOrganization(trx, organizationId);
+export async function replaceOrganizationUsers(trx: Knex.Transaction, organizationId: string, userIds: string[]): Promise<MembershipDelta> {
+  await getOrganizationForUpdate(trx, organizationId);
   await requireUsers(trx, userIds);
   const { added, removed } = await replaceLinks(trx, organizationLinks.users(organizationId), userIds);
   return membershipDelta(organizationId, { addedUserIds: added, removedUserIds: removed });
 }
 
-export async function removeOrganizationUser(trx: Queryable, organizationId: string, userId: string): Promise<MembershipDelta> {
-  await getOrganization(trx, organizationId);
+export async function removeOrganizationUser(trx: Knex.Transaction, organizationId: string, userId: string): Promise<MembershipDelta> {
+  await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.users(organizationId), [userId])) === 0) {
     throw notFound('organization member', userId);
   }
@@ -46,26 +47,26 @@ export async function removeOrganizationUser(trx: Queryable, organizationId: str
 }
 
 /** Adds machine-to-machine applications; those already members are left as they are. */
-export async function addOrganizationApplications(trx: Queryable, organizationId: string, applicationIds: string[]): Promise<MembershipDelta> {
-  await getOrganization(trx, organizationId);
+export async function addOrganizationApplications(trx: Knex.Transaction, organizationId: string, applicationIds: string[]): Promise<MembershipDelta> {
+  await getOrganizationForUpdate(trx, organizationId);
   await requireMachineApplications(trx, applicationIds);
   const addedApplicationIds = await addLinks(trx, organizationLinks.applications(organizationId), applicationIds);
   return membershipDelta(organizationId, { addedApplicationIds });
 }
 
 export async function replaceOrganizationApplications(
-  trx: Queryable,
+  trx: Knex.Transaction,
   organizationId: string,
   applicationIds: string[],
 ): Promise<MembershipDelta> {
-  await getOrganization(trx, organizationId);
+  await getOrganizationForUpdate(trx, organizationId);
   await requireMachineApplications(trx, applicationIds);
   const { added, removed } = await replaceLinks(trx, organizationLinks.applications(organizationId), applicationIds);
   return membershipDelta(organizationId, { addedApplicationIds: added, removedApplicationIds: removed });
 }
 
-export async function removeOrganizationApplication(trx: Queryable, organizationId: string, applicationId: string): Promise<MembershipDelta> {
-  await getOrganization(trx, organizationId);
+export async function removeOrganizationApplication(trx: Knex.Transaction, organizationId: string, applicationId: string): Promise<MembershipDelta> {
+  await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.applications(organizationId), [applicationId])) === 0) {
     throw notFound('organization application', applicationId);
   }
@@ -73,7 +74,7 @@ export async function removeOrganizationApplication(trx: Queryable, organization
 }
 
 /** For an accepted invitation: joins the user if needed and reports whether they were added. */
-export async function joinOrganization(trx: Queryable, organizationId: string, userId: string): Promise<MembershipDelta> {
+export async function joinOrganization(trx: Knex.Transaction, organizationId: string, userId: string): Promise<MembershipDelta> {
   const addedUserIds = await addLinks(trx, organizationLinks.users(organizationId), [userId]);
   return membershipDelta(organizationId, { addedUserIds });
 }

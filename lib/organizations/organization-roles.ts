@@ -1,16 +1,17 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import { alreadyExists, notFound } from '../http/errors.ts';
-import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
-import { getOrganizationRole, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
+import { getOrganizationRoleForUpdate, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
 import { deleteOrganizationRole, findOrganizationRoleByName, insertOrganizationRole, updateOrganizationRole } from './role-queries.ts';
 import type { OrganizationRole, OrganizationRoleType } from './schemas.ts';
 
 // Changes to the organization template's roles and what they grant, one function each, inside the
 // caller's transaction.
 
-async function assertRoleNameFree(trx: Queryable, name: string): Promise<void> {
+async function assertRoleNameFree(trx: Knex.Transaction, name: string): Promise<void> {
   if (await findOrganizationRoleByName(trx, name)) {
     throw alreadyExists('entity.unique_integrity_violation', `The organization role name ${name} is already in use.`);
   }
@@ -22,12 +23,12 @@ export type RoleGrant = 'scopes' | 'resourceScopes';
 const grantLinks = (grant: RoleGrant, roleId: string): Links =>
   grant === 'scopes' ? organizationLinks.roleScopes(roleId) : organizationLinks.roleResourceScopes(roleId);
 
-const requireGranted = (trx: Queryable, grant: RoleGrant, role: OrganizationRole, ids: string[]) =>
+const requireGranted = (trx: Knex.Transaction, grant: RoleGrant, role: OrganizationRole, ids: string[]) =>
   grant === 'scopes' ? requireOrganizationScopes(trx, ids) : requireResourceScopes(trx, ids, role.type);
 
 /** The role and its initial scopes together: an unknown scope id leaves nothing behind. */
 export async function createOrganizationRole(
-  trx: Queryable,
+  trx: Knex.Transaction,
   input: { name: string; description?: string | null; type?: OrganizationRoleType; organizationScopeIds?: string[]; resourceScopeIds?: string[] },
 ): Promise<OrganizationRole> {
   await assertRoleNameFree(trx, input.name);
@@ -39,11 +40,11 @@ export async function createOrganizationRole(
 }
 
 export async function patchOrganizationRole(
-  trx: Queryable,
+  trx: Knex.Transaction,
   id: string,
   changes: { name?: string; description?: string | null },
 ): Promise<OrganizationRole> {
-  const current = await getOrganizationRole(trx, id);
+  const current = await getOrganizationRoleForUpdate(trx, id);
   if (changes.name !== undefined && changes.name !== current.name) {
     await assertRoleNameFree(trx, changes.name);
   }
@@ -58,30 +59,30 @@ export async function patchOrganizationRole(
 
 /** Members, JIT settings and pending invitations lose the role. */
 /** Returns what was removed: the data of the OrganizationRole.Deleted event. */
-export async function removeOrganizationRole(trx: Queryable, id: string): Promise<OrganizationRole> {
-  const role = await getOrganizationRole(trx, id);
+export async function removeOrganizationRole(trx: Knex.Transaction, id: string): Promise<OrganizationRole> {
+  const role = await getOrganizationRoleForUpdate(trx, id);
   await deleteOrganizationRole(trx, id);
   return role;
 }
 
 /** Links scopes to a role; those linked already are kept (Logto's behaviour). Returns the newly linked. */
-export async function addRoleGrants(trx: Queryable, grant: RoleGrant, roleId: string, ids: string[]): Promise<string[]> {
+export async function addRoleGrants(trx: Knex.Transaction, grant: RoleGrant, roleId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) {
     return [];
   }
-  const role = await getOrganizationRole(trx, roleId);
+  const role = await getOrganizationRoleForUpdate(trx, roleId);
   await requireGranted(trx, grant, role, ids);
   return addLinks(trx, grantLinks(grant, roleId), ids);
 }
 
-export async function replaceRoleGrants(trx: Queryable, grant: RoleGrant, roleId: string, ids: string[]): Promise<LinkDelta> {
-  const role = await getOrganizationRole(trx, roleId);
+export async function replaceRoleGrants(trx: Knex.Transaction, grant: RoleGrant, roleId: string, ids: string[]): Promise<LinkDelta> {
+  const role = await getOrganizationRoleForUpdate(trx, roleId);
   await requireGranted(trx, grant, role, ids);
   return replaceLinks(trx, grantLinks(grant, roleId), ids);
 }
 
-export async function removeRoleGrant(trx: Queryable, grant: RoleGrant, roleId: string, id: string): Promise<void> {
-  await getOrganizationRole(trx, roleId);
+export async function removeRoleGrant(trx: Knex.Transaction, grant: RoleGrant, roleId: string, id: string): Promise<void> {
+  await getOrganizationRoleForUpdate(trx, roleId);
   if ((await removeLinks(trx, grantLinks(grant, roleId), [id])) === 0) {
     throw notFound(grant === 'scopes' ? 'organization scope' : 'scope', id);
   }

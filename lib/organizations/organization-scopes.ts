@@ -1,21 +1,22 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import { alreadyExists } from '../http/errors.ts';
-import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { getOrganizationScope } from './lookups.ts';
+import { getOrganizationScopeForUpdate } from './lookups.ts';
 import { deleteOrganizationScope, findOrganizationScopeByName, insertOrganizationScope, updateOrganizationScope } from './role-queries.ts';
 import type { OrganizationScope } from './schemas.ts';
 
 // Changes to the organization template's scopes, one function each, inside the caller's transaction.
 
 /** Names are unique across the template: 422 entity.unique_integrity_violation, Logto's code for it. */
-async function assertScopeNameFree(trx: Queryable, name: string): Promise<void> {
+async function assertScopeNameFree(trx: Knex.Transaction, name: string): Promise<void> {
   if (await findOrganizationScopeByName(trx, name)) {
     throw alreadyExists('entity.unique_integrity_violation', `The organization scope name ${name} is already in use.`);
   }
 }
 
-export async function createOrganizationScope(trx: Queryable, input: { name: string; description?: string | null }): Promise<OrganizationScope> {
+export async function createOrganizationScope(trx: Knex.Transaction, input: { name: string; description?: string | null }): Promise<OrganizationScope> {
   await assertScopeNameFree(trx, input.name);
   const scope = { tenantId, id: generateId(), name: input.name, description: input.description ?? null };
   await insertOrganizationScope(trx, scope);
@@ -23,11 +24,11 @@ export async function createOrganizationScope(trx: Queryable, input: { name: str
 }
 
 export async function patchOrganizationScope(
-  trx: Queryable,
+  trx: Knex.Transaction,
   id: string,
   changes: { name?: string; description?: string | null },
 ): Promise<OrganizationScope> {
-  const current = await getOrganizationScope(trx, id);
+  const current = await getOrganizationScopeForUpdate(trx, id);
   if (changes.name !== undefined && changes.name !== current.name) {
     await assertScopeNameFree(trx, changes.name);
   }
@@ -42,8 +43,8 @@ export async function patchOrganizationScope(
 
 /** Roles holding the scope lose it. */
 /** Returns what was removed: the data of the OrganizationScope.Deleted event. */
-export async function removeOrganizationScope(trx: Queryable, id: string): Promise<OrganizationScope> {
-  const scope = await getOrganizationScope(trx, id);
+export async function removeOrganizationScope(trx: Knex.Transaction, id: string): Promise<OrganizationScope> {
+  const scope = await getOrganizationScopeForUpdate(trx, id);
   await deleteOrganizationScope(trx, id);
   return scope;
 }

@@ -1,14 +1,15 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
-import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { getOrganization } from './lookups.ts';
+import { getOrganizationForUpdate } from './lookups.ts';
 import { deleteOrganization, insertOrganization, updateOrganization } from './queries.ts';
 import type { Organization, OrganizationChanges } from './schemas.ts';
 
 // One function per change to an organization, each run inside the caller's transaction, so the
 // change and anything recorded about it (webhook events) commit together.
 
-export async function createOrganization(trx: Queryable, input: Omit<OrganizationChanges, 'tenantId'> & { name: string }): Promise<Organization> {
+export async function createOrganization(trx: Knex.Transaction, input: Omit<OrganizationChanges, 'tenantId'> & { name: string }): Promise<Organization> {
   const organization: Organization = {
     tenantId,
     id: generateId(),
@@ -26,8 +27,8 @@ export async function createOrganization(trx: Queryable, input: Omit<Organizatio
 }
 
 /** `customData` is replaced, not merged (Logto's PATCH). */
-export async function patchOrganization(trx: Queryable, id: string, changes: OrganizationChanges): Promise<Organization> {
-  const current = await getOrganization(trx, id);
+export async function patchOrganization(trx: Knex.Transaction, id: string, changes: OrganizationChanges): Promise<Organization> {
+  const current = await getOrganizationForUpdate(trx, id);
   const next: Organization = {
     ...current,
     name: changes.name ?? current.name,
@@ -41,8 +42,8 @@ export async function patchOrganization(trx: Queryable, id: string, changes: Org
 
 /** Its memberships, member roles, JIT settings and invitations go with it. */
 /** Returns what was removed: the data of the Organization.Deleted event. */
-export async function removeOrganization(trx: Queryable, id: string): Promise<Organization> {
-  const organization = await getOrganization(trx, id);
+export async function removeOrganization(trx: Knex.Transaction, id: string): Promise<Organization> {
+  const organization = await getOrganizationForUpdate(trx, id);
   await deleteOrganization(trx, id);
   return organization;
 }

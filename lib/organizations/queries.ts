@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
@@ -39,6 +41,12 @@ export async function insertOrganization(db: Queryable, organization: Organizati
 
 export async function findOrganization(db: Queryable, id: string): Promise<Organization | undefined> {
   const row = await db('organizations').where({ id }).first<OrganizationRow | undefined>();
+  return row && toOrganization(row);
+}
+
+/** The organization, its row locked until the transaction ends: read so before changing it or what it links. */
+export async function findOrganizationForUpdate(trx: Knex.Transaction, id: string): Promise<Organization | undefined> {
+  const row = await trx('organizations').where({ id }).forUpdate().first<OrganizationRow | undefined>();
   return row && toOrganization(row);
 }
 

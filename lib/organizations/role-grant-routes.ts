@@ -110,8 +110,8 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => addRoleGrants(trx, 'resourceScopes', params.id, body.scopeIds));
+    async ({ params, body }, _ctx, trx) => {
+      await addRoleGrants(trx, 'resourceScopes', params.id, body.scopeIds);
     },
   );
 
@@ -125,8 +125,8 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
       body: z.strictObject({ scopeIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }) => {
-      await db.transaction((trx) => replaceRoleGrants(trx, 'resourceScopes', params.id, body.scopeIds));
+    async ({ params, body }, _ctx, trx) => {
+      await replaceRoleGrants(trx, 'resourceScopes', params.id, body.scopeIds);
     },
   );
 
@@ -139,8 +139,8 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
       params: idParams.extend({ scopeId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => removeRoleGrant(trx, 'resourceScopes', params.id, params.scopeId));
+    async ({ params }, _ctx, trx) => {
+      await removeRoleGrant(trx, 'resourceScopes', params.id, params.scopeId);
     },
   );
 }

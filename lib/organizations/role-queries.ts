@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import { toScope } from '../resources/queries.ts';
 import type { Scope } from '../resources/schemas.ts';
@@ -28,6 +30,12 @@ export async function insertOrganizationScope(db: Queryable, scope: Organization
 
 export async function findOrganizationScope(db: Queryable, id: string): Promise<OrganizationScope | undefined> {
   const row = await db('organization_scopes').where({ id }).first<ScopeRow | undefined>();
+  return row && toOrganizationScope(row);
+}
+
+/** The scope, its row locked until the transaction ends: read so before changing it. */
+export async function findOrganizationScopeForUpdate(trx: Knex.Transaction, id: string): Promise<OrganizationScope | undefined> {
+  const row = await trx('organization_scopes').where({ id }).forUpdate().first<ScopeRow | undefined>();
   return row && toOrganizationScope(row);
 }
 
@@ -78,6 +86,12 @@ export async function insertOrganizationRole(db: Queryable, role: OrganizationRo
 
 export async function findOrganizationRole(db: Queryable, id: string): Promise<OrganizationRole | undefined> {
   const row = await db('organization_roles').where({ id }).first<RoleRow | undefined>();
+  return row && toOrganizationRole(row);
+}
+
+/** The role, its row locked until the transaction ends: read so before changing it or its scopes. */
+export async function findOrganizationRoleForUpdate(trx: Knex.Transaction, id: string): Promise<OrganizationRole | undefined> {
+  const row = await trx('organization_roles').where({ id }).forUpdate().first<RoleRow | undefined>();
   return row && toOrganizationRole(row);
 }
 

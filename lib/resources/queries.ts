@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
@@ -50,6 +52,12 @@ export async function insertResource(db: Queryable, resource: Resource & { creat
 
 export async function findResource(db: Queryable, id: string): Promise<Resource | undefined> {
   const row = await db('resources').where({ id }).first<ResourceRow | undefined>();
+  return row && toResource(row);
+}
+
+/** The resource, its row locked until the transaction ends: read so before changing it or its scopes. */
+export async function findResourceForUpdate(trx: Knex.Transaction, id: string): Promise<Resource | undefined> {
+  const row = await trx('resources').where({ id }).forUpdate().first<ResourceRow | undefined>();
   return row && toResource(row);
 }
 
@@ -111,6 +119,12 @@ export async function listScopes(
 
 export async function findScope(db: Queryable, resourceId: string, id: string): Promise<Scope | undefined> {
   const row = await db('scopes').where({ resource_id: resourceId, id }).first<ScopeRow | undefined>();
+  return row && toScope(row);
+}
+
+/** The scope, its row locked until the transaction ends: read so before changing it. */
+export async function findScopeForUpdate(trx: Knex.Transaction, resourceId: string, id: string): Promise<Scope | undefined> {
+  const row = await trx('scopes').where({ resource_id: resourceId, id }).forUpdate().first<ScopeRow | undefined>();
   return row && toScope(row);
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../applications/queries.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError, notFound, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, type Api } from '../http/route.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -13,7 +13,9 @@ import {
   deleteScope,
   findResource,
   findResourceByIndicator,
+  findResourceForUpdate,
   findScope,
+  findScopeForUpdate,
   findScopeByName,
   insertResource,
   insertScope,
@@ -31,7 +33,6 @@ import {
   scopeSchema,
   updateResourceBody,
   updateScopeBody,
-  type Resource,
 } from './schemas.ts';
 
 const tag = 'Resources';
@@ -44,13 +45,8 @@ const protectedApi = (action: 'delete' | 'modify') =>
     `Cannot ${action} the management API or its scope.`,
   );
 
-async function getResource(db: Queryable, id: string): Promise<Resource> {
-  const resource = await findResource(db, id);
-  if (!resource) {
-    throw notFound('resource', id);
-  }
-  return resource;
-}
+const getResource = async (db: Queryable, id: string) => orNotFound(await findResource(db, id), 'resource', id);
+const getResourceForUpdate = async (trx: Knex.Transaction, id: string) => orNotFound(await findResourceForUpdate(trx, id), 'resource', id);
 
 async function assertScopeNameFree(db: Queryable, resourceId: string, name: string): Promise<void> {
   if (await findScopeByName(db, resourceId, name)) {
@@ -83,27 +79,26 @@ export function resourceRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'post', path: '/resources', summary: 'Create an API resource', tag, body: createResourceBody, response: resourceSchema, status: 201, errors: [422] },
-    async ({ body }) =>
-      db.transaction(async (trx) => {
-        if (await findResourceByIndicator(trx, body.indicator)) {
-          throw new RequestError(
-            { code: 'resource.resource_identifier_in_use', status: 422 },
-            `The API identifier ${body.indicator} is already in use.`,
-            { data: { indicator: body.indicator } },
-          );
-        }
-        const resource = {
-          tenantId,
-          id: generateId(),
-          name: body.name,
-          indicator: body.indicator,
-          isDefault: false,
-          accessTokenTtl: body.accessTokenTtl ?? 3600,
-          isExchangeTarget: body.isExchangeTarget ?? true,
-        };
-        await insertResource(trx, { ...resource, createdAt: Date.now() });
-        return { ...resource, scopes: [] };
-      }),
+    async ({ body }, _ctx, trx) => {
+      if (await findResourceByIndicator(trx, body.indicator)) {
+        throw new RequestError(
+          { code: 'resource.resource_identifier_in_use', status: 422 },
+          `The API identifier ${body.indicator} is already in use.`,
+          { data: { indicator: body.indicator } },
+        );
+      }
+      const resource = {
+        tenantId,
+        id: generateId(),
+        name: body.name,
+        indicator: body.indicator,
+        isDefault: false,
+        accessTokenTtl: body.accessTokenTtl ?? 3600,
+        isExchangeTarget: body.isExchangeTarget ?? true,
+      };
+      await insertResource(trx, { ...resource, createdAt: Date.now() });
+      return { ...resource, scopes: [] };
+    },
   );
 
   api.add(
@@ -122,22 +117,21 @@ export function resourceRoutes(api: Api, db: Knex): void {
       response: resourceSchema,
       errors: [404],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const current = await getResource(trx, params.id);
-        // Token exchange must never climb into the management API.
-        if (current.id === managementApi.resourceId && body.isExchangeTarget) {
-          throw protectedApi('modify');
-        }
-        const next = {
-          ...current,
-          name: body.name ?? current.name,
-          accessTokenTtl: body.accessTokenTtl ?? current.accessTokenTtl,
-          isExchangeTarget: body.isExchangeTarget ?? current.isExchangeTarget,
-        };
-        await updateResource(trx, next);
-        return next;
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const current = await getResourceForUpdate(trx, params.id);
+      // Token exchange must never climb into the management API.
+      if (current.id === managementApi.resourceId && body.isExchangeTarget) {
+        throw protectedApi('modify');
+      }
+      const next = {
+        ...current,
+        name: body.name ?? current.name,
+        accessTokenTtl: body.accessTokenTtl ?? current.accessTokenTtl,
+        isExchangeTarget: body.isExchangeTarget ?? current.isExchangeTarget,
+      };
+      await updateResource(trx, next);
+      return next;
+    },
   );
 
   api.add(
@@ -151,24 +145,23 @@ export function resourceRoutes(api: Api, db: Knex): void {
       response: resourceSchema,
       errors: [404],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const current = await getResource(trx, params.id);
-        if (current.id === managementApi.resourceId) {
-          throw protectedApi('modify');
-        }
-        await setDefaultResource(trx, current.id, body.isDefault);
-        return { ...current, isDefault: body.isDefault };
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      const current = await getResourceForUpdate(trx, params.id);
+      if (current.id === managementApi.resourceId) {
+        throw protectedApi('modify');
+      }
+      await setDefaultResource(trx, current.id, body.isDefault);
+      return { ...current, isDefault: body.isDefault };
+    },
   );
 
   api.add(
     { method: 'delete', path: '/resources/:id', summary: 'Delete an API resource and its scopes', tag, params: idParams, errors: [404] },
-    async ({ params }) => {
+    async ({ params }, _ctx, trx) => {
       if (params.id === managementApi.resourceId) {
         throw protectedApi('delete');
       }
-      if (!(await deleteResource(db, params.id))) {
+      if (!(await deleteResource(trx, params.id))) {
         throw notFound('resource', params.id);
       }
     },
@@ -206,7 +199,8 @@ export function resourceRoutes(api: Api, db: Knex): void {
       errors: [404, 422],
     },
     async ({ params, body }, _ctx, trx) => {
-      const resource = await getResource(trx, params.resourceId);
+      // Locked: of two scopes created with one name at once, the second sees the first.
+      const resource = await getResourceForUpdate(trx, params.resourceId);
       if (resource.id === managementApi.resourceId) {
         throw protectedApi('modify');
       }
@@ -236,7 +230,7 @@ export function resourceRoutes(api: Api, db: Knex): void {
       errors: [404, 422],
     },
     async ({ params, body }, _ctx, trx) => {
-      const scope = await findScope(trx, params.resourceId, params.scopeId);
+      const scope = await findScopeForUpdate(trx, params.resourceId, params.scopeId);
       if (!scope) {
         throw notFound('scope', params.scopeId);
       }

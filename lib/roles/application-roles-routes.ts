@@ -11,6 +11,7 @@ import {
   assertMachineToMachineRoles,
   getRole,
   getRoleHolderApplication,
+  getRoleHolderApplicationForUpdate,
   getRoles,
 } from './assignments.ts';
 import { applicationIdsOfRole, listRoles, removeApplicationRoles, roleIdsOfApplication } from './queries.ts';
@@ -53,23 +54,22 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const role = await getRole(trx, params.id);
-        assertMachineToMachineRoles([role]);
-        const applicationIds = [...new Set(body.applicationIds as string[])];
-        for (const applicationId of applicationIds) {
-          await getRoleHolderApplication(trx, applicationId);
-          if ((await roleIdsOfApplication(trx, applicationId)).includes(role.id)) {
-            throw new RequestError(
-              { code: 'role.application_exists', status: 422 },
-              `The application id ${applicationId} has already been added to this role.`,
-              { data: { applicationId } },
-            );
-          }
-          await addRolesToApplication(trx, applicationId, [role.id]);
+    async ({ params, body }, _ctx, trx) => {
+      const role = await getRole(trx, params.id);
+      assertMachineToMachineRoles([role]);
+      const applicationIds = [...new Set(body.applicationIds as string[])];
+      for (const applicationId of applicationIds) {
+        await getRoleHolderApplicationForUpdate(trx, applicationId);
+        if ((await roleIdsOfApplication(trx, applicationId)).includes(role.id)) {
+          throw new RequestError(
+            { code: 'role.application_exists', status: 422 },
+            `The application id ${applicationId} has already been added to this role.`,
+            { data: { applicationId } },
+          );
         }
-      }),
+        await addRolesToApplication(trx, applicationId, [role.id]);
+      }
+    },
   );
 
   api.add(
@@ -81,13 +81,12 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       params: roleParams.extend(applicationParams.shape),
       errors: [404],
     },
-    async ({ params }) =>
-      db.transaction(async (trx) => {
-        await getRole(trx, params.id);
-        if ((await removeApplicationRoles(trx, params.applicationId, [params.id])) === 0) {
-          throw notFound('application', params.applicationId);
-        }
-      }),
+    async ({ params }, _ctx, trx) => {
+      await getRole(trx, params.id);
+      if ((await removeApplicationRoles(trx, params.applicationId, [params.id])) === 0) {
+        throw notFound('application', params.applicationId);
+      }
+    },
   );
 
   api.add(
@@ -122,14 +121,13 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        await getRoleHolderApplication(trx, params.applicationId);
-        const roleIds = body.roleIds as string[];
-        assertMachineToMachineRoles(await getRoles(trx, roleIds));
-        const addedRoleIds = await addRolesToApplication(trx, params.applicationId, roleIds);
-        return { roleIds, addedRoleIds };
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      await getRoleHolderApplicationForUpdate(trx, params.applicationId);
+      const roleIds = body.roleIds as string[];
+      assertMachineToMachineRoles(await getRoles(trx, roleIds));
+      const addedRoleIds = await addRolesToApplication(trx, params.applicationId, roleIds);
+      return { roleIds, addedRoleIds };
+    },
   );
 
   api.add(
@@ -143,14 +141,13 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       status: 200,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        await getRoleHolderApplication(trx, params.applicationId);
-        assertMachineToMachineRoles(await getRoles(trx, body.roleIds));
-        const held = await roleIdsOfApplication(trx, params.applicationId);
-        await removeApplicationRoles(trx, params.applicationId, held.filter((id) => !body.roleIds.includes(id)));
-        await addRolesToApplication(trx, params.applicationId, body.roleIds);
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      await getRoleHolderApplicationForUpdate(trx, params.applicationId);
+      assertMachineToMachineRoles(await getRoles(trx, body.roleIds));
+      const held = await roleIdsOfApplication(trx, params.applicationId);
+      await removeApplicationRoles(trx, params.applicationId, held.filter((id) => !body.roleIds.includes(id)));
+      await addRolesToApplication(trx, params.applicationId, body.roleIds);
+    },
   );
 
   api.add(
@@ -162,12 +159,11 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       params: applicationParams.extend({ roleId: z.string().min(1).max(21) }),
       errors: [404, 422],
     },
-    async ({ params }) =>
-      db.transaction(async (trx) => {
-        await getRoleHolderApplication(trx, params.applicationId);
-        if ((await removeApplicationRoles(trx, params.applicationId, [params.roleId])) === 0) {
-          throw notFound('role', params.roleId);
-        }
-      }),
+    async ({ params }, _ctx, trx) => {
+      await getRoleHolderApplicationForUpdate(trx, params.applicationId);
+      if ((await removeApplicationRoles(trx, params.applicationId, [params.roleId])) === 0) {
+        throw notFound('role', params.roleId);
+      }
+    },
   );
 }

@@ -1,8 +1,10 @@
-import { findApplication } from '../applications/queries.ts';
+import type { Knex } from 'knex';
+
+import { findApplication, findApplicationForUpdate } from '../applications/queries.ts';
 import type { Application } from '../applications/schemas.ts';
 import { consoleApp } from '../console/console-app.ts';
 import { noteAdministrator } from '../console/first-run.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError, notFound, orNotFound } from '../http/errors.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -11,6 +13,7 @@ import {
   addRoleScopes,
   addUserRoles,
   findRole,
+  findRoleForUpdate,
   findRolesByIds,
   roleIdsOfApplication,
   roleIdsOfUser,
@@ -18,17 +21,13 @@ import {
 } from './queries.ts';
 import type { Role } from './schemas.ts';
 
-export async function getRole(db: Queryable, id: string): Promise<Role> {
-  const role = await findRole(db, id);
-  if (!role) {
-    throw notFound('role', id);
-  }
-  return role;
-}
+export const getRole = async (db: Queryable, id: string): Promise<Role> => orNotFound(await findRole(db, id), 'role', id);
+
+/** The role, locked until the transaction ends: for a change that builds on what it holds. */
+export const getRoleForUpdate = async (trx: Knex.Transaction, id: string): Promise<Role> => orNotFound(await findRoleForUpdate(trx, id), 'role', id);
 
 /** Only machine-to-machine applications hold roles (Logto's rule): user roles belong to people. */
-export async function getRoleHolderApplication(db: Queryable, id: string): Promise<Application> {
-  const application = await findApplication(db, id);
+function roleHolder(application: Application | undefined, id: string): Application {
   if (!application) {
     throw notFound('application', id);
   }
@@ -37,6 +36,12 @@ export async function getRoleHolderApplication(db: Queryable, id: string): Promi
   }
   return application;
 }
+
+export const getRoleHolderApplication = async (db: Queryable, id: string): Promise<Application> => roleHolder(await findApplication(db, id), id);
+
+/** The application, locked until the transaction ends: for a change of the roles it holds. */
+export const getRoleHolderApplicationForUpdate = async (trx: Knex.Transaction, id: string): Promise<Application> =>
+  roleHolder(await findApplicationForUpdate(trx, id), id);
 
 export function assertMachineToMachineRoles(roles: Role[]): void {
   if (roles.some((role) => role.type !== 'MachineToMachine')) {

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import { toScope } from '../resources/queries.ts';
 import type { Resource, Scope } from '../resources/schemas.ts';
@@ -31,6 +33,12 @@ export async function insertRole(db: Queryable, role: Role): Promise<void> {
 
 export async function findRole(db: Queryable, id: string): Promise<Role | undefined> {
   const row = await db('roles').where({ id }).first<RoleRow | undefined>();
+  return row && toRole(row);
+}
+
+/** The role, its row locked until the transaction ends: read so before changing it. */
+export async function findRoleForUpdate(trx: Knex.Transaction, id: string): Promise<Role | undefined> {
+  const row = await trx('roles').where({ id }).forUpdate().first<RoleRow | undefined>();
   return row && toRole(row);
 }
 

@@ -9,7 +9,7 @@ import type { Api } from '../http/route.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { scopeSchema } from '../resources/schemas.ts';
 import { generateId } from '../storage/ids.ts';
-import { getRole, linkScopesToRole } from './assignments.ts';
+import { getRole, getRoleForUpdate, linkScopesToRole } from './assignments.ts';
 import {
   deleteRole,
   findRoleByName,
@@ -105,7 +105,7 @@ export function roleRoutes(api: Api, db: Knex): void {
   api.add(
     { method: 'patch', path: '/roles/:id', summary: 'Update a role', tag, params: idParams, body: updateRoleBody, response: roleSchema, errors: [404, 422] },
     async ({ params, body }, _ctx, trx) => {
-      const role = await getRole(trx, params.id);
+      const role = await getRoleForUpdate(trx, params.id);
       assertNotInternal(role.id);
       if (body.name !== undefined && body.name !== role.name && (await findRoleByName(trx, body.name))) {
         throw nameInUse(body.name);
@@ -157,7 +157,7 @@ export function roleRoutes(api: Api, db: Knex): void {
       errors: [404, 422],
     },
     async ({ params, body }, _ctx, trx) => {
-      const role = await getRole(trx, params.id);
+      const role = await getRoleForUpdate(trx, params.id);
       assertNotInternal(role.id);
       return linkScopesToRole(trx, role, body.scopeIds as string[]);
     },

@@ -6,7 +6,7 @@ import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { listUsers } from '../users/queries.ts';
 import { userSchema } from '../users/schemas.ts';
-import { getUserRow } from '../users/users.ts';
+import { getUserRow, getUserRowForUpdate } from '../users/users.ts';
 import { addRolesToUser, assertUserRoles, getRole, getRoles } from './assignments.ts';
 import { listRoles, removeUserRoles, roleIdsOfUser, userIdsOfRole } from './queries.ts';
 import { idList, roleSchema } from './schemas.ts';
@@ -30,19 +30,18 @@ export function userRoleRoutes(api: Api, db: Knex): void {
 
   api.add(
     { method: 'post', path: '/roles/:id/users', summary: 'Assign a role to users', tag, params: roleParams, body: idList('userIds'), status: 201, errors: [404, 422] },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        const role = await getRole(trx, params.id);
-        assertUserRoles([role]);
-        for (const userId of new Set(body.userIds as string[])) {
-          await getUserRow(trx, userId);
-          if ((await addRolesToUser(trx, userId, [role.id])).length === 0) {
-            throw new RequestError({ code: 'role.user_exists', status: 422 }, `The user id ${userId} has already been added to this role.`, {
-              data: { userId },
-            });
-          }
+    async ({ params, body }, _ctx, trx) => {
+      const role = await getRole(trx, params.id);
+      assertUserRoles([role]);
+      for (const userId of new Set(body.userIds as string[])) {
+        await getUserRowForUpdate(trx, userId);
+        if ((await addRolesToUser(trx, userId, [role.id])).length === 0) {
+          throw new RequestError({ code: 'role.user_exists', status: 422 }, `The user id ${userId} has already been added to this role.`, {
+            data: { userId },
+          });
         }
-      }),
+      }
+    },
   );
 
   api.add(
@@ -54,13 +53,12 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       params: roleParams.extend(userParams.shape),
       errors: [404],
     },
-    async ({ params }) =>
-      db.transaction(async (trx) => {
-        await getRole(trx, params.id);
-        if ((await removeUserRoles(trx, params.userId, [params.id])) === 0) {
-          throw notFound('user', params.userId);
-        }
-      }),
+    async ({ params }, _ctx, trx) => {
+      await getRole(trx, params.id);
+      if ((await removeUserRoles(trx, params.userId, [params.id])) === 0) {
+        throw notFound('user', params.userId);
+      }
+    },
   );
 
   api.add(
@@ -85,13 +83,12 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        await getUserRow(trx, params.userId);
-        const roleIds = body.roleIds as string[];
-        assertUserRoles(await getRoles(trx, roleIds));
-        return { roleIds, addedRoleIds: await addRolesToUser(trx, params.userId, roleIds) };
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      await getUserRowForUpdate(trx, params.userId);
+      const roleIds = body.roleIds as string[];
+      assertUserRoles(await getRoles(trx, roleIds));
+      return { roleIds, addedRoleIds: await addRolesToUser(trx, params.userId, roleIds) };
+    },
   );
 
   api.add(
@@ -105,15 +102,14 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       response: z.object({ roleIds: z.array(z.string()) }),
       errors: [404, 422],
     },
-    async ({ params, body }) =>
-      db.transaction(async (trx) => {
-        await getUserRow(trx, params.userId);
-        assertUserRoles(await getRoles(trx, body.roleIds));
-        const held = await roleIdsOfUser(trx, params.userId);
-        await removeUserRoles(trx, params.userId, held.filter((id) => !body.roleIds.includes(id)));
-        await addRolesToUser(trx, params.userId, body.roleIds);
-        return { roleIds: [...new Set(body.roleIds)] };
-      }),
+    async ({ params, body }, _ctx, trx) => {
+      await getUserRowForUpdate(trx, params.userId);
+      assertUserRoles(await getRoles(trx, body.roleIds));
+      const held = await roleIdsOfUser(trx, params.userId);
+      await removeUserRoles(trx, params.userId, held.filter((id) => !body.roleIds.includes(id)));
+      await addRolesToUser(trx, params.userId, body.roleIds);
+      return { roleIds: [...new Set(body.roleIds)] };
+    },
   );
 
   api.add(
@@ -125,12 +121,11 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       params: userParams.extend({ roleId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) =>
-      db.transaction(async (trx) => {
-        await getUserRow(trx, params.userId);
-        if ((await removeUserRoles(trx, params.userId, [params.roleId])) === 0) {
-          throw notFound('role', params.roleId);
-        }
-      }),
+    async ({ params }, _ctx, trx) => {
+      await getUserRowForUpdate(trx, params.userId);
+      if ((await removeUserRoles(trx, params.userId, [params.roleId])) === 0) {
+        throw notFound('role', params.roleId);
+      }
+    },
   );
 }

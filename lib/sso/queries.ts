@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import { withMaskedSecret } from '../connectors/secrets.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -61,6 +63,18 @@ export const listSsoConnectors = (db: Queryable, cache: SharedCache) => cache.ge
 
 export async function findSsoConnector(db: Queryable, cache: SharedCache, id: string): Promise<StoredSsoConnector | undefined> {
   return (await listSsoConnectors(db, cache)).find((connector) => connector.id === id);
+}
+
+/** The connector, its row locked until the transaction ends (not from memory): read so before changing it. */
+export async function findSsoConnectorForUpdate(trx: Knex.Transaction, id: string): Promise<StoredSsoConnector | undefined> {
+  const row = await trx('sso_connectors').where({ id }).forUpdate().first<SsoConnectorRow | undefined>();
+  return row && toStored(trx, row);
+}
+
+/** The id of the connector of that name, if any. */
+export async function findSsoConnectorIdByName(db: Queryable, name: string): Promise<string | undefined> {
+  const row = await db('sso_connectors').where({ connector_name: name }).first<{ id: string } | undefined>('id');
+  return row?.id;
 }
 
 /** The connectors whose domains include the email's (case-insensitive). */

@@ -6,12 +6,14 @@ import { mergeConfig } from '../connectors/secrets.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
-import { isUniqueViolation, type Queryable } from '../storage/database.ts';
+import { isUniqueViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import {
   deleteSsoConnector,
   findSsoConnector,
+  findSsoConnectorForUpdate,
+  findSsoConnectorIdByName,
   insertSsoConnector,
   listSsoConnectors,
   toSsoConnector,
@@ -25,23 +27,17 @@ const idParams = z.object({ id: z.string().min(1).max(21) });
 
 const validConfig = (config: Record<string, unknown>): StoredSsoConnector['config'] => parseConnectorConfig(ssoConfigSchema, config);
 
-async function assertNameFree(trx: Queryable, name: string, exceptId?: string): Promise<void> {
-  const holder = await trx('sso_connectors').where({ connector_name: name }).first<{ id: string } | undefined>();
-  if (holder && holder.id !== exceptId) {
-    throw duplicateName(name);
-  }
-}
-
 const duplicateName = (name: string) =>
   new RequestError({ code: 'single_sign_on.duplicate_connector_name', status: 409 }, `An SSO connector named \`${name}\` already exists.`);
 
 /** Saves under the name check; a concurrent save of the same name meets the unique index: the same 409. */
-async function withNameFree(db: Knex, name: string, exceptId: string | undefined, save: (trx: Queryable) => Promise<void>): Promise<void> {
+async function withNameFree(trx: Knex.Transaction, name: string, exceptId: string | undefined, save: () => Promise<void>): Promise<void> {
+  const holder = await findSsoConnectorIdByName(trx, name);
+  if (holder !== undefined && holder !== exceptId) {
+    throw duplicateName(name);
+  }
   try {
-    await db.transaction(async (trx) => {
-      await assertNameFree(trx, name, exceptId);
-      await save(trx);
-    });
+    await save();
   } catch (error) {
     throw isUniqueViolation(error) ? duplicateName(name) : error;
   }
@@ -105,7 +101,7 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
       response: ssoConnectorSchema,
       errors: [409],
     },
-    async ({ body }) => {
+    async ({ body }, _ctx, trx) => {
       const connector: StoredSsoConnector = {
         id: generateId(),
         providerName: body.providerName,
@@ -116,7 +112,7 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
         syncProfile: body.syncProfile ?? false,
         createdAt: Date.now(),
       };
-      await withNameFree(db, connector.connectorName, undefined, (trx) => insertSsoConnector(trx, connector));
+      await withNameFree(trx, connector.connectorName, undefined, () => insertSsoConnector(trx, connector));
       return toSsoConnector(connector);
     },
   );
@@ -132,8 +128,11 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
       response: ssoConnectorSchema,
       errors: [404, 409],
     },
-    async ({ params, body }) => {
-      const current = await getSsoConnector(params.id);
+    async ({ params, body }, _ctx, trx) => {
+      const current = await findSsoConnectorForUpdate(trx, params.id);
+      if (!current) {
+        throw notFound('SSO connector', params.id);
+      }
       const next: StoredSsoConnector = {
         ...current,
         connectorName: body.connectorName ?? current.connectorName,
@@ -142,15 +141,15 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
         branding: { ...current.branding, ...body.branding },
         syncProfile: body.syncProfile ?? current.syncProfile,
       };
-      await withNameFree(db, next.connectorName, next.id, (trx) => updateSsoConnector(trx, next));
+      await withNameFree(trx, next.connectorName, next.id, () => updateSsoConnector(trx, next));
       return toSsoConnector(next);
     },
   );
 
   api.add(
     { method: 'delete', path: '/sso-connectors/:id', summary: 'Delete an SSO connector (and the identities users hold through it)', tag, params: idParams, errors: [404] },
-    async ({ params }) => {
-      const deleted = await db.transaction((trx) => deleteSsoConnector(trx, params.id));
+    async ({ params }, _ctx, trx) => {
+      const deleted = await deleteSsoConnector(trx, params.id);
       if (deleted === 0) {
         throw notFound('SSO connector', params.id);
       }

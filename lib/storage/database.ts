@@ -8,6 +8,8 @@ import { SecretBox, type SecretKeys } from './secret-box.ts';
 /** A connection pool or a transaction: logic takes either, so a change and its side rows commit together. */
 export type Queryable = Knex | Knex.Transaction;
 
+export const isMysql = (db: Queryable) => db.client.config.client === 'mysql2';
+
 type SqliteConnection = { pragma: (statement: string) => unknown };
 type MysqlConnection = { query: (sql: string, callback: (error: Error | null) => void) => void };
 

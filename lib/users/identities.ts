@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { tenantId } from '../applications/queries.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { assertJsonFits, identitiesBytes } from '../http/limits.ts';
@@ -5,7 +7,7 @@ import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { UserRow } from './queries.ts';
 import type { User } from './schemas.ts';
-import { getUserRow } from './users.ts';
+import { getUserRowForUpdate } from './users.ts';
 
 export type SocialIdentity = User['identities'][string];
 
@@ -23,8 +25,8 @@ export async function findUserBySocialIdentity(db: Queryable, target: string, id
  * Links (or replaces) the user's identity at `target`. The unique index refuses an identity held by
  * someone else, even when two links race.
  */
-export async function linkSocialIdentity(trx: Queryable, userId: string, target: string, identity: SocialIdentity): Promise<void> {
-  const user = await getUserRow(trx, userId);
+export async function linkSocialIdentity(trx: Knex.Transaction, userId: string, target: string, identity: SocialIdentity): Promise<void> {
+  const user = await getUserRowForUpdate(trx, userId);
   const holder = await findUserBySocialIdentity(trx, target, identity.userId);
   if (holder && holder.id !== userId) {
     throw identityInUse();
@@ -43,8 +45,8 @@ export async function linkSocialIdentity(trx: Queryable, userId: string, target:
   await trx('users').where({ id: userId }).update({ identities: JSON.stringify(identities), updated_at: Date.now() });
 }
 
-export async function unlinkSocialIdentity(trx: Queryable, userId: string, target: string): Promise<void> {
-  const user = await getUserRow(trx, userId);
+export async function unlinkSocialIdentity(trx: Knex.Transaction, userId: string, target: string): Promise<void> {
+  const user = await getUserRowForUpdate(trx, userId);
   const { [target]: removed, ...identities } = JSON.parse(user.identities) as User['identities'];
   if (!removed) {
     throw notFound('identity', target);

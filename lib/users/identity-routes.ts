@@ -6,7 +6,7 @@ import type { Api } from '../http/route.ts';
 import { linkSocialIdentity, listSsoIdentities, unlinkSocialIdentity, unlinkSsoIdentity } from './identities.ts';
 import { toUser } from './queries.ts';
 import { userSchema } from './schemas.ts';
-import { getUserRow } from './users.ts';
+import { getUserRow, getUserRowForUpdate } from './users.ts';
 
 const tag = 'User identities';
 const userParams = z.object({ userId: z.string().min(1).max(21) });
@@ -62,14 +62,11 @@ export function userIdentityRoutes(api: Api, db: Knex): void {
       response: identitiesSchema,
       errors: [404, 422],
     },
-    async ({ params, body }, ctx) => {
-      const had = await db.transaction(async (trx) => {
-        const existed = Object.hasOwn(toUser(await getUserRow(trx, params.userId)).identities, params.target);
-        await linkSocialIdentity(trx, params.userId, params.target, body);
-        return existed;
-      });
+    async ({ params, body }, ctx, trx) => {
+      const had = Object.hasOwn(toUser(await getUserRowForUpdate(trx, params.userId)).identities, params.target);
+      await linkSocialIdentity(trx, params.userId, params.target, body);
       ctx.status = had ? 200 : 201;
-      return toUser(await getUserRow(db, params.userId)).identities;
+      return toUser(await getUserRow(trx, params.userId)).identities;
     },
   );
 
@@ -83,9 +80,9 @@ export function userIdentityRoutes(api: Api, db: Knex): void {
       response: userSchema,
       errors: [404],
     },
-    async ({ params }) => {
-      await db.transaction((trx) => unlinkSocialIdentity(trx, params.userId, params.target));
-      return toUser(await getUserRow(db, params.userId));
+    async ({ params }, _ctx, trx) => {
+      await unlinkSocialIdentity(trx, params.userId, params.target);
+      return toUser(await getUserRow(trx, params.userId));
     },
   );
 
@@ -98,9 +95,9 @@ export function userIdentityRoutes(api: Api, db: Knex): void {
       params: userParams.extend({ ssoConnectorId: z.string().min(1).max(21) }),
       errors: [404],
     },
-    async ({ params }) => {
-      await getUserRow(db, params.userId);
-      await unlinkSsoIdentity(db, params.userId, params.ssoConnectorId);
+    async ({ params }, _ctx, trx) => {
+      await getUserRowForUpdate(trx, params.userId);
+      await unlinkSsoIdentity(trx, params.userId, params.ssoConnectorId);
     },
   );
 }

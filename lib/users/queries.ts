@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
@@ -108,6 +110,11 @@ export async function updateUser(db: Queryable, id: string, changes: UserChanges
 
 export async function findUserRow(db: Queryable, id: string): Promise<UserRow | undefined> {
   return db('users').where({ id }).first<UserRow | undefined>();
+}
+
+/** The row, locked until the transaction ends: read so before changing what it holds. */
+export async function findUserRowForUpdate(trx: Knex.Transaction, id: string): Promise<UserRow | undefined> {
+  return trx('users').where({ id }).forUpdate().first<UserRow | undefined>();
 }
 
 export async function findUser(db: Queryable, id: string): Promise<User | undefined> {

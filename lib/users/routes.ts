@@ -11,7 +11,7 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { verifyPassword } from './passwords.ts';
 import { deleteUser, listUsers, toUser } from './queries.ts';
 import { createUserBody, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
-import { changeUser, createUser, getUserRow, setPassword } from './users.ts';
+import { changeUser, createUser, getUserRow, getUserRowForUpdate, setPassword } from './users.ts';
 
 const tag = 'Users';
 const userParams = z.object({ userId: z.string().min(1).max(21) });
@@ -91,7 +91,7 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       errors: [404],
     },
     async ({ params, body }, _ctx, trx) => {
-      const current = toUser(await getUserRow(trx, params.userId));
+      const current = toUser(await getUserRowForUpdate(trx, params.userId));
       return (await changeUser(trx, params.userId, { customData: { ...current.customData, ...body.customData } })).customData;
     },
   );
@@ -108,7 +108,7 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       errors: [404],
     },
     async ({ params, body }, _ctx, trx) => {
-      const current = toUser(await getUserRow(trx, params.userId));
+      const current = toUser(await getUserRowForUpdate(trx, params.userId));
       return (await changeUser(trx, params.userId, { profile: { ...current.profile, ...body.profile } })).profile;
     },
   );
@@ -139,8 +139,10 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
       params: userParams,
       body: z.strictObject({ password: z.string().min(1).max(256) }),
       errors: [404, 422],
+      // A check that changes nothing: no transaction is held while the hash is computed.
+      transaction: false,
     },
-    async ({ params, body }) => {
+    async ({ params, body }, _ctx, db) => {
       const row = await getUserRow(db, params.userId);
       if (!(await verifyPassword(row.password_digest, body.password))) {
         throw new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.');

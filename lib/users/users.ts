@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 import { RequestError, notFound } from '../http/errors.ts';
 import { assertJsonFits, customDataBytes } from '../http/limits.ts';
 import { revokeAccount } from '../oidc/adapter.ts';
@@ -6,11 +8,32 @@ import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
-import { findUserByIdentifier, findUserRow, insertUser, toUser, updateUser, type UserChanges, type UserRow } from './queries.ts';
+import {
+  findUserByIdentifier,
+  findUserRow,
+  findUserRowForUpdate,
+  insertUser,
+  toUser,
+  updateUser,
+  type UserChanges,
+  type UserRow,
+} from './queries.ts';
 import type { User, UserProfile } from './schemas.ts';
 
 export async function getUserRow(db: Queryable, id: string): Promise<UserRow> {
   const row = await findUserRow(db, id);
+  if (!row) {
+    throw notFound('user', id);
+  }
+  return row;
+}
+
+/**
+ * The user's row, locked until the transaction ends: a change that builds on what the row holds
+ * (a merge, a transition) reads it so, and concurrent changes of one user run one after the other.
+ */
+export async function getUserRowForUpdate(trx: Knex.Transaction, id: string): Promise<UserRow> {
+  const row = await findUserRowForUpdate(trx, id);
   if (!row) {
     throw notFound('user', id);
   }
@@ -70,8 +93,8 @@ export async function createUser(trx: Queryable, input: NewUser, policy: Passwor
 }
 
 /** Applies changes to a user and returns it as the API shows it. */
-export async function changeUser(trx: Queryable, id: string, changes: UserChanges): Promise<User> {
-  const current = await getUserRow(trx, id);
+export async function changeUser(trx: Knex.Transaction, id: string, changes: UserChanges): Promise<User> {
+  const current = await getUserRowForUpdate(trx, id);
   if (changes.customData) {
     // Merged custom data (PATCH /users/:id/custom-data) grows with each request.
     assertJsonFits(changes.customData, customDataBytes, 'customData');
@@ -92,8 +115,8 @@ export const userInfoOf = (row: UserRow): UserInfo => ({
   name: row.name,
 });
 
-export async function setPassword(trx: Queryable, id: string, password: string, policy: PasswordPolicy): Promise<User> {
-  const current = await getUserRow(trx, id);
+export async function setPassword(trx: Knex.Transaction, id: string, password: string, policy: PasswordPolicy): Promise<User> {
+  const current = await getUserRowForUpdate(trx, id);
   assertPasswordAccepted(password, policy, userInfoOf(current));
   return changeUser(trx, id, { passwordDigest: await hashPassword(password) });
 }
