@@ -1,10 +1,11 @@
 import type Koa from 'koa';
 
+import { packageFolder } from '../config/package-folder.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../http/vite-build.ts';
 
 /** Where Vite writes the console (`npm run build:console`; `npm install` and `npm start` run it). */
-const distFolder = new URL('../../console/dist/', import.meta.url);
+const distFolder = new URL('console/dist/', packageFolder);
 const prefix = '/console';
 
 /**

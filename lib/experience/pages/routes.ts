@@ -1,10 +1,11 @@
 import type Koa from 'koa';
 
+import { packageFolder } from '../../config/package-folder.ts';
 import { pageHeaders } from '../../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../../http/vite-build.ts';
 
 /** Where Vite writes the pages (`npm run build:sign-in`; `npm install` and `npm start` run it). */
-const distFolder = new URL('../../../sign-in/dist/', import.meta.url);
+const distFolder = new URL('sign-in/dist/', packageFolder);
 
 /** Where the pages' script and stylesheet are served (the build's `base`). */
 const assetPrefix = '/experience-assets/';
