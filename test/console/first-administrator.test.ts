@@ -3,12 +3,14 @@ import { promisify } from 'node:util';
 
 import { expect } from 'chai';
 
+import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 const run = promisify(execFile);
 
 describe('console: the first administrator', () => {
+  useBuild();
   let service: TestService | undefined;
 
   afterEach(async () => {
@@ -61,10 +63,10 @@ describe('console: the first administrator', () => {
     const dbUrl = await freshDatabaseUrl();
     const env = { ...process.env, DB_URL: dbUrl, LOG_LEVEL: 'silent' };
     for (const username of ['cli_admin', 'cli_admin_2']) {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'lib/console/cli.ts', 'create-admin', '--username', username, '--password', 'Sturdy-Console-7'], { env });
+      const { stdout } = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', username, '--password', 'Sturdy-Console-7'], { env });
       expect(stdout).to.contain(`Created administrator ${username}`);
     }
-    const refused = await run(process.execPath, ['--import', 'tsx', 'lib/console/cli.ts', 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env }).catch((error: { code: number; stderr: string }) => error);
+    const refused = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env }).catch((error: { code: number; stderr: string }) => error);
     expect(refused).to.include({ code: 1 });
     expect((refused as { stderr: string }).stderr).to.contain('username is already in use');
 

@@ -10,6 +10,9 @@ const distFolder = new URL('sign-in/dist/', packageFolder);
 /** Where the pages' script and stylesheet are served (the build's `base`). */
 const assetPrefix = '/experience-assets/';
 
+/** The sign-in page for ENDPOINT (where /oidc/auth sends a browser to sign in). */
+export const signInUrl = (endpoint: string) => `${endpoint}/sign-in`;
+
 /**
  * The pages, one application: /sign-in, /register and /reset-password (where /oidc/auth sends the
  * browser), and /callback/<connector id> and /callback/sso/<connector id>, where IdPs send it back.
