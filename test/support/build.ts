@@ -20,7 +20,7 @@ export function buildOnce(app: 'console' | 'sign-in'): void {
 /** The compiled entry points users run (`npm start`, `npm run cli`, `npm run migrate`, `npm run dispatcher`). */
 export const builtScripts = {
   service: 'dist/lib/main.js',
-  cli: 'dist/lib/console/cli.js',
+  cli: 'dist/lib/cli.js',
   migrate: 'dist/lib/storage/migrate-cli.js',
   dispatcher: 'dist/lib/hooks/dispatcher-cli.js',
 } as const;
