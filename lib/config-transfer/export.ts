@@ -110,7 +110,8 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     resourceScopeIds: organizationRoleResourceScopes.get(String(row.id)) ?? [],
   }));
 
-  const secretOf = (config: Record<string, unknown>) => {
+  /** A connector's configuration with its client secret only when secrets are asked for. */
+  const asAsked = (config: Record<string, unknown>) => {
     const { [connectorSecretField]: _secret, ...rest } = config;
     return options.withSecrets ? config : rest;
   };
@@ -118,7 +119,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     id: String(row.id),
     providerName: oneOf<Entry<'ssoConnectors'>['providerName']>(row.provider_name),
     connectorName: String(row.connector_name),
-    config: secretOf(openConfigSecret(db, sealedColumns.ssoConnectorSecrets, String(row.id), json(row.config))),
+    config: asAsked(openConfigSecret(db, sealedColumns.ssoConnectorSecrets, String(row.id), json(row.config))),
     domains: JSON.parse(String(row.domains)) as string[],
     branding: json(row.branding),
     syncProfile: boolean(row.sync_profile),
@@ -128,7 +129,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     id: String(row.id),
     connectorId: oneOf<Entry<'connectors'>['connectorId']>(row.connector_id),
     target: String(row.target),
-    config: secretOf(openConfigSecret(db, sealedColumns.socialConnectorSecrets, String(row.id), json(row.config))),
+    config: asAsked(openConfigSecret(db, sealedColumns.socialConnectorSecrets, String(row.id), json(row.config))),
     metadata: json(row.metadata) as Entry<'connectors'>['metadata'],
     syncProfile: boolean(row.sync_profile),
     createdAt: number(row.created_at),
