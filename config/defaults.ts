@@ -9,6 +9,10 @@ export const settings = {
     default: 'sqlite:./data/identity.sqlite3',
     meaning: 'sqlite:<path> (embedded) or mysql://user:pass@host:port/db (MySQL 8 / MariaDB 10.6+)',
   },
+  DB_CONNECT_TIMEOUT: {
+    default: '30',
+    meaning: 'seconds start-up (and the CLI) keeps retrying a database it cannot reach (refused, unknown host, timeout) before it stops; wrong credentials stop it at once',
+  },
   BOOTSTRAP_ADMIN_CLIENT_ID: {
     default: '',
     meaning: 'with BOOTSTRAP_ADMIN_CLIENT_SECRET: a MachineToMachine application with these credentials is kept holding the management API scope `all`',

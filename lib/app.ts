@@ -21,7 +21,7 @@ import { purgeClientAuthFailures } from './oidc/client-auth-throttle.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { createOidcService } from './oidc/mount.ts';
 import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
-import { openDatabase } from './storage/database.ts';
+import { connectDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { checkSecretKeys } from './storage/sealed-columns.ts';
 import { SharedCache } from './storage/shared-cache.ts';
@@ -37,18 +37,17 @@ export type Service = {
 
 /**
  * Opens the database, brings it up to date, and assembles the HTTP service. Secrets shown once to
- * the operator (generated credentials, the console's setup token) go to `notices`, not the log.
+ * the operator (generated credentials, the console's setup token) go to `notices`, not the log,
+ * once `listen` holds its port: a start that fails there has made and shown none.
  */
 export async function createService(config: Config, logger: Logger = createLogger(config), notices: NoticeStream = process.stderr): Promise<Service> {
-  const db = openDatabase(config.dbUrl, config.secretKeys);
+  const db = await connectDatabase(config, (reason) => logger.warn({ reason }, 'database not reachable yet, retrying'));
   try {
     await migrateToLatest(db);
     await checkSecretKeys(db);
     await ensureKeys(db);
     await syncManagementApiIndicator(db, config.managementApiResource);
     await syncConsoleApplication(db, config.endpoint);
-    await ensureBootstrapAdmin(db, config, notices);
-    await offerSetupToken(db, config, notices);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -108,6 +107,8 @@ export async function createService(config: Config, logger: Logger = createLogge
         listening.once('listening', resolve);
         listening.once('error', reject);
       });
+      await ensureBootstrapAdmin(db, config, notices);
+      await offerSetupToken(db, config, notices);
       return listening;
     },
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */

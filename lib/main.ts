@@ -1,12 +1,35 @@
-import { createService } from './app.ts';
-import { ConfigError, loadConfig } from './config/env.ts';
+import type { AddressInfo } from 'node:net';
 
-let config;
-let service;
+import { createService, type Service } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config/env.ts';
+import { consoleUrl } from './console/console-app.ts';
+import { signInUrl } from './experience/pages/routes.ts';
+
+/** A port the operator must change: one line saying so, as for a bad setting. */
+function portProblem(error: unknown, port: number): ConfigError | undefined {
+  switch ((error as { code?: string }).code) {
+    case 'EADDRINUSE':
+      return new ConfigError(`port ${port} is in use: stop what listens there or set PORT to a free port`);
+    case 'EACCES':
+      return new ConfigError(`this user may not listen on port ${port}: set PORT to one above 1023 (or allow it, e.g. CAP_NET_BIND_SERVICE)`);
+    default:
+      return undefined;
+  }
+}
+
+let config: Config;
+let service: Service;
+let port: number;
 try {
   config = loadConfig();
-  // Start-up also stops on configuration the database refutes (a secret sealed with a key not given).
+  // Start-up also stops on a database it cannot use, and on configuration the database refutes (a
+  // secret sealed with a key not given).
   service = await createService(config);
+  try {
+    port = ((await service.listen()).address() as AddressInfo).port;
+  } catch (error) {
+    throw portProblem(error, config.port) ?? error;
+  }
 } catch (error) {
   if (error instanceof ConfigError) {
     console.error(error.message);
@@ -15,8 +38,7 @@ try {
   throw error;
 }
 
-const server = await service.listen();
-service.logger.info({ endpoint: config.endpoint, issuer: config.issuer, port: server.address() }, 'identity service started');
+service.logger.info({ issuer: config.issuer, console: consoleUrl(config.endpoint), signIn: signInUrl(config.endpoint), port }, 'identity service started');
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

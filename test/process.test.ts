@@ -1,15 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { expect } from 'chai';
 import { got } from 'got';
 
-import { freshDatabaseUrl } from './support/database.ts';
-import { freePort } from './support/service.ts';
+import { builtScripts, useBuild } from './support/build.ts';
+import { freshDatabaseUrl, mysqlServerUrl, testDatabase } from './support/database.ts';
+import { freePort, startService } from './support/service.ts';
 
-/** The service as users run it: `node --import tsx lib/main.ts`, configured by environment. */
-function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; errors: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/main.ts'], {
+type Started = { child: ChildProcess; output: () => string; errors: () => string; exited: Promise<number> };
+
+/** Processes a test started: a failed test leaves none behind. */
+const running = new Set<ChildProcess>();
+
+/** A compiled entry point as users run it (`npm start` is `node dist/lib/main.js`), configured by environment. */
+function startProcess(env: Record<string, string>, script: string = builtScripts.service, args: string[] = []): Started {
+  const child = spawn(process.execPath, [script, ...args], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -20,7 +30,12 @@ function startProcess(env: Record<string, string>): { child: ChildProcess; outpu
     output += chunk.toString();
     errors += chunk.toString();
   });
-  return { child, output: () => output, errors: () => errors };
+  running.add(child);
+  const exited = once(child, 'exit').then(([code]) => {
+    running.delete(child);
+    return code as number;
+  });
+  return { child, output: () => output, errors: () => errors, exited };
 }
 
 async function waitFor(check: () => boolean, what: string, timeout = 20_000): Promise<void> {
@@ -33,7 +48,33 @@ async function waitFor(check: () => boolean, what: string, timeout = 20_000): Pr
   }
 }
 
-describe('the service process', () => {
+/**
+ * What a failed start printed, but oidc-provider's own notice on Node 20 ("Unsupported runtime"),
+ * which it prints as it is loaded, before the service runs.
+ */
+const ownLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('oidc-provider WARNING'));
+
+/** The start fails with exit code 1 and one line of stderr, no stack trace. */
+async function failedStart(started: Started): Promise<string> {
+  const code = await started.exited;
+  expect(code, started.output()).to.equal(1);
+  const lines = ownLines(started.errors());
+  expect(lines, started.errors()).to.have.length(1);
+  expect(started.output()).to.not.match(/\n\s+at /);
+  return lines[0]!;
+}
+
+describe('the service process (the build)', () => {
+  useBuild();
+  afterEach(() => {
+    for (const child of running) {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('prints generated admin credentials once at first start, as one JSON line on stderr, and they work', async () => {
     const dbUrl = await freshDatabaseUrl();
     const port = await freePort();
@@ -63,18 +104,41 @@ describe('the service process', () => {
     expect(resources.statusCode).to.equal(200);
 
     first.child.kill('SIGTERM');
-    await once(first.child, 'exit');
+    await first.exited;
 
     const second = startProcess({ DB_URL: dbUrl, PORT: String(port) });
     await waitFor(() => second.output().includes('identity service started'), 'restart');
     expect(second.output()).to.not.include(secret!);
     expect(second.output()).to.not.include('clientSecret');
     second.child.kill('SIGTERM');
-    await once(second.child, 'exit');
+    await second.exited;
+  });
+
+  it('serves the hosted sign-in pages and the console from the build, and its start line names the issuer, the console and the sign-in page', async () => {
+    const port = await freePort();
+    const endpoint = `http://127.0.0.1:${port}`;
+    const { child, output, exited } = startProcess({ DB_URL: await freshDatabaseUrl(), PORT: String(port), ENDPOINT: endpoint });
+    await waitFor(() => output().includes('identity service started'), 'start');
+    const line = output()
+      .split('\n')
+      .find((text) => text.includes('identity service started'))!;
+    expect(JSON.parse(line)).to.include({ issuer: `${endpoint}/oidc`, console: `${endpoint}/console`, signIn: `${endpoint}/sign-in`, port });
+
+    const signIn = await got(`${endpoint}/sign-in`);
+    expect(signIn.headers['content-type']).to.match(/^text\/html/);
+    const script = /src="(\/experience-assets\/[^"]+\.js)"/.exec(signIn.body)?.[1];
+    expect((await got(`${endpoint}${script}`)).headers['content-type']).to.match(/javascript/);
+    const consolePage = await got(`${endpoint}/console`);
+    expect(consolePage.body).to.match(/src="\/console\/assets\/[^"]+\.js"/);
+    const discovery = await got(`${endpoint}/oidc/.well-known/openid-configuration`).json<{ issuer: string }>();
+    expect(discovery.issuer).to.equal(`${endpoint}/oidc`);
+
+    child.kill('SIGTERM');
+    expect(await exited).to.equal(0);
   });
 
   it('logs one JSON line per request in production and exits 0 on SIGTERM', async () => {
-    const { child, output } = startProcess({ DB_URL: await freshDatabaseUrl(), PORT: String(await freePort()) });
+    const { child, output, exited } = startProcess({ DB_URL: await freshDatabaseUrl(), PORT: String(await freePort()) });
     await waitFor(() => output().includes('identity service started'), 'start');
     const port = Number(/"port":(\d+)/.exec(output())?.[1]);
     await got(`http://127.0.0.1:${port}/api/status`);
@@ -85,14 +149,117 @@ describe('the service process', () => {
     expect(JSON.parse(line)).to.include({ method: 'GET', path: '/api/status', status: 204 });
 
     child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
-    expect(code).to.equal(0);
+    expect(await exited).to.equal(0);
   });
 
   it('refuses to start with a bad setting and names it', async () => {
-    const { child, output } = startProcess({ PORT: 'not-a-port' });
-    const [code] = await once(child, 'exit');
-    expect(code).to.equal(1);
-    expect(output()).to.match(/invalid configuration: PORT/);
+    const line = await failedStart(startProcess({ PORT: 'not-a-port' }));
+    expect(line).to.match(/^invalid configuration: PORT/);
+  });
+
+  it('stops on a port in use with one line naming PORT, before printing any credentials; the next start prints them', async () => {
+    const blocker: Server = createServer();
+    blocker.listen(0);
+    await once(blocker, 'listening');
+    const { port } = blocker.address() as { port: number };
+    const dbUrl = await freshDatabaseUrl();
+    try {
+      const busy = startProcess({ DB_URL: dbUrl, PORT: String(port) });
+      const line = await failedStart(busy);
+      expect(line).to.equal(`port ${port} is in use: stop what listens there or set PORT to a free port`);
+      expect(busy.output()).to.not.match(/clientSecret|setupToken/);
+    } finally {
+      blocker.close();
+    }
+
+    // Credentials made but never shown would be lost: the start that binds its port shows them.
+    const next = startProcess({ DB_URL: dbUrl, PORT: String(await freePort()) });
+    await waitFor(() => next.output().includes('identity service started'), 'start');
+    expect(next.errors()).to.include('"clientSecret"');
+    expect(next.errors()).to.include('"setupToken"');
+    next.child.kill('SIGTERM');
+    await next.exited;
+  });
+
+  it('stops on an unreachable database after DB_CONNECT_TIMEOUT with one line naming DB_URL, without its password', async () => {
+    const closedPort = await freePort();
+    const started = startProcess({ DB_URL: `mysql://someone:hunter2-secret@127.0.0.1:${closedPort}/identity`, DB_CONNECT_TIMEOUT: '1', PORT: String(await freePort()) });
+    const line = await failedStart(started);
+    expect(line).to.equal(
+      `cannot reach the database at 127.0.0.1:${closedPort} (ECONNREFUSED) within 1 s: start it, or correct the host and port in DB_URL (DB_CONNECT_TIMEOUT sets how long start-up waits)`,
+    );
+    expect(started.output()).to.not.include('hunter2');
+  });
+
+  it('stops on a SQLite path it cannot create with one line naming DB_URL', async () => {
+    // A folder that cannot be made: its parent is a file.
+    const file = join(mkdtempSync(join(tmpdir(), 'identity-test-')), 'a-file');
+    writeFileSync(file, '');
+    const line = await failedStart(startProcess({ DB_URL: `sqlite:${file}/identity.sqlite3`, PORT: String(await freePort()) }));
+    expect(line).to.equal(`cannot open the SQLite database at ${file}/identity.sqlite3 (EEXIST): correct the path in DB_URL, or let this user create and write it`);
+  });
+
+  it('migrates from the build (`npm run migrate`), under the names the sources use', async () => {
+    const dbUrl = await freshDatabaseUrl();
+    const first = startProcess({ DB_URL: dbUrl }, builtScripts.migrate);
+    expect(await first.exited).to.equal(0);
+    expect(first.output()).to.match(/^applied: 0001_foundation, 0002_users, /m);
+    const again = startProcess({ DB_URL: dbUrl }, builtScripts.migrate);
+    expect(await again.exited).to.equal(0);
+    expect(again.output()).to.include('already up to date');
+    // The sources (what the rest of the suite runs) find nothing left to apply, and work on it.
+    const service = await startService({ dbUrl });
+    try {
+      expect((await service.api.get('resources')).statusCode).to.equal(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  describe('on MySQL/MariaDB', function () {
+    before(function () {
+      if (testDatabase !== 'mysql') {
+        this.skip();
+      }
+    });
+
+    it('stops on wrong credentials at once, with one line naming the user and DB_URL, without the password', async () => {
+      const server = new URL(mysqlServerUrl);
+      const started = startProcess({ DB_URL: `mysql://nobody-here:wrong-password-42@${server.host}/identity`, PORT: String(await freePort()) });
+      const line = await failedStart(started);
+      expect(line).to.equal(`the database at ${server.host} refused user "nobody-here" (access denied): correct the user and password in DB_URL`);
+      expect(started.output()).to.not.include('wrong-password-42');
+    });
+
+    it('stops on a database that does not exist, naming it', async () => {
+      const url = new URL(mysqlServerUrl);
+      url.pathname = '/no_such_database_here';
+      const line = await failedStart(startProcess({ DB_URL: url.toString(), PORT: String(await freePort()) }));
+      expect(line).to.equal(`the database "no_such_database_here" does not exist at ${url.host}: create it (character set utf8mb4), or correct its name in DB_URL`);
+    });
+
+    it('waits for a database that comes up within DB_CONNECT_TIMEOUT', async () => {
+      // A database that is not there yet: a port nothing listens on, then a relay to the real one.
+      const target = new URL(await freshDatabaseUrl());
+      const relayPort = await freePort();
+      const url = new URL(target);
+      url.host = `127.0.0.1:${relayPort}`;
+      const started = startProcess({ DB_URL: url.toString(), DB_CONNECT_TIMEOUT: '60', PORT: String(await freePort()) });
+      await waitFor(() => started.output().includes('database not reachable yet'), 'a retry');
+      const relay = createServer((socket) => {
+        const upstream = connect(Number(target.port || 3306), target.hostname);
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      });
+      relay.listen(relayPort, '127.0.0.1');
+      try {
+        await waitFor(() => started.output().includes('identity service started'), 'start', 60_000);
+        started.child.kill('SIGTERM');
+        expect(await started.exited).to.equal(0);
+      } finally {
+        relay.close();
+      }
+    });
   });
 });

@@ -19,6 +19,7 @@ const schema = z.object({
     .string()
     .regex(/^(sqlite:.+|mysql:\/\/.+)$/, 'must be sqlite:<path> or mysql://user:pass@host:port/db')
     .default('sqlite:./data/identity.sqlite3'),
+  DB_CONNECT_TIMEOUT: z.coerce.number().int().min(0).max(3600).default(30),
   BOOTSTRAP_ADMIN_CLIENT_ID: z
     .string()
     .regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _')
@@ -51,6 +52,8 @@ export type Config = {
   endpoint: string;
   issuer: string;
   dbUrl: string;
+  /** How long start-up waits for an unreachable database, in seconds. */
+  dbConnectTimeout: number;
   bootstrapAdmin?: { clientId: string; clientSecret: string };
   managementApiResource: string;
   hooksRetrySchedule: number[];
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     endpoint,
     issuer: `${endpoint}/oidc`,
     dbUrl: values.DB_URL,
+    dbConnectTimeout: values.DB_CONNECT_TIMEOUT,
     bootstrapAdmin:
       values.BOOTSTRAP_ADMIN_CLIENT_ID && values.BOOTSTRAP_ADMIN_CLIENT_SECRET
         ? { clientId: values.BOOTSTRAP_ADMIN_CLIENT_ID, clientSecret: values.BOOTSTRAP_ADMIN_CLIENT_SECRET }

@@ -11,7 +11,10 @@ export const consoleApp = {
   roleId: 'console-admin',
 } as const;
 
-export const consoleRedirectUri = (endpoint: string) => `${endpoint}/console/callback`;
+/** Where the console is served (lib/console/pages.ts), for ENDPOINT. */
+export const consoleUrl = (endpoint: string) => `${endpoint}/console`;
+
+export const consoleRedirectUri = (endpoint: string) => `${consoleUrl(endpoint)}/callback`;
 
 /**
  * The console application's redirect URIs follow ENDPOINT, set at every start (as the management
@@ -19,7 +22,7 @@ export const consoleRedirectUri = (endpoint: string) => `${endpoint}/console/cal
  * the API.
  */
 export async function syncConsoleApplication(db: Knex, endpoint: string): Promise<void> {
-  const oidcClientMetadata = { redirectUris: [consoleRedirectUri(endpoint)], postLogoutRedirectUris: [`${endpoint}/console`] };
+  const oidcClientMetadata = { redirectUris: [consoleRedirectUri(endpoint)], postLogoutRedirectUris: [consoleUrl(endpoint)] };
   await withTransaction(db, async (trx) => {
     // Instances starting together: one checks and updates at a time.
     await lockCache(trx, 'applications');

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config/env.ts';
 import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
-import { consoleApp } from './console-app.ts';
+import { consoleApp, consoleUrl } from './console-app.ts';
 
 /**
  * The console's first run, the unauthenticated creation of the first administrator. Open while no
@@ -48,7 +48,7 @@ export async function offerSetupToken(db: Queryable, config: Pick<Config, 'produ
   }
   const token = randomBytes(32).toString('base64url');
   await db('console_setup_tokens').insert({ token_hash: hashToken(token), created_at: Date.now() });
-  writeOneTimeSecret(notices, config.production, `Console setup token (shown once; it lets a browser on another machine create the first administrator at ${config.endpoint}/console)`, {
+  writeOneTimeSecret(notices, config.production, `Console setup token (shown once; it lets a browser on another machine create the first administrator at ${consoleUrl(config.endpoint)})`, {
     setupToken: token,
   });
 }

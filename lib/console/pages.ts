@@ -1,10 +1,11 @@
 import type Koa from 'koa';
 
+import { packageFolder } from '../config/package-folder.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../http/vite-build.ts';
 
-/** Where Vite writes the console (`npm run build:console`; `npm install` and `npm start` run it). */
-const distFolder = new URL('../../console/dist/', import.meta.url);
+/** Where Vite writes the console (`npm run build`, which `npm start` runs when the sources changed). */
+const distFolder = new URL('console/dist/', packageFolder);
 const prefix = '/console';
 
 /**
@@ -22,7 +23,7 @@ export function consolePages(): Koa.Middleware {
     if (!build) {
       ctx.status = 503;
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = 'The console is not built: run `npm run build:console` (npm install and npm start do it).';
+      ctx.body = 'The console is not built: run `npm run build` (npm start does it).';
       return;
     }
     if (ctx.path.startsWith(`${prefix}/assets/`)) {

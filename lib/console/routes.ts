@@ -7,7 +7,7 @@ import type { Api } from '../http/route.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userSchema, username } from '../users/schemas.ts';
 import { createAdministrator } from './administrators.ts';
-import { consoleApp, consoleRedirectUri } from './console-app.ts';
+import { consoleApp, consoleRedirectUri, consoleUrl } from './console-app.ts';
 import { firstRunOpen, hasAdministrator, type FirstRun } from './first-run.ts';
 
 const tag = 'Console';
@@ -41,7 +41,7 @@ export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Co
         clientId: consoleApp.applicationId,
         issuer: config.issuer,
         redirectUri: consoleRedirectUri(config.endpoint),
-        postLogoutRedirectUri: `${config.endpoint}/console`,
+        postLogoutRedirectUri: consoleUrl(config.endpoint),
         managementApiResource: config.managementApiResource,
         hasAdministrator: await hasAdministrator(db),
         firstRun,

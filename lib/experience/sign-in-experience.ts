@@ -65,7 +65,7 @@ export const defaultSignInExperience: SignInExperience = {
 
 const id = 'default';
 
-async function readSignInExperience(db: Queryable): Promise<SignInExperience> {
+export async function readSignInExperience(db: Queryable): Promise<SignInExperience> {
   const row = await db('sign_in_experience').where({ id }).first<{ settings: string } | undefined>();
   // Settings saved by an older version may lack newer fields: defaults fill them.
   return row ? { ...defaultSignInExperience, ...(JSON.parse(row.settings) as Partial<SignInExperience>) } : defaultSignInExperience;

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 
 import { ConfigError, loadConfig, type Config } from '../config/env.ts';
 import { createLogger } from '../http/logger.ts';
-import { openDatabase } from '../storage/database.ts';
+import { connectDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { checkSecretKeys } from '../storage/sealed-columns.ts';
 import { Dispatcher } from './dispatcher.ts';
@@ -16,7 +16,7 @@ let config: Config;
 let db: Knex;
 try {
   config = loadConfig();
-  db = openDatabase(config.dbUrl, config.secretKeys);
+  db = await connectDatabase(config, (reason) => console.error(`database not reachable yet (${reason}), retrying`));
   await migrateToLatest(db);
   // It signs with the hooks' keys: a key the database needs and this process lacks stops it here.
   await checkSecretKeys(db);

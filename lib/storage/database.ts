@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import knex, { type Knex } from 'knex';
 
+import { ConfigError, type Config } from '../config/env.ts';
 import { SecretBox, type SecretKeys } from './secret-box.ts';
 
 /** A connection pool or a transaction: logic takes either, so a change and its side rows commit together. */
@@ -13,10 +15,14 @@ export const isMysql = (db: Queryable) => db.client.config.client === 'mysql2';
 type SqliteConnection = { pragma: (statement: string) => unknown };
 type MysqlConnection = { query: (sql: string, callback: (error: Error | null) => void) => void };
 
-/** Knex warns on stderr when an instance waits for another's migration lock; that wait is expected. */
+/**
+ * Knex warns on stderr when an instance waits for another's migration lock (that wait is expected),
+ * and when a connection cannot be made (the query that needed it fails with that error: its caller
+ * reports it, once).
+ */
 const log = {
   warn(message: string) {
-    if (!/already locked|migrate:unlock/.test(String(message))) {
+    if (!/already locked|migrate:unlock|^Acquire connection error/.test(String(message))) {
       console.warn(message);
     }
   },
@@ -46,11 +52,20 @@ export function openDatabase(url: string, keys?: SecretKeys): Knex {
  */
 const compileSqlOnError = false;
 
+const sqliteFile = (url: string) => url.slice('sqlite:'.length);
+
+const cannotOpenSqlite = (url: string, code: string) =>
+  new ConfigError(`cannot open the SQLite database at ${sqliteFile(url)} (${code}): correct the path in DB_URL, or let this user create and write it`);
+
 function connect(url: string): Knex {
   if (url.startsWith('sqlite:')) {
-    const filename = url.slice('sqlite:'.length);
+    const filename = sqliteFile(url);
     if (filename !== ':memory:') {
-      mkdirSync(dirname(resolve(filename)), { recursive: true });
+      try {
+        mkdirSync(dirname(resolve(filename)), { recursive: true });
+      } catch (error) {
+        throw cannotOpenSqlite(url, errorCode(error) ?? 'no folder');
+      }
     }
     return knex({
       client: 'better-sqlite3',
@@ -99,4 +114,64 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === 'ER_NO_REFERENCED_ROW_2';
+}
+
+const errorCode = (error: unknown): string | undefined => (error as { code?: string } | undefined)?.code;
+
+/** Failures that may pass: the server is starting, its name not yet resolvable, or full. */
+const unreachable = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN']);
+
+/** What start-up reports for a failure: one line of what to fix, or (unforeseen) the error itself. */
+function startFailure(config: Pick<Config, 'dbUrl' | 'dbConnectTimeout'>, error: unknown): unknown {
+  const code = errorCode(error);
+  if (config.dbUrl.startsWith('sqlite:')) {
+    return cannotOpenSqlite(config.dbUrl, code ?? 'cannot open');
+  }
+  const { hostname, port, username, pathname } = new URL(config.dbUrl);
+  const host = `${hostname}:${port || 3306}`;
+  const user = decodeURIComponent(username);
+  const database = decodeURIComponent(pathname.slice(1));
+  switch (code) {
+    case 'ER_ACCESS_DENIED_ERROR':
+    case 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR':
+      return new ConfigError(`the database at ${host} refused user "${user}" (access denied): correct the user and password in DB_URL`);
+    case 'ER_DBACCESS_DENIED_ERROR':
+      return new ConfigError(`user "${user}" may not use the database "${database}" at ${host}: grant it access, or correct DB_URL`);
+    case 'ER_BAD_DB_ERROR':
+      return new ConfigError(`the database "${database}" does not exist at ${host}: create it (character set utf8mb4), or correct its name in DB_URL`);
+    default:
+      return code && unreachable.has(code)
+        ? new ConfigError(
+            `cannot reach the database at ${host} (${code}) within ${config.dbConnectTimeout} s: start it, or correct the host and port in DB_URL (DB_CONNECT_TIMEOUT sets how long start-up waits)`,
+          )
+        : error;
+  }
+}
+
+/**
+ * Opens the pool and makes sure the database answers, as start-up and the CLI do. A database that
+ * cannot be reached yet (one starting beside the service) is tried again for DB_CONNECT_TIMEOUT
+ * seconds; then, or at once for wrong credentials, a missing database or an unusable SQLite path,
+ * a ConfigError says in one line what to fix (never the password).
+ */
+export async function connectDatabase(config: Pick<Config, 'dbUrl' | 'secretKeys' | 'dbConnectTimeout'>, onRetry: (reason: string) => void): Promise<Knex> {
+  const db = openDatabase(config.dbUrl, config.secretKeys);
+  const deadline = Date.now() + config.dbConnectTimeout * 1000;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+    let failure: unknown;
+    try {
+      await db.raw('select 1');
+      return db;
+    } catch (error) {
+      failure = error;
+    }
+    const code = errorCode(failure);
+    if (code && unreachable.has(code) && Date.now() + delay <= deadline) {
+      onRetry(code);
+      await sleep(delay);
+      continue;
+    }
+    await db.destroy();
+    throw startFailure(config, failure);
+  }
 }

@@ -4,18 +4,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import type { Knex } from 'knex';
 
+import { runsBuild } from '../config/package-folder.ts';
+
+/** migrations/ beside lib/: the sources' .ts files, or in dist/ the build's .js files. */
 const folder = new URL('../../migrations/', import.meta.url);
-const migrationFile = /^\d{4}_[\w-]+\.ts$/;
+const extension = runsBuild ? '.js' : '.ts';
+const migrationFile = new RegExp(`^\\d{4}_[\\w-]+\\${extension}$`);
 
 type Migration = { up: (db: Knex) => Promise<void>; down: (db: Knex) => Promise<void> };
 
-/** Reads `migrations/` in name order; names are stored without their extension. */
+/** Reads `migrations/` in name order; names are stored without their extension (the same for both). */
 const source: Knex.MigrationSource<string> = {
   async getMigrations() {
     const files = await readdir(fileURLToPath(folder));
     return files.filter((file) => migrationFile.test(file)).sort();
   },
-  getMigrationName: (file) => file.replace(/\.ts$/, ''),
+  getMigrationName: (file) => file.slice(0, -extension.length),
   getMigration: async (file) => (await import(pathToFileURL(fileURLToPath(new URL(file, folder))).href)) as Migration,
 };
 

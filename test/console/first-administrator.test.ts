@@ -3,12 +3,14 @@ import { promisify } from 'node:util';
 
 import { expect } from 'chai';
 
+import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 const run = promisify(execFile);
 
 describe('console: the first administrator', () => {
+  useBuild();
   let service: TestService | undefined;
 
   afterEach(async () => {
@@ -59,12 +61,12 @@ describe('console: the first administrator', () => {
 
   it('npm run cli -- create-admin makes an administrator, also when one exists', async () => {
     const dbUrl = await freshDatabaseUrl();
-    const env = { ...process.env, DB_URL: dbUrl, LOG_LEVEL: 'silent' };
+    const env = { ...process.env, DB_URL: dbUrl, LOG_LEVEL: 'silent', ENDPOINT: 'https://id.example.com/identity' };
     for (const username of ['cli_admin', 'cli_admin_2']) {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'lib/console/cli.ts', 'create-admin', '--username', username, '--password', 'Sturdy-Console-7'], { env });
-      expect(stdout).to.contain(`Created administrator ${username}`);
+      const { stdout } = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', username, '--password', 'Sturdy-Console-7'], { env });
+      expect(stdout).to.match(new RegExp(`^Created administrator ${username} \\(user id \\w+\\)\\. Sign in at https://id\\.example\\.com/identity/console\\n$`));
     }
-    const refused = await run(process.execPath, ['--import', 'tsx', 'lib/console/cli.ts', 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env }).catch((error: { code: number; stderr: string }) => error);
+    const refused = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env }).catch((error: { code: number; stderr: string }) => error);
     expect(refused).to.include({ code: 1 });
     expect((refused as { stderr: string }).stderr).to.contain('username is already in use');
 

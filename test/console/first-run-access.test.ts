@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { buildOnce } from '../support/build.ts';
+import { buildOnce, builtScripts, useBuild } from '../support/build.ts';
 import { chromiumMissing, executablePath, launchChromium } from './support.ts';
 
 const run = promisify(execFile);
@@ -19,6 +19,7 @@ function printedTokens(service: TestService): string[] {
 }
 
 describe('console: who may create the first administrator', () => {
+  useBuild();
   const started: TestService[] = [];
   const start = async (options: Parameters<typeof startService>[0]) => {
     const service = await startService(options);
@@ -103,7 +104,7 @@ describe('console: who may create the first administrator', () => {
     expect((await other.http.post('api/console/first-administrator', { json: newAdmin('prod_admin_3') })).statusCode).to.equal(403);
 
     const env = { ...process.env, DB_URL: service.config.dbUrl, NODE_ENV: 'production', LOG_LEVEL: 'silent' };
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'lib/console/cli.ts', 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env });
+    const { stdout } = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env });
     expect(stdout).to.contain('Created administrator cli_admin');
     expect((await other.api.get('roles/console-admin/users')).body.map((user: { username: string }) => user.username)).to.deep.equal(['cli_admin']);
   });

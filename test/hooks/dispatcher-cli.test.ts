@@ -9,10 +9,12 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { generateId, generateSecret } from '../../lib/storage/ids.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { SharedCache } from '../../lib/storage/shared-cache.ts';
+import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { eventually, Receiver } from './receiver.ts';
 
 describe('hooks: npm run dispatcher', () => {
+  useBuild();
   it('delivers the outbox from its own process and stops cleanly on SIGTERM', async () => {
     const dbUrl = await freshDatabaseUrl();
     const receiver = await Receiver.start();
@@ -45,7 +47,7 @@ describe('hooks: npm run dispatcher', () => {
       await db.destroy();
     }
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], {
+    const child = spawn(process.execPath, [builtScripts.dispatcher], {
       env: { ...process.env, DB_URL: dbUrl, NODE_ENV: 'production', LOG_LEVEL: 'info', HOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

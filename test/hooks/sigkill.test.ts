@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { expect } from 'chai';
 import { got } from 'got';
 
+import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { freePort } from '../support/service.ts';
 import { Receiver } from './receiver.ts';
@@ -12,7 +13,7 @@ const admin = { id: 'kill-admin', secret: 'kill-admin-secret-0123456789' };
 
 /** The service as an operator runs it, so that it can be killed outright. */
 function start(dbUrl: string, port: number): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'lib/main.ts'], {
+  return spawn(process.execPath, [builtScripts.service], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -44,6 +45,7 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
 }
 
 describe('hooks: an event committed before a SIGKILL', () => {
+  useBuild();
   it('is delivered by the restarted service', async function () {
     this.timeout(90_000);
     const dbUrl = await freshDatabaseUrl();

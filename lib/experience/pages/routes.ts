@@ -1,13 +1,17 @@
 import type Koa from 'koa';
 
+import { packageFolder } from '../../config/package-folder.ts';
 import { pageHeaders } from '../../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../../http/vite-build.ts';
 
-/** Where Vite writes the pages (`npm run build:sign-in`; `npm install` and `npm start` run it). */
-const distFolder = new URL('../../../sign-in/dist/', import.meta.url);
+/** Where Vite writes the pages (`npm run build`, which `npm start` runs when the sources changed). */
+const distFolder = new URL('sign-in/dist/', packageFolder);
 
 /** Where the pages' script and stylesheet are served (the build's `base`). */
 const assetPrefix = '/experience-assets/';
+
+/** The sign-in page for ENDPOINT (where /oidc/auth sends a browser to sign in). */
+export const signInUrl = (endpoint: string) => `${endpoint}/sign-in`;
 
 /**
  * The pages, one application: /sign-in, /register and /reset-password (where /oidc/auth sends the
@@ -35,7 +39,7 @@ export function pageRoutes(): Koa.Middleware {
     if (!build) {
       ctx.status = 503;
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = 'The sign-in pages are not built: run `npm run build:sign-in` (npm install and npm start do it).';
+      ctx.body = 'The sign-in pages are not built: run `npm run build` (npm start does it).';
       return;
     }
     ctx.set(pageHeaders);

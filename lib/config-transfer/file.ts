@@ -1,0 +1,175 @@
+import { z } from 'zod';
+
+import { applicationTypes, customClientMetadataSchema, oidcClientMetadataSchema } from '../applications/schemas.ts';
+import { consoleApp } from '../console/console-app.ts';
+import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
+import { signInExperienceSchema } from '../experience/sign-in-experience.ts';
+import { hookConfigSchema, hookEventSchema } from '../hooks/schemas.ts';
+import { emailDomain, organizationRoleTypes } from '../organizations/schemas.ts';
+import { managementApi } from '../resources/management-api.ts';
+import { accessTokenTtl, resourceIndicator, scopeName } from '../resources/schemas.ts';
+import { roleTypes } from '../roles/schemas.ts';
+import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';
+
+/**
+ * The configuration file `npm run cli -- export` writes and `import` applies: what an operator sets
+ * up, not what users do (no users, sessions, tokens, logs, signing keys). Field names are the
+ * management API's; ids are kept, so references between entries hold in any database.
+ */
+export const formatVersion = 1;
+
+/**
+ * Rows every database has (migrations seed them, start-up keeps them in line with the
+ * configuration): not exported, and an import that names them is refused. References to them
+ * (an application holding the management API role, a role granting its scope) are exported.
+ */
+export const builtIn = {
+  applicationIds: new Set<string>([consoleApp.applicationId]),
+  resourceIds: new Set<string>([managementApi.resourceId]),
+  scopeIds: new Set<string>([managementApi.scopeId]),
+  roleIds: new Set<string>([managementApi.roleId, consoleApp.roleId]),
+};
+
+/** The secret kept out of a connector's configuration unless secrets are asked for. */
+export const connectorSecretField = 'clientSecret';
+/** Stands in for a connector secret left out of the file while the rest of its configuration is checked. */
+const absentSecret = 'absent-from-the-file';
+
+const id = z.string().min(1).max(21);
+const applicationId = z.string().min(1).max(64);
+const createdAt = z.number().int().min(0);
+const jsonObject = z.record(z.string(), z.unknown());
+const ids = (item: z.ZodString) => z.array(item).max(10_000);
+const description = z.string().max(4096).nullable();
+/** A secret, present only in a file exported with `--with-secrets`. */
+const secret = z.string().min(1).max(512).optional();
+
+const scope = z.strictObject({ id, name: scopeName, description, createdAt });
+
+const resource = z.strictObject({
+  id,
+  name: z.string().min(1).max(256),
+  indicator: resourceIndicator,
+  isDefault: z.boolean(),
+  accessTokenTtl,
+  isExchangeTarget: z.boolean(),
+  createdAt,
+  scopes: z.array(scope).max(10_000),
+});
+
+const role = z.strictObject({
+  id,
+  name: z.string().min(1).max(128),
+  description: z.string().min(1).max(4096),
+  type: z.enum(roleTypes),
+  isDefault: z.boolean(),
+  createdAt,
+  scopeIds: ids(id),
+});
+
+const application = z.strictObject({
+  id: applicationId,
+  name: z.string().min(1).max(256),
+  description,
+  type: z.enum(applicationTypes),
+  secret,
+  oidcClientMetadata: oidcClientMetadataSchema,
+  customClientMetadata: customClientMetadataSchema,
+  customData: jsonObject,
+  isThirdParty: z.boolean(),
+  createdAt,
+  roleIds: ids(id),
+});
+
+const organizationScope = z.strictObject({ id, name: z.string().min(1).max(128), description, createdAt });
+
+const organizationRole = z.strictObject({
+  id,
+  name: z.string().min(1).max(128),
+  description,
+  type: z.enum(organizationRoleTypes),
+  createdAt,
+  organizationScopeIds: ids(id),
+  resourceScopeIds: ids(id),
+});
+
+const organization = z.strictObject({
+  id,
+  name: z.string().min(1).max(128),
+  description,
+  customData: jsonObject,
+  isMfaRequired: z.boolean(),
+  createdAt,
+  /** Member applications and their organization roles (user members are not configuration). */
+  applications: z.array(z.strictObject({ id: applicationId, organizationRoleIds: ids(id) })).max(10_000),
+  /** Just-in-time provisioning: who joins on sign-in (by verified email domain, by SSO connector), with which roles. */
+  jit: z.strictObject({ emailDomains: z.array(emailDomain).max(1000), organizationRoleIds: ids(id), ssoConnectorIds: ids(id) }),
+});
+
+const hook = z.strictObject({
+  id,
+  name: z.string().max(256),
+  events: z.array(hookEventSchema).min(1).max(100),
+  config: hookConfigSchema,
+  enabled: z.boolean(),
+  signingKey: secret,
+  createdAt,
+});
+
+/** A configuration checked as the API checks it, its secret (when left out) apart. */
+const withSecretChecked = (schema: z.ZodType, config: Record<string, unknown>, context: z.RefinementCtx, path: string) => {
+  const result = schema.safeParse({ ...config, [connectorSecretField]: config[connectorSecretField] ?? absentSecret });
+  for (const issue of result.error?.issues ?? []) {
+    context.addIssue({ code: 'custom', message: issue.message, path: [path, ...issue.path.map(String)] });
+  }
+};
+
+const connector = z
+  .strictObject({
+    id,
+    connectorId: z.enum(factoryIds as [FactoryId, ...FactoryId[]]),
+    target: z.string().min(1).max(64),
+    config: jsonObject,
+    metadata: connectorMetadata,
+    syncProfile: z.boolean(),
+    createdAt,
+  })
+  .superRefine((value, context) => withSecretChecked(connectorFactories[value.connectorId].config, value.config, context, 'config'));
+
+const ssoConnector = z
+  .strictObject({
+    id,
+    providerName: z.enum(providerNames),
+    connectorName: z.string().min(1).max(128),
+    /** Empty until an administrator configures it. */
+    config: jsonObject,
+    domains: z.array(z.string().min(1).max(128)).max(100),
+    branding: jsonObject,
+    syncProfile: z.boolean(),
+    createdAt,
+  })
+  .superRefine((value, context) => {
+    if (Object.keys(value.config).length > 0) {
+      withSecretChecked(ssoConfigSchema, value.config, context, 'config');
+    }
+  });
+
+export const configFileSchema = z.strictObject({
+  version: z.literal(formatVersion),
+  resources: z.array(resource),
+  roles: z.array(role),
+  applications: z.array(application),
+  organizationScopes: z.array(organizationScope),
+  organizationRoles: z.array(organizationRole),
+  ssoConnectors: z.array(ssoConnector),
+  connectors: z.array(connector),
+  organizations: z.array(organization),
+  hooks: z.array(hook),
+  signInExperience: signInExperienceSchema,
+});
+
+/**
+ * The file as written: an import checks it with the schema, then writes the values as they were
+ * given (not as the schema would rewrite them), so that an import reproduces what an export read.
+ */
+export type ConfigFile = z.input<typeof configFileSchema>;
