@@ -61,9 +61,14 @@ export async function startServer(args: string[], port: number, env: Record<stri
   const command = [process.execPath, ...profile, ...args];
   const child = spawn(cpus ? 'taskset' : command[0]!, cpus ? ['-c', cpus, ...command] : command.slice(1), {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   started.add(child);
+  // stderr is drained too (it carries the one-time secrets a start prints); its tail explains a failed start.
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    stderr = (stderr + text).slice(-4000);
+  });
   const pid = child.pid!;
   const since = Date.now();
   for (;;) {
@@ -72,7 +77,7 @@ export async function startServer(args: string[], port: number, env: Record<stri
       break;
     } catch (error) {
       if (Date.now() - since > 60_000 || child.exitCode !== null) {
-        throw new Error(`${args.join(' ')} did not start`, { cause: error });
+        throw new Error(`${args.join(' ')} did not start:\n${stderr}`, { cause: error });
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
