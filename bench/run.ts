@@ -240,7 +240,9 @@ const setup = [
   pin ? `pinned with taskset: servers on CPUs ${pin.servers}, load generator on CPUs ${pin.load} (the database server is not pinned)` : 'not pinned',
   `${connections} connections, ${rounds} round${rounds === 1 ? '' : 's'} of ${duration} s after ${warmup} s of warm-up`,
   `baseline: bare oidc-provider ${oidcProvider}, memory adapter, ES256 JWT`,
-  `service: \`${serviceCommand}\`, NODE_ENV=production, LOG_LEVEL=info to /dev/null, fresh ${versions.join(' / ')} database per group`,
+  ...(serviceScenarios.length > 0
+    ? [`service: \`${serviceCommand}\`, NODE_ENV=production, LOG_LEVEL=info to /dev/null, fresh ${versions.join(' / ')} database per group`]
+    : []),
 ].join('; ');
 
 const raw = results.map((result) => [
