@@ -1,179 +1,292 @@
 /**
  * `npm run bench` (also `npm run bench:token-exchange`): token-endpoint throughput and latency of the
- * service — client credentials and token exchange — beside a bare oidc-provider baseline, each server
- * in its own process on this machine, measured with autocannon one after the other.
+ * service (client credentials, token exchange) beside a bare oidc-provider baseline, measured from
+ * outside: every server is a process of its own in production mode with its logs on, and the load
+ * generator (`wrk`, else autocannon's CLI) is a process of its own too. Rounds are interleaved
+ * (baseline, client credentials, token exchange, baseline, ...) so that a machine busy with something
+ * else for a while slows every scenario alike; the report gives medians and ranges over the rounds,
+ * and each round's service figure as a ratio to the baseline round run just before it.
  *
- *   BENCH_DURATION=10 BENCH_CONNECTIONS=32 BENCH_DB=sqlite|mysql npm run bench
+ *   BENCH_ROUNDS=3 BENCH_DURATION=8 BENCH_WARMUP=2 BENCH_CONNECTIONS=32 BENCH_THREADS=1
+ *   BENCH_DB=sqlite|mysql|both    default both when MySQL/MariaDB answers at TEST_MYSQL_URL
+ *   BENCH_WORKERS=1,2             WORKERS values the service runs with (default 1 and the number of cores)
+ *   BENCH_PIN=1                   servers on some CPUs, the load generator on others (taskset);
+ *                                 BENCH_SERVER_CPUS / BENCH_LOAD_CPUS override the split
+ *   BENCH_LOAD=wrk|autocannon     default wrk when installed
+ *   BENCH_ONLY=token-exchange     one scenario (or a comma-separated list): baseline, client-credentials, token-exchange
+ *   BENCH_PROFILE=<dir>           V8 CPU profiles of the server processes, written there when they stop
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import autocannon from 'autocannon';
-import { got } from 'got';
+import { cpus, loadavg, release, type } from 'node:os';
+import { readFileSync } from 'node:fs';
 
 import { freePort } from '../test/support/service.ts';
-import { freshDatabaseUrl } from '../test/support/database.ts';
-import { baselineClient, baselineResource } from './fixtures.ts';
-import { signInForToken } from './flow.ts';
+import { databaseVersion, dropBenchDatabases, freshBenchDatabase, mysqlReachable, mysqlServerUrl, type DatabaseKind } from './databases.ts';
+import { generateLoad, loadGenerator, type Load, type LoadOptions, type Measured } from './load.ts';
+import { hundredths, median, medianAndRange, range, table, tenths, whole } from './report.ts';
+import { assertAnswers, baselineLoad, prepareService, scenarioTitles, serviceAdmin, type ScenarioName } from './scenarios.ts';
+import { assertBuildCurrent, baselineEntry, serviceCommand, serviceEntry, startServer, type Server } from './servers.ts';
 
-const duration = Number(process.env.BENCH_DURATION ?? 10);
-/** BENCH_ONLY=token-exchange (or client-credentials, baseline) measures one scenario, e.g. to profile it. */
-const only = process.env.BENCH_ONLY;
-const wanted = (name: string) => !only || only === name;
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const database = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
-
-/** Starts a server process and waits until its port answers HTTP. Its logs go nowhere, as a production pipe would. */
-async function startProcess(script: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  // BENCH_PROFILE=<dir> writes a CPU profile of each server process there (for `node --cpu-prof` readers).
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const started = Date.now();
-  for (;;) {
-    try {
-      await got(`http://127.0.0.1:${port}/`, { retry: { limit: 0 }, throwHttpErrors: false });
-      return child;
-    } catch (error) {
-      if (Date.now() - started > 30_000 || child.exitCode !== null) {
-        throw new Error(`${script} did not start`, { cause: error });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`${name} must be a whole number, not ${process.env[name]}`);
   }
+  return value;
 }
 
-type Result = { name: string; requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number };
+const rounds = Math.max(1, positive('BENCH_ROUNDS', 3));
+const duration = Math.max(1, positive('BENCH_DURATION', 8));
+const warmup = positive('BENCH_WARMUP', 2);
+const connections = Math.max(1, positive('BENCH_CONNECTIONS', 32));
+const threads = Math.max(1, positive('BENCH_THREADS', 1));
+const cores = cpus().length;
 
-async function measure(name: string, url: string, body: string, authorization: string): Promise<Result> {
-  const options = {
-    url,
-    method: 'POST' as const,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
-    body,
-    connections,
-  };
-  await autocannon({ ...options, duration: 2 }); // warm-up
-  const result = await autocannon({ ...options, duration });
+const scenarioNames: ScenarioName[] = ['baseline', 'client-credentials', 'token-exchange'];
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+for (const name of only ?? []) {
+  if (!scenarioNames.includes(name as ScenarioName)) {
+    throw new Error(`BENCH_ONLY: unknown scenario ${name} (${scenarioNames.join(', ')})`);
+  }
+}
+const scenarios = scenarioNames.filter((name) => !only || only.includes(name));
+const serviceScenarios = scenarios.filter((name) => name !== 'baseline');
+
+const databases: DatabaseKind[] = await (async () => {
+  const wanted = process.env.BENCH_DB;
+  if (wanted === 'sqlite' || wanted === 'mysql') {
+    return [wanted];
+  }
+  if (wanted !== undefined && wanted !== 'both') {
+    throw new Error(`BENCH_DB must be sqlite, mysql or both, not ${wanted}`);
+  }
+  if (await mysqlReachable()) {
+    return ['sqlite', 'mysql'];
+  }
+  if (wanted === 'both') {
+    throw new Error(`BENCH_DB=both but no MySQL/MariaDB answers at ${mysqlServerUrl}`);
+  }
+  console.error(`No MySQL/MariaDB at ${mysqlServerUrl}: SQLite only.`);
+  return ['sqlite'];
+})();
+
+const workerCounts = (process.env.BENCH_WORKERS ?? (cores > 1 ? `1,${cores}` : '1')).split(',').map((text) => {
+  const count = Number(text.trim());
+  if (!Number.isInteger(count) || count < 1) {
+    throw new Error(`BENCH_WORKERS must list whole numbers, not ${process.env.BENCH_WORKERS}`);
+  }
+  return count;
+});
+
+const pin = ((): { servers: string; load: string } | undefined => {
+  if (!process.env.BENCH_PIN || process.env.BENCH_PIN === '0') {
+    return undefined;
+  }
+  if (cores < 2 && !(process.env.BENCH_SERVER_CPUS && process.env.BENCH_LOAD_CPUS)) {
+    throw new Error('BENCH_PIN needs at least 2 cores');
+  }
+  // By default the load generator gets a quarter of the cores (at least one), the last ones.
+  const loadCores = Math.max(1, Math.floor(cores / 4));
+  const list = (from: number, to: number) => (from === to ? String(from) : `${from}-${to}`);
   return {
-    name,
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
+    servers: process.env.BENCH_SERVER_CPUS ?? list(0, cores - loadCores - 1),
+    load: process.env.BENCH_LOAD_CPUS ?? list(cores - loadCores, cores - 1),
   };
+})();
+
+assertBuildCurrent();
+
+// ---- measuring ----
+
+type Group = { database?: DatabaseKind; workers: number; processes?: number };
+type Round = { group: Group; round: number; scenario: ScenarioName; measured: Measured; cpuMsPerRequest: number };
+
+const loadOptions = (seconds: number): LoadOptions => ({ connections, threads, seconds, cpus: pin?.load });
+const progress = (text: string) => process.stderr.write(`${text}\n`);
+const groupLabel = (group: Group) => (group.database ? `${group.database}, WORKERS=${group.workers}` : 'baseline only');
+
+async function measureRound(server: Server, load: Load): Promise<{ measured: Measured; cpuMsPerRequest: number }> {
+  const cpuBefore = server.cpuSeconds();
+  const measured = await generateLoad(load, loadOptions(duration));
+  const cpuMsPerRequest = ((server.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, measured.requests);
+  return { measured, cpuMsPerRequest };
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const startedAt = new Date();
+const loadBefore = loadavg()[0]!;
+const profiled: string[] = [];
+const results: Round[] = [];
 
-const results: Result[] = [];
-
-// Baseline first, alone on the machine.
-if (wanted('baseline')) {
-  const port = await freePort();
-  const baseline = await startProcess('bench/baseline.ts', port);
-  results.push(
-    await measure(
-      'baseline: bare oidc-provider, client_credentials',
-      `http://127.0.0.1:${port}/token`,
-      form({ grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' }),
-      basic(baselineClient.id, baselineClient.secret),
-    ),
-  );
-  baseline.kill('SIGTERM');
-  await once(baseline, 'exit');
+const baseline = scenarios.includes('baseline') ? await startServer(baselineEntry, await freePort(), {}, pin?.servers) : undefined;
+if (baseline) {
+  profiled.push(`baseline: pid ${baseline.pid}`);
 }
 
-{
-  const port = await freePort();
-  const admin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
-  const dbUrl =
-    database === 'mysql' ? await freshDatabaseUrl() : `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-')), 'bench.sqlite3')}`;
-  const service = await startProcess('lib/main.ts', port, {
-    ENDPOINT: `http://127.0.0.1:${port}`,
-    DB_URL: dbUrl,
-    BOOTSTRAP_ADMIN_CLIENT_ID: admin.id,
-    BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret,
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const token = await got
-    .post(`${base}/oidc/token`, {
-      form: { grant_type: 'client_credentials', resource: `http://127.0.0.1:${port}/api`, scope: 'all' },
-      headers: { authorization: basic(admin.id, admin.secret) },
-    })
-    .json<{ access_token: string }>();
-  const api = got.extend({ prefixUrl: `${base}/api`, headers: { authorization: `Bearer ${token.access_token}` } });
-  const resource = await api.post('resources', { json: { name: 'Bench', indicator: baselineResource } }).json<{ id: string }>();
-  const scopeIds = [];
-  for (const name of ['read', 'write']) {
-    scopeIds.push((await api.post(`resources/${resource.id}/scopes`, { json: { name } }).json<{ id: string }>()).id);
+const groups: Group[] =
+  serviceScenarios.length === 0 ? [{ workers: 1 }] : databases.flatMap((database) => workerCounts.map((workers) => ({ database, workers })));
+
+try {
+  for (const group of groups) {
+    const loads = new Map<ScenarioName, Load>();
+    const servers = new Map<ScenarioName, Server>();
+    if (baseline) {
+      loads.set('baseline', baselineLoad(`http://127.0.0.1:${baseline.port}`));
+      servers.set('baseline', baseline);
+    }
+    let service: Server | undefined;
+    if (group.database) {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      progress(`${groupLabel(group)}: starting the service (${serviceCommand})`);
+      service = await startServer(
+        serviceEntry,
+        port,
+        {
+          ENDPOINT: base,
+          DB_URL: await freshBenchDatabase(group.database),
+          BOOTSTRAP_ADMIN_CLIENT_ID: serviceAdmin.id,
+          BOOTSTRAP_ADMIN_CLIENT_SECRET: serviceAdmin.secret,
+          WORKERS: String(group.workers),
+        },
+        pin?.servers,
+      );
+      profiled.push(`service (${groupLabel(group)}): pid ${service.pid}`);
+      const prepared = await prepareService(base);
+      for (const name of serviceScenarios) {
+        loads.set(name, prepared[name]);
+        servers.set(name, service);
+      }
+    }
+    for (const name of scenarios) {
+      await assertAnswers(name, loads.get(name)!);
+      if (warmup > 0) {
+        await generateLoad(loads.get(name)!, loadOptions(warmup));
+      }
+    }
+    // Counted once warm: a cluster forks its workers at start-up, or replaces one that died.
+    group.processes = service?.processes();
+    for (let round = 1; round <= rounds; round++) {
+      for (const name of scenarios) {
+        const { measured, cpuMsPerRequest } = await measureRound(servers.get(name)!, loads.get(name)!);
+        results.push({ group, round, scenario: name, measured, cpuMsPerRequest });
+        progress(
+          `${groupLabel(group)}, round ${round}/${rounds}, ${name}: ${whole(measured.perSecond)} req/s, p50 ${tenths(measured.p50)} ms, p99 ${tenths(measured.p99)} ms`,
+        );
+      }
+    }
+    await service?.stop();
   }
-  const role = await api
-    .post('roles', { json: { name: 'bench', description: 'bench', type: 'MachineToMachine', scopeIds } })
-    .json<{ id: string }>();
-  const application = await api
-    .post('applications', { json: { name: 'bench', type: 'MachineToMachine' } })
-    .json<{ id: string; secret: string }>();
-  await api.post(`applications/${application.id}/roles`, { json: { roleIds: [role.id] } });
-
-  if (wanted('client-credentials')) results.push(
-    await measure(
-      `service (${database}): client_credentials`,
-      `${base}/oidc/token`,
-      form({ grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' }),
-      basic(application.id, application.secret),
-    ),
-  );
-
-  // Token exchange: a user holding read on the API signs in at a front end for API A; API A's
-  // backend exchanges that token for one for the API.
-  const apiA = 'https://api-a.bench.example.com';
-  await api.post('resources', { json: { name: 'API A', indicator: apiA } });
-  const userRole = await api.post('roles', { json: { name: 'bench-user', description: 'bench', scopeIds } }).json<{ id: string }>();
-  const user = { username: 'bench_user', password: 'Bench-Password-9' };
-  const created = await api.post('users', { json: user }).json<{ id: string }>();
-  await api.post(`users/${created.id}/roles`, { json: { roleIds: [userRole.id] } });
-  const redirectUri = 'http://frontend.bench/callback';
-  const frontend = await api
-    .post('applications', { json: { name: 'front end', type: 'SPA', oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } } })
-    .json<{ id: string }>();
-  const backend = await api
-    .post('applications', { json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } } })
-    .json<{ id: string; secret: string }>();
-  const subjectToken = await signInForToken(base, frontend.id, redirectUri, user, apiA);
-  if (wanted('token-exchange')) results.push(
-    await measure(
-      `service (${database}): token exchange`,
-      `${base}/oidc/token`,
-      form({
-        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-        subject_token: subjectToken,
-        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-        resource: baselineResource,
-        scope: 'read write',
-      }),
-      basic(backend.id, backend.secret),
-    ),
-  );
-  service.kill('SIGTERM');
-  await once(service, 'exit');
+} finally {
+  await baseline?.stop();
+  await dropBenchDatabases();
 }
 
-const baseline = results.find((result) => result.name.startsWith('baseline')) ?? results[0];
-console.log(`\n${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, ${connections} connections, ${duration} s each\n`);
-console.log('| scenario | req/s | % of baseline | p50 ms | p99 ms | errors | non-2xx |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
-for (const result of results) {
-  const share = ((result.requestsPerSecond / baseline!.requestsPerSecond) * 100).toFixed(0);
-  console.log(
-    `| ${result.name} | ${result.requestsPerSecond.toFixed(0)} | ${share}% | ${result.p50} | ${result.p99} | ${result.errors} | ${result.non2xx} |`,
-  );
+// ---- the report ----
+
+const versions = await Promise.all(databases.map(databaseVersion));
+const oidcProvider = (JSON.parse(readFileSync('node_modules/oidc-provider/package.json', 'utf8')) as { version: string }).version;
+const benchEnv = Object.entries(process.env)
+  .filter(([name]) => name.startsWith('BENCH_') || name === 'TEST_MYSQL_URL')
+  .sort(([a], [b]) => a.localeCompare(b))
+  .map(([name, value]) => `${name}=${value}`);
+const script = process.env.npm_lifecycle_event ? `npm run ${process.env.npm_lifecycle_event}` : 'node --import tsx bench/run.ts';
+
+const baselineRound = (group: Group, round: number) =>
+  results.find((result) => result.group === group && result.round === round && result.scenario === 'baseline');
+
+function row(title: string, group: Group | undefined, measured: Round[]): string[] {
+  const perSecond = measured.map((result) => result.measured.perSecond);
+  const ratios = measured.flatMap((result) => {
+    const reference = baselineRound(result.group, result.round);
+    return reference ? [result.measured.perSecond / reference.measured.perSecond] : [];
+  });
+  const failures = measured.reduce((sum, result) => sum + result.measured.non2xx + result.measured.errors, 0);
+  const workers = group?.database
+    ? `${group.workers} (${group.processes} process${group.processes === 1 ? '' : 'es'})`
+    : '1';
+  return [
+    title,
+    group?.database ?? '—',
+    workers,
+    whole(median(perSecond)),
+    range(perSecond, whole),
+    ratios.length === 0 ? '—' : medianAndRange(ratios, hundredths),
+    tenths(median(measured.map((result) => result.measured.p50))),
+    range(
+      measured.map((result) => result.measured.p99),
+      tenths,
+    ),
+    hundredths(median(measured.map((result) => result.cpuMsPerRequest))),
+    String(failures),
+  ];
+}
+
+const summary: string[][] = [];
+const baselineRounds = results.filter((result) => result.scenario === 'baseline');
+if (baselineRounds.length > 0) {
+  summary.push(row(`${scenarioTitles.baseline} (${baselineRounds.length} round${baselineRounds.length === 1 ? '' : 's'})`, undefined, baselineRounds));
+}
+for (const group of groups) {
+  for (const name of serviceScenarios) {
+    summary.push(row(scenarioTitles[name], group, results.filter((result) => result.group === group && result.scenario === name)));
+  }
+}
+
+const machine = [
+  `${cores} cores (${cpus()[0]?.model.trim()}), ${type()} ${release()}, Node ${process.version}`,
+  `load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end`,
+].join('; ');
+const setup = [
+  `load generator: ${loadGenerator.description}, its own process${loadGenerator.name === 'wrk' ? `, ${threads} thread${threads === 1 ? '' : 's'}` : ''}`,
+  pin ? `pinned with taskset: servers on CPUs ${pin.servers}, load generator on CPUs ${pin.load} (the database server is not pinned)` : 'not pinned',
+  `${connections} connections, ${rounds} round${rounds === 1 ? '' : 's'} of ${duration} s after ${warmup} s of warm-up`,
+  `baseline: bare oidc-provider ${oidcProvider}, memory adapter, ES256 JWT`,
+  ...(serviceScenarios.length > 0
+    ? [`service: \`${serviceCommand}\`, NODE_ENV=production, LOG_LEVEL=info to /dev/null, fresh ${versions.join(' / ')} database per group`]
+    : []),
+].join('; ');
+
+const raw = results.map((result) => [
+  result.group.database ?? '—',
+  result.group.database ? String(result.group.workers) : '—',
+  String(result.round),
+  result.scenario,
+  whole(result.measured.perSecond),
+  tenths(result.measured.p50),
+  tenths(result.measured.p99),
+  hundredths(result.cpuMsPerRequest),
+  String(result.measured.non2xx),
+  String(result.measured.errors),
+]);
+
+console.log(`### Token endpoint, ${startedAt.toISOString().slice(0, 10)}
+
+\`\`\`sh
+${[...benchEnv, script].join(' ')}
+\`\`\`
+
+${machine}.
+
+${setup}.
+
+${table(
+  ['scenario', 'database', 'WORKERS (processes)', 'req/s median', 'req/s range', 'ratio to baseline', 'p50 ms', 'p99 ms (range)', 'server CPU ms/req', 'non-2xx + errors'],
+  ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  summary,
+)}
+
+Ratio: each round's req/s over the baseline round run just before it (median and range). p50: median
+over the rounds; p99: range over the rounds. Server CPU: user + system time of the server's processes
+during the round, per request.
+
+Raw rounds, in the order they ran:
+
+${table(
+  ['database', 'WORKERS', 'round', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'non-2xx', 'errors'],
+  ['left', 'right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
+  raw,
+)}`);
+
+if (process.env.BENCH_PROFILE) {
+  progress(`\nCPU profiles in ${process.env.BENCH_PROFILE} (the file name holds the process id): ${profiled.join('; ')}`);
 }
 process.exit(0);

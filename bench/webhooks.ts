@@ -13,10 +13,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 
 import autocannon from 'autocannon';
 import { got } from 'got';
@@ -31,8 +29,9 @@ import { openDatabase } from '../lib/storage/database.ts';
 import { generateId, generateSecret } from '../lib/storage/ids.ts';
 import { migrateToLatest } from '../lib/storage/migrate.ts';
 import { bumpCacheVersion, SharedCache } from '../lib/storage/shared-cache.ts';
-import { freshDatabaseUrl } from '../test/support/database.ts';
 import { freePort } from '../test/support/service.ts';
+import { dropBenchDatabases, freshBenchDatabase } from './databases.ts';
+import { assertBuildCurrent, serviceEntry } from './servers.ts';
 
 const database = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
 const duration = Number(process.env.BENCH_DURATION ?? 5);
@@ -40,8 +39,8 @@ const burstSize = Number(process.env.BENCH_EVENTS ?? 2000);
 const rate = Number(process.env.BENCH_RATE ?? 200);
 const workers = database === 'mysql' ? 16 : 1;
 
-const newDatabaseUrl = async () =>
-  database === 'mysql' ? freshDatabaseUrl() : `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-hooks-')), 'bench.sqlite3')}`;
+const newDatabaseUrl = () => freshBenchDatabase(database);
+assertBuildCurrent();
 
 // ---- the receiver: records when each event (by its `seq`) arrived ----
 
@@ -148,8 +147,8 @@ const rates: Rate[] = [];
 
 // ---- over HTTP, when the service writes events for its routes ----
 
-async function startProcess(script: string, env: Record<string, string>, port?: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+async function startProcess(args: string[], env: Record<string, string>, port?: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOOKS_ALLOW_PRIVATE_TARGETS: 'true', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -163,7 +162,7 @@ async function startProcess(script: string, env: Record<string, string>, port?: 
       return child;
     } catch (error) {
       if (Date.now() - started > 30_000 || child.exitCode !== null) {
-        throw new Error(`${script} did not start`, { cause: error });
+        throw new Error(`${args.join(' ')} did not start`, { cause: error });
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -177,8 +176,8 @@ const httpRates: HttpRate[] = [];
   const dbUrl = await newDatabaseUrl();
   const admin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
   const service = await startProcess(
-    'lib/main.ts',
-    { PORT: String(port), ENDPOINT: `http://127.0.0.1:${port}`, DB_URL: dbUrl, BOOTSTRAP_ADMIN_CLIENT_ID: admin.id, BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret },
+    serviceEntry,
+    { PORT: String(port), ENDPOINT: `http://127.0.0.1:${port}`, DB_URL: dbUrl, BOOTSTRAP_ADMIN_CLIENT_ID: admin.id, BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret, WORKERS: '1' },
     port,
   );
   const base = `http://127.0.0.1:${port}`;
@@ -233,7 +232,7 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
     dispatcher = new Dispatcher({ db, config: { hooksRetrySchedule: [1, 1, 1], hooksAllowPrivateTargets: true }, logger });
     dispatcher.start();
   } else {
-    child = await startProcess('lib/hooks/dispatcher-cli.ts', { DB_URL: dbUrl });
+    child = await startProcess(['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], { DB_URL: dbUrl });
     await new Promise((resolve) => setTimeout(resolve, 1500));
   }
   received.clear();
@@ -294,6 +293,7 @@ for (const inProcess of [true, false]) {
 }
 
 receiver.close();
+await dropBenchDatabases();
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 console.log(`\n${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, ${database}, ${duration} s runs, ${workers} writer(s)\n`);

@@ -1,0 +1,103 @@
+/**
+ * The requests under load. Each is the same client-credentials request on the baseline and on the
+ * service (one client, one resource, two scopes, ES256 JWT access tokens), plus the service's token
+ * exchange.
+ */
+import { got } from 'got';
+
+import { baselineClient, baselineResource } from './fixtures.ts';
+import { signInForToken } from './flow.ts';
+import type { Load } from './load.ts';
+
+export type ScenarioName = 'baseline' | 'client-credentials' | 'token-exchange';
+
+export const scenarioTitles: Record<ScenarioName, string> = {
+  baseline: 'baseline: bare oidc-provider, client_credentials',
+  'client-credentials': 'service, client_credentials',
+  'token-exchange': 'service, token exchange',
+};
+
+export const serviceAdmin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+function tokenRequest(url: string, fields: Record<string, string>, client: { id: string; secret: string }): Load {
+  return {
+    url,
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.id, client.secret) },
+  };
+}
+
+export function baselineLoad(base: string): Load {
+  return tokenRequest(`${base}/token`, { grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' }, baselineClient);
+}
+
+/**
+ * Sets a fresh service up through its management API: a MachineToMachine application holding a role
+ * with two scopes on the resource (client credentials); a user holding them, signed in at a front end
+ * for API A, whose backend exchanges that token for one for the resource (token exchange).
+ */
+export async function prepareService(base: string): Promise<Record<'client-credentials' | 'token-exchange', Load>> {
+  const token = await got
+    .post(`${base}/oidc/token`, {
+      form: { grant_type: 'client_credentials', resource: `${base}/api`, scope: 'all' },
+      headers: { authorization: basic(serviceAdmin.id, serviceAdmin.secret) },
+    })
+    .json<{ access_token: string }>();
+  const api = got.extend({ prefixUrl: `${base}/api`, headers: { authorization: `Bearer ${token.access_token}` } });
+  const resource = await api.post('resources', { json: { name: 'Bench', indicator: baselineResource } }).json<{ id: string }>();
+  const scopeIds = [];
+  for (const name of ['read', 'write']) {
+    scopeIds.push((await api.post(`resources/${resource.id}/scopes`, { json: { name } }).json<{ id: string }>()).id);
+  }
+  const role = await api
+    .post('roles', { json: { name: 'bench', description: 'bench', type: 'MachineToMachine', scopeIds } })
+    .json<{ id: string }>();
+  const application = await api
+    .post('applications', { json: { name: 'bench', type: 'MachineToMachine' } })
+    .json<{ id: string; secret: string }>();
+  await api.post(`applications/${application.id}/roles`, { json: { roleIds: [role.id] } });
+
+  const apiA = 'https://api-a.bench.example.com';
+  await api.post('resources', { json: { name: 'API A', indicator: apiA } });
+  const userRole = await api.post('roles', { json: { name: 'bench-user', description: 'bench', scopeIds } }).json<{ id: string }>();
+  const user = { username: 'bench_user', password: 'Bench-Password-9' };
+  const created = await api.post('users', { json: user }).json<{ id: string }>();
+  await api.post(`users/${created.id}/roles`, { json: { roleIds: [userRole.id] } });
+  const redirectUri = 'http://frontend.bench/callback';
+  const frontend = await api
+    .post('applications', { json: { name: 'front end', type: 'SPA', oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } } })
+    .json<{ id: string }>();
+  const backend = await api
+    .post('applications', { json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } } })
+    .json<{ id: string; secret: string }>();
+  const subjectToken = await signInForToken(base, frontend.id, redirectUri, user, apiA);
+
+  return {
+    'client-credentials': tokenRequest(
+      `${base}/oidc/token`,
+      { grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' },
+      application,
+    ),
+    'token-exchange': tokenRequest(
+      `${base}/oidc/token`,
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        resource: baselineResource,
+        scope: 'read write',
+      },
+      backend,
+    ),
+  };
+}
+
+/** One request before the load: a scenario that does not answer 200 would measure its error path. */
+export async function assertAnswers(name: ScenarioName, load: Load): Promise<void> {
+  const response = await got.post(load.url, { body: load.body, headers: load.headers, throwHttpErrors: false, retry: { limit: 0 } });
+  if (response.statusCode !== 200) {
+    throw new Error(`${name}: ${load.url} answered ${response.statusCode}: ${response.body.slice(0, 200)}`);
+  }
+}
