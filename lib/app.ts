@@ -9,6 +9,8 @@ import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
 import { consolePages } from './console/pages.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
+import { ReadinessCheck } from './health/readiness.ts';
+import { healthRoutes } from './health/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
 import { purgeExpiredStates } from './experience/state.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
@@ -17,6 +19,8 @@ import { countRequestsAsHttps } from './http/secure-cookies.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { useApi } from './management/api.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
+import { metricsEndpoint } from './metrics/endpoint.ts';
+import { httpMetrics } from './metrics/http.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { createOidcService } from './oidc/mount.ts';
 import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
@@ -26,6 +30,9 @@ import { checkSecretKeys } from './storage/sealed-columns.ts';
 import { SharedCache } from './storage/shared-cache.ts';
 
 const housekeepingInterval = 10 * 60 * 1000;
+
+/** Asked every few seconds by probes and scrapers: logged at debug, not info. */
+const probePaths = new Set(['/health/live', '/health/ready', '/metrics']);
 
 export type Service = {
   app: Koa;
@@ -43,6 +50,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     logger.warn(warning);
   }
   const db = openDatabase(config.dbUrl, config.secretKeys);
+  let readiness: ReadinessCheck;
   try {
     await migrateToLatest(db);
     await checkSecretKeys(db);
@@ -51,6 +59,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     await syncConsoleApplication(db, config.endpoint);
     await ensureBootstrapAdmin(db, config, notices);
     await offerSetupToken(db, config, notices);
+    readiness = await ReadinessCheck.create(db, config.dbUrl, logger);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -61,7 +70,12 @@ export async function createService(config: Config, logger: Logger = createLogge
   const app = new Koa({ proxy: config.trustProxy });
   countRequestsAsHttps(app, config.endpoint);
   app.on('error', (error) => logger.error({ err: error }, 'unhandled error'));
-  app.use(requestLogger(logger));
+  if (config.metrics.enabled) {
+    app.use(httpMetrics());
+  }
+  app.use(requestLogger(logger, probePaths));
+  app.use(healthRoutes(readiness));
+  app.use(metricsEndpoint(config, db));
   app.use(async (_ctx, next) => {
     await cache.sync();
     await next();
@@ -101,6 +115,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     },
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */
     async close() {
+      readiness.drain();
       clearInterval(housekeeping);
       await dispatcher.stop();
       if (server) {

@@ -41,6 +41,16 @@ const schema = z.object({
     .transform((value) => value.split(',').filter((key) => key.trim() !== ''))
     .pipe(z.array(encryptionKey))
     .default([]),
+  // A bearer token (RFC 6750's characters), long enough not to be guessed.
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\w.~+/-]{16,256}=*$/, 'must be 16 to 256 letters, digits or -._~+/ (openssl rand -hex 32)')
+    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (gRPC is not offered: use the collector\'s HTTP port, 4318)' })
+    .default('http/protobuf'),
 } satisfies Record<SettingName, z.ZodType>);
 
 export type Config = {
@@ -60,6 +70,10 @@ export type Config = {
   smtp?: { url: string; from: string };
   /** Secrets at rest: sealed with `current` (unset: plaintext); `old` still open what they sealed. */
   secretKeys: { current?: Buffer; old: Buffer[] };
+  /** GET /metrics: open (development), behind this bearer token, or off (production without a token). */
+  metrics: { enabled: boolean; token?: string };
+  /** OpenTelemetry traces; absent, no tracing code is loaded. The SDK reads the other OTEL_* variables itself. */
+  tracing?: { exporter: 'otlp' | 'console'; protocol: 'http/protobuf' | 'http/json'; endpoint?: string };
 };
 
 export class ConfigError extends Error {
@@ -102,7 +116,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: values.TRUST_PROXY === 'true',
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
     secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS },
+    metrics: { enabled: Boolean(values.METRICS_TOKEN) || !production, token: values.METRICS_TOKEN },
+    tracing: tracingOf(values),
   };
+}
+
+/** Traces go out when an exporter is named, or when a collector is given (OTLP, the standard's default). */
+function tracingOf(values: z.output<typeof schema>): Config['tracing'] {
+  const exporter = values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT ? 'otlp' : 'none');
+  return exporter === 'none' ? undefined : { exporter, protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL, endpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT };
 }
 
 /** What a production start logs as warnings: settings that work but leave users exposed. */

@@ -44,9 +44,12 @@ export function openDatabase(url: string, keys?: SecretKeys): Knex {
  */
 const compileSqlOnError = false;
 
+/** The file of a `sqlite:<path>` URL (`:memory:` for an in-memory database); undefined for MySQL. */
+export const sqliteFile = (url: string): string | undefined => (url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined);
+
 function connect(url: string): Knex {
-  if (url.startsWith('sqlite:')) {
-    const filename = url.slice('sqlite:'.length);
+  const filename = sqliteFile(url);
+  if (filename !== undefined) {
     if (filename !== ':memory:') {
       mkdirSync(dirname(resolve(filename)), { recursive: true });
     }

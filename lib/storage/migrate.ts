@@ -19,6 +19,12 @@ const source: Knex.MigrationSource<string> = {
   getMigration: async (file) => (await import(pathToFileURL(fileURLToPath(new URL(file, folder))).href)) as Migration,
 };
 
+/** The newest migration this code has, by name: a database without it is behind this code. */
+export async function latestMigration(): Promise<string | undefined> {
+  const last = (await source.getMigrations([])).at(-1);
+  return last === undefined ? undefined : source.getMigrationName(last);
+}
+
 /**
  * Instances starting together race on knex's bookkeeping tables and lock; the loser waits and
  * tries again (the migrations themselves run once, under knex's lock).
