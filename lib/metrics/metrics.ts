@@ -44,6 +44,13 @@ export const lockouts = new Counter({
   registers: [registry],
 });
 
+export const connectorFailures = new Counter({
+  name: 'identity_connector_failures_total',
+  help: 'Sign-ins at a social or SSO identity provider that failed, by stage: configuration, discovery, callback (cancelled, refused or not matching), token, userinfo',
+  labelNames: ['stage'],
+  registers: [registry],
+});
+
 export const webhookAttempts = seconds(
   'identity_webhook_attempt_duration_seconds',
   'Webhook delivery attempts by result (succeeded; retry: failed, tried again later; failed: given up) and how long they took',
