@@ -66,10 +66,15 @@ export async function createService(config: Config, logger: Logger = createLogge
   }
   const cache = new SharedCache(db);
   await cache.sync();
+  // The OpenTelemetry SDK is loaded only when tracing is configured: otherwise it costs nothing.
+  const tracing = config.tracing ? (await import('./tracing/sdk.ts')).startTracing(config.tracing, db) : undefined;
 
   const app = new Koa({ proxy: config.trustProxy });
   countRequestsAsHttps(app, config.endpoint);
   app.on('error', (error) => logger.error({ err: error }, 'unhandled error'));
+  if (tracing) {
+    app.use(tracing.middleware);
+  }
   if (config.metrics.enabled) {
     app.use(httpMetrics());
   }
@@ -125,6 +130,7 @@ export async function createService(config: Config, logger: Logger = createLogge
       }
       await audit.flush();
       await db.destroy();
+      await tracing?.shutdown();
       logger.flush();
     },
   };

@@ -8,6 +8,7 @@ import { RequestError, notFound } from '../http/errors.ts';
 import type { Logger } from '../http/logger.ts';
 import type { Api } from '../http/route.ts';
 import { connectorFailures } from '../metrics/metrics.ts';
+import { inSpan } from '../tracing/spans.ts';
 import { findSsoConnector, ssoConnectorsForEmail } from '../sso/queries.ts';
 import { idpSettingsOfSso, ssoConfigSchema } from '../sso/schemas.ts';
 import { generateId } from '../storage/ids.ts';
@@ -52,24 +53,28 @@ async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promis
 }
 
 /**
- * Runs a step at the IdP; a failure there is one log line with the connector's id and the stage, at
- * warn when the operator has something to fix (configuration, discovery, token, userinfo), at info when the user
- * went back on it or the callback was not this sign-in's. Never a secret: the connector's settings
- * stay out, and errors are logged by their fixed fields.
+ * Runs a step at the IdP (in a span of its own when tracing is on). A failure there is one log line
+ * with the connector's id and the stage: at warn when the operator has something to fix
+ * (configuration, discovery, token, userinfo), at info when the user went back on it or the callback
+ * was not this sign-in's. Never a secret: the connector's settings stay out, and errors are logged
+ * by their fixed fields.
  */
 async function atIdp<T>(logger: Logger, where: { connectorKind: string; connectorId: string }, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof IdpFailure) {
-      connectorFailures.inc({ stage: error.stage });
-      logger[error.stage === 'callback' ? 'info' : 'warn'](
-        { ...where, stage: error.stage, idpError: error.idpError, err: error.cause },
-        `sign-in at an identity provider failed (${error.stage})`,
-      );
+  return inSpan('identity provider', { 'identity.connector_kind': where.connectorKind, 'identity.connector_id': where.connectorId }, async (note) => {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof IdpFailure) {
+        note({ 'identity.idp_stage': error.stage, 'identity.idp_error': error.idpError });
+        connectorFailures.inc({ stage: error.stage });
+        logger[error.stage === 'callback' ? 'info' : 'warn'](
+          { ...where, stage: error.stage, idpError: error.idpError, err: error.cause },
+          `sign-in at an identity provider failed (${error.stage})`,
+        );
+      }
+      throw error;
     }
-    throw error;
-  }
+  });
 }
 
 /**

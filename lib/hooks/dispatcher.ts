@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
 import { webhookAttempts } from '../metrics/metrics.ts';
+import { inSpan } from '../tracing/spans.ts';
 import {
   claimDeliveries,
   failUnsent,
@@ -240,7 +241,13 @@ export class Dispatcher {
       return;
     }
     const headers = requestHeaders(hook.config, hook.signingKey, delivery.id, delivery.payload);
-    const result = await this.#sender.send(hook.config.url, delivery.payload, headers, this.#abort.signal);
+    const host = URL.parse(hook.config.url)?.host;
+    const attributes = { 'identity.hook_id': hook.id, 'identity.delivery_id': delivery.id, 'identity.event': delivery.event, 'identity.attempt': delivery.attempt, 'server.address': host };
+    const result = await inSpan('webhook delivery', attributes, async (note) => {
+      const sent = await this.#sender.send(hook.config.url, delivery.payload, headers, this.#abort.signal);
+      note({ 'http.response.status_code': sent.statusCode, 'error.type': sent.error === undefined ? undefined : 'no response' });
+      return sent;
+    });
     const outcome = decideOutcome(result, delivery.attempt, this.#config.hooksRetrySchedule);
     webhookAttempts.observe({ result: attemptResults[outcome.status] }, result.durationMs / 1000);
     const now = Date.now();
@@ -259,7 +266,7 @@ export class Dispatcher {
       deliveryId: delivery.id,
       event: delivery.event,
       attempt: delivery.attempt,
-      host: URL.parse(hook.config.url)?.host,
+      host,
       statusCode: result.statusCode,
       error: result.error,
     };
