@@ -25,7 +25,7 @@ import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { createOidcService } from './oidc/mount.ts';
 import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
 import { openDatabase } from './storage/database.ts';
-import { migrateToLatest } from './storage/migrate.ts';
+import { migrateToLatest, migrationsFromNewerRelease } from './storage/migrate.ts';
 import { checkSecretKeys } from './storage/sealed-columns.ts';
 import { SharedCache } from './storage/shared-cache.ts';
 
@@ -53,6 +53,10 @@ export async function createService(config: Config, logger: Logger = createLogge
   let readiness: ReadinessCheck;
   try {
     await migrateToLatest(db);
+    const newer = await migrationsFromNewerRelease(db);
+    if (newer.length > 0) {
+      logger.warn({ migrations: newer }, 'the database has migrations of a newer release: this instance runs on them during a rolling upgrade, then upgrade it too');
+    }
     await checkSecretKeys(db);
     await ensureKeys(db);
     await syncManagementApiIndicator(db, config.managementApiResource);
