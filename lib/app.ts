@@ -46,8 +46,8 @@ export type Service = {
  * the operator (generated credentials, the console's setup token) go to `notices`, not the log.
  */
 export async function createService(config: Config, logger: Logger = createLogger(config), notices: NoticeStream = process.stderr): Promise<Service> {
-  for (const warning of configWarnings(config)) {
-    logger.warn(warning);
+  for (const { setting, message } of configWarnings(config)) {
+    logger.warn({ setting }, message);
   }
   const db = openDatabase(config.dbUrl, config.secretKeys);
   let readiness: ReadinessCheck;

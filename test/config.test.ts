@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { ConfigError, loadConfig } from '../lib/config/env.ts';
+import { ConfigError, configWarnings, loadConfig } from '../lib/config/env.ts';
 
 describe('configuration', () => {
   it('has working defaults for a fresh clone', () => {
@@ -32,6 +32,12 @@ describe('configuration', () => {
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).to.deep.equal({ exporter: 'otlp', protocol: 'http/protobuf', endpoint: 'http://collector:4318/' });
     expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing).to.include({ exporter: 'console' });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).to.equal(undefined);
+  });
+
+  it('names the setting of each production warning (logged as a field of its line)', () => {
+    const warnings = configWarnings(loadConfig({ NODE_ENV: 'production', ENDPOINT: 'http://identity.test' }));
+    expect(warnings.map((warning) => warning.setting)).to.deep.equal(['ENDPOINT', 'SMTP_URL', 'SECRETS_ENCRYPTION_KEY']);
+    expect(warnings[0]!.message).to.match(/^ENDPOINT http:\/\/identity\.test is plain http/);
   });
 
   it('turns private webhook targets off in production unless allowed', () => {

@@ -127,21 +127,28 @@ function tracingOf(values: z.output<typeof schema>): Config['tracing'] {
   return exporter === 'none' ? undefined : { exporter, protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL, endpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT };
 }
 
-/** What a production start logs as warnings: settings that work but leave users exposed. */
-export function configWarnings(config: Config): string[] {
+/** What a production start logs as warnings (one line each, naming the setting): settings that work but leave users exposed. */
+export function configWarnings(config: Config): Array<{ setting: SettingName; message: string }> {
   if (!config.production) {
     return [];
   }
-  const warnings: string[] = [];
+  const warnings: Array<{ setting: SettingName; message: string }> = [];
   const endpoint = new URL(config.endpoint);
   if (endpoint.protocol === 'http:' && !isLoopback(endpoint.hostname)) {
-    warnings.push(`ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https`);
+    warnings.push({ setting: 'ENDPOINT', message: `ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https` });
   }
   if (!config.smtp) {
-    warnings.push('SMTP_URL is not set: verification codes cannot be sent (the development message store is off in production), so sign-in, registration and password reset by code answer 501 connector.not_found');
+    warnings.push({
+      setting: 'SMTP_URL',
+      message:
+        'SMTP_URL is not set: verification codes cannot be sent (the development message store is off in production), so sign-in, registration and password reset by code answer 501 connector.not_found',
+    });
   }
   if (!config.secretKeys.current) {
-    warnings.push('SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens');
+    warnings.push({
+      setting: 'SECRETS_ENCRYPTION_KEY',
+      message: 'SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens',
+    });
   }
   return warnings;
 }
