@@ -79,12 +79,15 @@ export async function createService(config: Config, logger: Logger = createLogge
   if (tracing) {
     app.use(tracing.middleware);
   }
+  // Off in production without METRICS_TOKEN: the counts tell an outsider how the service is used.
   if (config.metrics.enabled) {
     app.use(httpMetrics());
   }
   app.use(requestLogger(logger, probePaths));
   app.use(healthRoutes(readiness));
-  app.use(metricsEndpoint(config, db));
+  if (config.metrics.enabled) {
+    app.use(metricsEndpoint(config, db));
+  }
   app.use(async (_ctx, next) => {
     await cache.sync();
     await next();

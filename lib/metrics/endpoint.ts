@@ -75,15 +75,11 @@ function refusal(header: string, token: string): RequestError | undefined {
 }
 
 /**
- * `GET /metrics` in Prometheus's text format. With METRICS_TOKEN, only for `Authorization: Bearer
- * <token>`; without it, open in development and off in production (not found), as the counts tell
- * an outsider how the service is used.
+ * `GET /metrics` in Prometheus's text format, where `config.metrics.enabled` (lib/app.ts): with
+ * METRICS_TOKEN only for `Authorization: Bearer <token>`, without it open (development only).
  */
 export function metricsEndpoint(config: Config, db: Knex): Middleware {
-  const { enabled, token } = config.metrics;
-  if (!enabled) {
-    return (_ctx, next) => next();
-  }
+  const { token } = config.metrics;
   collectProcessMetrics();
   const gauges = databaseGauges(db);
   return async (ctx, next) => {
