@@ -54,6 +54,21 @@ export const settings = {
   },
   CLIENT_AUTH_FAILURES_PER_CLIENT: { default: '20', meaning: 'failed client authentications per client id in a window before that client id is refused' },
   CLIENT_AUTH_FAILURES_PER_ADDRESS: { default: '100', meaning: 'failed client authentications per source address (IPv6: per /64) in a window before that address is refused' },
+  METRICS_TOKEN: {
+    default: '',
+    meaning:
+      '16+ letters, digits or -._~+/ (`openssl rand -hex 32`): GET /metrics (Prometheus) answers only with `Authorization: Bearer <token>`; unset, /metrics is open in development and off in production',
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    default: '',
+    meaning:
+      'OpenTelemetry collector (OTLP over HTTP, e.g. http://collector:4318): traces of requests, database queries, webhook deliveries and identity provider calls are sent there; the other standard OTEL_* variables apply (docs/operations.md); unset, and OTEL_TRACES_EXPORTER unset, no tracing code is loaded',
+  },
+  OTEL_TRACES_EXPORTER: {
+    default: 'otlp when OTEL_EXPORTER_OTLP_ENDPOINT is set',
+    meaning: '`otlp`, `console` (spans on stdout, for a look) or `none`',
+  },
+  OTEL_EXPORTER_OTLP_PROTOCOL: { default: 'http/protobuf', meaning: '`http/protobuf` or `http/json` (gRPC is not offered: point it at the collector\'s HTTP port, 4318)' },
 } as const;
 
 export type SettingName = keyof typeof settings;

@@ -9,6 +9,8 @@ import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
 import { consolePages } from './console/pages.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
+import { ReadinessCheck } from './health/readiness.ts';
+import { healthRoutes } from './health/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
 import { purgeExpiredStates } from './experience/state.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
@@ -17,16 +19,21 @@ import { countRequestsAsHttps } from './http/secure-cookies.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { useApi } from './management/api.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
+import { metricsEndpoint } from './metrics/endpoint.ts';
+import { httpMetrics } from './metrics/http.ts';
 import { purgeClientAuthFailures } from './oidc/client-auth-throttle.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { createOidcService } from './oidc/mount.ts';
 import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
 import { connectDatabase } from './storage/database.ts';
-import { migrateToLatest } from './storage/migrate.ts';
+import { migrateToLatest, migrationsFromNewerRelease } from './storage/migrate.ts';
 import { checkSecretKeys } from './storage/sealed-columns.ts';
 import { SharedCache } from './storage/shared-cache.ts';
 
 const housekeepingInterval = 10 * 60 * 1000;
+
+/** Asked every few seconds by probes and scrapers: logged at debug, not info. */
+const probePaths = new Set(['/health/live', '/health/ready', '/metrics']);
 
 export type Service = {
   app: Koa;
@@ -42,29 +49,48 @@ export type Service = {
  */
 export async function createService(config: Config, logger: Logger = createLogger(config), notices: NoticeStream = process.stderr): Promise<Service> {
   const db = await connectDatabase(config, (reason) => logger.warn({ reason }, 'database not reachable yet, retrying'));
+  let readiness: ReadinessCheck;
   try {
     await migrateToLatest(db);
+    const newer = await migrationsFromNewerRelease(db);
+    if (newer.length > 0) {
+      logger.warn({ migrations: newer }, 'the database has migrations of a newer release: this instance runs on them during a rolling upgrade, then upgrade it too');
+    }
     await checkSecretKeys(db);
     await ensureKeys(db);
     await syncManagementApiIndicator(db, config.managementApiResource);
     await syncConsoleApplication(db, config.endpoint);
+    readiness = await ReadinessCheck.create(db, config.dbUrl, logger);
   } catch (error) {
     await db.destroy();
     throw error;
   }
   // Said once the database is up: a start refused for a reason of its own prints that reason alone.
-  for (const warning of configWarnings(config)) {
-    logger.warn(warning);
+  for (const { setting, message } of configWarnings(config)) {
+    logger.warn({ setting }, message);
   }
   const cache = new SharedCache(db);
   await cache.sync();
+  // The OpenTelemetry SDK is loaded only when tracing is configured: otherwise it costs nothing.
+  const tracing = config.tracing ? (await import('./tracing/sdk.ts')).startTracing(config.tracing, db) : undefined;
 
   // Behind the proxy, a client's address is the one the proxy appended to X-Forwarded-For: entries
   // before it are whatever the client sent (the client-auth throttle counts per address).
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   countRequestsAsHttps(app, config.endpoint);
   app.on('error', (error) => logger.error({ err: error }, 'unhandled error'));
-  app.use(requestLogger(logger));
+  if (tracing) {
+    app.use(tracing.middleware);
+  }
+  // Off in production without METRICS_TOKEN: the counts tell an outsider how the service is used.
+  if (config.metrics.enabled) {
+    app.use(httpMetrics());
+  }
+  app.use(requestLogger(logger, probePaths));
+  app.use(healthRoutes(readiness));
+  if (config.metrics.enabled) {
+    app.use(metricsEndpoint(config, db));
+  }
   app.use(async (_ctx, next) => {
     await cache.sync();
     await next();
@@ -113,6 +139,7 @@ export async function createService(config: Config, logger: Logger = createLogge
     },
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */
     async close() {
+      readiness.drain();
       clearInterval(housekeeping);
       await dispatcher.stop();
       if (server) {
@@ -122,6 +149,7 @@ export async function createService(config: Config, logger: Logger = createLogge
       }
       await audit.flush();
       await db.destroy();
+      await tracing?.shutdown();
       logger.flush();
     },
   };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { ConfigError, loadConfig } from '../lib/config/env.ts';
+import { ConfigError, configWarnings, loadConfig } from '../lib/config/env.ts';
 
 describe('configuration', () => {
   it('has working defaults for a fresh clone', () => {
@@ -26,6 +26,22 @@ describe('configuration', () => {
     expect(config.managementApiResource).to.equal('https://id.example.com/api');
   });
 
+  it('opens /metrics in development, closes it in production unless METRICS_TOKEN is set, and traces only when asked', () => {
+    expect(loadConfig({}).metrics).to.deep.equal({ enabled: true, token: undefined });
+    expect(loadConfig({ NODE_ENV: 'production' }).metrics).to.deep.equal({ enabled: false, token: undefined });
+    expect(loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'a'.repeat(32) }).metrics).to.deep.equal({ enabled: true, token: 'a'.repeat(32) });
+    expect(loadConfig({}).tracing).to.equal(undefined);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).to.deep.equal({ exporter: 'otlp', protocol: 'http/protobuf', endpoint: 'http://collector:4318/' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing).to.include({ exporter: 'console' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).to.equal(undefined);
+  });
+
+  it('names the setting of each production warning (logged as a field of its line)', () => {
+    const warnings = configWarnings(loadConfig({ NODE_ENV: 'production', ENDPOINT: 'http://identity.test' }));
+    expect(warnings.map((warning) => warning.setting)).to.deep.equal(['ENDPOINT', 'SMTP_URL', 'SECRETS_ENCRYPTION_KEY']);
+    expect(warnings[0]!.message).to.match(/^ENDPOINT http:\/\/identity\.test is plain http/);
+  });
+
   it('turns private webhook targets off in production unless allowed', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).hooksAllowPrivateTargets).to.equal(false);
     expect(loadConfig({ NODE_ENV: 'production', HOOKS_ALLOW_PRIVATE_TARGETS: 'true' }).hooksAllowPrivateTargets).to.equal(true);
@@ -44,6 +60,10 @@ describe('configuration', () => {
     ['a failure limit that is not a number', { CLIENT_AUTH_FAILURES_PER_CLIENT: 'many' }, /CLIENT_AUTH_FAILURES_PER_CLIENT/],
     ['a negative failure limit per address', { CLIENT_AUTH_FAILURES_PER_ADDRESS: '-1' }, /CLIENT_AUTH_FAILURES_PER_ADDRESS/],
     ['a short bootstrap secret', { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin', BOOTSTRAP_ADMIN_CLIENT_SECRET: 'short' }, /BOOTSTRAP_ADMIN_CLIENT_SECRET/],
+    ['a metrics token with characters a bearer token cannot hold', { METRICS_TOKEN: 'metrics token with spaces' }, /METRICS_TOKEN/],
+    ['an OTLP endpoint that is not an http(s) URL', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' }, /OTEL_EXPORTER_OTLP_ENDPOINT/],
+    ['the gRPC protocol (not offered)', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json/],
+    ['an unknown traces exporter', { OTEL_TRACES_EXPORTER: 'jaeger' }, /OTEL_TRACES_EXPORTER/],
   ];
   for (const [what, env, names] of refused) {
     it(`stops on ${what}, naming the variable`, () => {

@@ -45,6 +45,16 @@ const schema = z.object({
   CLIENT_AUTH_FAILURE_WINDOW: z.coerce.number().int().min(1).max(86_400).default(300),
   CLIENT_AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
   CLIENT_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  // A bearer token (RFC 6750's characters), long enough not to be guessed.
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\w.~+/-]{16,256}=*$/, 'must be 16 to 256 letters, digits or -._~+/ (openssl rand -hex 32)')
+    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (gRPC is not offered: use the collector\'s HTTP port, 4318)' })
+    .default('http/protobuf'),
 } satisfies Record<SettingName, z.ZodType>);
 
 export type Config = {
@@ -68,6 +78,10 @@ export type Config = {
   secretKeys: { current?: Buffer; old: Buffer[] };
   /** Failed client authentications allowed per window (seconds), per client id and per source address. */
   clientAuthThrottle: { windowSeconds: number; failuresPerClient: number; failuresPerAddress: number };
+  /** GET /metrics: open (development), behind this bearer token, or off (production without a token). */
+  metrics: { enabled: boolean; token?: string };
+  /** OpenTelemetry traces; absent, no tracing code is loaded. The SDK reads the other OTEL_* variables itself. */
+  tracing?: { exporter: 'otlp' | 'console'; protocol: 'http/protobuf' | 'http/json'; endpoint?: string };
 };
 
 export class ConfigError extends Error {
@@ -116,24 +130,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failuresPerClient: values.CLIENT_AUTH_FAILURES_PER_CLIENT,
       failuresPerAddress: values.CLIENT_AUTH_FAILURES_PER_ADDRESS,
     },
+    metrics: { enabled: Boolean(values.METRICS_TOKEN) || !production, token: values.METRICS_TOKEN },
+    tracing: tracingOf(values),
   };
 }
 
-/** What a production start logs as warnings: settings that work but leave users exposed. */
-export function configWarnings(config: Config): string[] {
+/** Traces go out when an exporter is named, or when a collector is given (OTLP, the standard's default). */
+function tracingOf(values: z.output<typeof schema>): Config['tracing'] {
+  const exporter = values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT ? 'otlp' : 'none');
+  return exporter === 'none' ? undefined : { exporter, protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL, endpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT };
+}
+
+/** What a production start logs as warnings (one line each, naming the setting): settings that work but leave users exposed. */
+export function configWarnings(config: Config): Array<{ setting: SettingName; message: string }> {
   if (!config.production) {
     return [];
   }
-  const warnings: string[] = [];
+  const warnings: Array<{ setting: SettingName; message: string }> = [];
   const endpoint = new URL(config.endpoint);
   if (endpoint.protocol === 'http:' && !isLoopback(endpoint.hostname)) {
-    warnings.push(`ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https`);
+    warnings.push({ setting: 'ENDPOINT', message: `ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https` });
   }
   if (!config.smtp) {
-    warnings.push('SMTP_URL is not set: verification codes cannot be sent (the development message store is off in production), so sign-in, registration and password reset by code answer 501 connector.not_found');
+    warnings.push({
+      setting: 'SMTP_URL',
+      message:
+        'SMTP_URL is not set: verification codes cannot be sent (the development message store is off in production), so sign-in, registration and password reset by code answer 501 connector.not_found',
+    });
   }
   if (!config.secretKeys.current) {
-    warnings.push('SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens');
+    warnings.push({
+      setting: 'SECRETS_ENCRYPTION_KEY',
+      message: 'SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens',
+    });
   }
   return warnings;
 }

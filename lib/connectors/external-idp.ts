@@ -1,4 +1,4 @@
-import { got } from 'got';
+import { got, HTTPError } from 'got';
 import * as oidc from 'openid-client';
 
 import { RequestError } from '../http/errors.ts';
@@ -25,7 +25,69 @@ export type IdpSettings = {
 
 const timeoutMs = 10_000;
 
-const failed = (message: string) => new RequestError({ code: 'connector.authorization_failed', status: 400 }, message);
+/** Where a sign-in at another IdP failed: its settings, its discovery document, the callback, the token or userinfo request. */
+export type IdpStage = 'configuration' | 'discovery' | 'callback' | 'token' | 'userinfo';
+
+/**
+ * A sign-in at another IdP that failed there. The user reads `message`, a plain sentence; what the
+ * IdP or the network said stays in `cause` and `idpError` (its OAuth error code) for the operator's
+ * log line (lib/experience/external-sign-in-routes.ts), since it can name internal hosts.
+ */
+export class IdpFailure extends RequestError {
+  constructor(
+    readonly stage: IdpStage,
+    code: 'connector.invalid_configuration' | 'connector.authorization_failed',
+    message: string,
+    cause: unknown,
+    readonly idpError?: string,
+  ) {
+    super({ code, status: 400 }, message);
+    this.cause = cause;
+  }
+}
+
+const notConfirmed = 'The identity provider did not confirm the sign-in. Try again, or sign in another way.';
+
+/** The OAuth error code an IdP answered with, as openid-client or got report it. */
+function idpErrorOf(error: unknown): string | undefined {
+  if (error instanceof oidc.ResponseBodyError) {
+    return error.error;
+  }
+  if (error instanceof HTTPError) {
+    const body: unknown = error.response.body;
+    const code = typeof body === 'string' && body.startsWith('{') ? (JSON.parse(body) as { error?: unknown }).error : undefined;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The callback is this sign-in's answer: no error from the IdP (the user cancelled, or the IdP would
+ * not let them in), the state that was sent, a code. Checked before any request to the IdP.
+ */
+function assertCallbackMatches(callback: URL, authorization: ExternalAuthorization): void {
+  const query = callback.searchParams;
+  const refusal = query.get('error');
+  if (refusal) {
+    throw new IdpFailure(
+      'callback',
+      'connector.authorization_failed',
+      'The sign-in was cancelled or refused at the identity provider.',
+      new Error(`the identity provider sent the browser back with error=${refusal}`),
+      refusal,
+    );
+  }
+  if (query.get('state') !== authorization.state || !query.get('code')) {
+    throw new IdpFailure(
+      'callback',
+      'connector.authorization_failed',
+      'This sign-in does not match the one that was started. Start again.',
+      new Error('the callback does not match the sign-in that was started (state or code)'),
+    );
+  }
+}
+
+const failedAt = (stage: 'token' | 'userinfo', error: unknown) => new IdpFailure(stage, 'connector.authorization_failed', notConfirmed, error, idpErrorOf(error));
 
 // Plain http only to this machine (a development IdP); anything else must be https.
 const isLoopbackHttp = (address: string | undefined) => {
@@ -67,7 +129,12 @@ async function loadConfiguration(settings: IdpSettings): Promise<oidc.Configurat
         execute: insecure ? [oidc.allowInsecureRequests] : [],
       });
     } catch (error) {
-      throw new RequestError({ code: 'connector.invalid_configuration', status: 400 }, `The identity provider's discovery failed: ${String(error)}`);
+      throw new IdpFailure(
+        'discovery',
+        'connector.invalid_configuration',
+        'Signing in with this provider is not available right now. Try again later, or sign in another way.',
+        error,
+      );
     }
   } else {
     configuration = new oidc.Configuration(
@@ -127,25 +194,30 @@ export async function completeAuthorization(
       callback.searchParams.set(key, value);
     }
   }
+  assertCallbackMatches(callback, authorization);
   const configuration = await configurationOf(settings);
   const issuer = configuration.serverMetadata().issuer;
   if (settings.kind === 'oauth2') {
     return { issuer, userInfo: await oauth2UserInfo(settings, authorization, callback) };
   }
-  let claims: Record<string, unknown>;
+  let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
-    const tokens = await oidc.authorizationCodeGrant(configuration, callback, {
+    tokens = await oidc.authorizationCodeGrant(configuration, callback, {
       pkceCodeVerifier: authorization.codeVerifier,
       expectedState: authorization.state,
       expectedNonce: authorization.nonce,
       idTokenExpected: true,
     });
-    claims = { ...tokens.claims() };
-    if (configuration.serverMetadata().userinfo_endpoint) {
-      claims = { ...claims, ...(await oidc.fetchUserInfo(configuration, tokens.access_token, String(claims.sub))) };
-    }
   } catch (error) {
-    throw failed(`The identity provider did not confirm the sign-in: ${error instanceof Error ? error.message : String(error)}`);
+    throw failedAt('token', error);
+  }
+  let claims: Record<string, unknown> = { ...tokens.claims() };
+  if (configuration.serverMetadata().userinfo_endpoint) {
+    try {
+      claims = { ...claims, ...(await oidc.fetchUserInfo(configuration, tokens.access_token, String(claims.sub))) };
+    } catch (error) {
+      throw failedAt('userinfo', error);
+    }
   }
   return {
     issuer,
@@ -164,12 +236,6 @@ export async function completeAuthorization(
 /** A plain OAuth 2.0 server has no ID token: the code buys an access token, which buys the profile. */
 async function oauth2UserInfo(settings: IdpSettings, authorization: ExternalAuthorization, callback: URL): Promise<ExternalUserInfo> {
   const query = callback.searchParams;
-  if (query.get('error')) {
-    throw failed(`The identity provider refused the sign-in: ${query.get('error_description') ?? query.get('error')}`);
-  }
-  if (query.get('state') !== authorization.state || !query.get('code')) {
-    throw failed('The callback does not match the sign-in that was started (state or code).');
-  }
   const form: Record<string, string> = {
     grant_type: 'authorization_code',
     code: query.get('code')!,
@@ -182,6 +248,7 @@ async function oauth2UserInfo(settings: IdpSettings, authorization: ExternalAuth
     form.client_secret = settings.clientSecret;
   }
   const credentials = `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`;
+  let accessToken: string;
   try {
     const token = await got
       .post(settings.tokenEndpoint!, {
@@ -193,8 +260,13 @@ async function oauth2UserInfo(settings: IdpSettings, authorization: ExternalAuth
     if (!token.access_token) {
       throw new Error('no access_token in the token response');
     }
+    accessToken = token.access_token;
+  } catch (error) {
+    throw failedAt('token', error);
+  }
+  try {
     const profile = await got
-      .get(settings.userInfoEndpoint!, { headers: { authorization: `Bearer ${token.access_token}` }, timeout: { request: timeoutMs } })
+      .get(settings.userInfoEndpoint!, { headers: { authorization: `Bearer ${accessToken}` }, timeout: { request: timeoutMs } })
       .json<Record<string, unknown>>();
     const map = { id: 'id', email: 'email', phone: 'phone', name: 'name', avatar: 'avatar', ...settings.profileMap };
     const id = profile[map.id];
@@ -212,6 +284,6 @@ async function oauth2UserInfo(settings: IdpSettings, authorization: ExternalAuth
       rawData: profile,
     };
   } catch (error) {
-    throw failed(`The identity provider did not confirm the sign-in: ${error instanceof Error ? error.message : String(error)}`);
+    throw failedAt('userinfo', error);
   }
 }

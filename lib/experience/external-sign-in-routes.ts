@@ -1,12 +1,15 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { completeAuthorization, startAuthorization, type IdpSettings } from '../connectors/external-idp.ts';
+import { completeAuthorization, IdpFailure, startAuthorization, type IdpSettings } from '../connectors/external-idp.ts';
 import { findConnector } from '../connectors/queries.ts';
 import { idpSettingsOf } from '../connectors/schemas.ts';
 import { RequestError, notFound } from '../http/errors.ts';
 import { foreignJsonInput } from '../http/limits.ts';
+import type { Logger } from '../http/logger.ts';
 import type { Api } from '../http/route.ts';
+import { connectorFailures } from '../metrics/metrics.ts';
+import { inSpan } from '../tracing/spans.ts';
 import { findSsoConnector, ssoConnectorsForEmail } from '../sso/queries.ts';
 import { idpSettingsOfSso, ssoConfigSchema } from '../sso/schemas.ts';
 import { generateId } from '../storage/ids.ts';
@@ -40,9 +43,39 @@ async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promis
   }
   const config = ssoConfigSchema.safeParse(connector.config);
   if (!config.success) {
-    throw new RequestError({ code: 'connector.invalid_configuration', status: 400 }, 'This SSO connector is not configured yet.');
+    throw new IdpFailure(
+      'configuration',
+      'connector.invalid_configuration',
+      'Signing in with this provider is not available yet. Sign in another way.',
+      new Error(`the SSO connector is not configured: ${config.error.issues.map((issue) => issue.path.join('.') || issue.message).join(', ')}`),
+    );
   }
   return idpSettingsOfSso(config.data);
+}
+
+/**
+ * Runs a step at the IdP (in a span of its own when tracing is on). A failure there is one log line
+ * with the connector's id and the stage: at warn when the operator has something to fix
+ * (configuration, discovery, token, userinfo), at info when the user went back on it or the callback
+ * was not this sign-in's. Never a secret: the connector's settings stay out, and errors are logged
+ * by their fixed fields.
+ */
+async function atIdp<T>(logger: Logger, where: { connectorKind: string; connectorId: string }, step: () => Promise<T>): Promise<T> {
+  return inSpan('identity provider', { 'identity.connector_kind': where.connectorKind, 'identity.connector_id': where.connectorId }, async (note) => {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof IdpFailure) {
+        note({ 'identity.idp_stage': error.stage, 'identity.idp_error': error.idpError });
+        connectorFailures.inc({ stage: error.stage });
+        logger[error.stage === 'callback' ? 'info' : 'warn'](
+          { ...where, stage: error.stage, idpError: error.idpError, err: error.cause },
+          `sign-in at an identity provider failed (${error.stage})`,
+        );
+      }
+      throw error;
+    }
+  });
 }
 
 /**
@@ -50,7 +83,7 @@ async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promis
  * enterprise IdP (`sso`). Both start with an authorization URI (state, nonce, PKCE kept in the
  * record) and end with the callback's data, redeemed server-side for who the user is.
  */
-export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions): void {
+export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, logger: Logger): void {
   const kinds = [
     { path: 'social', type: 'Social', idp: socialIdp },
     { path: 'sso', type: 'EnterpriseSso', idp: ssoIdp },
@@ -70,7 +103,8 @@ export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cac
       },
       async ({ params, body }, ctx) => {
         const session = await sessions.load(ctx);
-        const { authorizationUri, authorization } = await startAuthorization(await kind.idp(db, cache, params.connectorId), body);
+        const where = { connectorKind: kind.path, connectorId: params.connectorId };
+        const { authorizationUri, authorization } = await atIdp(logger, where, async () => startAuthorization(await kind.idp(db, cache, params.connectorId), body));
         const id = generateId();
         session.state.records[id] = { id, type: kind.type, connectorId: params.connectorId, authorization, verified: false };
         await session.save(session.state);
@@ -95,7 +129,10 @@ export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cac
         if (record.type !== kind.type || record.connectorId !== params.connectorId || record.verified) {
           throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is not a sign-in started with this connector.');
         }
-        const { issuer, userInfo } = await completeAuthorization(await kind.idp(db, cache, params.connectorId), record.authorization, body.connectorData);
+        const where = { connectorKind: kind.path, connectorId: params.connectorId };
+        const { issuer, userInfo } = await atIdp(logger, where, async () =>
+          completeAuthorization(await kind.idp(db, cache, params.connectorId), record.authorization, body.connectorData),
+        );
         session.state.records[record.id] = { ...record, issuer, userInfo, verified: true };
         await session.save(session.state);
         return { verificationId: record.id };

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.ts';
 import { findConnector } from '../connectors/queries.ts';
 import { RequestError, notFound } from '../http/errors.ts';
+import { signIns } from '../metrics/metrics.ts';
 import { storedBackupCodes } from '../mfa/backup-codes.ts';
 import { addFactor } from '../mfa/factors.ts';
 import { mfaOwed } from '../mfa/sign-in-requirement.ts';
@@ -308,6 +309,7 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       const redirectTo = await finishSignIn(ctx, await oidc.provider(), db, cache, interaction, userId);
       await deleteState(db, interaction.uid);
       auditSubmit(audit, ctx, state, interaction, userId);
+      signIns.inc({ event: state.interactionEvent });
       return { redirectTo };
     },
   );

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
+import { lockouts, verificationFailures } from '../metrics/metrics.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import type { SignInExperience } from './sign-in-experience.ts';
@@ -93,7 +94,9 @@ export async function failVerification(
   onLock: () => Promise<void> = async () => {},
 ): Promise<never> {
   const { locked } = await recordFailure(db, target, policy);
+  verificationFailures.inc();
   if (locked) {
+    lockouts.inc();
     await onLock();
     throw blocked();
   }

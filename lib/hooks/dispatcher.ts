@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 
 import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
+import { webhookAttempts } from '../metrics/metrics.ts';
+import { inSpan } from '../tracing/spans.ts';
 import {
   claimDeliveries,
   failUnsent,
@@ -47,6 +49,9 @@ export const defaultDispatcherOptions: DispatcherOptions = {
   stopTimeoutMs: 10_000,
   timeoutMs: 10_000,
 };
+
+/** The `result` label of an attempt in the metrics. */
+const attemptResults = { succeeded: 'succeeded', pending: 'retry', failed: 'failed' } as const;
 
 /** The dispatchers running in this process (tests find the service's own here). */
 export const activeDispatchers = new Set<Dispatcher>();
@@ -236,8 +241,15 @@ export class Dispatcher {
       return;
     }
     const headers = requestHeaders(hook.config, hook.signingKey, delivery.id, delivery.payload);
-    const result = await this.#sender.send(hook.config.url, delivery.payload, headers, this.#abort.signal);
+    const host = URL.parse(hook.config.url)?.host;
+    const attributes = { 'identity.hook_id': hook.id, 'identity.delivery_id': delivery.id, 'identity.event': delivery.event, 'identity.attempt': delivery.attempt, 'server.address': host };
+    const result = await inSpan('webhook delivery', attributes, async (note) => {
+      const sent = await this.#sender.send(hook.config.url, delivery.payload, headers, this.#abort.signal);
+      note({ 'http.response.status_code': sent.statusCode, 'error.type': sent.error === undefined ? undefined : 'no response' });
+      return sent;
+    });
     const outcome = decideOutcome(result, delivery.attempt, this.#config.hooksRetrySchedule);
+    webhookAttempts.observe({ result: attemptResults[outcome.status] }, result.durationMs / 1000);
     const now = Date.now();
     const kept = await this.#record({ delivery, result, outcome, now });
     if (!kept) {
@@ -245,14 +257,28 @@ export class Dispatcher {
     }
     if (outcome.status === 'succeeded') {
       this.stats.succeeded += 1;
-    } else if (outcome.status === 'pending') {
+      return;
+    }
+    // Every failed attempt, for the operator: ids, the target's host (its path and query may hold a
+    // token), what came back. Never the payload or the response body.
+    const failure = {
+      hookId: hook.id,
+      deliveryId: delivery.id,
+      event: delivery.event,
+      attempt: delivery.attempt,
+      host,
+      statusCode: result.statusCode,
+      error: result.error,
+    };
+    if (outcome.status === 'pending') {
       this.stats.retried += 1;
       this.#wakeAt(now + outcome.waitMs);
+      this.#logger.warn({ ...failure, retryInSeconds: Math.round(outcome.waitMs / 1000) }, 'webhook delivery attempt failed: will retry');
     } else {
       this.stats.failed += 1;
       this.#logger.warn(
-        { hookId: hook.id, deliveryId: delivery.id, event: delivery.event, statusCode: result.statusCode, error: result.error, disabled: outcome.disableHook },
-        outcome.disableHook ? 'webhook target is gone (410): hook disabled' : 'webhook delivery failed',
+        { ...failure, disabled: outcome.disableHook },
+        outcome.disableHook ? 'webhook target is gone (410): hook disabled' : 'webhook delivery failed: no more retries',
       );
     }
   }

@@ -105,8 +105,11 @@ export function writeOneTimeSecret(out: NoticeStream, production: boolean, messa
   out.write(`\n${message}:\n${lines.join('\n')}\n\n`);
 }
 
-/** One line per request. Only the path is logged: query strings may carry codes and tokens. */
-export function requestLogger(logger: Logger): Middleware {
+/**
+ * One line per request. Only the path is logged: query strings may carry codes and tokens.
+ * `quietPaths` (health probes, metrics scrapes: every few seconds) are logged at debug.
+ */
+export function requestLogger(logger: Logger, quietPaths: ReadonlySet<string> = new Set()): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     const requestId = ctx.get('x-request-id') || randomUUID();
@@ -114,7 +117,7 @@ export function requestLogger(logger: Logger): Middleware {
     try {
       await next();
     } finally {
-      logger.info(
+      logger[quietPaths.has(ctx.path) ? 'debug' : 'info'](
         {
           requestId,
           method: ctx.method,

@@ -83,7 +83,7 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
   const sessions = experienceSessions(db, oidc);
   experienceRoutes(experience, db, cache, sessions, oidc, audit);
   experienceVerificationRoutes(experience, db, cache, sessions, connectors);
-  externalSignInRoutes(experience, db, cache, sessions);
+  externalSignInRoutes(experience, db, cache, sessions, logger);
   experienceMfaRoutes(experience, db, cache, sessions, config);
   accountRoutes(experience, db, cache, oidc, connectors);
   accountMfaRoutes(experience, db, cache, oidc, config);

@@ -13,6 +13,7 @@ import { findClient } from './clients.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
+import { countTokenRequests } from './token-metrics.ts';
 import { revokeJwtAccessTokens } from './token-revocation.ts';
 
 export type OidcDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; audit: AuditLog };
@@ -86,6 +87,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
   revokeJwtAccessTokens(provider, { issuer: config.issuer, db, cache });
   throttle.attach(provider);
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
+  countTokenRequests(provider);
   // Failed exchanges are audited too, including those refused before the grant runs (client auth).
   // A listener must not throw: it would turn the response into a 500.
   provider.on('grant.error', (ctx, error) => {

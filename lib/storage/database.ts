@@ -52,19 +52,20 @@ export function openDatabase(url: string, keys?: SecretKeys): Knex {
  */
 const compileSqlOnError = false;
 
-const sqliteFile = (url: string) => url.slice('sqlite:'.length);
+/** The file of a `sqlite:<path>` URL (`:memory:` for an in-memory database); undefined for MySQL. */
+export const sqliteFile = (url: string): string | undefined => (url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined);
 
-const cannotOpenSqlite = (url: string, code: string) =>
-  new ConfigError(`cannot open the SQLite database at ${sqliteFile(url)} (${code}): correct the path in DB_URL, or let this user create and write it`);
+const cannotOpenSqlite = (filename: string, code: string) =>
+  new ConfigError(`cannot open the SQLite database at ${filename} (${code}): correct the path in DB_URL, or let this user create and write it`);
 
 function connect(url: string): Knex {
-  if (url.startsWith('sqlite:')) {
-    const filename = sqliteFile(url);
+  const filename = sqliteFile(url);
+  if (filename !== undefined) {
     if (filename !== ':memory:') {
       try {
         mkdirSync(dirname(resolve(filename)), { recursive: true });
       } catch (error) {
-        throw cannotOpenSqlite(url, errorCode(error) ?? 'no folder');
+        throw cannotOpenSqlite(filename, errorCode(error) ?? 'no folder');
       }
     }
     return knex({
@@ -124,8 +125,9 @@ const unreachable = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETU
 /** What start-up reports for a failure: one line of what to fix, or (unforeseen) the error itself. */
 function startFailure(config: Pick<Config, 'dbUrl' | 'dbConnectTimeout'>, error: unknown): unknown {
   const code = errorCode(error);
-  if (config.dbUrl.startsWith('sqlite:')) {
-    return cannotOpenSqlite(config.dbUrl, code ?? 'cannot open');
+  const filename = sqliteFile(config.dbUrl);
+  if (filename !== undefined) {
+    return cannotOpenSqlite(filename, code ?? 'cannot open');
   }
   const { hostname, port, username, pathname } = new URL(config.dbUrl);
   const host = `${hostname}:${port || 3306}`;

@@ -23,6 +23,24 @@ const source: Knex.MigrationSource<string> = {
   getMigration: async (file) => (await import(pathToFileURL(fileURLToPath(new URL(file, folder))).href)) as Migration,
 };
 
+const knownMigrations = async () => (await source.getMigrations([])).map((file) => source.getMigrationName(file));
+
+/** The newest migration this code has, by name: a database without it is behind this code. */
+export async function latestMigration(): Promise<string | undefined> {
+  return (await knownMigrations()).at(-1);
+}
+
+/**
+ * Migrations recorded in the database that this code does not have: a newer release migrated it.
+ * This release runs on that schema (each migration stays backward compatible for one release,
+ * docs/operations.md), which is what lets the two run side by side during a rolling upgrade.
+ */
+export async function migrationsFromNewerRelease(db: Knex): Promise<string[]> {
+  const known = new Set(await knownMigrations());
+  const recorded = await db('knex_migrations').pluck<string[]>('name');
+  return recorded.filter((name) => !known.has(name));
+}
+
 /**
  * Instances starting together race on knex's bookkeeping tables and lock; the loser waits and
  * tries again (the migrations themselves run once, under knex's lock).
@@ -38,7 +56,8 @@ export async function migrateToLatest(db: Knex): Promise<string[]> {
   const started = Date.now();
   for (;;) {
     try {
-      const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+      // A newer release's migrations in the database are no reason to stop (migrationsFromNewerRelease).
+      const [, applied] = (await db.migrate.latest({ migrationSource: source, disableMigrationsListValidation: true })) as [number, string[]];
       return applied;
     } catch (error) {
       if (!startRace(error) || Date.now() - started > lockWaitMs) {

@@ -30,6 +30,10 @@ export function explain(error: unknown): Explained {
       return { text: phrases.errors.sessionNotFound };
     case 'session.sso_enabled':
       return { text: phrases.errors.ssoEnabled };
+    // A connector that cannot be used (unreachable, not set up): the page's words, whatever the
+    // server's message; what the IdP answered is in the operator's log.
+    case 'connector.invalid_configuration':
+      return { text: phrases.errors.connectorUnavailable };
     case 'user.missing_profile': {
       const names = list(error.data.missingProfile).map((item) => phrases.profile[String(item)] ?? String(item));
       return { text: names.length > 0 ? phrases.errors.alsoNeeds(error.message, names) : error.message };

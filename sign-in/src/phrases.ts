@@ -127,6 +127,7 @@ export const phrases = {
     failed: (status: number) => `The request failed (HTTP ${status}). Try again.`,
     sessionNotFound: 'This sign-in has expired or was not started from an application. Go back to the application and sign in again.',
     ssoEnabled: 'This email signs in through your organization’s single sign-on.',
+    connectorUnavailable: 'Signing in with this provider is not available right now. Try again later, or sign in another way.',
     alsoNeeds: (message: string, names: string[]) => `${message} This service also needs ${names.join(' and ')}.`,
     checkInput: 'Check what you entered.',
     choosePassword: 'Choose another password:',

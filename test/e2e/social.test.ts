@@ -120,4 +120,77 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
     expect(problems).to.deep.equal([]);
     await context.close();
   });
+
+  /** An application's sign-in request, opened in a fresh browser context that reaches only this machine. */
+  async function openSignIn() {
+    const spa = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [`${application.origin}/callback`], postLogoutRedirectUris: [] } });
+    const query = new URLSearchParams({
+      client_id: spa.id,
+      redirect_uri: `${application.origin}/callback`,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'app-state',
+      code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1' && url.hostname !== 'localhost',
+      (route) => route.abort(),
+    );
+    const page = await context.newPage();
+    await page.goto(`${service.url}/oidc/auth?${query}`);
+    return { context, page };
+  }
+
+  const technicalWords = /TypeError|fetch failed|ECONNREFUSED|invalid_client|discovery/;
+
+  it('a connector whose IdP does not answer: the sign-in page says so in a sentence, not `TypeError: fetch failed`', async () => {
+    const connector = await service.api.post('connectors', {
+      json: {
+        id: 'e2e-down',
+        connectorId: 'oidc',
+        metadata: { target: 'e2e-down', name: { en: 'Down IdP' } },
+        config: { issuer: `http://127.0.0.1:${await freePort()}/oidc`, clientId: 'client', clientSecret: 'a-secret-of-the-down-idp' },
+      },
+    });
+    expect(connector.statusCode, JSON.stringify(connector.body)).to.equal(200);
+    const { context, page } = await openSignIn();
+    await page.getByRole('button', { name: 'Continue with Down IdP' }).click();
+    const alert = page.getByText('Signing in with this provider is not available right now. Try again later, or sign in another way.');
+    await alert.waitFor();
+    expect(await page.locator('body').innerText()).to.not.match(technicalWords);
+    await context.close();
+  });
+
+  it('an IdP that refuses the connector (wrong client secret): the callback page says so in a sentence, with a way back', async () => {
+    const connectorId = 'e2e-refused';
+    const upstream = await createApplication(idp, 'Traditional', {
+      oidcClientMetadata: { redirectUris: [`${service.config.endpoint}/callback/${connectorId}`], postLogoutRedirectUris: [] },
+    });
+    const connector = await service.api.post('connectors', {
+      json: {
+        id: connectorId,
+        connectorId: 'oidc',
+        metadata: { target: connectorId, name: { en: 'Refusing IdP' } },
+        config: { issuer: `${idp.config.endpoint}/oidc`, clientId: upstream.id, clientSecret: 'not-the-client-secret-0000' },
+      },
+    });
+    expect(connector.statusCode, JSON.stringify(connector.body)).to.equal(200);
+    const user = await idp.api.post('users', { json: { username: 'rory', password: 'Silver-Lantern-42', primaryEmail: 'rory@example.org' } });
+    expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+
+    const { context, page } = await openSignIn();
+    await page.getByRole('button', { name: 'Continue with Refusing IdP' }).click();
+    await page.waitForURL((url) => url.host === new URL(idp.config.endpoint).host);
+    await page.getByLabel('Username or email').fill('rory');
+    await page.getByLabel('Password', { exact: true }).fill('Silver-Lantern-42');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+    await page.waitForURL((url) => url.pathname === `/callback/${connectorId}`);
+    await page.getByText('The identity provider did not confirm the sign-in. Try again, or sign in another way.').waitFor();
+    expect(await page.locator('body').innerText()).to.not.match(technicalWords);
+    expect(await page.getByRole('link', { name: 'Back to sign-in' }).getAttribute('href')).to.equal('/sign-in');
+    await context.close();
+  });
 });

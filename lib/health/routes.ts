@@ -1,0 +1,32 @@
+import type { Middleware } from 'koa';
+
+import type { ReadinessCheck } from './readiness.ts';
+
+/**
+ * Kubernetes' probes, open to anyone (they say nothing an outsider could use, and a check costs one
+ * small query shared by every probe in flight): `/health/live` answers 200 while the process serves
+ * HTTP; `/health/ready` 200 when this instance should get traffic, else 503 with the reason.
+ */
+export function healthRoutes(readiness: ReadinessCheck): Middleware {
+  return async (ctx, next) => {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !ctx.path.startsWith('/health/')) {
+      return next();
+    }
+    if (ctx.path === '/health/live') {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.path !== '/health/ready') {
+      return next();
+    }
+    const answer = await readiness.check();
+    ctx.set('Cache-Control', 'no-store');
+    if (answer.ready) {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    ctx.status = 503;
+    ctx.body = { status: 'unavailable', reason: answer.reason, message: answer.message };
+  };
+}
