@@ -128,6 +128,10 @@ export async function createService(config: Config, logger: Logger = createLogge
     async listen(port = config.port) {
       const listening = app.listen(port);
       listening.on('clientError', answerMalformedRequest(logger));
+      // Longer than a load balancer's or a client's idle timeout (60 s at AWS and GCP): the server must
+      // not close an idle keep-alive connection while the other side may be sending on it.
+      listening.keepAliveTimeout = 65_000;
+      listening.headersTimeout = 66_000;
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('listening', resolve);
@@ -135,6 +139,7 @@ export async function createService(config: Config, logger: Logger = createLogge
       });
       await ensureBootstrapAdmin(db, config, notices);
       await offerSetupToken(db, config, notices);
+      readiness.started();
       return listening;
     },
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */

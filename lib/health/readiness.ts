@@ -8,7 +8,7 @@ import type { Logger } from '../http/logger.ts';
 import { sqliteFile } from '../storage/database.ts';
 import { latestMigration } from '../storage/migrate.ts';
 
-export type NotReadyReason = 'shutting_down' | 'database_unavailable' | 'migrations_pending';
+export type NotReadyReason = 'starting' | 'shutting_down' | 'database_unavailable' | 'migrations_pending';
 
 export type Readiness = { ready: true } | { ready: false; reason: NotReadyReason; message: string };
 
@@ -32,6 +32,9 @@ type Probe = { readiness: Readiness; cause?: unknown };
  * them costs the database one query at a time.
  */
 export class ReadinessCheck {
+  // Until the steps that follow binding the port (the bootstrap administrator) are done, a request
+  // could find what start-up is still making missing: not ready yet.
+  #starting = true;
   #draining = false;
   #running: Promise<Probe> | undefined;
   #lastReason: NotReadyReason | undefined;
@@ -51,6 +54,11 @@ export class ReadinessCheck {
     return new ReadinessCheck(db, logger, await latestMigration(), file);
   }
 
+  /** Start-up is complete: from now on ready whenever the database is. */
+  started(): void {
+    this.#starting = false;
+  }
+
   /** From now on not ready: the load balancer stops sending requests while those in flight finish. */
   drain(): void {
     this.#draining = true;
@@ -59,6 +67,9 @@ export class ReadinessCheck {
   async check(): Promise<Readiness> {
     if (this.#draining) {
       return notReady('shutting_down', 'The service is shutting down.');
+    }
+    if (this.#starting) {
+      return notReady('starting', 'The service is starting.');
     }
     this.#running ??= this.#probe().finally(() => (this.#running = undefined));
     const timer = new AbortController();

@@ -62,7 +62,7 @@ async function startProcess(env: Record<string, string>, imports: string[] = [])
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     try {
-      await got(`${url}/health/live`, { retry: { limit: 0 } });
+      await got(`${url}/health/ready`, { retry: { limit: 0 } });
       return { child, url, errors: () => errors };
     } catch (error) {
       if (tries > 400 || child.exitCode !== null) {
