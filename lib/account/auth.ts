@@ -8,8 +8,6 @@ import type { Queryable } from '../storage/database.ts';
 import type { UserRow } from '../users/queries.ts';
 import { findUserRow } from '../users/queries.ts';
 
-const unauthorized = () => new RequestError({ code: 'auth.unauthorized', status: 401 }, 'Unauthorized. A valid access token with `openid` is required.');
-
 /**
  * The Account API acts as the signed-in user: a Bearer opaque access token of ours, unexpired,
  * granted `openid`, for an active user. The provider finds it among its stored tokens (it checks
@@ -19,12 +17,9 @@ export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService
   const value = bearerToken(ctx.get('authorization'));
   const provider = await oidc.provider();
   const token = await provider.AccessToken.find(value);
-  if (!token?.accountId || !token.scopes.has('openid')) {
-    throw unauthorized();
-  }
-  const user = await findUserRow(db, token.accountId);
-  if (!user || user.is_suspended) {
-    throw unauthorized();
+  const user = token?.accountId && token.scopes.has('openid') ? await findUserRow(db, token.accountId) : undefined;
+  if (!token || !user || user.is_suspended) {
+    throw new RequestError('auth.unauthorized', { reason: 'Unauthorized. A valid access token with `openid` is required.' });
   }
   noteAuditSubject(ctx, { kind: 'account', userId: user.id, applicationId: token.clientId });
   return user;

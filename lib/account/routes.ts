@@ -63,7 +63,7 @@ export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: Sha
       await assertNotLocked(db, target);
       if (!(await verifyPassword(user.password_digest, body.password))) {
         const { sentinelPolicy } = await currentSignInExperience(db, cache);
-        return failVerification(db, target, sentinelPolicy, new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.'), () =>
+        return failVerification(db, target, sentinelPolicy, new RequestError('session.invalid_credentials', { reason: 'Wrong password.' }), () =>
           recordExceptionEvent(db, cache, 'Identifier.Lockout', lockoutIdentifierOf(user)),
         );
       }
@@ -111,7 +111,7 @@ export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: Sha
       const user = await accountUser(ctx, db, oidc);
       const record = await getVerification(db, user.id, body.verificationId);
       if (!record.codeId || record.identifier?.type !== body.identifier.type || record.identifier.value !== body.identifier.value) {
-        throw new RequestError({ code: 'verification_record.not_found', status: 404 }, 'Verification record not found.');
+        throw new RequestError('verification_record.not_found');
       }
       const { sentinelPolicy } = await currentSignInExperience(db, cache);
       await verifyCodeGuarded(db, cache, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
@@ -158,7 +158,7 @@ export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: Sha
         const value = String(body[kind]);
         const ownership = await getVerification(db, user.id, String(body.newIdentifierVerificationRecordId));
         if (!ownership.verified || ownership.identifier?.type !== kind || ownership.identifier.value !== value) {
-          throw new RequestError({ code: 'verification_record.permission_denied', status: 401 }, `The new ${kind} has not been verified.`);
+          throw new RequestError('verification_record.permission_denied', { reason: `The new ${kind} has not been verified.` });
         }
         await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: value });

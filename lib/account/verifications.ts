@@ -55,7 +55,7 @@ export async function getVerification(db: Queryable, userId: string, id: string 
     ? await db('account_verifications').where({ id, user_id: userId }).where('expires_at', '>', Date.now()).first<Row | undefined>()
     : undefined;
   if (!row) {
-    throw new RequestError({ code: 'verification_record.not_found', status: 404 }, 'Verification record not found.');
+    throw new RequestError('verification_record.not_found');
   }
   return toVerification(row);
 }
@@ -73,8 +73,6 @@ export async function purgeExpiredVerifications(db: Queryable): Promise<number> 
   return db('account_verifications').where('expires_at', '<=', Date.now()).delete();
 }
 
-const denied = () => new RequestError({ code: 'verification_record.permission_denied', status: 401 }, 'Permission denied, please re-authenticate.');
-
 /** Where a sensitive change names its identity proof. */
 export const proofHeader = (ctx: { get(name: string): string }): string | undefined => ctx.get('logto-verification-id') || undefined;
 
@@ -88,7 +86,7 @@ export async function requireIdentityProof(
   id: string | undefined,
 ): Promise<AccountVerification> {
   if (!id) {
-    throw denied();
+    throw new RequestError('verification_record.permission_denied');
   }
   const proof = await getVerification(db, user.id, id);
   const ownsIdentifier =
@@ -96,7 +94,7 @@ export async function requireIdentityProof(
     (proof.identifier?.type === 'email' && proof.identifier.value.toLowerCase() === user.primary_email?.toLowerCase()) ||
     (proof.identifier?.type === 'phone' && proof.identifier.value === user.primary_phone);
   if (!proof.verified || !ownsIdentifier) {
-    throw denied();
+    throw new RequestError('verification_record.permission_denied');
   }
   return proof;
 }

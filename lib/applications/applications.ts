@@ -18,10 +18,7 @@ export type NewApplication = {
 /** Public clients cannot keep a secret, so they may not swap tokens on a user's behalf (RFC 8693 §2.1). */
 export function assertSettingsFitType(type: ApplicationType, custom: CustomClientMetadata): void {
   if (custom.allowTokenExchange && !confidentialTypes.has(type)) {
-    throw new RequestError(
-      { code: 'application.token_exchange_not_allowed_for_public_client', status: 422 },
-      'Token exchange can only be enabled for confidential applications (MachineToMachine, Traditional).',
-    );
+    throw new RequestError('application.token_exchange_not_allowed_for_public_client');
   }
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { consoleApp } from '../console/console-app.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';
 import type { Knex } from 'knex';
@@ -23,10 +23,7 @@ const idParams = z.object({ id: z.string().min(1).max(64) });
 /** The console's own sign-in application is the service's: changing it could lock administrators out. */
 function assertNotInternal(id: string): void {
   if (id === consoleApp.applicationId) {
-    throw new RequestError(
-      { code: 'application.internal_application_violation', status: 403 },
-      'The admin console application belongs to the service and cannot be changed or deleted.',
-    );
+    throw new RequestError('application.internal_application_violation');
   }
 }
 
@@ -73,7 +70,7 @@ export function applicationRoutes(api: Api, db: Knex): void {
     async ({ params }) => {
       const application = await findApplication(db, params.id);
       if (!application) {
-        throw notFound('application', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'application', id: params.id });
       }
       return { ...application, isAdmin: await isManagementAdmin(db, application.id) };
     },
@@ -94,7 +91,7 @@ export function applicationRoutes(api: Api, db: Knex): void {
       assertNotInternal(params.id);
       const current = await findApplicationForUpdate(trx, params.id);
       if (!current) {
-        throw notFound('application', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'application', id: params.id });
       }
       const next = {
         ...current,
@@ -115,7 +112,7 @@ export function applicationRoutes(api: Api, db: Knex): void {
     async ({ params }, _ctx, trx) => {
       assertNotInternal(params.id);
       if (!(await deleteApplication(trx, params.id))) {
-        throw notFound('application', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'application', id: params.id });
       }
     },
   );

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../applications/queries.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { listPage, whereStartsWith } from '../storage/list.ts';
@@ -69,7 +69,7 @@ export function auditLogRoutes(api: Api, db: Knex): void {
     },
     async ({ query }, ctx) => {
       if (query.start_time !== undefined && query.end_time !== undefined && query.start_time > query.end_time) {
-        throw new RequestError({ code: 'guard.invalid_input', status: 400 }, 'start_time must not be after end_time.');
+        throw new RequestError('guard.invalid_input', { reason: 'start_time must not be after end_time.' });
       }
       const rows = db('logs').select('*');
       const filters: Array<[string, string, unknown]> = [
@@ -107,7 +107,7 @@ export function auditLogRoutes(api: Api, db: Knex): void {
     async ({ params }) => {
       const row = await db('logs').where({ id: params.id }).first<Row | undefined>();
       if (!row) {
-        throw notFound('log', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'log', id: params.id });
       }
       const [log] = await toLogs(db, [row]);
       return log!;

@@ -33,7 +33,7 @@ export type IdpStage = 'configuration' | 'discovery' | 'callback' | 'token' | 'u
  * IdP or the network said stays in `cause` and `idpError` (its OAuth error code) for the operator's
  * log line (lib/experience/external-sign-in-routes.ts), since it can name internal hosts.
  */
-export class IdpFailure extends RequestError {
+export class IdpFailure extends RequestError<'connector.invalid_configuration' | 'connector.authorization_failed'> {
   constructor(
     readonly stage: IdpStage,
     code: 'connector.invalid_configuration' | 'connector.authorization_failed',
@@ -41,8 +41,7 @@ export class IdpFailure extends RequestError {
     cause: unknown,
     readonly idpError?: string,
   ) {
-    super({ code, status: 400 }, message);
-    this.cause = cause;
+    super(code, { reason: message }, { cause });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import { isUniqueViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
@@ -67,7 +67,7 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
   async function getConnector(id: string): Promise<StoredConnector> {
     const connector = await findConnector(db, cache, id);
     if (!connector) {
-      throw notFound('connector', id);
+      throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id });
     }
     return connector;
   }
@@ -89,7 +89,7 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
     },
     async ({ params }) => {
       if (!factoryIds.includes(params.id as FactoryId)) {
-        throw notFound('connector factory', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'connector factory', id: params.id });
       }
       return factoryOf(params.id as FactoryId);
     },
@@ -126,7 +126,7 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
     async ({ body }, _ctx, trx) => {
       const target = body.metadata?.target;
       if (!target) {
-        throw new RequestError({ code: 'connector.should_specify_target', status: 400 }, 'A generic connector needs `metadata.target`.');
+        throw new RequestError('connector.should_specify_target');
       }
       const connector: StoredConnector = {
         id: body.id ?? generateId(),
@@ -136,16 +136,14 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
         metadata: body.metadata ?? {},
         syncProfile: body.syncProfile ?? false,
       };
-      const taken = () =>
-        new RequestError({ code: 'connector.multiple_target_with_same_platform', status: 422 }, `A connector with target \`${target}\` (or this id) already exists.`);
       if (await findConnectorByTargetOrId(trx, target, connector.id)) {
-        throw taken();
+        throw new RequestError('connector.multiple_target_with_same_platform', { target });
       }
       try {
         await insertConnector(trx, connector);
       } catch (error) {
         // A concurrent create of the same target (or id) meets the unique index: the same answer.
-        throw isUniqueViolation(error) ? taken() : error;
+        throw isUniqueViolation(error) ? new RequestError('connector.multiple_target_with_same_platform', { target }) : error;
       }
       return toConnector(connector);
     },
@@ -165,10 +163,10 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
     async ({ params, body }, _ctx, trx) => {
       const current = await findConnectorForUpdate(trx, params.id);
       if (!current) {
-        throw notFound('connector', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: params.id });
       }
       if (body.metadata?.target && body.metadata.target !== current.target) {
-        throw new RequestError({ code: 'connector.can_not_modify_target', status: 400 }, 'The target of a connector cannot change.');
+        throw new RequestError('connector.can_not_modify_target');
       }
       const next: StoredConnector = {
         ...current,
@@ -186,7 +184,7 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
     async ({ params }, _ctx, trx) => {
       const deleted = await deleteConnector(trx, params.id);
       if (deleted === 0) {
-        throw notFound('connector', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: params.id });
       }
     },
   );

@@ -143,7 +143,7 @@ export type Connector = z.output<typeof connectorSchema>;
 export function parseConnectorConfig<S extends z.ZodType>(schema: S, config: Record<string, unknown>): z.output<S> {
   const result = schema.safeParse(config);
   if (!result.success) {
-    throw new RequestError({ code: 'connector.invalid_config', status: 400 }, 'The connector configuration is invalid.', {
+    throw new RequestError('connector.invalid_config', {
       details: result.error.issues.map((issue) => ({ in: 'body', path: ['config', ...issue.path].join('.'), message: issue.message })),
     });
   }

@@ -25,23 +25,17 @@ export type FirstRunCaller = { local: boolean; setupToken?: string; production: 
 async function assertFirstRun(trx: Knex.Transaction, caller: FirstRunCaller): Promise<void> {
   if (!caller.local) {
     if (caller.setupToken === undefined) {
-      throw new RequestError(
-        { code: 'console.setup_token_required', status: 403 },
-        'The first administrator can be created from this machine, or from elsewhere with the setup token the service printed at start.',
-      );
+      throw new RequestError('console.setup_token_required');
     }
     if (!(await spendSetupToken(trx, caller.setupToken))) {
-      throw new RequestError({ code: 'console.setup_token_invalid', status: 403 }, 'This setup token is not valid: it is wrong or was used already.');
+      throw new RequestError('console.setup_token_invalid');
     }
   }
   if (await hasAdministrator(trx)) {
-    throw new RequestError({ code: 'console.administrator_exists', status: 409 }, 'An administrator exists already: sign in instead.');
+    throw new RequestError('console.administrator_exists');
   }
   if (caller.production && (await administratorEverExisted(trx))) {
-    throw new RequestError(
-      { code: 'console.first_run_closed', status: 403 },
-      'An administrator existed already, so the first run is closed: create an administrator with `npm run cli -- create-admin`.',
-    );
+    throw new RequestError('console.first_run_closed');
   }
 }
 

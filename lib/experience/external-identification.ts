@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 
 import { findConnector } from '../connectors/queries.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { provisionByEmailDomain, provisionBySsoConnector } from '../organizations/jit-provisioning.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
@@ -21,7 +21,7 @@ export type ExternalOutcome = { userId: string; created: boolean };
 
 function assertActive(user: UserRow): UserRow {
   if (user.is_suspended) {
-    throw new RequestError({ code: 'user.suspended', status: 401 }, 'This account is suspended.');
+    throw new RequestError('user.suspended');
   }
   return user;
 }
@@ -67,7 +67,7 @@ async function identifyBySocial(
 ): Promise<ExternalOutcome> {
   const connector = await findConnector(trx, cache, record.connectorId);
   if (!connector) {
-    throw notFound('connector', record.connectorId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: record.connectorId });
   }
   const info = record.userInfo!;
   const holder = await findUserBySocialIdentity(trx, connector.target, info.id);
@@ -83,7 +83,7 @@ async function identifyBySocial(
   const identity = { userId: info.id, details: { ...info.rawData } };
   if (link) {
     if (!related) {
-      throw new RequestError({ code: 'user.identity_not_exist', status: 404 }, 'No account to link this identity to.');
+      throw new RequestError('user.identity_not_exist', { reason: 'No account to link this identity to.' });
     }
     assertActive(related);
     await linkSocialIdentity(trx, related.id, connector.target, identity);
@@ -91,7 +91,7 @@ async function identifyBySocial(
     return { userId: related.id, created: false };
   }
   if (state.interactionEvent !== 'Register') {
-    throw new RequestError({ code: 'user.identity_not_exist', status: 404 }, 'No account has this identity yet.', {
+    throw new RequestError('user.identity_not_exist', { reason: 'No account has this identity yet.' }, {
       data: related ? { relatedUser: email } : {},
     });
   }
@@ -112,7 +112,7 @@ async function identifyBySocial(
 async function identifyBySso(trx: Knex.Transaction, cache: SharedCache, ctx: Context, record: ExternalRecord, settings: SignInExperience): Promise<ExternalOutcome> {
   const connector = await findSsoConnector(trx, cache, record.connectorId);
   if (!connector) {
-    throw notFound('SSO connector', record.connectorId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: record.connectorId });
   }
   const info = record.userInfo!;
   const identity = { ssoConnectorId: connector.id, issuer: record.issuer!, identityId: info.id, detail: { ...info.rawData } };
@@ -128,7 +128,7 @@ async function identifyBySso(trx: Knex.Transaction, cache: SharedCache, ctx: Con
   } else {
     const email = verifiedEmail(info);
     if (!email) {
-      throw new RequestError({ code: 'connector.authorization_failed', status: 400 }, 'The identity provider did not give a verified email.');
+      throw new RequestError('connector.authorization_failed', { reason: 'The identity provider did not give a verified email.' });
     }
     const related = await findUserByIdentifier(trx, 'email', email);
     if (related) {
@@ -159,7 +159,7 @@ export async function identifyExternal(
   link: boolean,
 ): Promise<ExternalOutcome> {
   if (state.interactionEvent === 'ForgotPassword') {
-    throw new RequestError({ code: 'session.not_supported_for_forgot_password', status: 422 }, 'This operation is not supported for forgot password.');
+    throw new RequestError('session.not_supported_for_forgot_password');
   }
   return record.type === 'Social' ? identifyBySocial(trx, cache, ctx, state, record, settings, link) : identifyBySso(trx, cache, ctx, record, settings);
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { completeAuthorization, IdpFailure, startAuthorization, type IdpSettings } from '../connectors/external-idp.ts';
 import { findConnector } from '../connectors/queries.ts';
 import { idpSettingsOf } from '../connectors/schemas.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { foreignJsonInput } from '../http/limits.ts';
 import type { Logger } from '../http/logger.ts';
 import type { Api } from '../http/route.ts';
@@ -31,7 +31,7 @@ const verifyBody = z.strictObject({
 async function socialIdp(db: Knex, cache: SharedCache, connectorId: string): Promise<IdpSettings> {
   const connector = await findConnector(db, cache, connectorId);
   if (!connector) {
-    throw notFound('connector', connectorId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: connectorId });
   }
   return idpSettingsOf(connector.factoryId, connector.config);
 }
@@ -39,7 +39,7 @@ async function socialIdp(db: Knex, cache: SharedCache, connectorId: string): Pro
 async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promise<IdpSettings> {
   const connector = await findSsoConnector(db, cache, connectorId);
   if (!connector) {
-    throw notFound('SSO connector', connectorId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: connectorId });
   }
   const config = ssoConfigSchema.safeParse(connector.config);
   if (!config.success) {
@@ -127,7 +127,7 @@ export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cac
         const session = await sessions.load(ctx);
         const record = getRecord(session.state, body.verificationId);
         if (record.type !== kind.type || record.connectorId !== params.connectorId || record.verified) {
-          throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is not a sign-in started with this connector.');
+          throw new RequestError('session.verification_failed', { reason: 'This verification is not a sign-in started with this connector.' });
         }
         const where = { connectorKind: kind.path, connectorId: params.connectorId };
         const { issuer, userInfo } = await atIdp(logger, where, async () =>

@@ -9,23 +9,17 @@ import { createUser } from '../users/users.ts';
 import type { SignInExperience } from './sign-in-experience.ts';
 import { getRecord, requireVerified, type ExperienceState, type PendingProfile } from './state.ts';
 
-const userNotExist = (value: string) =>
-  new RequestError({ code: 'user.user_not_exist', status: 404 }, `User with ${value} does not exist.`, { data: { identifier: value } });
-
 function assertActive(user: UserRow): UserRow {
   if (user.is_suspended) {
-    throw new RequestError({ code: 'user.suspended', status: 401 }, 'This account is suspended.');
+    throw new RequestError('user.suspended');
   }
   return user;
 }
 
-const notForReset = () =>
-  new RequestError({ code: 'session.not_supported_for_forgot_password', status: 422 }, 'This operation is not supported for forgot password.');
-
 /** An email in an SSO connector's domains belongs to the organization's IdP: no password or code account around it. */
 export async function assertNotSsoEmail(db: Queryable, cache: SharedCache, email: string | undefined): Promise<void> {
   if (email && (await ssoConnectorsForEmail(db, cache, email)).length > 0) {
-    throw new RequestError({ code: 'session.sso_enabled', status: 422 }, 'This email signs in with single sign-on.');
+    throw new RequestError('session.sso_enabled');
   }
 }
 
@@ -46,24 +40,24 @@ export async function identifyUser(
   }
   if (record.type === 'Password') {
     if (state.interactionEvent === 'ForgotPassword') {
-      throw notForReset();
+      throw new RequestError('session.not_supported_for_forgot_password');
     }
     return record.userId;
   }
   if (record.type !== 'EmailVerificationCode' && record.type !== 'PhoneVerificationCode') {
-    throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'This verification cannot identify a user here.');
+    throw new RequestError('session.invalid_interaction_type', { reason: 'This verification cannot identify a user here.' });
   }
   if (state.interactionEvent === 'ForgotPassword') {
     const method = record.type === 'EmailVerificationCode' ? 'EmailVerificationCode' : 'PhoneVerificationCode';
     if (!settings.forgotPasswordMethods?.includes(method)) {
-      throw notForReset();
+      throw new RequestError('session.not_supported_for_forgot_password');
     }
   } else if (!settings.signIn.methods.some((method) => method.identifier === record.identifier.type && method.verificationCode)) {
-    throw new RequestError({ code: 'user.sign_in_method_not_enabled', status: 422 }, 'This sign-in method is not enabled.');
+    throw new RequestError('user.sign_in_method_not_enabled');
   }
   const user = await findUserByIdentifier(db, record.identifier.type, record.identifier.value);
   if (!user) {
-    throw userNotExist(record.identifier.value);
+    throw new RequestError('user.user_not_exist', { identifier: record.identifier.value });
   }
   return assertActive(user).id;
 }
@@ -79,7 +73,7 @@ export function profileFromRecord(state: ExperienceState, verificationId: string
     case 'PhoneVerificationCode':
       return { primaryPhone: record.identifier.value };
     default:
-      throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'A password verification cannot register an account.');
+      throw new RequestError('session.invalid_interaction_type', { reason: 'A password verification cannot register an account.' });
   }
 }
 
@@ -101,7 +95,7 @@ export function missingProfile(profile: PendingProfile, settings: SignInExperien
 export async function registerUser(trx: Queryable, profile: PendingProfile, settings: SignInExperience): Promise<string> {
   const missing = missingProfile(profile, settings);
   if (missing.length > 0) {
-    throw new RequestError({ code: 'user.missing_profile', status: 422 }, 'You need to provide additional info before signing-in.', {
+    throw new RequestError('user.missing_profile', {
       data: { missingProfile: missing },
     });
   }

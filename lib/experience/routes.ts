@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 import type { AuditLog } from '../audit/audit-log.ts';
 import { findConnector } from '../connectors/queries.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { signIns } from '../metrics/metrics.ts';
 import { storedBackupCodes } from '../mfa/backup-codes.ts';
 import { addFactor } from '../mfa/factors.ts';
@@ -35,7 +35,7 @@ const eventBody = z.strictObject({ interactionEvent: z.enum(interactionEvents) }
 /** `signInMode` closes sign-up or sign-in (Logto's rule: 403). */
 function assertEventAllowed(event: InteractionEvent, settings: SignInExperience): void {
   if ((event === 'Register' && settings.signInMode === 'SignIn') || (event === 'SignIn' && settings.signInMode === 'Register')) {
-    throw new RequestError({ code: 'auth.forbidden', status: 403 }, `${event === 'Register' ? 'Sign-up' : 'Sign-in'} is not enabled.`);
+    throw new RequestError('auth.forbidden', { reason: `${event === 'Register' ? 'Sign-up' : 'Sign-in'} is not enabled.` });
   }
 }
 
@@ -65,7 +65,7 @@ const auditSubmit = (audit: AuditLog, ctx: Context, state: ExperienceState, inte
 
 function requireUser(state: ExperienceState): string {
   if (!state.userId) {
-    throw new RequestError({ code: 'session.identifier_not_found', status: 404 }, 'User identifier not found. Please go back and sign in again.');
+    throw new RequestError('session.identifier_not_found');
   }
   return state.userId;
 }
@@ -90,7 +90,7 @@ async function applyLinks(trx: Knex.Transaction, cache: SharedCache, state: Expe
   if (social?.type === 'Social' && social.userInfo) {
     const connector = await findConnector(trx, cache, social.connectorId);
     if (!connector) {
-      throw notFound('connector', social.connectorId);
+      throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: social.connectorId });
     }
     await linkSocialIdentity(trx, userId, connector.target, { userId: social.userInfo.id, details: { ...social.userInfo.rawData } });
   }
@@ -114,7 +114,7 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       const session = await sessions.load(ctx);
       // What a password reset proved must not become a sign-in, nor the other way round.
       if ((session.state.interactionEvent === 'ForgotPassword') !== (body.interactionEvent === 'ForgotPassword')) {
-        throw new RequestError({ code: 'session.not_supported_for_forgot_password', status: 400 }, 'A password reset cannot switch to or from another flow.');
+        throw new RequestError('session.not_supported_for_forgot_password', { reason: 'A password reset cannot switch to or from another flow.' }, { status: 400 });
       }
       assertEventAllowed(body.interactionEvent, await currentSignInExperience(db, cache));
       await session.save({ ...session.state, interactionEvent: body.interactionEvent });
@@ -215,7 +215,7 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       const session = await sessions.load(ctx);
       const { state } = session;
       if (state.interactionEvent === 'ForgotPassword') {
-        throw new RequestError({ code: 'session.not_supported_for_forgot_password', status: 400 }, 'This operation is not supported for forgot password.');
+        throw new RequestError('session.not_supported_for_forgot_password', undefined, { status: 400 });
       }
       let addition: ExperienceState['profile'];
       if (body.type === 'username') {
@@ -228,7 +228,7 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       } else if (body.type === 'social') {
         // Linked at submit to whoever this interaction signs in (proved by password, code...).
         if (requireVerified(getRecord(state, body.verificationId)).type !== 'Social') {
-          throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is not a social sign-in.');
+          throw new RequestError('session.verification_failed', { reason: 'This verification is not a social sign-in.' });
         }
         addition = { socialVerificationId: body.verificationId };
       } else {
@@ -253,11 +253,11 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       const session = await sessions.load(ctx);
       const { state } = session;
       if (state.interactionEvent !== 'ForgotPassword') {
-        throw new RequestError({ code: 'session.invalid_interaction_type', status: 400 }, 'Only a password reset sets a new password here.');
+        throw new RequestError('session.invalid_interaction_type', { reason: 'Only a password reset sets a new password here.' });
       }
       const user = await getUserRow(db, requireUser(state));
       if (await verifyPassword(user.password_digest, body.password)) {
-        throw new RequestError({ code: 'user.same_password', status: 422 }, 'New password cannot be the same as your old password.');
+        throw new RequestError('user.same_password');
       }
       const settings = await currentSignInExperience(db, cache);
       assertPasswordAccepted(body.password, settings.passwordPolicy, userInfoOf(user));
@@ -280,7 +280,7 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       const userId = requireUser(state);
       if (state.interactionEvent === 'ForgotPassword') {
         if (!state.newPasswordDigest) {
-          throw new RequestError({ code: 'user.new_password_required_in_profile', status: 422 }, 'You need to set a new password.');
+          throw new RequestError('user.new_password_required_in_profile');
         }
         const digest = state.newPasswordDigest;
         await withTransaction(db, async (trx) => {

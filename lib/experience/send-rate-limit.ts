@@ -13,12 +13,12 @@ export type SendLimit = { maxSends: number; windowMs: number };
  * catch it and emit `Message.RateLimited {action: 'VerificationCodeSend', recipient}`; management
  * paths let it through as a plain RequestError and emit nothing.
  */
-export class MessageRateLimited extends RequestError {
+export class MessageRateLimited extends RequestError<'request.message_rate_limited'> {
   /** The normalised recipient (lower-cased email, phone digits), as the event reports it. */
   readonly recipient: string;
 
   constructor(recipient: string) {
-    super({ code: 'request.message_rate_limited', status: 429 }, 'Too many messages sent to this recipient. Please try again later.');
+    super('request.message_rate_limited');
     this.recipient = recipient;
   }
 }

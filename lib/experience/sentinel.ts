@@ -24,19 +24,13 @@ export const identifierTarget = (type: string, value: string): SentinelTarget =>
 export const sentinelTarget = (identifier: { type: string; value: string }, user: { id: string } | undefined): SentinelTarget =>
   user ? accountTarget(user.id) : identifierTarget(identifier.type, identifier.value);
 
-const blocked = () =>
-  new RequestError(
-    { code: 'session.verification_blocked_too_many_attempts', status: 400 },
-    'Too many failed attempts. Sign-in is locked for a while; try again later.',
-  );
-
 type Row = { target: string; failures: number; locked_until: number | null };
 
 /** Refuses any verification against a locked target, even a correct one. */
 export async function assertNotLocked(db: Queryable, target: SentinelTarget): Promise<void> {
   const row = await db('sentinel_activities').where({ target }).first<Row | undefined>();
   if (row?.locked_until && Number(row.locked_until) > Date.now()) {
-    throw blocked();
+    throw new RequestError('session.verification_blocked_too_many_attempts');
   }
 }
 
@@ -57,7 +51,7 @@ export async function recordFailure(db: Knex, target: SentinelTarget, policy: Se
     const row = await trx('sentinel_activities').where({ target }).first<Row>();
     if (row.locked_until && Number(row.locked_until) > now) {
       // Locked by a concurrent failure while this one was being checked: refused, not counted again.
-      throw blocked();
+      throw new RequestError('session.verification_blocked_too_many_attempts');
     }
     if (row.failures < policy.maxAttempts) {
       return { locked: false };
@@ -98,7 +92,7 @@ export async function failVerification(
   if (locked) {
     lockouts.inc();
     await onLock();
-    throw blocked();
+    throw new RequestError('session.verification_blocked_too_many_attempts');
   }
   throw error;
 }

@@ -25,7 +25,7 @@ export function experienceSessions(db: Queryable, oidc: OidcService) {
       return await provider.interactionDetails(ctx.req, ctx.res);
     } catch (error) {
       if (error instanceof errors.SessionNotFound) {
-        throw new RequestError({ code: 'session.not_found', status: 400 }, 'Session not found. Please go back and sign in again.');
+        throw new RequestError('session.not_found');
       }
       throw error;
     }

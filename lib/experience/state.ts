@@ -88,10 +88,7 @@ export async function loadState(db: Queryable, interactionUid: string): Promise<
     .where('expires_at', '>', Date.now())
     .first<{ state: string } | undefined>();
   if (!row) {
-    throw new RequestError(
-      { code: 'session.interaction_not_found', status: 404 },
-      'Interaction session not found. Please go back and start the session again.',
-    );
+    throw new RequestError('session.interaction_not_found');
   }
   return JSON.parse(row.state) as ExperienceState;
 }
@@ -115,17 +112,14 @@ export async function purgeExpiredStates(db: Queryable): Promise<number> {
 export function getRecord(state: ExperienceState, verificationId: string | undefined): VerificationRecord {
   const record = verificationId && Object.hasOwn(state.records, verificationId) ? state.records[verificationId] : undefined;
   if (!record) {
-    throw new RequestError(
-      { code: 'session.verification_session_not_found', status: 404 },
-      'The verification was not found. Restart the verification and try again.',
-    );
+    throw new RequestError('session.verification_session_not_found');
   }
   return record;
 }
 
 export function requireVerified(record: VerificationRecord): VerificationRecord {
   if (!record.verified) {
-    throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'The verification was not completed.');
+    throw new RequestError('session.verification_failed');
   }
   return record;
 }

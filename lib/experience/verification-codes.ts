@@ -41,19 +41,6 @@ export function recipientKey({ type, value }: CodeIdentifier): string {
  */
 const hashCode = (codeId: string, code: string): Buffer => createHmac('sha256', codeId).update(code).digest();
 
-const errors = {
-  notFound: () =>
-    new RequestError({ code: 'verification_code.not_found' }, 'Verification code not found. Please send a verification code first.'),
-  expired: () =>
-    new RequestError({ code: 'verification_code.expired' }, 'Verification code has expired. Please send a new verification code.'),
-  exceedMaxTry: () =>
-    new RequestError(
-      { code: 'verification_code.exceed_max_try' },
-      'Verification code retries limitation exceeded. Please send a new verification code.',
-    ),
-  mismatch: () => new RequestError({ code: 'verification_code.code_mismatch' }, 'Invalid verification code.'),
-};
-
 /**
  * Applies the recipient's send limit (throws MessageRateLimited), stores a new code and sends it.
  * Whether the recipient may receive one (an existing user, anti-enumeration) is the caller's call.
@@ -66,10 +53,7 @@ export async function sendVerificationCode(
 ): Promise<{ codeId: string; expiresAt: number }> {
   const connector = connectors[identifier.type];
   if (!connector) {
-    throw new RequestError(
-      { code: 'connector.not_found', status: 501 },
-      `This service cannot send verification codes by ${identifier.type === 'email' ? 'email' : 'SMS'}.`,
-    );
+    throw new RequestError('connector.not_found', { channel: identifier.type === 'email' ? 'email' : 'SMS' });
   }
   const recipient = recipientKey(identifier);
   const now = Date.now();
@@ -96,13 +80,8 @@ export async function sendVerificationCode(
     await connector.send({ to, type: identifier.type, purpose, code });
   } catch (cause) {
     await db('verification_codes').where({ id: codeId }).delete();
-    const error = new RequestError(
-      { code: 'connector.general', status: 502 },
-      'The verification message could not be sent. Please try again later.',
-    );
     // Logged by the error handler (5xx) with what the mail server said, which the client does not see.
-    error.cause = cause;
-    throw error;
+    throw new RequestError('connector.general', { cause });
   }
   return { codeId, expiresAt };
 }
@@ -112,12 +91,12 @@ type CodeRow = { id: string; purpose: CodePurpose; code_hash: string; attempts: 
 /** Why a code could not take a try, in Logto's order: gone or used, then expired, then out of tries. */
 function refusal(row: CodeRow | undefined, purpose: CodePurpose | undefined, now: number): RequestError {
   if (!row || row.verified_at !== null || (purpose && row.purpose !== purpose)) {
-    return errors.notFound();
+    return new RequestError('verification_code.not_found');
   }
   if (Number(row.expires_at) <= now) {
-    return errors.expired();
+    return new RequestError('verification_code.expired');
   }
-  return errors.exceedMaxTry();
+  return new RequestError('verification_code.exceed_max_try');
 }
 
 /**
@@ -141,7 +120,7 @@ export async function verifyVerificationCode(
         .first<{ id: string } | undefined>('id')
     )?.id;
   if (!id) {
-    throw errors.notFound();
+    throw new RequestError('verification_code.not_found');
   }
 
   // A try is taken before the comparison, atomically: concurrent guesses each spend one, so a code
@@ -157,12 +136,12 @@ export async function verifyVerificationCode(
     throw refusal(row, purpose, now);
   }
   if (!timingSafeEqual(hashCode(id, code), Buffer.from(row.code_hash, 'hex'))) {
-    throw errors.mismatch();
+    throw new RequestError('verification_code.code_mismatch');
   }
   // Two right answers at once: only one consumes the code.
   const consumed = await db('verification_codes').where({ id }).whereNull('verified_at').update({ verified_at: now });
   if (!consumed) {
-    throw errors.notFound();
+    throw new RequestError('verification_code.not_found');
   }
   return { codeId: id, purpose: row.purpose };
 }

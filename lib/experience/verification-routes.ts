@@ -23,9 +23,6 @@ import type { CodePurpose } from './verification-codes.ts';
 const tag = 'Experience';
 const verificationResponse = z.object({ verificationId: z.string() });
 
-const invalidCredentials = () =>
-  new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Incorrect account or password. Please check your input.');
-
 /** The experience's proofs: a password, a new username + password, a code sent to an email or phone. */
 export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, connectors: Connectors): void {
   api.add(
@@ -43,7 +40,7 @@ export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: K
       const settings = await currentSignInExperience(db, cache);
       const { identifier } = body;
       if (!settings.signIn.methods.some((method) => method.identifier === identifier.type && method.password)) {
-        throw new RequestError({ code: 'user.sign_in_method_not_enabled', status: 422 }, 'This sign-in method is not enabled.');
+        throw new RequestError('user.sign_in_method_not_enabled');
       }
       const user = await findUserByIdentifier(db, identifier.type, identifier.value);
       const target = sentinelTarget(identifier, user);
@@ -51,13 +48,13 @@ export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: K
       // An unknown identifier costs the same time and counts the same failure as a wrong password.
       const matches = user ? await verifyPassword(user.password_digest, body.password) : await verifyNothing(body.password);
       if (!user || !matches) {
-        return failVerification(db, target, settings.sentinelPolicy, invalidCredentials(), () =>
+        return failVerification(db, target, settings.sentinelPolicy, new RequestError('session.invalid_credentials'), () =>
           recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: identifier.type, value: identifier.value }),
         );
       }
       await recordSuccess(db, target);
       if (user.is_suspended) {
-        throw new RequestError({ code: 'user.suspended', status: 401 }, 'This account is suspended.');
+        throw new RequestError('user.suspended');
       }
       const id = generateId();
       session.state.records[id] = { id, type: 'Password', identifier, userId: user.id, verified: true };
@@ -144,7 +141,7 @@ export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: K
       const record = getRecord(session.state, body.verificationId);
       const identifier = body.identifier as Identifier;
       if (!('codeId' in record) || record.identifier.type !== identifier.type || record.identifier.value !== identifier.value) {
-        throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is for another identifier.');
+        throw new RequestError('session.verification_failed', { reason: 'This verification is for another identifier.' });
       }
       const { sentinelPolicy } = await currentSignInExperience(db, cache);
       await verifyCodeGuarded(db, cache, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });

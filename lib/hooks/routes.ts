@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { tenantId } from '../applications/queries.ts';
 import type { Config } from '../config/env.ts';
-import { RequestError, notFound, orNotFound } from '../http/errors.ts';
+import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
@@ -29,7 +29,7 @@ import {
 } from './schemas.ts';
 import { WebhookSender } from './send.ts';
 import { requestHeaders } from './signature.ts';
-import { assertHookTarget, invalidUrl } from './target-guard.ts';
+import { assertHookTarget } from './target-guard.ts';
 
 const tag = 'Hooks';
 const idParams = z.object({ id: z.string().min(1).max(21) });
@@ -42,8 +42,6 @@ const truthy = z
   .transform((value) => ['true', '1', 'yes'].includes(value?.toLowerCase() ?? ''));
 const statsQuery = z.object({ includeExecutionStats: truthy });
 const millis = z.coerce.number().int().min(0);
-
-const missingEvents = () => new RequestError({ code: 'hook.missing_events', status: 400 }, 'You need to provide at least one event.');
 
 const getHook = async (db: Queryable, id: string) => orNotFound(await findHook(db, id), 'hook', id);
 const getHookForUpdate = async (trx: Knex.Transaction, id: string) => orNotFound(await findHookForUpdate(trx, id), 'hook', id);
@@ -132,7 +130,7 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
     async ({ body }, _ctx, db) => {
       const events = body.events ?? (body.event ? [body.event] : undefined);
       if (!events) {
-        throw missingEvents();
+        throw new RequestError('hook.missing_events');
       }
       await checkTarget(body.config);
       const hook: Hook = {
@@ -204,7 +202,7 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
     { method: 'delete', path: '/hooks/:id', summary: 'Delete a hook, its pending deliveries and its logs', tag, params: idParams, errors: [404] },
     async ({ params }, _ctx, trx) => {
       if (!(await deleteHook(trx, params.id))) {
-        throw notFound('hook', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'hook', id: params.id });
       }
     },
   );
@@ -241,7 +239,7 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
     async ({ params, body }, _ctx, db) => {
       const events: HookEvent[] | undefined = body.events ?? (body.event ? [body.event] : undefined);
       if (!events) {
-        throw missingEvents();
+        throw new RequestError('hook.missing_events');
       }
       const hook = await getHook(db, params.id);
       await checkTarget(body.config);
@@ -249,16 +247,13 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
         const payload = JSON.stringify({ hookId: hook.id, event, createdAt: new Date().toISOString(), ...samplePayloads[event] });
         const result = await tester.send(body.config.url, payload, requestHeaders(body.config, hook.signingKey, generateId(), payload));
         if (result.refused) {
-          throw invalidUrl(result.error ?? 'The hook target is not allowed.');
+          throw new RequestError('hook.invalid_url', { reason: result.error ?? 'The hook target is not allowed.' });
         }
         if (result.statusCode === undefined) {
-          throw new RequestError(
-            { code: 'hook.send_test_payload_failed', status: 422 },
-            `Failed to send test payload: ${result.error ?? 'no response'}`,
-          );
+          throw new RequestError('hook.send_test_payload_failed', { error: result.error ?? 'no response' });
         }
         if (result.statusCode < 200 || result.statusCode >= 300) {
-          throw new RequestError({ code: 'hook.endpoint_responded_with_error', status: 422 }, 'Endpoint responded with error.', {
+          throw new RequestError('hook.endpoint_responded_with_error', {
             data: { responseStatus: result.statusCode, responseBody: result.body ?? '' },
           });
         }
@@ -282,7 +277,7 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
     },
     async ({ params, query }, ctx) => {
       if (query.start_time !== undefined && query.end_time !== undefined && query.start_time > query.end_time) {
-        throw new RequestError({ code: 'guard.invalid_input', status: 400 }, 'start_time must not be after end_time.');
+        throw new RequestError('guard.invalid_input', { reason: 'start_time must not be after end_time.' });
       }
       const rows = db('hook_attempts').where({ hook_id: params.id }).select('*');
       if (query.start_time === undefined && query.end_time === undefined) {
@@ -317,17 +312,13 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
       const hook = await getHookForUpdate(trx, params.id);
       const delivery = await findDelivery(trx, hook.id, params.deliveryId);
       if (!delivery) {
-        throw notFound('delivery', params.deliveryId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'delivery', id: params.deliveryId });
       }
       if (!hook.enabled) {
-        throw new RequestError({ code: 'hook.disabled', status: 422 }, 'The hook is disabled: enable it before re-sending.');
+        throw new RequestError('hook.disabled');
       }
       if (!(await requeueDelivery(trx, delivery.id))) {
-        throw new RequestError(
-          { code: 'hook.delivery_not_failed', status: 422 },
-          `Only a failed delivery can be re-sent; this one is ${delivery.status}.`,
-          { data: { status: delivery.status } },
-        );
+        throw new RequestError('hook.delivery_not_failed', { status: delivery.status });
       }
       notifyAfter(trx);
     },

@@ -14,8 +14,6 @@ import { RequestError } from '../http/errors.ts';
  * checked is the address connected to, so a name cannot be rebound between the two.
  */
 
-export const invalidUrl = (message: string) => new RequestError({ code: 'hook.invalid_url', status: 400 }, message);
-
 /** A delivery refused by the guard: not retried. */
 export class TargetRefusedError extends Error {
   override name = 'TargetRefusedError';
@@ -48,10 +46,10 @@ export function parseHookUrl(value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw invalidUrl('The hook URL is not a valid URL.');
+    throw new RequestError('hook.invalid_url', { reason: 'The hook URL is not a valid URL.' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidUrl('The hook URL must use http or https.');
+    throw new RequestError('hook.invalid_url', { reason: 'The hook URL must use http or https.' });
   }
   return url;
 }
@@ -76,7 +74,7 @@ export async function assertHookTarget(value: string, allowPrivate: boolean): Pr
   const host = bareHost(url);
   if (isIP(host)) {
     if (!isPublicAddress(host)) {
-      throw invalidUrl(refusal(host, host));
+      throw new RequestError('hook.invalid_url', { reason: refusal(host, host) });
     }
     return url;
   }
@@ -89,7 +87,7 @@ export async function assertHookTarget(value: string, allowPrivate: boolean): Pr
   });
   const refused = addresses.find(({ address }) => !isPublicAddress(address));
   if (refused) {
-    throw invalidUrl(refusal(host, refused.address));
+    throw new RequestError('hook.invalid_url', { reason: refusal(host, refused.address) });
   }
   return url;
 }

@@ -5,20 +5,15 @@ import type { Context, Middleware } from 'koa';
 import { RequestError } from './errors.ts';
 import { maxBodyBytes, maxJsonDepth } from './limits.ts';
 
-const invalid = (message: string) => new RequestError({ code: 'guard.invalid_input' }, message);
-const notJson = () =>
-  new RequestError({ code: 'request.unsupported_media_type', status: 415 }, 'The request body must be JSON (content-type: application/json).');
-
 /**
  * The request body, at most `limit` bytes (413 beyond). What comes after the limit is read and
  * dropped, not cut off, so that the client gets the answer rather than a reset connection.
  */
 export async function readBody(ctx: Context, limit: number): Promise<Buffer> {
-  const tooLarge = () =>
-    new RequestError({ code: 'request.entity_too_large', status: 413 }, `The request body is larger than ${limit} bytes.`);
+  const tooLarge = { reason: `The request body is larger than ${limit} bytes.` };
   if (Number(ctx.get('content-length')) > limit) {
     ctx.req.resume();
-    throw tooLarge();
+    throw new RequestError('request.entity_too_large', tooLarge);
   }
   const request: IncomingMessage = ctx.req;
   return new Promise((resolve, reject) => {
@@ -27,13 +22,13 @@ export async function readBody(ctx: Context, limit: number): Promise<Buffer> {
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        reject(tooLarge());
+        reject(new RequestError('request.entity_too_large', tooLarge));
       } else {
         chunks.push(chunk);
       }
     });
     request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', () => reject(invalid('The request body was cut off.')));
+    request.on('error', () => reject(new RequestError('guard.invalid_input', { reason: 'The request body was cut off.' })));
   });
 }
 
@@ -50,11 +45,11 @@ function checkJson(value: unknown): void {
     const [item, depth] = stack.pop()!;
     if (typeof item === 'string') {
       if (loneSurrogate.test(item)) {
-        throw invalid('The request body holds a lone UTF-16 surrogate (\\ud800-\\udfff).');
+        throw new RequestError('guard.invalid_input', { reason: 'The request body holds a lone UTF-16 surrogate (\\ud800-\\udfff).' });
       }
     } else if (item !== null && typeof item === 'object') {
       if (depth > maxJsonDepth) {
-        throw invalid(`The request body is nested deeper than ${maxJsonDepth} levels.`);
+        throw new RequestError('guard.invalid_input', { reason: `The request body is nested deeper than ${maxJsonDepth} levels.` });
       }
       for (const [key, child] of Object.entries(item)) {
         stack.push([key, depth], [child, depth + 1]);
@@ -78,18 +73,18 @@ export const jsonBody: Middleware = async (ctx, next) => {
   const isJson = jsonMediaType.test(ctx.request.type) && ['', 'utf-8'].includes((ctx.request.charset ?? '').toLowerCase());
   if (declared && !isJson) {
     ctx.req.resume();
-    throw notJson();
+    throw new RequestError('request.unsupported_media_type');
   }
   const raw = await readBody(ctx, maxBodyBytes);
   if (raw.length > 0) {
     if (!declared) {
-      throw notJson();
+      throw new RequestError('request.unsupported_media_type');
     }
     let body: unknown;
     try {
       body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
     } catch {
-      throw invalid('The request body is not valid JSON.');
+      throw new RequestError('guard.invalid_input', { reason: 'The request body is not valid JSON.' });
     }
     checkJson(body);
     (ctx.request as { body?: unknown }).body = body;

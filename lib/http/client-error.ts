@@ -1,15 +1,16 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+import { RequestError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
 /** What Node answers itself, before any route (a malformed request, headers over its 16 KB), by parser error code. */
-const clientErrors: Record<string, { status: number; code: string; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'request.header_fields_too_large', message: 'The request headers are larger than 16 KB.' },
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, code: 'request.entity_too_large', message: 'The chunk extensions are too large.' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request.timeout', message: 'The request took too long to arrive.' },
+const clientErrors: Record<string, RequestError> = {
+  HPE_HEADER_OVERFLOW: new RequestError('request.header_fields_too_large'),
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: new RequestError('request.entity_too_large', { reason: 'The chunk extensions are too large.' }),
+  ERR_HTTP_REQUEST_TIMEOUT: new RequestError('request.timeout'),
 };
-const malformed = { status: 400, code: 'request.malformed', message: 'The request is not valid HTTP.' };
+const malformed = new RequestError('request.malformed');
 
 /**
  * The server's `clientError` listener. Node's own answer to a request it could not parse is an empty

@@ -1,46 +1,51 @@
+import { randomBytes } from 'node:crypto';
+
 import type { Middleware } from 'koa';
 
 import { isForeignKeyViolation, isUniqueViolation } from '../storage/database.ts';
+import { errorCodes, type ErrorCode } from './error-codes.ts';
 import { RequestError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
-type ErrorBody = { code: string; message: string; data?: unknown; details?: unknown };
-
-function toBody(error: unknown): { status: number; body: ErrorBody } {
+/** The error as the client may see it: one of the catalogue, or nothing (an internal failure). */
+function exposed(error: unknown): RequestError | undefined {
   if (error instanceof RequestError) {
-    return {
-      status: error.status,
-      body: { code: error.code, message: error.message, data: error.data, details: error.details },
-    };
+    return error;
   }
   // Database constraints are the last line against races that a prior check cannot close.
   if (isUniqueViolation(error)) {
-    return {
-      status: 422,
-      body: { code: 'entity.unique_integrity_violation', message: 'The entity already exists or is in use.' },
-    };
+    return new RequestError('entity.unique_integrity_violation');
   }
   if (isForeignKeyViolation(error)) {
-    return {
-      status: 422,
-      body: { code: 'entity.relation_foreign_key_not_found', message: 'A related entity does not exist.' },
-    };
+    return new RequestError('entity.relation_foreign_key_not_found');
   }
-  return { status: 500, body: { code: 'unknown', message: 'Internal server error.' } };
+  return undefined;
 }
 
-/** Renders every error of the management and experience APIs as `{code, message, data?, details?}`. */
+/**
+ * Renders every error of the management, experience and account APIs as `{code, message, data?,
+ * details?}`. An error outside the catalogue (a bug, a database down) is a 500 `unknown` whose body
+ * says nothing of what failed, only a `logId` that its log line carries too, for the operator.
+ */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      const { status, body } = toBody(error);
-      if (status >= 500) {
-        logger.error({ err: error, path: ctx.path, method: ctx.method }, 'request failed');
+      const known = exposed(error);
+      if (known) {
+        if (known.status >= 500) {
+          logger.error({ err: error, path: ctx.path, method: ctx.method }, 'request failed');
+        }
+        ctx.status = known.status;
+        ctx.body = { code: known.code, message: known.message, data: known.data, details: known.details };
+        return;
       }
+      const logId = randomBytes(6).toString('base64url');
+      logger.error({ err: error, logId, path: ctx.path, method: ctx.method }, 'request failed');
+      const { status, message } = errorCodes.unknown;
       ctx.status = status;
-      ctx.body = body;
+      ctx.body = { code: 'unknown' satisfies ErrorCode, message, logId };
     }
   };
 }

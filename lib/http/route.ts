@@ -72,7 +72,7 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: s
   }
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new RequestError({ code: 'guard.invalid_input' }, `The request ${where} is invalid.`, {
+    throw new RequestError('guard.invalid_input', { reason: `The request ${where} is invalid.` }, {
       details: result.error.issues.map((issue) => ({
         in: where,
         path: issue.path.join('.'),

@@ -20,10 +20,7 @@ export function refuseCrossSite(endpoint: string, cookieAuthenticated: (path: st
       const origin = ctx.get('origin');
       const site = ctx.get('sec-fetch-site');
       if ((origin !== '' && origin !== ownOrigin) || (site !== '' && !ownSite.has(site))) {
-        throw new RequestError(
-          { code: 'request.cross_site_forbidden', status: 403 },
-          'This request came from another site: it is accepted only from the pages of this service.',
-        );
+        throw new RequestError('request.cross_site_forbidden');
       }
     }
     await next();

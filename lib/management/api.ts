@@ -129,11 +129,10 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
   app.use(async (ctx, next) => {
     await next();
     if (underApi(ctx.path) && ctx.status === 404 && ctx.body === undefined) {
-      throw new RequestError({ code: 'request.not_found', status: 404 }, 'No API route has this path.');
+      throw new RequestError('request.not_found');
     }
   });
   app.use(management.router.routes());
-  const methodNotAllowed = () =>
-    new RequestError({ code: 'request.method_not_allowed', status: 405 }, 'This method is not allowed on this path.');
+  const methodNotAllowed = () => new RequestError('request.method_not_allowed');
   app.use(management.router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
 }

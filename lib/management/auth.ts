@@ -13,10 +13,6 @@ import { userStanding } from '../users/queries.ts';
 
 export type ManagementAuth = { clientId?: string; sub?: string };
 
-const unauthorized = (reason: string) => new RequestError({ code: 'auth.unauthorized', status: 401 }, `Unauthorized: ${reason}.`);
-
-const forbidden = (message: string) => new RequestError({ code: 'auth.forbidden', status: 403 }, message);
-
 /**
  * The management API's front door: one Bearer JWT access token of ours for the management
  * resource, holding `all`, whose holder may still act. A token is only as good as its holder: the
@@ -32,21 +28,21 @@ export function requireManagementToken(config: Config, db: Knex, cache: SharedCa
     try {
       return await verifyAccessToken(db, cache, config.issuer, token);
     } catch (error) {
-      throw error instanceof AccessTokenRefused ? unauthorized(`the token ${error.message}`) : error;
+      throw error instanceof AccessTokenRefused ? new RequestError('auth.unauthorized', { reason: `Unauthorized: the token ${error.message}.` }) : error;
     }
   }
 
   /** The scopes the token's holder holds on the management API today. */
   async function heldScopes(claims: AccessTokenClaims): Promise<string[]> {
     if (!(await findApplicationClient(claims.client_id))) {
-      throw unauthorized('the application the token was issued to no longer exists');
+      throw new RequestError('auth.unauthorized', { reason: 'Unauthorized: the application the token was issued to no longer exists.' });
     }
     if (isApplicationToken(claims)) {
       return scopesHeldByApplication(db, cache, claims.client_id, managementApi.resourceId);
     }
     const standing = await userStanding(db, cache, claims.sub);
     if (standing !== 'active') {
-      throw unauthorized(`the user the token was issued for is ${standing}`);
+      throw new RequestError('auth.unauthorized', { reason: `Unauthorized: the user the token was issued for is ${standing}.` });
     }
     return scopesHeldByUser(db, cache, claims.sub, managementApi.resourceId);
   }
@@ -54,13 +50,13 @@ export function requireManagementToken(config: Config, db: Knex, cache: SharedCa
   return async (ctx, next) => {
     const claims = await verify(bearerToken(ctx.get('authorization')));
     if (!audiencesOf(claims).includes(config.managementApiResource)) {
-      throw unauthorized('the token is not for this API');
+      throw new RequestError('auth.unauthorized', { reason: 'Unauthorized: the token is not for this API.' });
     }
     if (!scopesOf(claims).includes(managementApi.scopeName)) {
-      throw forbidden(`The token lacks the \`${managementApi.scopeName}\` scope.`);
+      throw new RequestError('auth.forbidden', { reason: `The token lacks the \`${managementApi.scopeName}\` scope.` });
     }
     if (!(await heldScopes(claims)).includes(managementApi.scopeName)) {
-      throw forbidden(`The token's holder no longer holds the \`${managementApi.scopeName}\` scope.`);
+      throw new RequestError('auth.forbidden', { reason: `The token's holder no longer holds the \`${managementApi.scopeName}\` scope.` });
     }
     ctx.state.auth = { clientId: claims.client_id, sub: claims.sub } satisfies ManagementAuth;
     await next();

@@ -84,7 +84,7 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       if (body.type === 'Totp') {
         const step = acceptedStep(body.secret, body.code.trim(), null);
         if (step === undefined) {
-          throw new RequestError({ code: 'session.mfa.invalid_totp_code', status: 400 }, 'The authenticator code is not valid.');
+          throw new RequestError('session.mfa.invalid_totp_code');
         }
         factor = { type: 'Totp', secret: body.secret, lastUsedStep: step };
       } else {

@@ -24,7 +24,7 @@ const code = z.string().min(1).max(32);
 function identifiedUser(session: ExperienceSession): string {
   const { userId } = session.state;
   if (!userId) {
-    throw new RequestError({ code: 'session.identifier_not_found', status: 404 }, 'Identify the user first.');
+    throw new RequestError('session.identifier_not_found', { reason: 'Identify the user first.' });
   }
   return userId;
 }
@@ -38,7 +38,7 @@ async function saveRecord(session: ExperienceSession, record: VerificationRecord
 export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, config: Config): void {
   async function assertFactorEnabled(type: 'Totp' | 'BackupCode'): Promise<void> {
     if (!enabledFactors(await currentSignInExperience(db, cache)).includes(type)) {
-      throw new RequestError({ code: 'session.mfa.mfa_factor_not_enabled', status: 400 }, `${type} is not enabled in the sign-in experience.`);
+      throw new RequestError('session.mfa.mfa_factor_not_enabled', { reason: `${type} is not enabled in the sign-in experience.` });
     }
   }
 
@@ -56,7 +56,7 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       const userId = identifiedUser(session);
       await assertFactorEnabled('Totp');
       if (await findFactor(db, userId, 'Totp')) {
-        throw new RequestError({ code: 'user.totp_already_in_use', status: 422 }, 'This account already has an authenticator app.');
+        throw new RequestError('user.totp_already_in_use');
       }
       const user = await getUserRow(db, userId);
       const secret = newTotpSecret();
@@ -82,11 +82,11 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       if (body.verificationId) {
         const record = getRecord(session.state, body.verificationId);
         if (record.type !== 'Totp' || !record.secret || record.userId !== userId) {
-          throw new RequestError({ code: 'session.verification_failed', status: 400 }, 'This verification is not an authenticator enrolment.');
+          throw new RequestError('session.verification_failed', { reason: 'This verification is not an authenticator enrolment.' });
         }
         const step = acceptedStep(record.secret, body.code.trim(), null);
         if (step === undefined) {
-          throw new RequestError({ code: 'session.mfa.invalid_totp_code', status: 400 }, 'The authenticator code is not valid.');
+          throw new RequestError('session.mfa.invalid_totp_code');
         }
         return { verificationId: await saveRecord(session, { ...record, step, verified: true }) };
       }
@@ -157,7 +157,7 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       const session = await sessions.load(ctx);
       const userId = identifiedUser(session);
       if (!(factorTypes as readonly string[]).includes(body.type)) {
-        throw new RequestError({ code: 'session.mfa.mfa_factor_not_enabled', status: 400 }, `${body.type} is not supported.`);
+        throw new RequestError('session.mfa.mfa_factor_not_enabled', { reason: `${body.type} is not supported.` });
       }
       const record = getRecord(session.state, body.verificationId);
       const mfa = { ...session.state.mfa };
@@ -166,7 +166,7 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       } else if (record.type === 'BackupCode' && body.type === 'BackupCode' && record.codes && record.userId === userId) {
         mfa.backupCodes = record.codes;
       } else {
-        throw new RequestError({ code: 'session.verification_failed', status: 400 }, `This verification is not a completed ${body.type} enrolment.`);
+        throw new RequestError('session.verification_failed', { reason: `This verification is not a completed ${body.type} enrolment.` });
       }
       await session.save({ ...session.state, mfa });
     },
@@ -185,7 +185,7 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       identifiedUser(session);
       const settings = await currentSignInExperience(db, cache);
       if (settings.mfa.policy !== 'UserControlled') {
-        throw new RequestError({ code: 'session.mfa.mfa_policy_not_user_controlled', status: 422 }, 'Two-step verification cannot be skipped.');
+        throw new RequestError('session.mfa.mfa_policy_not_user_controlled');
       }
       await session.save({ ...session.state, mfa: { ...session.state.mfa, skipped: true } });
     },

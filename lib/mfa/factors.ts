@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { RequestError, notFound } from '../http/errors.ts';
+import type { ErrorCode } from '../http/error-codes.ts';
+import { RequestError } from '../http/errors.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
@@ -61,11 +62,7 @@ export async function findFactor(db: Queryable, userId: string, type: FactorType
 export const hasUsableFactor = (factors: FactorRow[]): boolean =>
   factors.some((factor) => factor.type !== 'BackupCode' || remainingCodes(codesOf(factor)) > 0);
 
-const inUse = (type: FactorType) =>
-  new RequestError(
-    { code: type === 'Totp' ? 'user.totp_already_in_use' : 'user.backup_code_already_in_use', status: 422 },
-    type === 'Totp' ? 'This account already has an authenticator app.' : 'This account already has backup codes.',
-  );
+const inUse = { Totp: 'user.totp_already_in_use', BackupCode: 'user.backup_code_already_in_use' } as const satisfies Record<FactorType, ErrorCode>;
 
 /**
  * Binds a factor. A user has one of each type; new backup codes replace a set whose codes are all
@@ -81,7 +78,7 @@ export async function addFactor(
   if (existing) {
     const renewable = factor.type === 'BackupCode' && (replace || remainingCodes(codesOf(existing)) === 0);
     if (!renewable) {
-      throw inUse(factor.type);
+      throw new RequestError(inUse[factor.type]);
     }
     await trx('user_mfa_verifications').where({ id: existing.id }).delete();
   }
@@ -99,7 +96,7 @@ export async function addFactor(
     await trx('user_mfa_verifications').insert(row.secret === null ? row : { ...row, secret: sealSecret(trx, sealedColumns.totpSecrets, row.id, row.secret) });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw inUse(factor.type);
+      throw new RequestError(inUse[factor.type]);
     }
     throw error;
   }
@@ -132,6 +129,6 @@ export async function recordFactorUse(
 export async function deleteFactor(trx: Queryable, userId: string, id: string): Promise<void> {
   const deleted = await trx('user_mfa_verifications').where({ user_id: userId, id }).delete();
   if (deleted === 0) {
-    throw notFound('MFA verification', id);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'MFA verification', id });
   }
 }

@@ -2,16 +2,14 @@ import type { Knex } from 'knex';
 
 import { recordExceptionEvent } from '../experience/events.ts';
 import { assertNotLocked, failVerification, recordSuccess, type SentinelPolicy } from '../experience/sentinel.ts';
+import type { ErrorCode } from '../http/error-codes.ts';
 import { RequestError } from '../http/errors.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { useBackupCode } from './backup-codes.ts';
 import { codesOf, findFactor, recordFactorUse, type FactorType } from './factors.ts';
 import { acceptedStep } from './totp.ts';
 
-const invalidCode = (type: FactorType) =>
-  type === 'Totp'
-    ? new RequestError({ code: 'session.mfa.invalid_totp_code', status: 400 }, 'The authenticator code is not valid.')
-    : new RequestError({ code: 'session.mfa.invalid_backup_code', status: 400 }, 'The backup code is not valid.');
+const invalidCode = { Totp: 'session.mfa.invalid_totp_code', BackupCode: 'session.mfa.invalid_backup_code' } as const satisfies Record<FactorType, ErrorCode>;
 
 /**
  * Second-factor failures count against the user, apart from their identifiers' password failures:
@@ -31,7 +29,7 @@ export async function verifySecondFactor(
   await assertNotLocked(db, target);
   const factor = await findFactor(db, userId, proof.type);
   if (!factor) {
-    throw new RequestError({ code: 'session.mfa.mfa_factor_not_enabled', status: 400 }, `This account has no ${proof.type === 'Totp' ? 'authenticator app' : 'backup codes'}.`);
+    throw new RequestError('session.mfa.mfa_factor_not_enabled', { reason: `This account has no ${proof.type === 'Totp' ? 'authenticator app' : 'backup codes'}.` });
   }
   let accepted = false;
   if (factor.type === 'Totp') {
@@ -42,7 +40,7 @@ export async function verifySecondFactor(
     accepted = codes !== undefined && (await recordFactorUse(db, factor, { codes }));
   }
   if (!accepted) {
-    return failVerification(db, target, policy, invalidCode(proof.type), () =>
+    return failVerification(db, target, policy, new RequestError(invalidCode[proof.type]), () =>
       recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: 'userId', value: userId }),
     );
   }

@@ -41,13 +41,13 @@ export async function mfaOwed(
     if (progress.verified) {
       return undefined;
     }
-    return new RequestError({ code: 'session.mfa.require_mfa_verification', status: 403 }, 'Verify with your second factor to continue.', {
+    return new RequestError('session.mfa.require_mfa_verification', {
       data: { availableFactors: [...new Set(bound.map((factor) => factor.type))] },
     });
   }
   if (progress.totp) {
     if (enabled.includes('BackupCode') && !progress.backupCodes) {
-      return new RequestError({ code: 'session.mfa.backup_code_required', status: 422 }, 'Save your backup codes to finish setting up two-step verification.');
+      return new RequestError('session.mfa.backup_code_required');
     }
     return undefined;
   }
@@ -56,7 +56,7 @@ export async function mfaOwed(
   if (!required && !offered) {
     return undefined;
   }
-  return new RequestError({ code: 'user.missing_mfa', status: 422 }, 'Set up two-step verification to continue.', {
+  return new RequestError('user.missing_mfa', {
     data: { availableFactors: primary, skippable: !required },
   });
 }

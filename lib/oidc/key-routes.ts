@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { Queryable } from '../storage/database.ts';
 import { deleteKey, listKeys, rotateKey } from './keys.ts';
@@ -56,10 +56,10 @@ export function keyRoutes(api: Api, db: Knex): void {
     async ({ params }, _ctx, trx) => {
       const result = await deleteKey(trx, params.keyType, params.keyId);
       if (result === 'not-found') {
-        throw notFound('key', params.keyId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'key', id: params.keyId });
       }
       if (result === 'in-use') {
-        throw new RequestError({ code: 'oidc.only_previous_key_can_be_deleted', status: 422 }, 'Only a previous key can be deleted.');
+        throw new RequestError('oidc.only_previous_key_can_be_deleted');
       }
     },
   );

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { findApplication, listApplications } from '../applications/queries.ts';
 import { applicationSchema } from '../applications/schemas.ts';
-import { notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { linkedIds, organizationLinks } from './links.ts';
@@ -182,7 +182,7 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
     },
     async ({ params, query }, ctx) => {
       if (!(await findApplication(db, params.id))) {
-        throw notFound('application', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'application', id: params.id });
       }
       const ids = await organizationIdsOfMember(db, 'application', params.id);
       const { items, total } = await listOrganizations(db, { ids }, pageOf(query));

@@ -48,10 +48,9 @@ export function invitationRoutes(api: Api, db: Knex): void {
     async ({ body }, _ctx, trx) => {
       const { messagePayload, ...input } = body;
       if (messagePayload !== undefined && messagePayload !== false) {
-        throw new RequestError(
-          { code: 'request.feature_not_supported', status: 501 },
-          'Sending invitation e-mails is not supported yet; create the invitation with `messagePayload: false` and deliver it yourself.',
-        );
+        throw new RequestError('request.feature_not_supported', {
+          reason: 'Sending invitation e-mails is not supported yet; create the invitation with `messagePayload: false` and deliver it yourself.',
+        });
       }
       return createInvitation(trx, input);
     },
@@ -84,10 +83,7 @@ export function invitationRoutes(api: Api, db: Knex): void {
       }
       const { acceptedUserId } = body;
       if (!acceptedUserId) {
-        throw new RequestError(
-          { code: 'request.invalid_input', status: 422 },
-          'Input is invalid. The `acceptedUserId` is required when accepting an invitation.',
-        );
+        throw new RequestError('request.invalid_input', { details: 'The `acceptedUserId` is required when accepting an invitation.' });
       }
       const { invitation, membership } = await acceptInvitation(trx, params.id, acceptedUserId);
       ctx.state.membershipDelta = membership;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { RequestError, alreadyExists, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { findUser } from '../users/queries.ts';
@@ -20,8 +20,6 @@ import type { Invitation } from './schemas.ts';
 // Invitations to join an organization, one function per change, inside the caller's transaction.
 // Logto answers its invitation rule violations with 422 request.invalid_input and a reason.
 
-const invalid = (reason: string, status = 422) =>
-  new RequestError({ code: 'request.invalid_input', status }, `Input is invalid. ${reason}`, { details: reason });
 
 export type NewInvitationInput = {
   inviterId?: string | null;
@@ -38,7 +36,7 @@ export type NewInvitationInput = {
 export async function createInvitation(trx: Queryable, input: NewInvitationInput): Promise<Invitation> {
   const now = Date.now();
   if (input.expiresAt <= now) {
-    throw invalid('The value of `expiresAt` must be in the future.', 400);
+    throw new RequestError('request.invalid_input', { details: 'The value of `expiresAt` must be in the future.' }, { status: 400 });
   }
   await getOrganization(trx, input.organizationId);
   if (input.inviterId) {
@@ -47,11 +45,11 @@ export async function createInvitation(trx: Queryable, input: NewInvitationInput
   const roleIds = [...new Set(input.organizationRoleIds ?? [])];
   await requireOrganizationRoles(trx, roleIds, 'User');
   if (await isMemberByEmail(trx, input.organizationId, input.invitee)) {
-    throw invalid('The invitee is already a member of the organization.');
+    throw new RequestError('request.invalid_input', { details: 'The invitee is already a member of the organization.' });
   }
   await markExpiredInvitations(trx, input.organizationId, input.invitee, now);
   if (await hasPendingInvitation(trx, input.organizationId, input.invitee, now)) {
-    throw alreadyExists('entity.unique_integrity_violation', 'The invitee already has a pending invitation to this organization.');
+    throw new RequestError('entity.unique_integrity_violation', { reason: 'The invitee already has a pending invitation to this organization.' });
   }
   const id = generateId();
   await insertInvitation(trx, {
@@ -72,7 +70,7 @@ export async function createInvitation(trx: Queryable, input: NewInvitationInput
 /** Only a pending, unexpired invitation changes status; Accepted, Revoked and Expired are final. */
 function assertPending(invitation: Invitation): void {
   if (invitation.status !== 'Pending') {
-    throw invalid(`The status of the invitation cannot be changed anymore (it is ${invitation.status}).`);
+    throw new RequestError('request.invalid_input', { details: `The status of the invitation cannot be changed anymore (it is ${invitation.status}).` });
   }
 }
 
@@ -89,13 +87,13 @@ export async function acceptInvitation(
   assertPending(invitation);
   const user = await findUser(trx, userId);
   if (!user) {
-    throw notFound('user', userId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'user', id: userId });
   }
   if (user.primaryEmail?.toLowerCase() !== invitation.invitee.toLowerCase()) {
-    throw invalid('The accepted user must have the same email as the invitee.');
+    throw new RequestError('request.invalid_input', { details: 'The accepted user must have the same email as the invitee.' });
   }
   if (!(await settlePendingInvitation(trx, id, { status: 'Accepted', acceptedUserId: userId, now: Date.now() }))) {
-    throw invalid('The status of the invitation cannot be changed anymore.');
+    throw new RequestError('request.invalid_input', { details: 'The status of the invitation cannot be changed anymore.' });
   }
   const membership = await joinOrganization(trx, invitation.organizationId, userId);
   await addLinks(
@@ -109,13 +107,13 @@ export async function acceptInvitation(
 export async function revokeInvitation(trx: Queryable, id: string): Promise<Invitation> {
   assertPending(await getInvitation(trx, id));
   if (!(await settlePendingInvitation(trx, id, { status: 'Revoked', acceptedUserId: null, now: Date.now() }))) {
-    throw invalid('The status of the invitation cannot be changed anymore.');
+    throw new RequestError('request.invalid_input', { details: 'The status of the invitation cannot be changed anymore.' });
   }
   return getInvitation(trx, id);
 }
 
 export async function removeInvitation(trx: Queryable, id: string): Promise<void> {
   if (!(await deleteInvitation(trx, id))) {
-    throw notFound('organization invitation', id);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'organization invitation', id });
   }
 }

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 import { tenantId } from '../applications/queries.ts';
-import { alreadyExists, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { addLinks, linkedAmong, organizationLinks, removeLinks, replaceLinks, type LinkDelta } from './links.ts';
-import { getOrganizationForUpdate, missingRelation, requireOrganizationRoles } from './lookups.ts';
+import { getOrganizationForUpdate, requireOrganizationRoles } from './lookups.ts';
 
 // Just-in-time provisioning settings: users signing up with an e-mail in one of the domains join the
 // organization with the JIT roles. Only stored here; sign-up reads them.
@@ -12,7 +12,7 @@ export async function addJitEmailDomain(trx: Knex.Transaction, organizationId: s
   await getOrganizationForUpdate(trx, organizationId);
   const links = organizationLinks.jitEmailDomains(organizationId);
   if ((await linkedAmong(trx, links, [emailDomain])).length > 0) {
-    throw alreadyExists('entity.unique_integrity_violation', `The email domain ${emailDomain} is already in this organization's JIT settings.`);
+    throw new RequestError('entity.unique_integrity_violation', { reason: `The email domain ${emailDomain} is already in this organization's JIT settings.` });
   }
   await addLinks(trx, links, [emailDomain]);
   return { tenantId, organizationId, emailDomain };
@@ -26,7 +26,7 @@ export async function replaceJitEmailDomains(trx: Knex.Transaction, organization
 export async function removeJitEmailDomain(trx: Knex.Transaction, organizationId: string, emailDomain: string): Promise<void> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.jitEmailDomains(organizationId), [emailDomain])) === 0) {
-    throw notFound('email domain', emailDomain);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'email domain', id: emailDomain });
   }
 }
 
@@ -46,7 +46,7 @@ export async function replaceJitRoles(trx: Knex.Transaction, organizationId: str
 export async function removeJitRole(trx: Knex.Transaction, organizationId: string, roleId: string): Promise<void> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.jitRoles(organizationId), [roleId])) === 0) {
-    throw notFound('organization role', roleId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'organization role', id: roleId });
   }
 }
 
@@ -55,7 +55,7 @@ async function requireSsoConnectors(trx: Knex.Transaction, ids: string[]): Promi
   const known = new Set<string>(await trx('sso_connectors').whereIn('id', ids).pluck('id'));
   const missing = ids.find((id) => !known.has(id));
   if (missing !== undefined) {
-    throw missingRelation('SSO connector', missing);
+    throw new RequestError('entity.relation_foreign_key_not_found', { entity: 'SSO connector', id: missing });
   }
 }
 
@@ -74,6 +74,6 @@ export async function replaceJitSsoConnectors(trx: Knex.Transaction, organizatio
 export async function removeJitSsoConnector(trx: Knex.Transaction, organizationId: string, connectorId: string): Promise<void> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.jitSsoConnectors(organizationId), [connectorId])) === 0) {
-    throw notFound('SSO connector', connectorId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: connectorId });
   }
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import { listApplications } from '../applications/queries.ts';
-import { RequestError, notFound, orNotFound } from '../http/errors.ts';
+import { RequestError, orNotFound } from '../http/errors.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -45,7 +45,7 @@ export const getOrganizationScopeForUpdate = async (trx: Knex.Transaction, id: s
 export async function getInvitation(db: Queryable, id: string): Promise<Invitation> {
   const invitation = await findInvitation(db, id);
   if (!invitation) {
-    throw notFound('organization invitation', id);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'organization invitation', id });
   }
   return invitation;
 }
@@ -54,19 +54,11 @@ export async function getInvitation(db: Queryable, id: string): Promise<Invitati
  * A body naming an entity that does not exist: Logto answers 422 (its foreign key fails); we say
  * which one, before anything is written.
  */
-export const missingRelation = (entity: string, id: string) =>
-  new RequestError({ code: 'entity.relation_foreign_key_not_found', status: 422 }, `The ${entity} with ID \`${id}\` does not exist.`, {
-    data: { name: entity, id },
-  });
-
-/** Logto's database refuses such rows with a check constraint; the code is the same. */
-const constraintViolated = (message: string) => new RequestError({ code: 'entity.db_constraint_violated', status: 422 }, message);
-
 function assertAllFound(entity: string, ids: string[], found: Array<{ id: string }>): void {
   const known = new Set(found.map(({ id }) => id));
   const missing = ids.find((id) => !known.has(id));
   if (missing !== undefined) {
-    throw missingRelation(entity, missing);
+    throw new RequestError('entity.relation_foreign_key_not_found', { entity, id: missing });
   }
 }
 
@@ -82,7 +74,10 @@ export async function requireMachineApplications(db: Queryable, ids: string[]): 
   assertAllFound('application', unique, items);
   const other = items.find(({ type }) => type !== 'MachineToMachine');
   if (other) {
-    throw constraintViolated(`The application \`${other.id}\` is not a machine-to-machine application; only those join organizations.`);
+    // Logto's database refuses such rows with a check constraint; the code is the same.
+    throw new RequestError('entity.db_constraint_violated', {
+      reason: `The application \`${other.id}\` is not a machine-to-machine application; only those join organizations.`,
+    });
   }
 }
 
@@ -97,7 +92,9 @@ export async function requireOrganizationRoles(db: Queryable, ids: string[], typ
   const mismatched = type && roles.find((role) => role.type !== type);
   if (mismatched) {
     const holder = type === 'User' ? 'users' : 'machine-to-machine applications';
-    throw constraintViolated(`The organization role \`${mismatched.name}\` is of type ${mismatched.type}; only ${type} roles can be given to ${holder}.`);
+    throw new RequestError('entity.db_constraint_violated', {
+      reason: `The organization role \`${mismatched.name}\` is of type ${mismatched.type}; only ${type} roles can be given to ${holder}.`,
+    });
   }
   return roles;
 }
@@ -108,11 +105,7 @@ export async function resolveRoleIds(db: Queryable, ids: string[], names: string
   const named = uniqueNames.length > 0 ? await findOrganizationRolesByNames(db, uniqueNames) : [];
   const missing = uniqueNames.filter((name) => !named.some((role) => role.name === name));
   if (missing.length > 0) {
-    throw new RequestError(
-      { code: 'organization.role_names_not_found', status: 422 },
-      `Invalid role names detected: ${missing.join(', ')}. Please create these roles first before proceeding.`,
-      { data: { names: missing } },
-    );
+    throw new RequestError('organization.role_names_not_found', { names: missing });
   }
   return [...new Set([...ids, ...named.map(({ id }) => id)])];
 }
@@ -131,10 +124,7 @@ export async function requireResourceScopes(db: Queryable, ids: string[], roleTy
   const scopes = await findScopesByIds(db, unique);
   assertAllFound('scope', unique, scopes);
   if (roleType === 'User' && scopes.some((scope) => scope.resourceId === managementApi.resourceId)) {
-    throw new RequestError(
-      { code: 'role.management_api_scopes_not_assignable_to_user_role', status: 400 },
-      'Cannot assign management API scopes to a user role.',
-    );
+    throw new RequestError('role.management_api_scopes_not_assignable_to_user_role');
   }
 }
 
@@ -144,10 +134,6 @@ export async function requireMembers(db: Queryable, kind: 'user' | 'application'
   const members = new Set(await linkedAmong(db, links, memberIds));
   const outsider = memberIds.find((id) => !members.has(id));
   if (outsider !== undefined) {
-    throw new RequestError(
-      { code: 'organization.require_membership', status: 422 },
-      `The ${kind} \`${outsider}\` must be a member of the organization to proceed.`,
-      { data: { [`${kind}Id`]: outsider } },
-    );
+    throw new RequestError('organization.require_membership', { kind, id: outsider });
   }
 }

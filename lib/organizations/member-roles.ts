@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
 import { getOrganizationForUpdate, requireMembers, requireOrganizationRoles, resolveRoleIds } from './lookups.ts';
 import type { OrganizationRoleType } from './schemas.ts';
@@ -52,7 +52,7 @@ export async function removeMemberRole(trx: Knex.Transaction, kind: MemberKind, 
   await getOrganizationForUpdate(trx, organizationId);
   await requireMembers(trx, kind, organizationId, [memberId]);
   if ((await removeLinks(trx, roleLinks(kind, organizationId, memberId), [roleId])) === 0) {
-    throw notFound('organization role', roleId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'organization role', id: roleId });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { findUser } from '../users/queries.ts';
@@ -211,7 +211,7 @@ export function memberRoutes(api: Api, db: Knex): void {
     },
     async ({ params }) => {
       if (!(await findUser(db, params.userId))) {
-        throw notFound('user', params.userId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'user', id: params.userId });
       }
       const ids = await organizationIdsOfMember(db, 'user', params.userId);
       const { items } = await listOrganizations(db, { ids }, { offset: 0 });

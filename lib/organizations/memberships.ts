@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { addLinks, organizationLinks, removeLinks, replaceLinks } from './links.ts';
 import { getOrganizationForUpdate, requireMachineApplications, requireUsers } from './lookups.ts';
 
@@ -41,7 +41,7 @@ export async function replaceOrganizationUsers(trx: Knex.Transaction, organizati
 export async function removeOrganizationUser(trx: Knex.Transaction, organizationId: string, userId: string): Promise<MembershipDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.users(organizationId), [userId])) === 0) {
-    throw notFound('organization member', userId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'organization member', id: userId });
   }
   return membershipDelta(organizationId, { removedUserIds: [userId] });
 }
@@ -68,7 +68,7 @@ export async function replaceOrganizationApplications(
 export async function removeOrganizationApplication(trx: Knex.Transaction, organizationId: string, applicationId: string): Promise<MembershipDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.applications(organizationId), [applicationId])) === 0) {
-    throw notFound('organization application', applicationId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'organization application', id: applicationId });
   }
   return membershipDelta(organizationId, { removedApplicationIds: [applicationId] });
 }

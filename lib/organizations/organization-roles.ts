@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import { tenantId } from '../applications/queries.ts';
-import { alreadyExists, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { generateId } from '../storage/ids.ts';
 import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
 import { getOrganizationRoleForUpdate, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
@@ -13,7 +13,7 @@ import type { OrganizationRole, OrganizationRoleType } from './schemas.ts';
 
 async function assertRoleNameFree(trx: Knex.Transaction, name: string): Promise<void> {
   if (await findOrganizationRoleByName(trx, name)) {
-    throw alreadyExists('entity.unique_integrity_violation', `The organization role name ${name} is already in use.`);
+    throw new RequestError('entity.unique_integrity_violation', { reason: `The organization role name ${name} is already in use.` });
   }
 }
 
@@ -84,6 +84,6 @@ export async function replaceRoleGrants(trx: Knex.Transaction, grant: RoleGrant,
 export async function removeRoleGrant(trx: Knex.Transaction, grant: RoleGrant, roleId: string, id: string): Promise<void> {
   await getOrganizationRoleForUpdate(trx, roleId);
   if ((await removeLinks(trx, grantLinks(grant, roleId), [id])) === 0) {
-    throw notFound(grant === 'scopes' ? 'organization scope' : 'scope', id);
+    throw new RequestError('entity.not_exists_with_id', { entity: grant === 'scopes' ? 'organization scope' : 'scope', id });
   }
 }

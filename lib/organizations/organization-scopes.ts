@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import { tenantId } from '../applications/queries.ts';
-import { alreadyExists } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { generateId } from '../storage/ids.ts';
 import { getOrganizationScopeForUpdate } from './lookups.ts';
 import { deleteOrganizationScope, findOrganizationScopeByName, insertOrganizationScope, updateOrganizationScope } from './role-queries.ts';
@@ -12,7 +12,7 @@ import type { OrganizationScope } from './schemas.ts';
 /** Names are unique across the template: 422 entity.unique_integrity_violation, Logto's code for it. */
 async function assertScopeNameFree(trx: Knex.Transaction, name: string): Promise<void> {
   if (await findOrganizationScopeByName(trx, name)) {
-    throw alreadyExists('entity.unique_integrity_violation', `The organization scope name ${name} is already in use.`);
+    throw new RequestError('entity.unique_integrity_violation', { reason: `The organization scope name ${name} is already in use.` });
   }
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../applications/queries.ts';
-import { RequestError, notFound, orNotFound } from '../http/errors.ts';
+import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, type Api } from '../http/route.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -39,20 +39,12 @@ const tag = 'Resources';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 const scopeParams = z.object({ resourceId: z.string().min(1).max(21), scopeId: z.string().min(1).max(21) });
 
-const protectedApi = (action: 'delete' | 'modify') =>
-  new RequestError(
-    { code: `resource.cannot_${action}_management_api`, status: 400 },
-    `Cannot ${action} the management API or its scope.`,
-  );
-
 const getResource = async (db: Queryable, id: string) => orNotFound(await findResource(db, id), 'resource', id);
 const getResourceForUpdate = async (trx: Knex.Transaction, id: string) => orNotFound(await findResourceForUpdate(trx, id), 'resource', id);
 
 async function assertScopeNameFree(db: Queryable, resourceId: string, name: string): Promise<void> {
   if (await findScopeByName(db, resourceId, name)) {
-    throw new RequestError({ code: 'scope.name_exists', status: 422 }, `The scope name ${name} is already in use.`, {
-      data: { name },
-    });
+    throw new RequestError('scope.name_exists', { name });
   }
 }
 
@@ -81,11 +73,7 @@ export function resourceRoutes(api: Api, db: Knex): void {
     { method: 'post', path: '/resources', summary: 'Create an API resource', tag, body: createResourceBody, response: resourceSchema, status: 201, errors: [422] },
     async ({ body }, _ctx, trx) => {
       if (await findResourceByIndicator(trx, body.indicator)) {
-        throw new RequestError(
-          { code: 'resource.resource_identifier_in_use', status: 422 },
-          `The API identifier ${body.indicator} is already in use.`,
-          { data: { indicator: body.indicator } },
-        );
+        throw new RequestError('resource.resource_identifier_in_use', { indicator: body.indicator });
       }
       const resource = {
         tenantId,
@@ -121,7 +109,7 @@ export function resourceRoutes(api: Api, db: Knex): void {
       const current = await getResourceForUpdate(trx, params.id);
       // Token exchange must never climb into the management API.
       if (current.id === managementApi.resourceId && body.isExchangeTarget) {
-        throw protectedApi('modify');
+        throw new RequestError('resource.cannot_modify_management_api');
       }
       const next = {
         ...current,
@@ -148,7 +136,7 @@ export function resourceRoutes(api: Api, db: Knex): void {
     async ({ params, body }, _ctx, trx) => {
       const current = await getResourceForUpdate(trx, params.id);
       if (current.id === managementApi.resourceId) {
-        throw protectedApi('modify');
+        throw new RequestError('resource.cannot_modify_management_api');
       }
       await setDefaultResource(trx, current.id, body.isDefault);
       return { ...current, isDefault: body.isDefault };
@@ -159,10 +147,10 @@ export function resourceRoutes(api: Api, db: Knex): void {
     { method: 'delete', path: '/resources/:id', summary: 'Delete an API resource and its scopes', tag, params: idParams, errors: [404] },
     async ({ params }, _ctx, trx) => {
       if (params.id === managementApi.resourceId) {
-        throw protectedApi('delete');
+        throw new RequestError('resource.cannot_delete_management_api');
       }
       if (!(await deleteResource(trx, params.id))) {
-        throw notFound('resource', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'resource', id: params.id });
       }
     },
   );
@@ -202,7 +190,7 @@ export function resourceRoutes(api: Api, db: Knex): void {
       // Locked: of two scopes created with one name at once, the second sees the first.
       const resource = await getResourceForUpdate(trx, params.resourceId);
       if (resource.id === managementApi.resourceId) {
-        throw protectedApi('modify');
+        throw new RequestError('resource.cannot_modify_management_api');
       }
       await assertScopeNameFree(trx, resource.id, body.name);
       const scope = {
@@ -232,10 +220,10 @@ export function resourceRoutes(api: Api, db: Knex): void {
     async ({ params, body }, _ctx, trx) => {
       const scope = await findScopeForUpdate(trx, params.resourceId, params.scopeId);
       if (!scope) {
-        throw notFound('scope', params.scopeId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'scope', id: params.scopeId });
       }
       if (scope.id === managementApi.scopeId) {
-        throw protectedApi('modify');
+        throw new RequestError('resource.cannot_modify_management_api');
       }
       if (body.name !== undefined && body.name !== scope.name) {
         await assertScopeNameFree(trx, scope.resourceId, body.name);
@@ -258,10 +246,10 @@ export function resourceRoutes(api: Api, db: Knex): void {
     async ({ params }, ctx, trx) => {
       const scope = await findScope(trx, params.resourceId, params.scopeId);
       if (!scope) {
-        throw notFound('scope', params.scopeId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'scope', id: params.scopeId });
       }
       if (scope.id === managementApi.scopeId) {
-        throw protectedApi('delete');
+        throw new RequestError('resource.cannot_delete_management_api');
       }
       await deleteScope(trx, scope.id);
       ctx.state.eventData = scope;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { listApplications } from '../applications/queries.ts';
 import { applicationSchema } from '../applications/schemas.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import {
@@ -61,11 +61,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       for (const applicationId of applicationIds) {
         await getRoleHolderApplicationForUpdate(trx, applicationId);
         if ((await roleIdsOfApplication(trx, applicationId)).includes(role.id)) {
-          throw new RequestError(
-            { code: 'role.application_exists', status: 422 },
-            `The application id ${applicationId} has already been added to this role.`,
-            { data: { applicationId } },
-          );
+          throw new RequestError('role.application_exists', { applicationId });
         }
         await addRolesToApplication(trx, applicationId, [role.id]);
       }
@@ -84,7 +80,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
     async ({ params }, _ctx, trx) => {
       await getRole(trx, params.id);
       if ((await removeApplicationRoles(trx, params.applicationId, [params.id])) === 0) {
-        throw notFound('application', params.applicationId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'application', id: params.applicationId });
       }
     },
   );
@@ -162,7 +158,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
     async ({ params }, _ctx, trx) => {
       await getRoleHolderApplicationForUpdate(trx, params.applicationId);
       if ((await removeApplicationRoles(trx, params.applicationId, [params.roleId])) === 0) {
-        throw notFound('role', params.roleId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'role', id: params.roleId });
       }
     },
   );

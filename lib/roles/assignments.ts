@@ -4,7 +4,7 @@ import { findApplication, findApplicationForUpdate } from '../applications/queri
 import type { Application } from '../applications/schemas.ts';
 import { consoleApp } from '../console/console-app.ts';
 import { noteAdministrator } from '../console/first-run.ts';
-import { RequestError, notFound, orNotFound } from '../http/errors.ts';
+import { RequestError, orNotFound } from '../http/errors.ts';
 import { managementApi } from '../resources/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -29,10 +29,10 @@ export const getRoleForUpdate = async (trx: Knex.Transaction, id: string): Promi
 /** Only machine-to-machine applications hold roles (Logto's rule): user roles belong to people. */
 function roleHolder(application: Application | undefined, id: string): Application {
   if (!application) {
-    throw notFound('application', id);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'application', id });
   }
   if (application.type !== 'MachineToMachine') {
-    throw new RequestError({ code: 'application.invalid_type', status: 422 }, 'Only machine to machine applications can have associated roles.');
+    throw new RequestError('application.invalid_type');
   }
   return application;
 }
@@ -45,10 +45,7 @@ export const getRoleHolderApplicationForUpdate = async (trx: Knex.Transaction, i
 
 export function assertMachineToMachineRoles(roles: Role[]): void {
   if (roles.some((role) => role.type !== 'MachineToMachine')) {
-    throw new RequestError(
-      { code: 'application.invalid_role_type', status: 422 },
-      'Can not assign user type role to machine to machine application.',
-    );
+    throw new RequestError('application.invalid_role_type');
   }
 }
 
@@ -58,17 +55,14 @@ export async function getRoles(db: Queryable, ids: string[]): Promise<Role[]> {
   const roles = await findRolesByIds(db, unique);
   const missing = unique.find((id) => !roles.some((role) => role.id === id));
   if (missing) {
-    throw notFound('role', missing);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'role', id: missing });
   }
   return roles;
 }
 
 export function assertUserRoles(roles: Role[]): void {
   if (roles.some((role) => role.type !== 'User')) {
-    throw new RequestError(
-      { code: 'user.invalid_role_type', status: 422 },
-      'Invalid role type: a machine-to-machine role cannot be assigned to a user.',
-    );
+    throw new RequestError('user.invalid_role_type');
   }
 }
 
@@ -106,20 +100,15 @@ export async function linkScopesToRole(db: Queryable, role: Role, scopeIds: stri
   const scopes = await findScopesByIds(db, unique);
   const missing = unique.find((id) => !scopes.some((scope) => scope.id === id));
   if (missing) {
-    throw notFound('scope', missing);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'scope', id: missing });
   }
   if (role.type === 'User' && scopes.some((scope) => scope.resourceId === managementApi.resourceId)) {
-    throw new RequestError(
-      { code: 'role.management_api_scopes_not_assignable_to_user_role', status: 400 },
-      'Cannot assign management API scopes to a user role.',
-    );
+    throw new RequestError('role.management_api_scopes_not_assignable_to_user_role');
   }
   const linked = new Set(await scopeIdsOfRole(db, role.id));
   const duplicate = unique.find((id) => linked.has(id));
   if (duplicate) {
-    throw new RequestError({ code: 'role.scope_exists', status: 422 }, `The scope id ${duplicate} has already been added to this role.`, {
-      data: { scopeId: duplicate },
-    });
+    throw new RequestError('role.scope_exists', { scopeId: duplicate });
   }
   await addRoleScopes(db, role.id, unique);
   return scopes;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../applications/queries.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { consoleApp } from '../console/console-app.ts';
 import type { Api } from '../http/route.ts';
@@ -25,19 +25,13 @@ import { createRoleBody, idList, roleListItemSchema, roleSchema, roleScopeSchema
 const tag = 'Roles';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
-const nameInUse = (name: string) =>
-  new RequestError({ code: 'role.name_in_use', status: 422 }, `This role name ${name} is already in use.`, { data: { name } });
-
 /**
  * The roles that give the management API to admin applications and to console administrators are
  * the service's own: holders may be added and removed, the roles not changed or deleted.
  */
 function assertNotInternal(id: string): void {
   if (id === managementApi.roleId || id === consoleApp.roleId) {
-    throw new RequestError(
-      { code: 'role.internal_role_violation', status: 403 },
-      `The role \`${id}\` belongs to the service and cannot be changed or deleted.`,
-    );
+    throw new RequestError('role.internal_role_violation', { id });
   }
 }
 
@@ -79,7 +73,7 @@ export function roleRoutes(api: Api, db: Knex): void {
     { method: 'post', path: '/roles', summary: 'Create a role, optionally with scopes', tag, body: createRoleBody, response: roleSchema, errors: [404, 422] },
     async ({ body }, _ctx, trx) => {
       if (await findRoleByName(trx, body.name)) {
-        throw nameInUse(body.name);
+        throw new RequestError('role.name_in_use', { name: body.name });
       }
       const role = {
         tenantId,
@@ -108,7 +102,7 @@ export function roleRoutes(api: Api, db: Knex): void {
       const role = await getRoleForUpdate(trx, params.id);
       assertNotInternal(role.id);
       if (body.name !== undefined && body.name !== role.name && (await findRoleByName(trx, body.name))) {
-        throw nameInUse(body.name);
+        throw new RequestError('role.name_in_use', { name: body.name });
       }
       const next = { ...role, ...body };
       await updateRole(trx, next);
@@ -176,7 +170,7 @@ export function roleRoutes(api: Api, db: Knex): void {
       await getRole(trx, params.id);
       assertNotInternal(params.id);
       if (!(await removeRoleScope(trx, params.id, params.scopeId))) {
-        throw notFound('scope', params.scopeId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'scope', id: params.scopeId });
       }
     },
   );

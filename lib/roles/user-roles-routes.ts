@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { listUsers } from '../users/queries.ts';
@@ -36,9 +36,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       for (const userId of new Set(body.userIds as string[])) {
         await getUserRowForUpdate(trx, userId);
         if ((await addRolesToUser(trx, userId, [role.id])).length === 0) {
-          throw new RequestError({ code: 'role.user_exists', status: 422 }, `The user id ${userId} has already been added to this role.`, {
-            data: { userId },
-          });
+          throw new RequestError('role.user_exists', { userId });
         }
       }
     },
@@ -56,7 +54,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
     async ({ params }, _ctx, trx) => {
       await getRole(trx, params.id);
       if ((await removeUserRoles(trx, params.userId, [params.id])) === 0) {
-        throw notFound('user', params.userId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'user', id: params.userId });
       }
     },
   );
@@ -124,7 +122,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
     async ({ params }, _ctx, trx) => {
       await getUserRowForUpdate(trx, params.userId);
       if ((await removeUserRoles(trx, params.userId, [params.roleId])) === 0) {
-        throw notFound('role', params.roleId);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'role', id: params.roleId });
       }
     },
   );

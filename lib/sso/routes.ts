@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { parseConnectorConfig } from '../connectors/schemas.ts';
 import { mergeConfig } from '../connectors/secrets.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { isUniqueViolation } from '../storage/database.ts';
@@ -27,19 +27,16 @@ const idParams = z.object({ id: z.string().min(1).max(21) });
 
 const validConfig = (config: Record<string, unknown>): StoredSsoConnector['config'] => parseConnectorConfig(ssoConfigSchema, config);
 
-const duplicateName = (name: string) =>
-  new RequestError({ code: 'single_sign_on.duplicate_connector_name', status: 409 }, `An SSO connector named \`${name}\` already exists.`);
-
 /** Saves under the name check; a concurrent save of the same name meets the unique index: the same 409. */
 async function withNameFree(trx: Knex.Transaction, name: string, exceptId: string | undefined, save: () => Promise<void>): Promise<void> {
   const holder = await findSsoConnectorIdByName(trx, name);
   if (holder !== undefined && holder !== exceptId) {
-    throw duplicateName(name);
+    throw new RequestError('single_sign_on.duplicate_connector_name', { name });
   }
   try {
     await save();
   } catch (error) {
-    throw isUniqueViolation(error) ? duplicateName(name) : error;
+    throw isUniqueViolation(error) ? new RequestError('single_sign_on.duplicate_connector_name', { name }) : error;
   }
 }
 
@@ -48,7 +45,7 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
   async function getSsoConnector(id: string): Promise<StoredSsoConnector> {
     const connector = await findSsoConnector(db, cache, id);
     if (!connector) {
-      throw notFound('SSO connector', id);
+      throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id });
     }
     return connector;
   }
@@ -131,7 +128,7 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
     async ({ params, body }, _ctx, trx) => {
       const current = await findSsoConnectorForUpdate(trx, params.id);
       if (!current) {
-        throw notFound('SSO connector', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: params.id });
       }
       const next: StoredSsoConnector = {
         ...current,
@@ -151,7 +148,7 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
     async ({ params }, _ctx, trx) => {
       const deleted = await deleteSsoConnector(trx, params.id);
       if (deleted === 0) {
-        throw notFound('SSO connector', params.id);
+        throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: params.id });
       }
     },
   );

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import { tenantId } from '../applications/queries.ts';
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, identitiesBytes } from '../http/limits.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
@@ -10,9 +10,6 @@ import type { User } from './schemas.ts';
 import { getUserRowForUpdate } from './users.ts';
 
 export type SocialIdentity = User['identities'][string];
-
-const identityInUse = () =>
-  new RequestError({ code: 'user.identity_already_in_use', status: 422 }, 'This identity is linked to another account already.');
 
 /** The user holding an identity at a social connector's target. */
 export async function findUserBySocialIdentity(db: Queryable, target: string, identityId: string): Promise<UserRow | undefined> {
@@ -29,14 +26,14 @@ export async function linkSocialIdentity(trx: Knex.Transaction, userId: string, 
   const user = await getUserRowForUpdate(trx, userId);
   const holder = await findUserBySocialIdentity(trx, target, identity.userId);
   if (holder && holder.id !== userId) {
-    throw identityInUse();
+    throw new RequestError('user.identity_already_in_use');
   }
   await trx('user_social_identities').where({ user_id: userId, target }).delete();
   try {
     await trx('user_social_identities').insert({ user_id: userId, target, identity_id: identity.userId });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw identityInUse();
+      throw new RequestError('user.identity_already_in_use');
     }
     throw error;
   }
@@ -49,7 +46,7 @@ export async function unlinkSocialIdentity(trx: Knex.Transaction, userId: string
   const user = await getUserRowForUpdate(trx, userId);
   const { [target]: removed, ...identities } = JSON.parse(user.identities) as User['identities'];
   if (!removed) {
-    throw notFound('identity', target);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'identity', id: target });
   }
   await trx('user_social_identities').where({ user_id: userId, target }).delete();
   await trx('users').where({ id: userId }).update({ identities: JSON.stringify(identities), updated_at: Date.now() });
@@ -129,7 +126,7 @@ export async function linkSsoIdentity(
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw identityInUse();
+      throw new RequestError('user.identity_already_in_use');
     }
     throw error;
   }
@@ -138,6 +135,6 @@ export async function linkSsoIdentity(
 export async function unlinkSsoIdentity(db: Queryable, userId: string, ssoConnectorId: string): Promise<void> {
   const deleted = await db('user_sso_identities').where({ user_id: userId, sso_connector_id: ssoConnectorId }).delete();
   if (deleted === 0) {
-    throw notFound('SSO identity', ssoConnectorId);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'SSO identity', id: ssoConnectorId });
   }
 }

@@ -72,7 +72,7 @@ export function passwordIssues(password: string, policy: PasswordPolicy, user: U
 export function assertPasswordAccepted(password: string, policy: PasswordPolicy, user: UserInfo = {}): void {
   const issues = passwordIssues(password, policy, user);
   if (issues.length > 0) {
-    throw new RequestError({ code: 'password.rejected', status: 422 }, 'The password does not meet the password policy.', {
+    throw new RequestError('password.rejected', {
       data: { issues },
     });
   }

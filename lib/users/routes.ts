@@ -145,7 +145,7 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
     async ({ params, body }, _ctx, db) => {
       const row = await getUserRow(db, params.userId);
       if (!(await verifyPassword(row.password_digest, body.password))) {
-        throw new RequestError({ code: 'session.invalid_credentials', status: 422 }, 'Wrong password.');
+        throw new RequestError('session.invalid_credentials', { reason: 'Wrong password.' });
       }
     },
   );

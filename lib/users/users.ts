@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { RequestError, notFound } from '../http/errors.ts';
+import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, customDataBytes } from '../http/limits.ts';
 import { revokeAccount } from '../oidc/adapter.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
@@ -23,7 +23,7 @@ import type { User, UserProfile } from './schemas.ts';
 export async function getUserRow(db: Queryable, id: string): Promise<UserRow> {
   const row = await findUserRow(db, id);
   if (!row) {
-    throw notFound('user', id);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'user', id });
   }
   return row;
 }
@@ -35,7 +35,7 @@ export async function getUserRow(db: Queryable, id: string): Promise<UserRow> {
 export async function getUserRowForUpdate(trx: Knex.Transaction, id: string): Promise<UserRow> {
   const row = await findUserRowForUpdate(trx, id);
   if (!row) {
-    throw notFound('user', id);
+    throw new RequestError('entity.not_exists_with_id', { entity: 'user', id });
   }
   return row;
 }
@@ -45,15 +45,15 @@ type Identifiers = { username?: string | null; primaryEmail?: string | null; pri
 /** Usernames, emails (whatever their case) and phones belong to one user each: 422 as Logto. */
 export async function assertIdentifiersFree(db: Queryable, identifiers: Identifiers, exceptUserId?: string): Promise<void> {
   const checks = [
-    ['username', identifiers.username, 'user.username_already_in_use', 'This username is already in use.'],
-    ['email', identifiers.primaryEmail, 'user.email_already_in_use', 'This email is associated with an existing account.'],
-    ['phone', identifiers.primaryPhone, 'user.phone_already_in_use', 'This phone number is associated with an existing account.'],
+    ['username', identifiers.username, 'user.username_already_in_use'],
+    ['email', identifiers.primaryEmail, 'user.email_already_in_use'],
+    ['phone', identifiers.primaryPhone, 'user.phone_already_in_use'],
   ] as const;
-  for (const [type, value, code, message] of checks) {
+  for (const [type, value, code] of checks) {
     if (value) {
       const holder = await findUserByIdentifier(db, type, value);
       if (holder && holder.id !== exceptUserId) {
-        throw new RequestError({ code, status: 422 }, message);
+        throw new RequestError(code);
       }
     }
   }

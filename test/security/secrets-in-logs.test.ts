@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 
 import { expect } from 'chai';
-import knex, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 
 import { createSpa, redirectUri } from '../experience/experience-helpers.ts';
 import { Browser } from '../experience/browser.ts';
-import { testDatabase } from '../support/database.ts';
+import { openDatabase, refuseUpdates, testDatabase } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 type LogLine = { level: number; msg: string; err?: { type: string; message: string; stack?: string; code?: string } } & Record<string, unknown>;
@@ -18,30 +18,13 @@ const logLines = (service: TestService): LogLine[] =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as LogLine);
 
-/** The service's database, opened beside it (as an operator would): to make some statements fail. */
-function openBeside(service: TestService): Knex {
-  const url = service.config.dbUrl;
-  return testDatabase === 'mysql'
-    ? knex({ client: 'mysql2', connection: url })
-    : knex({ client: 'better-sqlite3', connection: { filename: url.slice('sqlite:'.length) }, useNullAsDefault: true });
-}
-
-/** Makes every update of `table` fail inside the database, as a broken constraint or a full disk would. */
-async function refuseUpdates(db: Knex, table: string): Promise<void> {
-  await db.raw(
-    testDatabase === 'mysql'
-      ? `create trigger refuse_${table} before update on ${table} for each row signal sqlstate '45000' set message_text = 'refused by the test'`
-      : `create trigger refuse_${table} before update on ${table} begin select raise(abort, 'refused by the test'); end`,
-  );
-}
-
 describe('secrets stay out of the log', () => {
   let service: TestService;
   let beside: Knex;
 
   before(async () => {
     service = await startService({ logs: true });
-    beside = openBeside(service);
+    beside = openDatabase(service.config.dbUrl);
   });
 
   after(async () => {
@@ -65,7 +48,7 @@ describe('secrets stay out of the log', () => {
       await service.api.patch(`hooks/${hook.body.id}`, { json: { name: marker } }),
     ];
     expect(failed.map((response) => response.statusCode)).to.deep.equal([500, 500]);
-    expect(failed[0]!.body).to.deep.equal({ code: 'unknown', message: 'Internal server error.' });
+    expect(failed[0]!.body).to.deep.equal({ code: 'unknown', message: 'Internal server error.', logId: failed[0]!.body.logId });
 
     const logged = logLines(service).filter((line) => line.msg === 'request failed');
     expect(logged).to.have.length(2);
@@ -175,7 +158,7 @@ describe('production without SMTP_URL', () => {
     const phone = await service.api.post('verification-codes', { json: { phone: '15551234567' } });
     expect(phone.statusCode).to.equal(501);
 
-    const beside = openBeside(service);
+    const beside = openDatabase(service.config.dbUrl);
     try {
       expect(await beside('development_messages').count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
       expect(await beside('verification_codes').count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import knex from 'knex';
+import knex, { type Knex } from 'knex';
 
 /** `TEST_DATABASE=mysql` runs the suite on the MySQL/MariaDB server at TEST_MYSQL_URL; otherwise SQLite. */
 export const testDatabase = process.env.TEST_DATABASE === 'mysql' ? 'mysql' : 'sqlite';
@@ -41,4 +41,20 @@ export async function dropCreatedDatabases(): Promise<void> {
   } finally {
     await admin.destroy();
   }
+}
+
+/** A service's database (its `config.dbUrl`), opened beside it as an operator would: to make some statements fail. */
+export function openDatabase(url: string): Knex {
+  return testDatabase === 'mysql'
+    ? knex({ client: 'mysql2', connection: url })
+    : knex({ client: 'better-sqlite3', connection: { filename: url.slice('sqlite:'.length) }, useNullAsDefault: true });
+}
+
+/** Makes every update of `table` fail inside the database, as a broken constraint or a full disk would. */
+export async function refuseUpdates(db: Knex, table: string): Promise<void> {
+  await db.raw(
+    testDatabase === 'mysql'
+      ? `create trigger refuse_${table} before update on ${table} for each row signal sqlstate '45000' set message_text = 'refused by the test'`
+      : `create trigger refuse_${table} before update on ${table} begin select raise(abort, 'refused by the test'); end`,
+  );
 }
