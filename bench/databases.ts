@@ -18,7 +18,11 @@ const created: string[] = [];
 
 /** Whether a MySQL/MariaDB server answers at TEST_MYSQL_URL (as `npm test` decides whether to run on it). */
 export async function mysqlReachable(): Promise<boolean> {
-  const probe = knex({ client: 'mysql2', connection: { uri: mysqlServerUrl, connectTimeout: 2000 } as never, pool: { min: 0, max: 1 } });
+  const probe = knex({
+    client: 'mysql2',
+    connection: { uri: mysqlServerUrl, connectTimeout: 2000 } as never,
+    pool: { min: 0, max: 1 },
+  });
   try {
     await probe.raw('select 1');
     return true;

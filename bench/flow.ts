@@ -15,7 +15,13 @@ export async function signInForToken(
   resource: string,
 ): Promise<string> {
   const cookieJar = new CookieJar();
-  const client = got.extend({ prefixUrl: base, cookieJar, followRedirect: false, throwHttpErrors: true, responseType: 'json' });
+  const client = got.extend({
+    prefixUrl: base,
+    cookieJar,
+    followRedirect: false,
+    throwHttpErrors: true,
+    responseType: 'json',
+  });
   const browser = got.extend({ cookieJar, followRedirect: false, throwHttpErrors: true });
   const verifier = randomBytes(32).toString('base64url');
   const query = new URLSearchParams({
@@ -30,7 +36,9 @@ export async function signInForToken(
   await client.get(`oidc/auth?${query}`, { responseType: 'text' });
   await client.put('api/experience', { json: { interactionEvent: 'SignIn' } });
   const { verificationId } = await client
-    .post('api/experience/verification/password', { json: { identifier: { type: 'username', value: user.username }, password: user.password } })
+    .post('api/experience/verification/password', {
+      json: { identifier: { type: 'username', value: user.username }, password: user.password },
+    })
     .json<{ verificationId: string }>();
   await client.post('api/experience/identification', { json: { verificationId } });
   let next = (await client.post('api/experience/submit').json<{ redirectTo: string }>()).redirectTo;
@@ -41,7 +49,14 @@ export async function signInForToken(
   const code = new URL(next).searchParams.get('code')!;
   const tokens = await got
     .post(`${base}/oidc/token`, {
-      form: { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: frontendId, redirect_uri: redirectUri, resource },
+      form: {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: frontendId,
+        redirect_uri: redirectUri,
+        resource,
+      },
     })
     .json<{ access_token: string }>();
   return tokens.access_token;

@@ -104,7 +104,16 @@ export async function generateLoad(load: Load, options: LoadOptions): Promise<Me
     const script = wrkScript(load);
     const output = await run(
       'wrk',
-      [`-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', script, load.url],
+      [
+        `-t${options.threads}`,
+        `-c${options.connections}`,
+        `-d${options.seconds}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        script,
+        load.url,
+      ],
       options.cpus,
     );
     rmSync(script);
@@ -112,7 +121,14 @@ export async function generateLoad(load: Load, options: LoadOptions): Promise<Me
     if (!line) {
       throw new Error(`wrk printed no result:\n${output}`);
     }
-    const figures = JSON.parse(line.slice('BENCH '.length)) as { requests: number; us: number; p50: number; p99: number; non2xx: number; errors: number };
+    const figures = JSON.parse(line.slice('BENCH '.length)) as {
+      requests: number;
+      us: number;
+      p50: number;
+      p99: number;
+      non2xx: number;
+      errors: number;
+    };
     const seconds = figures.us / 1e6;
     return {
       requests: figures.requests,
@@ -129,7 +145,21 @@ export async function generateLoad(load: Load, options: LoadOptions): Promise<Me
   const headers = Object.entries(load.headers).flatMap(([name, value]) => ['-H', `${name}:${value}`]);
   const output = await run(
     process.execPath,
-    [autocannonCli, '-j', '-n', '-c', String(options.connections), '-d', String(options.seconds), '-m', 'POST', ...headers, '-i', body, load.url],
+    [
+      autocannonCli,
+      '-j',
+      '-n',
+      '-c',
+      String(options.connections),
+      '-d',
+      String(options.seconds),
+      '-m',
+      'POST',
+      ...headers,
+      '-i',
+      body,
+      load.url,
+    ],
     options.cpus,
   );
   rmSync(body);

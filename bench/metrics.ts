@@ -39,4 +39,6 @@ for (let round = 0; round < rounds; round++) {
   results.push(middleware - baseline + counter);
 }
 results.sort((a, b) => a - b);
-console.log(`metrics work per token request: median ${results[Math.floor(rounds / 2)]!.toFixed(0)} ns (min ${results[0]!.toFixed(0)}, max ${results.at(-1)!.toFixed(0)})`);
+console.log(
+  `metrics work per token request: median ${results[Math.floor(rounds / 2)]!.toFixed(0)} ns (min ${results[0]!.toFixed(0)}, max ${results.at(-1)!.toFixed(0)})`,
+);

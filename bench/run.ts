@@ -20,11 +20,32 @@ import { cpus, loadavg, release, type } from 'node:os';
 import { readFileSync } from 'node:fs';
 
 import { freePort } from '../test/support/service.ts';
-import { databaseVersion, dropBenchDatabases, freshBenchDatabase, mysqlReachable, mysqlServerUrl, type DatabaseKind } from './databases.ts';
+import {
+  databaseVersion,
+  dropBenchDatabases,
+  freshBenchDatabase,
+  mysqlReachable,
+  mysqlServerUrl,
+  type DatabaseKind,
+} from './databases.ts';
 import { generateLoad, loadGenerator, type Load, type LoadOptions, type Measured } from './load.ts';
 import { hundredths, median, medianAndRange, range, table, tenths, whole } from './report.ts';
-import { assertAnswers, baselineLoad, prepareService, scenarioTitles, serviceAdmin, type ScenarioName } from './scenarios.ts';
-import { assertBuildCurrent, baselineEntry, serviceCommand, serviceEntry, startServer, type Server } from './servers.ts';
+import {
+  assertAnswers,
+  baselineLoad,
+  prepareService,
+  scenarioTitles,
+  serviceAdmin,
+  type ScenarioName,
+} from './scenarios.ts';
+import {
+  assertBuildCurrent,
+  baselineEntry,
+  serviceCommand,
+  serviceEntry,
+  startServer,
+  type Server,
+} from './servers.ts';
 
 function positive(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -116,13 +137,17 @@ const loadBefore = loadavg()[0]!;
 const profiled: string[] = [];
 const results: Round[] = [];
 
-const baseline = scenarios.includes('baseline') ? await startServer(baselineEntry, await freePort(), {}, pin?.servers) : undefined;
+const baseline = scenarios.includes('baseline')
+  ? await startServer(baselineEntry, await freePort(), {}, pin?.servers)
+  : undefined;
 if (baseline) {
   profiled.push(`baseline: pid ${baseline.pid}`);
 }
 
 const groups: Group[] =
-  serviceScenarios.length === 0 ? [{ workers: 1 }] : databases.flatMap((database) => workerCounts.map((workers) => ({ database, workers })));
+  serviceScenarios.length === 0
+    ? [{ workers: 1 }]
+    : databases.flatMap((database) => workerCounts.map((workers) => ({ database, workers })));
 
 try {
   for (const group of groups) {
@@ -183,12 +208,16 @@ try {
 // ---- the report ----
 
 const versions = await Promise.all(databases.map(databaseVersion));
-const oidcProvider = (JSON.parse(readFileSync('node_modules/oidc-provider/package.json', 'utf8')) as { version: string }).version;
+const oidcProvider = (
+  JSON.parse(readFileSync('node_modules/oidc-provider/package.json', 'utf8')) as { version: string }
+).version;
 const benchEnv = Object.entries(process.env)
   .filter(([name]) => name.startsWith('BENCH_') || name === 'TEST_MYSQL_URL')
   .sort(([a], [b]) => a.localeCompare(b))
   .map(([name, value]) => `${name}=${value}`);
-const script = process.env.npm_lifecycle_event ? `npm run ${process.env.npm_lifecycle_event}` : 'node --import tsx bench/run.ts';
+const script = process.env.npm_lifecycle_event
+  ? `npm run ${process.env.npm_lifecycle_event}`
+  : 'node --import tsx bench/run.ts';
 
 const baselineRound = (group: Group, round: number) =>
   results.find((result) => result.group === group && result.round === round && result.scenario === 'baseline');
@@ -223,11 +252,23 @@ function row(title: string, group: Group | undefined, measured: Round[]): string
 const summary: string[][] = [];
 const baselineRounds = results.filter((result) => result.scenario === 'baseline');
 if (baselineRounds.length > 0) {
-  summary.push(row(`${scenarioTitles.baseline} (${baselineRounds.length} round${baselineRounds.length === 1 ? '' : 's'})`, undefined, baselineRounds));
+  summary.push(
+    row(
+      `${scenarioTitles.baseline} (${baselineRounds.length} round${baselineRounds.length === 1 ? '' : 's'})`,
+      undefined,
+      baselineRounds,
+    ),
+  );
 }
 for (const group of groups) {
   for (const name of serviceScenarios) {
-    summary.push(row(scenarioTitles[name], group, results.filter((result) => result.group === group && result.scenario === name)));
+    summary.push(
+      row(
+        scenarioTitles[name],
+        group,
+        results.filter((result) => result.group === group && result.scenario === name),
+      ),
+    );
   }
 }
 
@@ -237,11 +278,15 @@ const machine = [
 ].join('; ');
 const setup = [
   `load generator: ${loadGenerator.description}, its own process${loadGenerator.name === 'wrk' ? `, ${threads} thread${threads === 1 ? '' : 's'}` : ''}`,
-  pin ? `pinned with taskset: servers on CPUs ${pin.servers}, load generator on CPUs ${pin.load} (the database server is not pinned)` : 'not pinned',
+  pin
+    ? `pinned with taskset: servers on CPUs ${pin.servers}, load generator on CPUs ${pin.load} (the database server is not pinned)`
+    : 'not pinned',
   `${connections} connections, ${rounds} round${rounds === 1 ? '' : 's'} of ${duration} s after ${warmup} s of warm-up`,
   `baseline: bare oidc-provider ${oidcProvider}, memory adapter, ES256 JWT`,
   ...(serviceScenarios.length > 0
-    ? [`service: \`${serviceCommand}\`, NODE_ENV=production, LOG_LEVEL=info to /dev/null, fresh ${versions.join(' / ')} database per group`]
+    ? [
+        `service: \`${serviceCommand}\`, NODE_ENV=production, LOG_LEVEL=info to /dev/null, fresh ${versions.join(' / ')} database per group`,
+      ]
     : []),
 ].join('; ');
 
@@ -269,7 +314,18 @@ ${machine}.
 ${setup}.
 
 ${table(
-  ['scenario', 'database', 'WORKERS (processes)', 'req/s median', 'req/s range', 'ratio to baseline', 'p50 ms', 'p99 ms (range)', 'server CPU ms/req', 'non-2xx + errors'],
+  [
+    'scenario',
+    'database',
+    'WORKERS (processes)',
+    'req/s median',
+    'req/s range',
+    'ratio to baseline',
+    'p50 ms',
+    'p99 ms (range)',
+    'server CPU ms/req',
+    'non-2xx + errors',
+  ],
   ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   summary,
 )}
@@ -287,6 +343,8 @@ ${table(
 )}`);
 
 if (process.env.BENCH_PROFILE) {
-  progress(`\nCPU profiles in ${process.env.BENCH_PROFILE} (the file name holds the process id): ${profiled.join('; ')}`);
+  progress(
+    `\nCPU profiles in ${process.env.BENCH_PROFILE} (the file name holds the process id): ${profiled.join('; ')}`,
+  );
 }
 process.exit(0);

@@ -30,7 +30,11 @@ function tokenRequest(url: string, fields: Record<string, string>, client: { id:
 }
 
 export function baselineLoad(base: string): Load {
-  return tokenRequest(`${base}/token`, { grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' }, baselineClient);
+  return tokenRequest(
+    `${base}/token`,
+    { grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' },
+    baselineClient,
+  );
 }
 
 /**
@@ -46,7 +50,9 @@ export async function prepareService(base: string): Promise<Record<'client-crede
     })
     .json<{ access_token: string }>();
   const api = got.extend({ prefixUrl: `${base}/api`, headers: { authorization: `Bearer ${token.access_token}` } });
-  const resource = await api.post('resources', { json: { name: 'Bench', indicator: baselineResource } }).json<{ id: string }>();
+  const resource = await api
+    .post('resources', { json: { name: 'Bench', indicator: baselineResource } })
+    .json<{ id: string }>();
   const scopeIds = [];
   for (const name of ['read', 'write']) {
     scopeIds.push((await api.post(`resources/${resource.id}/scopes`, { json: { name } }).json<{ id: string }>()).id);
@@ -61,16 +67,26 @@ export async function prepareService(base: string): Promise<Record<'client-crede
 
   const apiA = 'https://api-a.bench.example.com';
   await api.post('resources', { json: { name: 'API A', indicator: apiA } });
-  const userRole = await api.post('roles', { json: { name: 'bench-user', description: 'bench', scopeIds } }).json<{ id: string }>();
+  const userRole = await api
+    .post('roles', { json: { name: 'bench-user', description: 'bench', scopeIds } })
+    .json<{ id: string }>();
   const user = { username: 'bench_user', password: 'Bench-Password-9' };
   const created = await api.post('users', { json: user }).json<{ id: string }>();
   await api.post(`users/${created.id}/roles`, { json: { roleIds: [userRole.id] } });
   const redirectUri = 'http://frontend.bench/callback';
   const frontend = await api
-    .post('applications', { json: { name: 'front end', type: 'SPA', oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } } })
+    .post('applications', {
+      json: {
+        name: 'front end',
+        type: 'SPA',
+        oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+      },
+    })
     .json<{ id: string }>();
   const backend = await api
-    .post('applications', { json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } } })
+    .post('applications', {
+      json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } },
+    })
     .json<{ id: string; secret: string }>();
   const subjectToken = await signInForToken(base, frontend.id, redirectUri, user, apiA);
 
@@ -96,7 +112,12 @@ export async function prepareService(base: string): Promise<Record<'client-crede
 
 /** One request before the load: a scenario that does not answer 200 would measure its error path. */
 export async function assertAnswers(name: ScenarioName, load: Load): Promise<void> {
-  const response = await got.post(load.url, { body: load.body, headers: load.headers, throwHttpErrors: false, retry: { limit: 0 } });
+  const response = await got.post(load.url, {
+    body: load.body,
+    headers: load.headers,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+  });
   if (response.statusCode !== 200) {
     throw new Error(`${name}: ${load.url} answered ${response.statusCode}: ${response.body.slice(0, 200)}`);
   }

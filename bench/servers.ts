@@ -14,7 +14,9 @@ import { got } from 'got';
  * TypeScript source through tsx. A build older than the source would measure yesterday's code, so
  * that stops the bench instead.
  */
-export const serviceEntry: string[] = existsSync('dist/lib/main.js') ? ['dist/lib/main.js'] : ['--import', 'tsx', 'lib/main.ts'];
+export const serviceEntry: string[] = existsSync('dist/lib/main.js')
+  ? ['dist/lib/main.js']
+  : ['--import', 'tsx', 'lib/main.ts'];
 export const serviceCommand = `node ${serviceEntry.join(' ')}`;
 
 export function assertBuildCurrent(): void {
@@ -55,7 +57,12 @@ process.on('exit', () => {
  * Starts `node <args>` with `env` (on `cpus` via taskset when given) and waits until its port answers
  * HTTP. Its stdout, where a production deployment's logs go, is drained into /dev/null.
  */
-export async function startServer(args: string[], port: number, env: Record<string, string>, cpus?: string): Promise<Server> {
+export async function startServer(
+  args: string[],
+  port: number,
+  env: Record<string, string>,
+  cpus?: string,
+): Promise<Server> {
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there (cluster workers inherit the flag).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const command = [process.execPath, ...profile, ...args];

@@ -33,7 +33,10 @@ async function startOnce(args: string[], dbUrl: string): Promise<{ startMs: numb
   });
   try {
     for (;;) {
-      const answered = await got(`http://127.0.0.1:${port}/api/status`, { retry: { limit: 0 }, throwHttpErrors: false }).then(
+      const answered = await got(`http://127.0.0.1:${port}/api/status`, {
+        retry: { limit: 0 },
+        throwHttpErrors: false,
+      }).then(
         () => true,
         () => false,
       );

@@ -114,7 +114,12 @@ async function mutationRate(name: string, db: Knex, cache: SharedCache, outbox: 
             const created = organization('bench');
             await insertOrganization(trx, created);
             if (outbox) {
-              await enqueueEvent(trx, cache, 'Organization.Created', { data: created, path: '/api/organizations', method: 'POST', status: 201 });
+              await enqueueEvent(trx, cache, 'Organization.Created', {
+                data: created,
+                path: '/api/organizations',
+                method: 'POST',
+                status: 201,
+              });
             }
           });
           latencies.push(performance.now() - started);
@@ -127,7 +132,12 @@ async function mutationRate(name: string, db: Knex, cache: SharedCache, outbox: 
   const started = performance.now();
   await run(duration);
   const seconds = (performance.now() - started) / 1000;
-  return { name, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    name,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 const logger = createLogger({ production: true, logLevel: 'silent' });
@@ -177,7 +187,14 @@ const httpRates: HttpRate[] = [];
   const admin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
   const service = await startProcess(
     serviceEntry,
-    { PORT: String(port), ENDPOINT: `http://127.0.0.1:${port}`, DB_URL: dbUrl, BOOTSTRAP_ADMIN_CLIENT_ID: admin.id, BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret, WORKERS: '1' },
+    {
+      PORT: String(port),
+      ENDPOINT: `http://127.0.0.1:${port}`,
+      DB_URL: dbUrl,
+      BOOTSTRAP_ADMIN_CLIENT_ID: admin.id,
+      BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret,
+      WORKERS: '1',
+    },
     port,
   );
   const base = `http://127.0.0.1:${port}`;
@@ -187,7 +204,12 @@ const httpRates: HttpRate[] = [];
       headers: { authorization: `Basic ${Buffer.from(`${admin.id}:${admin.secret}`).toString('base64')}` },
     })
     .json<{ access_token: string }>();
-  const api = got.extend({ prefixUrl: `${base}/api`, headers: { authorization: `Bearer ${token}` }, throwHttpErrors: false, retry: { limit: 0 } });
+  const api = got.extend({
+    prefixUrl: `${base}/api`,
+    headers: { authorization: `Bearer ${token}` },
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+  });
   const wired = (await api.get('hooks')).statusCode === 200;
   const measure = async (name: string): Promise<HttpRate> => {
     const options = {
@@ -201,11 +223,20 @@ const httpRates: HttpRate[] = [];
     const before = receivedCount;
     const result = await autocannon({ ...options, duration });
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    return { name, perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, deliveries: receivedCount - before };
+    return {
+      name,
+      perSecond: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      deliveries: receivedCount - before,
+    };
   };
   if (wired) {
     httpRates.push(await measure('POST /api/organizations, no hook'));
-    await api.post('hooks', { json: { name: 'bench', events: ['Organization.Created'], config: { url: receiverUrl } } });
+    await api.post('hooks', {
+      json: { name: 'bench', events: ['Organization.Created'], config: { url: receiverUrl } },
+    });
     httpRates.push(await measure('POST /api/organizations, 1 hook subscribed (delivered meanwhile)'));
   }
   service.kill('SIGTERM');
@@ -229,7 +260,11 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
   let dispatcher: Dispatcher | undefined;
   let child: ChildProcess | undefined;
   if (inProcess) {
-    dispatcher = new Dispatcher({ db, config: { hooksRetrySchedule: [1, 1, 1], hooksAllowPrivateTargets: true }, logger });
+    dispatcher = new Dispatcher({
+      db,
+      config: { hooksRetrySchedule: [1, 1, 1], hooksAllowPrivateTargets: true },
+      logger,
+    });
     dispatcher.start();
   } else {
     child = await startProcess(['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], { DB_URL: dbUrl });
@@ -239,7 +274,9 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
   const committed = new Map<number, number>();
   const count = mode === 'burst' ? burstSize : rate * duration;
   const emit = async (seq: number) => {
-    await db.transaction((trx) => enqueueEvent(trx, cache, 'Organization.Created', { seq, data: organization('bench') }));
+    await db.transaction((trx) =>
+      enqueueEvent(trx, cache, 'Organization.Created', { seq, data: organization('bench') }),
+    );
     committed.set(seq, performance.now());
   };
   const started = performance.now();
@@ -296,25 +333,33 @@ receiver.close();
 await dropBenchDatabases();
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
-console.log(`\n${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, ${database}, ${duration} s runs, ${workers} writer(s)\n`);
+console.log(
+  `\n${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, ${database}, ${duration} s runs, ${workers} writer(s)\n`,
+);
 console.log('Outbox cost (one transaction per change, this process):\n');
 console.log('| scenario | changes/s | p50 ms | p99 ms |');
 console.log('|---|---:|---:|---:|');
 for (const result of rates) {
-  console.log(`| ${result.name} | ${result.perSecond.toFixed(0)} | ${fixed(result.p50, 2)} | ${fixed(result.p99, 2)} |`);
+  console.log(
+    `| ${result.name} | ${result.perSecond.toFixed(0)} | ${fixed(result.p50, 2)} | ${fixed(result.p99, 2)} |`,
+  );
 }
 if (httpRates.length > 0) {
   console.log('\nOver HTTP (autocannon, 16 connections):\n');
   console.log('| scenario | req/s | p50 ms | p99 ms | non-2xx | webhooks received |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const result of httpRates) {
-    console.log(`| ${result.name} | ${result.perSecond.toFixed(0)} | ${result.p50} | ${result.p99} | ${result.non2xx} | ${result.deliveries} |`);
+    console.log(
+      `| ${result.name} | ${result.perSecond.toFixed(0)} | ${result.p50} | ${result.p99} | ${result.non2xx} | ${result.deliveries} |`,
+    );
   }
 }
 console.log('\nDelivery, commit → receipt (one hook, local receiver answering 204):\n');
 console.log('| scenario | delivered | events/s | p50 ms | p99 ms | max ms |');
 console.log('|---|---:|---:|---:|---:|---:|');
 for (const result of deliveries) {
-  console.log(`| ${result.name} | ${result.events} | ${result.perSecond.toFixed(0)} | ${fixed(result.p50)} | ${fixed(result.p99)} | ${fixed(result.max)} |`);
+  console.log(
+    `| ${result.name} | ${result.events} | ${result.perSecond.toFixed(0)} | ${fixed(result.p50)} | ${fixed(result.p99)} | ${fixed(result.max)} |`,
+  );
 }
 process.exit(0);

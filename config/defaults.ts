@@ -11,11 +11,13 @@ export const settings = {
   },
   DB_CONNECT_TIMEOUT: {
     default: '30',
-    meaning: 'seconds start-up (and the CLI) keeps retrying a database it cannot reach (refused, unknown host, timeout) before it stops; wrong credentials stop it at once',
+    meaning:
+      'seconds start-up (and the CLI) keeps retrying a database it cannot reach (refused, unknown host, timeout) before it stops; wrong credentials stop it at once',
   },
   BOOTSTRAP_ADMIN_CLIENT_ID: {
     default: '',
-    meaning: 'with BOOTSTRAP_ADMIN_CLIENT_SECRET: a MachineToMachine application with these credentials is kept holding the management API scope `all`',
+    meaning:
+      'with BOOTSTRAP_ADMIN_CLIENT_SECRET: a MachineToMachine application with these credentials is kept holding the management API scope `all`',
   },
   BOOTSTRAP_ADMIN_CLIENT_SECRET: { default: '', meaning: 'see BOOTSTRAP_ADMIN_CLIENT_ID' },
   MANAGEMENT_API_RESOURCE: { default: '$ENDPOINT/api', meaning: 'resource indicator of the management API' },
@@ -46,14 +48,23 @@ export const settings = {
   },
   SECRETS_ENCRYPTION_OLD_KEYS: {
     default: '',
-    meaning: 'comma-separated earlier values of SECRETS_ENCRYPTION_KEY, still accepted for reading while `npm run cli -- rotate-secrets` re-encrypts with the current one',
+    meaning:
+      'comma-separated earlier values of SECRETS_ENCRYPTION_KEY, still accepted for reading while `npm run cli -- rotate-secrets` re-encrypts with the current one',
   },
   CLIENT_AUTH_FAILURE_WINDOW: {
     default: '300',
-    meaning: 'seconds over which failed client authentications (token, revocation, introspection) are counted, and how long a key over its limit is refused with 429',
+    meaning:
+      'seconds over which failed client authentications (token, revocation, introspection) are counted, and how long a key over its limit is refused with 429',
   },
-  CLIENT_AUTH_FAILURES_PER_CLIENT: { default: '20', meaning: 'failed client authentications per client id in a window before that client id is refused' },
-  CLIENT_AUTH_FAILURES_PER_ADDRESS: { default: '100', meaning: 'failed client authentications per source address (IPv6: per /64) in a window before that address is refused' },
+  CLIENT_AUTH_FAILURES_PER_CLIENT: {
+    default: '20',
+    meaning: 'failed client authentications per client id in a window before that client id is refused',
+  },
+  CLIENT_AUTH_FAILURES_PER_ADDRESS: {
+    default: '100',
+    meaning:
+      'failed client authentications per source address (IPv6: per /64) in a window before that address is refused',
+  },
   METRICS_TOKEN: {
     default: '',
     meaning:
@@ -68,7 +79,10 @@ export const settings = {
     default: 'otlp when OTEL_EXPORTER_OTLP_ENDPOINT is set',
     meaning: '`otlp`, `console` (spans on stdout, for a look) or `none`',
   },
-  OTEL_EXPORTER_OTLP_PROTOCOL: { default: 'http/protobuf', meaning: '`http/protobuf` or `http/json` (gRPC is not offered: point it at the collector\'s HTTP port, 4318)' },
+  OTEL_EXPORTER_OTLP_PROTOCOL: {
+    default: 'http/protobuf',
+    meaning: "`http/protobuf` or `http/json` (gRPC is not offered: point it at the collector's HTTP port, 4318)",
+  },
 } as const;
 
 export type SettingName = keyof typeof settings;

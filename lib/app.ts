@@ -47,14 +47,21 @@ export type Service = {
  * the operator (generated credentials, the console's setup token) go to `notices`, not the log,
  * once `listen` holds its port: a start that fails there has made and shown none.
  */
-export async function createService(config: Config, logger: Logger = createLogger(config), notices: NoticeStream = process.stderr): Promise<Service> {
+export async function createService(
+  config: Config,
+  logger: Logger = createLogger(config),
+  notices: NoticeStream = process.stderr,
+): Promise<Service> {
   const db = await connectDatabase(config, (reason) => logger.warn({ reason }, 'database not reachable yet, retrying'));
   let readiness: ReadinessCheck;
   try {
     await migrateToLatest(db);
     const newer = await migrationsFromNewerRelease(db);
     if (newer.length > 0) {
-      logger.warn({ migrations: newer }, 'the database has migrations of a newer release: this instance runs on them during a rolling upgrade, then upgrade it too');
+      logger.warn(
+        { migrations: newer },
+        'the database has migrations of a newer release: this instance runs on them during a rolling upgrade, then upgrade it too',
+      );
     }
     await checkSecretKeys(db);
     await ensureKeys(db);
@@ -115,9 +122,7 @@ export async function createService(config: Config, logger: Logger = createLogge
       purgeExpiredVerifications(db),
       pruneRevokedTokens(db),
       purgeClientAuthFailures(db, config.clientAuthThrottle),
-    ]).catch((error: unknown) =>
-      logger.error({ err: error }, 'housekeeping failed'),
-    );
+    ]).catch((error: unknown) => logger.error({ err: error }, 'housekeeping failed'));
   }, housekeepingInterval);
   housekeeping.unref();
 

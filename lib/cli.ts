@@ -101,7 +101,9 @@ function options<const T extends ParseArgsConfig>(name: string, args: string[], 
 /** The database, reachable and up to date; closed when `work` ends. */
 async function withDatabase<T>(work: (db: Knex, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await connectDatabase(config, (reason) => console.error(`database not reachable yet (${reason}), retrying`));
+  const db = await connectDatabase(config, (reason) =>
+    console.error(`database not reachable yet (${reason}), retrying`),
+  );
   try {
     await migrateToLatest(db);
     return await work(db, config);
@@ -114,7 +116,10 @@ async function withDatabase<T>(work: (db: Knex, config: Config) => Promise<T>): 
  * Asks for what the arguments left out, on one prompt (stdin may be a pipe holding both answers).
  * The password is not echoed: while it is typed, the prompt's output is dropped.
  */
-async function askMissing(given: { username?: string; password?: string }): Promise<{ username: string; password: string }> {
+async function askMissing(given: {
+  username?: string;
+  password?: string;
+}): Promise<{ username: string; password: string }> {
   let muted = false;
   const output = new Writable({
     write(chunk, _encoding, done) {
@@ -148,12 +153,17 @@ async function askMissing(given: { username?: string; password?: string }): Prom
 }
 
 async function createAdmin(args: string[]): Promise<void> {
-  const parsed = options('create-admin', args, { options: { username: { type: 'string' }, password: { type: 'string' } } });
+  const parsed = options('create-admin', args, {
+    options: { username: { type: 'string' }, password: { type: 'string' } },
+  });
   if (!parsed) {
     return;
   }
   const given = parsed.values;
-  const { username, password } = given.username !== undefined && given.password !== undefined ? { username: given.username, password: given.password } : await askMissing(given);
+  const { username, password } =
+    given.username !== undefined && given.password !== undefined
+      ? { username: given.username, password: given.password }
+      : await askMissing(given);
   await withDatabase(async (db, config) => {
     const user = await createAdministrator(db, new SharedCache(db), { username, password }, {});
     console.log(`Created administrator ${username} (user id ${user.id}). Sign in at ${consoleUrl(config.endpoint)}`);

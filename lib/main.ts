@@ -11,7 +11,9 @@ function portProblem(error: unknown, port: number): ConfigError | undefined {
     case 'EADDRINUSE':
       return new ConfigError(`port ${port} is in use: stop what listens there or set PORT to a free port`);
     case 'EACCES':
-      return new ConfigError(`this user may not listen on port ${port}: set PORT to one above 1023 (or allow it, e.g. CAP_NET_BIND_SERVICE)`);
+      return new ConfigError(
+        `this user may not listen on port ${port}: set PORT to one above 1023 (or allow it, e.g. CAP_NET_BIND_SERVICE)`,
+      );
     default:
       return undefined;
   }
@@ -38,7 +40,10 @@ try {
   throw error;
 }
 
-service.logger.info({ issuer: config.issuer, console: consoleUrl(config.endpoint), signIn: signInUrl(config.endpoint), port }, 'identity service started');
+service.logger.info(
+  { issuer: config.issuer, console: consoleUrl(config.endpoint), signIn: signInUrl(config.endpoint), port },
+  'identity service started',
+);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

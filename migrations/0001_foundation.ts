@@ -42,7 +42,9 @@ export async function up(db: Knex): Promise<void> {
     table.string('name', 64).primary();
     table.bigInteger('version').notNullable().defaultTo(0);
   });
-  await db('cache_versions').insert(['applications', 'resources', 'roles', 'keys'].map((name) => ({ name, version: 0 })));
+  await db('cache_versions').insert(
+    ['applications', 'resources', 'roles', 'keys'].map((name) => ({ name, version: 0 })),
+  );
 
   await db.schema.createTable('applications', (table) => {
     binary(table);

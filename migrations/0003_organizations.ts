@@ -44,7 +44,12 @@ export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('organization_role_scopes', (table) => {
     binary(table);
     organizationRoleId(table);
-    table.string('organization_scope_id', 21).notNullable().references('organization_scopes.id').onDelete('CASCADE').index();
+    table
+      .string('organization_scope_id', 21)
+      .notNullable()
+      .references('organization_scopes.id')
+      .onDelete('CASCADE')
+      .index();
     table.primary(['organization_role_id', 'organization_scope_id']);
   });
 
@@ -126,7 +131,11 @@ export async function up(db: Knex): Promise<void> {
 
   await db.schema.createTable('organization_invitation_roles', (table) => {
     binary(table);
-    table.string('organization_invitation_id', 21).notNullable().references('organization_invitations.id').onDelete('CASCADE');
+    table
+      .string('organization_invitation_id', 21)
+      .notNullable()
+      .references('organization_invitations.id')
+      .onDelete('CASCADE');
     organizationRoleId(table);
     table.primary(['organization_invitation_id', 'organization_role_id']);
   });

@@ -71,7 +71,15 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
-  for (const table of ['development_messages', 'sentinel_activities', 'message_recipients', 'message_sends', 'verification_codes', 'experience_states', 'sign_in_experience']) {
+  for (const table of [
+    'development_messages',
+    'sentinel_activities',
+    'message_recipients',
+    'message_sends',
+    'verification_codes',
+    'experience_states',
+    'sign_in_experience',
+  ]) {
     await db.schema.dropTableIfExists(table);
   }
   await db('cache_versions').where({ name: 'settings' }).delete();

@@ -16,7 +16,7 @@ export async function up(db: Knex): Promise<void> {
   await db('applications').insert({
     id: consoleIds.applicationId,
     name: 'Admin console',
-    description: 'The service\'s own admin console at /console.',
+    description: "The service's own admin console at /console.",
     type: 'SPA',
     // Every application has one (Logto's shape); a public client never uses it.
     secret: randomBytes(24).toString('base64url'),
@@ -29,7 +29,8 @@ export async function up(db: Knex): Promise<void> {
   await db('roles').insert({
     id: consoleIds.roleId,
     name: 'Console administrator',
-    description: 'Administrators of this service: grants the management API scope `all` to users (the admin console signs them in).',
+    description:
+      'Administrators of this service: grants the management API scope `all` to users (the admin console signs them in).',
     type: 'User',
     is_default: false,
     created_at: now,

@@ -21,7 +21,13 @@ const stampFile = join(root, 'dist', 'build-stamp');
 
 /** What the build reads: a change to any of these makes the build stale. */
 const sourceFolders = ['lib', 'config', 'migrations', 'console', 'sign-in'];
-const sourceFiles = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.browser.json'];
+const sourceFiles = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'tsconfig.browser.json',
+];
 /** What the build writes: without them there is nothing to run, whatever the stamp says. */
 const outputs = ['dist/lib/main.js', 'console/dist/index.html', 'sign-in/dist/index.html'];
 
@@ -36,16 +42,25 @@ function filesUnder(folder) {
 /** A hash of every source's path and content (content, not mtime: a checkout that touches files without changing them does not rebuild). */
 function sourceHash() {
   const hash = createHash('sha256');
-  const files = [...sourceFolders.filter((folder) => existsSync(join(root, folder))).flatMap(filesUnder), ...sourceFiles.filter((file) => existsSync(join(root, file)))].sort();
+  const files = [
+    ...sourceFolders.filter((folder) => existsSync(join(root, folder))).flatMap(filesUnder),
+    ...sourceFiles.filter((file) => existsSync(join(root, file))),
+  ].sort();
   for (const file of files) {
-    hash.update(`${file}\0`).update(readFileSync(join(root, file))).update('\0');
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }
 
 /** @param {'tsc' | 'vite'} tool @param {string[]} args */
 function run(tool, args) {
-  const result = spawnSync(process.execPath, [tools[tool], ...args], { cwd: root, stdio: ['ignore', process.stderr, process.stderr] });
+  const result = spawnSync(process.execPath, [tools[tool], ...args], {
+    cwd: root,
+    stdio: ['ignore', process.stderr, process.stderr],
+  });
   if (result.status !== 0) {
     console.error(`build failed: ${tool} ${args.join(' ')}`);
     process.exit(1);
@@ -56,7 +71,9 @@ const tools = { tsc: 'node_modules/typescript/bin/tsc', vite: 'node_modules/vite
 
 function build() {
   if (!Object.values(tools).every((tool) => existsSync(join(root, tool)))) {
-    console.error('cannot build: TypeScript and Vite are not installed (they are devDependencies; run `npm install` without --omit=dev, then `npm run build`)');
+    console.error(
+      'cannot build: TypeScript and Vite are not installed (they are devDependencies; run `npm install` without --omit=dev, then `npm run build`)',
+    );
     process.exit(1);
   }
   const hash = sourceHash();

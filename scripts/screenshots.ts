@@ -25,7 +25,11 @@ const bootstrap = { id: 'screenshots-admin', secret: 'screenshots-admin-secret-0
 
 // The console, and the hosted pages the administrator signs in through, from the sources as they are.
 for (const app of ['console', 'sign-in']) {
-  if (spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', app, '--logLevel', 'warn'], { stdio: 'inherit' }).status !== 0) {
+  if (
+    spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', app, '--logLevel', 'warn'], {
+      stdio: 'inherit',
+    }).status !== 0
+  ) {
     throw new Error(`the ${app} build failed`);
   }
 }
@@ -49,18 +53,34 @@ const config = loadConfig({
 });
 const service = await createService(config, createLogger({ production: true, logLevel: 'silent' }));
 await service.listen(port);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+});
 
 async function token(form: Record<string, string>): Promise<Record<string, string>> {
   const response = await fetch(`${base}/oidc/token`, {
     method: 'POST',
-    headers: { authorization: `Basic ${btoa(`${form.client_id}:${form.client_secret}`)}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(Object.fromEntries(Object.entries(form).filter(([name]) => name !== 'client_id' && name !== 'client_secret'))),
+    headers: {
+      authorization: `Basic ${btoa(`${form.client_id}:${form.client_secret}`)}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams(
+      Object.fromEntries(Object.entries(form).filter(([name]) => name !== 'client_id' && name !== 'client_secret')),
+    ),
   });
   return (await response.json()) as Record<string, string>;
 }
 
-const management = (await token({ client_id: bootstrap.id, client_secret: bootstrap.secret, grant_type: 'client_credentials', resource: config.managementApiResource, scope: 'all' })).access_token;
+const management = (
+  await token({
+    client_id: bootstrap.id,
+    client_secret: bootstrap.secret,
+    grant_type: 'client_credentials',
+    resource: config.managementApiResource,
+    scope: 'all',
+  })
+).access_token;
 
 async function api<T = Record<string, any>>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}/api/${path}`, {
@@ -77,17 +97,36 @@ async function api<T = Record<string, any>>(method: string, path: string, body?:
 /** A little of everything, so that no page is empty. */
 async function seed() {
   const apiA = await api('POST', 'resources', { name: 'Orders API', indicator: 'https://orders.example.com' });
-  const apiB = await api('POST', 'resources', { name: 'Billing API', indicator: 'https://billing.example.com', accessTokenTtl: 900 });
+  const apiB = await api('POST', 'resources', {
+    name: 'Billing API',
+    indicator: 'https://billing.example.com',
+    accessTokenTtl: 900,
+  });
   const readA = await api('POST', `resources/${apiA.id}/scopes`, { name: 'read:orders', description: 'Read orders' });
   await api('POST', `resources/${apiA.id}/scopes`, { name: 'write:orders', description: 'Create and change orders' });
-  const readB = await api('POST', `resources/${apiB.id}/scopes`, { name: 'read:invoices', description: 'Read invoices' });
-  const role = await api('POST', 'roles', { name: 'Billing viewer', description: 'Reads invoices and orders', scopeIds: [readA.id, readB.id] });
+  const readB = await api('POST', `resources/${apiB.id}/scopes`, {
+    name: 'read:invoices',
+    description: 'Read invoices',
+  });
+  const role = await api('POST', 'roles', {
+    name: 'Billing viewer',
+    description: 'Reads invoices and orders',
+    scopeIds: [readA.id, readB.id],
+  });
   const users = [];
-  for (const [username, name, email] of [['alice', 'Alice Martin', 'alice@example.com'], ['bob', 'Bob Chen', 'bob@example.com'], ['carol', 'Carol Diaz', 'carol@example.org']] as const) {
+  for (const [username, name, email] of [
+    ['alice', 'Alice Martin', 'alice@example.com'],
+    ['bob', 'Bob Chen', 'bob@example.com'],
+    ['carol', 'Carol Diaz', 'carol@example.org'],
+  ] as const) {
     users.push(await api('POST', 'users', { username, name, primaryEmail: email, password: 'Correct-Horse-9' }));
   }
   await api('POST', `users/${users[0]!.id}/roles`, { roleIds: [role.id] });
-  await api('POST', 'applications', { name: 'Storefront', type: 'SPA', oidcClientMetadata: { redirectUris: ['https://shop.example.com/callback'], postLogoutRedirectUris: [] } });
+  await api('POST', 'applications', {
+    name: 'Storefront',
+    type: 'SPA',
+    oidcClientMetadata: { redirectUris: ['https://shop.example.com/callback'], postLogoutRedirectUris: [] },
+  });
   const backend = await api('POST', 'applications', {
     name: 'Orders backend',
     type: 'Traditional',
@@ -97,11 +136,22 @@ async function seed() {
   await api('POST', 'applications', { name: 'Nightly billing job', type: 'MachineToMachine' });
   const organization = await api('POST', 'organizations', { name: 'Acme Corp', description: 'Our first customer' });
   const scope = await api('POST', 'organization-scopes', { name: 'invite:member', description: 'Invite people' });
-  const orgRole = await api('POST', 'organization-roles', { name: 'Organization admin', description: 'Runs the organization', organizationScopeIds: [scope.id] });
+  const orgRole = await api('POST', 'organization-roles', {
+    name: 'Organization admin',
+    description: 'Runs the organization',
+    organizationScopeIds: [scope.id],
+  });
   await api('POST', `organizations/${organization.id}/users`, { userIds: [users[0]!.id, users[1]!.id] });
-  await api('POST', `organizations/${organization.id}/users/${users[0]!.id}/roles`, { organizationRoleIds: [orgRole.id] });
+  await api('POST', `organizations/${organization.id}/users/${users[0]!.id}/roles`, {
+    organizationRoleIds: [orgRole.id],
+  });
   await api('POST', `organizations/${organization.id}/jit/email-domains`, { emailDomain: 'acme.example.com' });
-  await api('POST', 'organization-invitations', { invitee: 'dave@acme.example.com', organizationId: organization.id, expiresAt: Date.now() + 7 * 86_400_000, organizationRoleIds: [orgRole.id] });
+  await api('POST', 'organization-invitations', {
+    invitee: 'dave@acme.example.com',
+    organizationId: organization.id,
+    expiresAt: Date.now() + 7 * 86_400_000,
+    organizationRoleIds: [orgRole.id],
+  });
   const hook = await api('POST', 'hooks', {
     name: 'Audit sink',
     events: ['User.Created', 'User.Deleted', 'PostSignIn'],
@@ -110,9 +160,24 @@ async function seed() {
   // Token exchanges for the dashboard and the audit log: impersonation subject tokens (one succeeds), and a bad token (refused).
   for (const user of users.slice(0, 2)) {
     const { subjectToken } = await api('POST', 'subject-tokens', { userId: user.id });
-    await token({ client_id: backend.id, client_secret: backend.secret, grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: subjectToken, subject_token_type: 'urn:logto:token-type:impersonation_token', resource: 'https://billing.example.com', scope: 'read:invoices' });
+    await token({
+      client_id: backend.id,
+      client_secret: backend.secret,
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: subjectToken,
+      subject_token_type: 'urn:logto:token-type:impersonation_token',
+      resource: 'https://billing.example.com',
+      scope: 'read:invoices',
+    });
   }
-  await token({ client_id: backend.id, client_secret: backend.secret, grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'not-a-token', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', resource: 'https://billing.example.com' });
+  await token({
+    client_id: backend.id,
+    client_secret: backend.secret,
+    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    subject_token: 'not-a-token',
+    subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    resource: 'https://billing.example.com',
+  });
   await api('POST', 'users', { username: 'dave', name: 'Dave Ito' });
   // Wait for the dispatcher and the batched audit log.
   await new Promise((resolve) => setTimeout(resolve, 1500));

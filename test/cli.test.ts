@@ -14,7 +14,9 @@ type Run = { code: number; stdout: string; stderr: string };
 /** `npm run --silent cli -- <args>` (the build), its exit code and output. */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [builtScripts.cli, ...args], { env: { ...process.env, ...env } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [builtScripts.cli, ...args], {
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -39,7 +41,10 @@ describe('npm run cli', () => {
 
   for (const command of commands) {
     it(`${command} --help describes the command without touching a database`, async () => {
-      const help = await cli([command, '--help'], { DB_URL: 'mysql://nobody@127.0.0.1:1/none', DB_CONNECT_TIMEOUT: '0' });
+      const help = await cli([command, '--help'], {
+        DB_URL: 'mysql://nobody@127.0.0.1:1/none',
+        DB_CONNECT_TIMEOUT: '0',
+      });
       expect(help.code, help.stderr).to.equal(0);
       expect(help.stdout).to.match(new RegExp(`^usage: npm run (--silent )?cli -- ${command}`));
       expect(help.stderr).to.equal('');
@@ -64,8 +69,13 @@ describe('npm run cli', () => {
   });
 
   it('stops on an unreachable database with the one line start-up prints', async () => {
-    const run = await cli(['export'], { DB_URL: 'mysql://someone:hunter2-secret@127.0.0.1:1/identity', DB_CONNECT_TIMEOUT: '0' });
+    const run = await cli(['export'], {
+      DB_URL: 'mysql://someone:hunter2-secret@127.0.0.1:1/identity',
+      DB_CONNECT_TIMEOUT: '0',
+    });
     expect(run.code).to.equal(1);
-    expect(run.stderr).to.equal('cannot reach the database at 127.0.0.1:1 (ECONNREFUSED) within 0 s: start it, or correct the host and port in DB_URL (DB_CONNECT_TIMEOUT sets how long start-up waits)\n');
+    expect(run.stderr).to.equal(
+      'cannot reach the database at 127.0.0.1:1 (ECONNREFUSED) within 0 s: start it, or correct the host and port in DB_URL (DB_CONNECT_TIMEOUT sets how long start-up waits)\n',
+    );
   });
 });

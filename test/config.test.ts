@@ -17,7 +17,11 @@ describe('configuration', () => {
     });
     expect(config.hooksRetrySchedule).to.deep.equal([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     expect(config.bootstrapAdmin).to.equal(undefined);
-    expect(config.clientAuthThrottle).to.deep.equal({ windowSeconds: 300, failuresPerClient: 20, failuresPerAddress: 100 });
+    expect(config.clientAuthThrottle).to.deep.equal({
+      windowSeconds: 300,
+      failuresPerClient: 20,
+      failuresPerAddress: 100,
+    });
   });
 
   it('derives the issuer and management resource from ENDPOINT, without a trailing slash', () => {
@@ -29,22 +33,37 @@ describe('configuration', () => {
   it('opens /metrics in development, closes it in production unless METRICS_TOKEN is set, and traces only when asked', () => {
     expect(loadConfig({}).metrics).to.deep.equal({ enabled: true, token: undefined });
     expect(loadConfig({ NODE_ENV: 'production' }).metrics).to.deep.equal({ enabled: false, token: undefined });
-    expect(loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'a'.repeat(32) }).metrics).to.deep.equal({ enabled: true, token: 'a'.repeat(32) });
+    expect(loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'a'.repeat(32) }).metrics).to.deep.equal({
+      enabled: true,
+      token: 'a'.repeat(32),
+    });
     expect(loadConfig({}).tracing).to.equal(undefined);
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).to.deep.equal({ exporter: 'otlp', protocol: 'http/protobuf', endpoint: 'http://collector:4318/' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).to.deep.equal({
+      exporter: 'otlp',
+      protocol: 'http/protobuf',
+      endpoint: 'http://collector:4318/',
+    });
     expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing).to.include({ exporter: 'console' });
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).to.equal(undefined);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing,
+    ).to.equal(undefined);
   });
 
   it('names the setting of each production warning (logged as a field of its line)', () => {
     const warnings = configWarnings(loadConfig({ NODE_ENV: 'production', ENDPOINT: 'http://identity.test' }));
-    expect(warnings.map((warning) => warning.setting)).to.deep.equal(['ENDPOINT', 'SMTP_URL', 'SECRETS_ENCRYPTION_KEY']);
+    expect(warnings.map((warning) => warning.setting)).to.deep.equal([
+      'ENDPOINT',
+      'SMTP_URL',
+      'SECRETS_ENCRYPTION_KEY',
+    ]);
     expect(warnings[0]!.message).to.match(/^ENDPOINT http:\/\/identity\.test is plain http/);
   });
 
   it('turns private webhook targets off in production unless allowed', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).hooksAllowPrivateTargets).to.equal(false);
-    expect(loadConfig({ NODE_ENV: 'production', HOOKS_ALLOW_PRIVATE_TARGETS: 'true' }).hooksAllowPrivateTargets).to.equal(true);
+    expect(
+      loadConfig({ NODE_ENV: 'production', HOOKS_ALLOW_PRIVATE_TARGETS: 'true' }).hooksAllowPrivateTargets,
+    ).to.equal(true);
   });
 
   const refused: Array<[string, Record<string, string>, RegExp]> = [
@@ -57,12 +76,36 @@ describe('configuration', () => {
     ['a retry schedule that is not a list of seconds', { HOOKS_RETRY_SCHEDULE: '5,soon' }, /HOOKS_RETRY_SCHEDULE/],
     ['a bootstrap id without its secret', { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin' }, /BOOTSTRAP_ADMIN_CLIENT_SECRET/],
     ['a client authentication window of zero', { CLIENT_AUTH_FAILURE_WINDOW: '0' }, /CLIENT_AUTH_FAILURE_WINDOW/],
-    ['a failure limit that is not a number', { CLIENT_AUTH_FAILURES_PER_CLIENT: 'many' }, /CLIENT_AUTH_FAILURES_PER_CLIENT/],
-    ['a negative failure limit per address', { CLIENT_AUTH_FAILURES_PER_ADDRESS: '-1' }, /CLIENT_AUTH_FAILURES_PER_ADDRESS/],
-    ['a short bootstrap secret', { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin', BOOTSTRAP_ADMIN_CLIENT_SECRET: 'short' }, /BOOTSTRAP_ADMIN_CLIENT_SECRET/],
-    ['a metrics token with characters a bearer token cannot hold', { METRICS_TOKEN: 'metrics token with spaces' }, /METRICS_TOKEN/],
-    ['an OTLP endpoint that is not an http(s) URL', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' }, /OTEL_EXPORTER_OTLP_ENDPOINT/],
-    ['the gRPC protocol (not offered)', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json/],
+    [
+      'a failure limit that is not a number',
+      { CLIENT_AUTH_FAILURES_PER_CLIENT: 'many' },
+      /CLIENT_AUTH_FAILURES_PER_CLIENT/,
+    ],
+    [
+      'a negative failure limit per address',
+      { CLIENT_AUTH_FAILURES_PER_ADDRESS: '-1' },
+      /CLIENT_AUTH_FAILURES_PER_ADDRESS/,
+    ],
+    [
+      'a short bootstrap secret',
+      { BOOTSTRAP_ADMIN_CLIENT_ID: 'admin', BOOTSTRAP_ADMIN_CLIENT_SECRET: 'short' },
+      /BOOTSTRAP_ADMIN_CLIENT_SECRET/,
+    ],
+    [
+      'a metrics token with characters a bearer token cannot hold',
+      { METRICS_TOKEN: 'metrics token with spaces' },
+      /METRICS_TOKEN/,
+    ],
+    [
+      'an OTLP endpoint that is not an http(s) URL',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' },
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    ],
+    [
+      'the gRPC protocol (not offered)',
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json/,
+    ],
     ['an unknown traces exporter', { OTEL_TRACES_EXPORTER: 'jaeger' }, /OTEL_TRACES_EXPORTER/],
   ];
   for (const [what, env, names] of refused) {

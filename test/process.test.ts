@@ -18,7 +18,11 @@ type Started = { child: ChildProcess; output: () => string; errors: () => string
 const running = new Set<ChildProcess>();
 
 /** A compiled entry point as users run it (`npm start` is `node dist/lib/main.js`), configured by environment. */
-function startProcess(env: Record<string, string>, script: string = builtScripts.service, args: string[] = []): Started {
+function startProcess(
+  env: Record<string, string>,
+  script: string = builtScripts.service,
+  args: string[] = [],
+): Started {
   const child = spawn(process.execPath, [script, ...args], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,9 +57,7 @@ async function waitFor(check: () => boolean, what: string, timeout = 20_000): Pr
  * which it prints as it is loaded, before the service runs.
  */
 const ownLines = (text: string) =>
-  text
-    .split('\n')
-    .filter((line) => line.trim() !== '' && !line.startsWith('oidc-provider WARNING'));
+  text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('oidc-provider WARNING'));
 
 /** The start fails with exit code 1 and one line of stderr, no stack trace. */
 async function failedStart(started: Started): Promise<string> {
@@ -84,7 +86,11 @@ describe('the service process (the build)', () => {
       .errors()
       .split('\n')
       .find((text) => text.includes('"clientSecret"'));
-    const { clientId: id, clientSecret: secret, level } = JSON.parse(line ?? '{}') as { clientId?: string; clientSecret?: string; level?: number };
+    const {
+      clientId: id,
+      clientSecret: secret,
+      level,
+    } = JSON.parse(line ?? '{}') as { clientId?: string; clientSecret?: string; level?: number };
     expect(id).to.be.a('string');
     expect(secret).to.be.a('string');
     expect(level).to.equal(40);
@@ -117,12 +123,21 @@ describe('the service process (the build)', () => {
   it('serves the hosted sign-in pages and the console from the build, and its start line names the issuer, the console and the sign-in page', async () => {
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
-    const { child, output, exited } = startProcess({ DB_URL: await freshDatabaseUrl(), PORT: String(port), ENDPOINT: endpoint });
+    const { child, output, exited } = startProcess({
+      DB_URL: await freshDatabaseUrl(),
+      PORT: String(port),
+      ENDPOINT: endpoint,
+    });
     await waitFor(() => output().includes('identity service started'), 'start');
     const line = output()
       .split('\n')
       .find((text) => text.includes('identity service started'))!;
-    expect(JSON.parse(line)).to.include({ issuer: `${endpoint}/oidc`, console: `${endpoint}/console`, signIn: `${endpoint}/sign-in`, port });
+    expect(JSON.parse(line)).to.include({
+      issuer: `${endpoint}/oidc`,
+      console: `${endpoint}/console`,
+      signIn: `${endpoint}/sign-in`,
+      port,
+    });
 
     const signIn = await got(`${endpoint}/sign-in`);
     expect(signIn.headers['content-type']).to.match(/^text\/html/);
@@ -138,7 +153,10 @@ describe('the service process (the build)', () => {
   });
 
   it('logs one JSON line per request in production and exits 0 on SIGTERM', async () => {
-    const { child, output, exited } = startProcess({ DB_URL: await freshDatabaseUrl(), PORT: String(await freePort()) });
+    const { child, output, exited } = startProcess({
+      DB_URL: await freshDatabaseUrl(),
+      PORT: String(await freePort()),
+    });
     await waitFor(() => output().includes('identity service started'), 'start');
     const port = Number(/"port":(\d+)/.exec(output())?.[1]);
     await got(`http://127.0.0.1:${port}/api/status`);
@@ -183,7 +201,11 @@ describe('the service process (the build)', () => {
 
   it('stops on an unreachable database after DB_CONNECT_TIMEOUT with one line naming DB_URL, without its password', async () => {
     const closedPort = await freePort();
-    const started = startProcess({ DB_URL: `mysql://someone:hunter2-secret@127.0.0.1:${closedPort}/identity`, DB_CONNECT_TIMEOUT: '1', PORT: String(await freePort()) });
+    const started = startProcess({
+      DB_URL: `mysql://someone:hunter2-secret@127.0.0.1:${closedPort}/identity`,
+      DB_CONNECT_TIMEOUT: '1',
+      PORT: String(await freePort()),
+    });
     const line = await failedStart(started);
     expect(line).to.equal(
       `cannot reach the database at 127.0.0.1:${closedPort} (ECONNREFUSED) within 1 s: start it, or correct the host and port in DB_URL (DB_CONNECT_TIMEOUT sets how long start-up waits)`,
@@ -195,8 +217,12 @@ describe('the service process (the build)', () => {
     // A folder that cannot be made: its parent is a file.
     const file = join(mkdtempSync(join(tmpdir(), 'identity-test-')), 'a-file');
     writeFileSync(file, '');
-    const line = await failedStart(startProcess({ DB_URL: `sqlite:${file}/identity.sqlite3`, PORT: String(await freePort()) }));
-    expect(line).to.equal(`cannot open the SQLite database at ${file}/identity.sqlite3 (EEXIST): correct the path in DB_URL, or let this user create and write it`);
+    const line = await failedStart(
+      startProcess({ DB_URL: `sqlite:${file}/identity.sqlite3`, PORT: String(await freePort()) }),
+    );
+    expect(line).to.equal(
+      `cannot open the SQLite database at ${file}/identity.sqlite3 (EEXIST): correct the path in DB_URL, or let this user create and write it`,
+    );
   });
 
   it('migrates from the build (`npm run migrate`), under the names the sources use', async () => {
@@ -225,9 +251,14 @@ describe('the service process (the build)', () => {
 
     it('stops on wrong credentials at once, with one line naming the user and DB_URL, without the password', async () => {
       const server = new URL(mysqlServerUrl);
-      const started = startProcess({ DB_URL: `mysql://nobody-here:wrong-password-42@${server.host}/identity`, PORT: String(await freePort()) });
+      const started = startProcess({
+        DB_URL: `mysql://nobody-here:wrong-password-42@${server.host}/identity`,
+        PORT: String(await freePort()),
+      });
       const line = await failedStart(started);
-      expect(line).to.equal(`the database at ${server.host} refused user "nobody-here" (access denied): correct the user and password in DB_URL`);
+      expect(line).to.equal(
+        `the database at ${server.host} refused user "nobody-here" (access denied): correct the user and password in DB_URL`,
+      );
       expect(started.output()).to.not.include('wrong-password-42');
     });
 
@@ -235,7 +266,9 @@ describe('the service process (the build)', () => {
       const url = new URL(mysqlServerUrl);
       url.pathname = '/no_such_database_here';
       const line = await failedStart(startProcess({ DB_URL: url.toString(), PORT: String(await freePort()) }));
-      expect(line).to.equal(`the database "no_such_database_here" does not exist at ${url.host}: create it (character set utf8mb4), or correct its name in DB_URL`);
+      expect(line).to.equal(
+        `the database "no_such_database_here" does not exist at ${url.host}: create it (character set utf8mb4), or correct its name in DB_URL`,
+      );
     });
 
     it('waits for a database that comes up within DB_CONNECT_TIMEOUT', async () => {
@@ -244,7 +277,11 @@ describe('the service process (the build)', () => {
       const relayPort = await freePort();
       const url = new URL(target);
       url.host = `127.0.0.1:${relayPort}`;
-      const started = startProcess({ DB_URL: url.toString(), DB_CONNECT_TIMEOUT: '60', PORT: String(await freePort()) });
+      const started = startProcess({
+        DB_URL: url.toString(),
+        DB_CONNECT_TIMEOUT: '60',
+        PORT: String(await freePort()),
+      });
       await waitFor(() => started.output().includes('database not reachable yet'), 'a retry');
       const relay = createServer((socket) => {
         const upstream = connect(Number(target.port || 3306), target.hostname);

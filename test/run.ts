@@ -10,7 +10,11 @@ import knex from 'knex';
 import { mysqlServerUrl } from './support/database.ts';
 
 async function mysqlReachable(): Promise<boolean> {
-  const probe = knex({ client: 'mysql2', connection: { uri: mysqlServerUrl, connectTimeout: 2000 } as never, pool: { min: 0, max: 1 } });
+  const probe = knex({
+    client: 'mysql2',
+    connection: { uri: mysqlServerUrl, connectTimeout: 2000 } as never,
+    pool: { min: 0, max: 1 },
+  });
   try {
     await probe.raw('select 1');
     return true;

@@ -51,7 +51,9 @@ const codeFields: Array<[RegExp, string]> = [
 ];
 
 export const toApiError = (error: unknown): ApiError =>
-  error instanceof ApiError ? error : new ApiError(0, 'network', error instanceof Error ? error.message : String(error));
+  error instanceof ApiError
+    ? error
+    : new ApiError(0, 'network', error instanceof Error ? error.message : String(error));
 
 /** Called when the token is refused (expired, revoked): the app shows its sign-in screen. */
 let onUnauthorized = () => {};
@@ -77,14 +79,29 @@ async function fetchApi(method: string, path: string, body?: unknown): Promise<R
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
   }
-  const response = await fetch(`/api/${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`/api/${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (response.ok) {
     return response;
   }
-  const error = (await response.json().catch(() => ({}))) as { code?: string; message?: string; data?: unknown; details?: Detail[] };
+  const error = (await response.json().catch(() => ({}))) as {
+    code?: string;
+    message?: string;
+    data?: unknown;
+    details?: Detail[];
+  };
   if (response.status === 401) {
     dropSession();
     onUnauthorized();
   }
-  throw new ApiError(response.status, error.code ?? `http.${response.status}`, error.message ?? response.statusText, error.data, error.details);
+  throw new ApiError(
+    response.status,
+    error.code ?? `http.${response.status}`,
+    error.message ?? response.statusText,
+    error.data,
+    error.details,
+  );
 }

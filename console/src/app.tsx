@@ -1,7 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { whenUnauthorized } from './api.ts';
-import { completeSignIn, currentSession, isAdministrator, loadConfig, signIn, signOut, type ConsoleConfig } from './auth.ts';
+import {
+  completeSignIn,
+  currentSession,
+  isAdministrator,
+  loadConfig,
+  signIn,
+  signOut,
+  type ConsoleConfig,
+} from './auth.ts';
 import { ApplicationPage, ApplicationsPage } from './pages/applications.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
@@ -54,7 +62,11 @@ function page(path: string) {
     case 'audit-log':
       return <AuditLogPage />;
     default:
-      return <p>There is no page here. <Link to="/">Go to the dashboard</Link>.</p>;
+      return (
+        <p>
+          There is no page here. <Link to="/">Go to the dashboard</Link>.
+        </p>
+      );
   }
 }
 
@@ -76,9 +88,16 @@ function Welcome({ config, problem }: { config: ConsoleConfig; problem?: string 
         <>
           {created && <p role="status">The administrator is created. Sign in with that username and password.</p>}
           {!created && !config.hasAdministrator && (
-            <p role="status">No administrator exists, and one existed before: make one on the service's machine with npm run cli -- create-admin.</p>
+            <p role="status">
+              No administrator exists, and one existed before: make one on the service's machine with npm run cli --
+              create-admin.
+            </p>
           )}
-          <button type="button" class="primary" onClick={() => void signIn(config, returnTo === '/callback' ? '/' : returnTo)}>
+          <button
+            type="button"
+            class="primary"
+            onClick={() => void signIn(config, returnTo === '/callback' ? '/' : returnTo)}
+          >
             Sign in
           </button>
         </>
@@ -95,23 +114,32 @@ export function App() {
 
   useEffect(() => {
     whenUnauthorized(() => setSession(undefined));
-    loadConfig().then(async (loaded) => {
-      if (path === '/callback') {
-        try {
-          const returnTo = await completeSignIn(loaded, new URL(location.href));
-          setSession(currentSession());
-          navigate(returnTo, { replace: true });
-        } catch (error) {
-          setProblem(error instanceof Error ? error.message : String(error));
-          navigate('/', { replace: true });
+    loadConfig().then(
+      async (loaded) => {
+        if (path === '/callback') {
+          try {
+            const returnTo = await completeSignIn(loaded, new URL(location.href));
+            setSession(currentSession());
+            navigate(returnTo, { replace: true });
+          } catch (error) {
+            setProblem(error instanceof Error ? error.message : String(error));
+            navigate('/', { replace: true });
+          }
         }
-      }
-      setConfig(loaded);
-    }, (error: unknown) => setProblem(String(error)));
+        setConfig(loaded);
+      },
+      (error: unknown) => setProblem(String(error)),
+    );
   }, []);
 
   if (!config) {
-    return problem ? <p class="error" role="alert">{problem}</p> : <p aria-busy="true">Loading…</p>;
+    return problem ? (
+      <p class="error" role="alert">
+        {problem}
+      </p>
+    ) : (
+      <p aria-busy="true">Loading…</p>
+    );
   }
   if (!session) {
     return <Welcome config={config} problem={problem} />;
@@ -120,8 +148,12 @@ export function App() {
     return (
       <main class="welcome">
         <h1>Admin console</h1>
-        <p class="error" role="alert">This account is not an administrator: it does not hold the management API's `all` scope.</p>
-        <button type="button" onClick={() => signOut(config)}>Sign out</button>
+        <p class="error" role="alert">
+          This account is not an administrator: it does not hold the management API's `all` scope.
+        </p>
+        <button type="button" onClick={() => signOut(config)}>
+          Sign out
+        </button>
       </main>
     );
   }
@@ -129,9 +161,13 @@ export function App() {
   return (
     <div class="layout">
       <header>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <strong>Identity console</strong>
-        <button type="button" onClick={() => signOut(config)}>Sign out</button>
+        <button type="button" onClick={() => signOut(config)}>
+          Sign out
+        </button>
       </header>
       <nav aria-label="Sections">
         {sections.map(([to, label]) => (

@@ -28,7 +28,11 @@ export async function loadConfig(): Promise<ConsoleConfig> {
   return (await response.json()) as ConsoleConfig;
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
 const randomString = () => base64url(crypto.getRandomValues(new Uint8Array(32)));
 
 export function currentSession(): Session | undefined {
@@ -43,7 +47,9 @@ export const isAdministrator = (session: Session) => session.scope.split(' ').in
 export async function signIn(config: ConsoleConfig, returnTo: string): Promise<void> {
   const pending: Pending = { verifier: randomString(), state: randomString(), returnTo };
   sessionStorage.setItem(pendingKey, JSON.stringify(pending));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pending.verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pending.verifier))),
+  );
   const query = new URLSearchParams({
     client_id: config.clientId,
     redirect_uri: config.redirectUri,
@@ -106,7 +112,10 @@ export function signOut(config: ConsoleConfig): void {
       body: new URLSearchParams({ token: session.accessToken, client_id: config.clientId }),
     }).catch(() => undefined);
   }
-  const query = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: config.postLogoutRedirectUri });
+  const query = new URLSearchParams({
+    client_id: config.clientId,
+    post_logout_redirect_uri: config.postLogoutRedirectUri,
+  });
   if (session) {
     query.set('id_token_hint', session.idToken);
   }

@@ -84,7 +84,14 @@ export function Field({ label, name, error, hint, children, type = 'text', ...in
         children(id)
       ) : (
         // Preact types `<input>` per `type` value; this one takes only attributes every text-like type has.
-        <input type={type as 'text'} id={id} name={name} aria-invalid={message ? 'true' : undefined} aria-describedby={note} {...input} />
+        <input
+          type={type as 'text'}
+          id={id}
+          name={name}
+          aria-invalid={message ? 'true' : undefined}
+          aria-describedby={note}
+          {...input}
+        />
       )}
       {hint && !message && (
         <small id={`${id}-hint`} class="hint">
@@ -115,7 +122,17 @@ export function FormError({ error, fields = [] }: { error?: ApiError; fields?: s
 /**
  * A button that asks first: a modal dialog (Escape or "Cancel" closes it) names what will go.
  */
-export function ConfirmButton({ label, question, onConfirm, class: className = 'danger' }: { label: string; question: string; onConfirm: () => unknown; class?: string }) {
+export function ConfirmButton({
+  label,
+  question,
+  onConfirm,
+  class: className = 'danger',
+}: {
+  label: string;
+  question: string;
+  onConfirm: () => unknown;
+  class?: string;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   return (
     <>
@@ -125,7 +142,14 @@ export function ConfirmButton({ label, question, onConfirm, class: className = '
       <dialog ref={dialog} aria-label={question}>
         <p>{question}</p>
         <div class="actions">
-          <button type="button" class="danger" onClick={() => { dialog.current?.close(); void onConfirm(); }}>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              dialog.current?.close();
+              void onConfirm();
+            }}
+          >
             {label}
           </button>
           <button type="button" autofocus onClick={() => dialog.current?.close()}>
@@ -138,12 +162,26 @@ export function ConfirmButton({ label, question, onConfirm, class: className = '
 }
 
 /** The last card of an entity's page: delete it (after asking), then back to its list. */
-export function DeleteCard({ label, question, path, back }: { label: string; question: string; path: string; back: string }) {
+export function DeleteCard({
+  label,
+  question,
+  path,
+  back,
+}: {
+  label: string;
+  question: string;
+  path: string;
+  back: string;
+}) {
   const action = useAction();
   return (
     <section class="card">
       <h2>Delete</h2>
-      <ConfirmButton label={label} question={question} onConfirm={() => action.run(() => api('DELETE', path).then(() => navigate(back)))} />
+      <ConfirmButton
+        label={label}
+        question={question}
+        onConfirm={() => action.run(() => api('DELETE', path).then(() => navigate(back)))}
+      />
       <FormError error={action.error} />
     </section>
   );
@@ -153,7 +191,19 @@ export function DeleteCard({ label, question, path, back }: { label: string; que
  * A checkbox shown as a switch (role=switch: read out as on/off). It moves at once; `onChange`
  * saves, and the switch moves back if that fails.
  */
-export function Switch({ label, checked, disabled, onChange, describedBy }: { label: string; checked: boolean; disabled?: boolean; onChange: (value: boolean) => Promise<boolean>; describedBy?: string }) {
+export function Switch({
+  label,
+  checked,
+  disabled,
+  onChange,
+  describedBy,
+}: {
+  label: string;
+  checked: boolean;
+  disabled?: boolean;
+  onChange: (value: boolean) => Promise<boolean>;
+  describedBy?: string;
+}) {
   const [value, setValue] = useState(checked);
   useEffect(() => setValue(checked), [checked]);
   const change = (next: boolean) => {
@@ -162,7 +212,14 @@ export function Switch({ label, checked, disabled, onChange, describedBy }: { la
   };
   return (
     <label class="switch">
-      <input type="checkbox" role="switch" checked={value} disabled={disabled} aria-describedby={describedBy} onChange={(event) => change(event.currentTarget.checked)} />
+      <input
+        type="checkbox"
+        role="switch"
+        checked={value}
+        disabled={disabled}
+        aria-describedby={describedBy}
+        onChange={(event) => change(event.currentTarget.checked)}
+      />
       <span class="track" aria-hidden="true" />
       {label}
     </label>
@@ -170,7 +227,13 @@ export function Switch({ label, checked, disabled, onChange, describedBy }: { la
 }
 
 /** The page's loading and error states, then its content. */
-export function Loaded<T>({ state, children }: { state: { data?: T; error?: ApiError; loading: boolean }; children: (data: T) => ComponentChildren }) {
+export function Loaded<T>({
+  state,
+  children,
+}: {
+  state: { data?: T; error?: ApiError; loading: boolean };
+  children: (data: T) => ComponentChildren;
+}) {
   if (state.error) {
     return (
       <p class="error" role="alert">
@@ -194,4 +257,8 @@ export function formValues(event: Event): Record<string, string> {
 }
 
 /** One value a line (redirect URIs, domains), blanks dropped. */
-export const lines = (text: string | undefined) => (text ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
+export const lines = (text: string | undefined) =>
+  (text ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);

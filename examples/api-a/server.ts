@@ -9,7 +9,13 @@
  */
 import { createServer, type Server } from 'node:http';
 
-export type ApiAOptions = { issuer: string; clientId: string; clientSecret: string; apiBUrl: string; apiBIndicator: string };
+export type ApiAOptions = {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  apiBUrl: string;
+  apiBIndicator: string;
+};
 
 /** The exchange itself: one form POST to the token endpoint, authenticated with HTTP Basic. */
 export async function exchangeForApiB(options: ApiAOptions, userToken: string, scope: string) {
@@ -27,7 +33,10 @@ export async function exchangeForApiB(options: ApiAOptions, userToken: string, s
       scope,
     }),
   });
-  return { status: response.status, body: (await response.json()) as { access_token?: string; error?: string; error_description?: string } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { access_token?: string; error?: string; error_description?: string },
+  };
 }
 
 export function createApiA(options: ApiAOptions): Server {
@@ -44,7 +53,9 @@ export function createApiA(options: ApiAOptions): Server {
     if (!exchanged.body.access_token) {
       return send(502, { error: 'exchange_failed', detail: exchanged.body });
     }
-    const downstream = await fetch(`${options.apiBUrl}/orders`, { headers: { authorization: `Bearer ${exchanged.body.access_token}` } });
+    const downstream = await fetch(`${options.apiBUrl}/orders`, {
+      headers: { authorization: `Bearer ${exchanged.body.access_token}` },
+    });
     return send(downstream.status, { fromApiB: await downstream.json() });
   });
 }
@@ -59,5 +70,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     apiBIndicator: env.API_B_INDICATOR ?? 'https://api-b.example.com',
   };
   const port = Number(env.PORT ?? 4001);
-  createApiA(options).listen(port, () => console.log(`API A on http://localhost:${port}: GET /my-orders with a user's Bearer token`));
+  createApiA(options).listen(port, () =>
+    console.log(`API A on http://localhost:${port}: GET /my-orders with a user's Bearer token`),
+  );
 }

@@ -33,7 +33,12 @@ export function createApiB({ issuer, indicator, allowedClientIds }: ApiBOptions)
     }
     let claims: JWTPayload;
     try {
-      ({ payload: claims } = await jwtVerify(token, jwks, { issuer, audience: indicator, typ: 'at+jwt', clockTolerance: 5 }));
+      ({ payload: claims } = await jwtVerify(token, jwks, {
+        issuer,
+        audience: indicator,
+        typ: 'at+jwt',
+        clockTolerance: 5,
+      }));
     } catch (error) {
       return send(401, { error: 'invalid_token', error_description: (error as Error).message });
     }
@@ -42,15 +47,29 @@ export function createApiB({ issuer, indicator, allowedClientIds }: ApiBOptions)
       return send(403, { error: 'insufficient_scope', error_description: `this route needs ${needed}` });
     }
     if (allowedClientIds && !allowedClientIds.includes(String(claims.client_id))) {
-      return send(403, { error: 'forbidden', error_description: 'this upstream service may not call on a user\'s behalf' });
+      return send(403, {
+        error: 'forbidden',
+        error_description: "this upstream service may not call on a user's behalf",
+      });
     }
-    return send(200, { user: claims.sub, calledBy: claims.client_id, scopes, route: `${request.method} ${request.url}` });
+    return send(200, {
+      user: claims.sub,
+      calledBy: claims.client_id,
+      scopes,
+      route: `${request.method} ${request.url}`,
+    });
   });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { ISSUER = 'http://localhost:3001/oidc', API_B_INDICATOR = 'https://api-b.example.com', PORT = '4002', ALLOWED_CLIENT_IDS } = process.env;
-  createApiB({ issuer: ISSUER, indicator: API_B_INDICATOR, allowedClientIds: ALLOWED_CLIENT_IDS?.split(',') }).listen(Number(PORT), () =>
-    console.log(`API B on http://localhost:${PORT}, audience ${API_B_INDICATOR}`),
+  const {
+    ISSUER = 'http://localhost:3001/oidc',
+    API_B_INDICATOR = 'https://api-b.example.com',
+    PORT = '4002',
+    ALLOWED_CLIENT_IDS,
+  } = process.env;
+  createApiB({ issuer: ISSUER, indicator: API_B_INDICATOR, allowedClientIds: ALLOWED_CLIENT_IDS?.split(',') }).listen(
+    Number(PORT),
+    () => console.log(`API B on http://localhost:${PORT}, audience ${API_B_INDICATOR}`),
   );
 }

@@ -19,7 +19,9 @@ export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService
   const token = await provider.AccessToken.find(value);
   const user = token?.accountId && token.scopes.has('openid') ? await findUserRow(db, token.accountId) : undefined;
   if (!token || !user || user.is_suspended) {
-    throw new RequestError('auth.unauthorized', { reason: 'Unauthorized. A valid access token with `openid` is required.' });
+    throw new RequestError('auth.unauthorized', {
+      reason: 'Unauthorized. A valid access token with `openid` is required.',
+    });
   }
   noteAuditSubject(ctx, { kind: 'account', userId: user.id, applicationId: token.clientId });
   return user;

@@ -18,7 +18,14 @@ import { email, phone } from '../users/schemas.ts';
 import { changeUser, userInfoOf } from '../users/users.ts';
 import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
 import { accountUser } from './auth.ts';
-import { consumeVerifications, getVerification, insertVerification, markVerified, proofHeader, requireIdentityProof } from './verifications.ts';
+import {
+  consumeVerifications,
+  getVerification,
+  insertVerification,
+  markVerified,
+  proofHeader,
+  requireIdentityProof,
+} from './verifications.ts';
 
 const tag = 'Account';
 const created = z.object({ verificationRecordId: z.string(), expiresAt: z.string() });
@@ -44,7 +51,13 @@ const myAccount = (user: UserRow) => ({
 });
 
 /** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
-export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, oidc: OidcService, connectors: Connectors): void {
+export function accountRoutes(
+  api: Api<'own-transactions'>,
+  db: Knex,
+  cache: SharedCache,
+  oidc: OidcService,
+  connectors: Connectors,
+): void {
   api.add(
     {
       method: 'post',
@@ -63,8 +76,12 @@ export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: Sha
       await assertNotLocked(db, target);
       if (!(await verifyPassword(user.password_digest, body.password))) {
         const { sentinelPolicy } = await currentSignInExperience(db, cache);
-        return failVerification(db, target, sentinelPolicy, new RequestError('session.invalid_credentials', { reason: 'Wrong password.' }), () =>
-          recordExceptionEvent(db, cache, 'Identifier.Lockout', lockoutIdentifierOf(user)),
+        return failVerification(
+          db,
+          target,
+          sentinelPolicy,
+          new RequestError('session.invalid_credentials', { reason: 'Wrong password.' }),
+          () => recordExceptionEvent(db, cache, 'Identifier.Lockout', lockoutIdentifierOf(user)),
         );
       }
       await recordSuccess(db, target);
@@ -103,18 +120,30 @@ export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: Sha
       path: '/verifications/verification-code/verify',
       summary: 'Verify a code sent to an email or phone',
       tag,
-      body: z.strictObject({ identifier: codeIdentifierSchema, verificationId: z.string().min(1).max(64), code: z.string().min(1).max(16) }),
+      body: z.strictObject({
+        identifier: codeIdentifierSchema,
+        verificationId: z.string().min(1).max(64),
+        code: z.string().min(1).max(16),
+      }),
       response: z.object({ verificationRecordId: z.string() }),
       errors: [401, 404],
     },
     async ({ body }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
       const record = await getVerification(db, user.id, body.verificationId);
-      if (!record.codeId || record.identifier?.type !== body.identifier.type || record.identifier.value !== body.identifier.value) {
+      if (
+        !record.codeId ||
+        record.identifier?.type !== body.identifier.type ||
+        record.identifier.value !== body.identifier.value
+      ) {
         throw new RequestError('verification_record.not_found');
       }
       const { sentinelPolicy } = await currentSignInExperience(db, cache);
-      await verifyCodeGuarded(db, cache, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
+      await verifyCodeGuarded(db, cache, sentinelPolicy, {
+        codeId: record.codeId,
+        identifier: body.identifier,
+        code: body.code,
+      });
       await markVerified(db, record.id);
       return { verificationRecordId: record.id };
     },
@@ -149,7 +178,10 @@ export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: Sha
         path: `/my-account/primary-${kind}`,
         summary: `Set the primary ${kind} (header logto-verification-id: a fresh identity proof)`,
         tag,
-        body: z.strictObject({ [kind]: kind === 'email' ? email : phone, newIdentifierVerificationRecordId: z.string().min(1).max(64) }),
+        body: z.strictObject({
+          [kind]: kind === 'email' ? email : phone,
+          newIdentifierVerificationRecordId: z.string().min(1).max(64),
+        }),
         errors: [401, 404, 422],
       },
       async ({ body }, ctx) => {
@@ -158,7 +190,9 @@ export function accountRoutes(api: Api<'own-transactions'>, db: Knex, cache: Sha
         const value = String(body[kind]);
         const ownership = await getVerification(db, user.id, String(body.newIdentifierVerificationRecordId));
         if (!ownership.verified || ownership.identifier?.type !== kind || ownership.identifier.value !== value) {
-          throw new RequestError('verification_record.permission_denied', { reason: `The new ${kind} has not been verified.` });
+          throw new RequestError('verification_record.permission_denied', {
+            reason: `The new ${kind} has not been verified.`,
+          });
         }
         await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: value });

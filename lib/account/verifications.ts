@@ -28,13 +28,18 @@ export type AccountVerification = {
 const toVerification = (row: Row): AccountVerification => ({
   id: row.id,
   type: row.type,
-  ...(row.identifier_type && row.identifier_value && { identifier: { type: row.identifier_type, value: row.identifier_value } }),
+  ...(row.identifier_type &&
+    row.identifier_value && { identifier: { type: row.identifier_type, value: row.identifier_value } }),
   ...(row.code_id && { codeId: row.code_id }),
   verified: Boolean(row.verified),
   expiresAt: Number(row.expires_at),
 });
 
-export async function insertVerification(db: Queryable, userId: string, record: Omit<AccountVerification, 'id' | 'expiresAt'>): Promise<AccountVerification> {
+export async function insertVerification(
+  db: Queryable,
+  userId: string,
+  record: Omit<AccountVerification, 'id' | 'expiresAt'>,
+): Promise<AccountVerification> {
   const verification = { ...record, id: generateId(), expiresAt: Date.now() + verificationTtl };
   await db('account_verifications').insert({
     id: verification.id,
@@ -50,9 +55,16 @@ export async function insertVerification(db: Queryable, userId: string, record: 
 }
 
 /** A live verification of this user, or 404 `verification_record.not_found`. */
-export async function getVerification(db: Queryable, userId: string, id: string | undefined): Promise<AccountVerification> {
+export async function getVerification(
+  db: Queryable,
+  userId: string,
+  id: string | undefined,
+): Promise<AccountVerification> {
   const row = id
-    ? await db('account_verifications').where({ id, user_id: userId }).where('expires_at', '>', Date.now()).first<Row | undefined>()
+    ? await db('account_verifications')
+        .where({ id, user_id: userId })
+        .where('expires_at', '>', Date.now())
+        .first<Row | undefined>()
     : undefined;
   if (!row) {
     throw new RequestError('verification_record.not_found');
@@ -74,7 +86,8 @@ export async function purgeExpiredVerifications(db: Queryable): Promise<number> 
 }
 
 /** Where a sensitive change names its identity proof. */
-export const proofHeader = (ctx: { get(name: string): string }): string | undefined => ctx.get('logto-verification-id') || undefined;
+export const proofHeader = (ctx: { get(name: string): string }): string | undefined =>
+  ctx.get('logto-verification-id') || undefined;
 
 /**
  * The `logto-verification-id` proof before a sensitive change: the user's password, or a code sent
@@ -91,7 +104,8 @@ export async function requireIdentityProof(
   const proof = await getVerification(db, user.id, id);
   const ownsIdentifier =
     proof.type === 'Password' ||
-    (proof.identifier?.type === 'email' && proof.identifier.value.toLowerCase() === user.primary_email?.toLowerCase()) ||
+    (proof.identifier?.type === 'email' &&
+      proof.identifier.value.toLowerCase() === user.primary_email?.toLowerCase()) ||
     (proof.identifier?.type === 'phone' && proof.identifier.value === user.primary_phone);
   if (!proof.verified || !ownsIdentifier) {
     throw new RequestError('verification_record.permission_denied');

@@ -99,14 +99,16 @@ export async function listApplications(
 }
 
 export async function updateApplication(db: Queryable, application: Application): Promise<void> {
-  await db('applications').where({ id: application.id }).update({
-    name: application.name,
-    description: application.description,
-    secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret),
-    oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
-    custom_client_metadata: JSON.stringify(application.customClientMetadata),
-    custom_data: JSON.stringify(application.customData),
-  });
+  await db('applications')
+    .where({ id: application.id })
+    .update({
+      name: application.name,
+      description: application.description,
+      secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret),
+      oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
+      custom_client_metadata: JSON.stringify(application.customClientMetadata),
+      custom_data: JSON.stringify(application.customData),
+    });
   await bumpCacheVersion(db, 'applications');
 }
 

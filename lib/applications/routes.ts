@@ -49,7 +49,15 @@ export function applicationRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'post', path: '/applications', summary: 'Create an application', tag, body: createApplicationBody, response: applicationSchema, errors: [422] },
+    {
+      method: 'post',
+      path: '/applications',
+      summary: 'Create an application',
+      tag,
+      body: createApplicationBody,
+      response: applicationSchema,
+      errors: [422],
+    },
     async ({ body }, _ctx, trx) => {
       const application = buildApplication(body);
       await insertApplication(trx, application);
@@ -108,7 +116,14 @@ export function applicationRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'delete', path: '/applications/:id', summary: 'Delete an application', tag, params: idParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/applications/:id',
+      summary: 'Delete an application',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
     async ({ params }, _ctx, trx) => {
       assertNotInternal(params.id);
       if (!(await deleteApplication(trx, params.id))) {

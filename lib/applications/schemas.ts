@@ -23,7 +23,10 @@ const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 const origin = z
   .string()
   .max(2048)
-  .refine((value) => URL.canParse(value) && new URL(value).origin === value, 'must be an origin such as https://app.example.com');
+  .refine(
+    (value) => URL.canParse(value) && new URL(value).origin === value,
+    'must be an origin such as https://app.example.com',
+  );
 
 export const oidcClientMetadataSchema = z.strictObject({
   redirectUris: z.array(redirectUri).max(100),

@@ -30,7 +30,14 @@ export type LogPayload = {
   identifier?: { type: string; value: string };
 };
 
-type Row = { id: string; key: string; payload: string; user_id: string | null; application_id: string | null; created_at: number };
+type Row = {
+  id: string;
+  key: string;
+  payload: string;
+  user_id: string | null;
+  application_id: string | null;
+  created_at: number;
+};
 type TargetRow = { log_id: string; target_id: string };
 
 /** A client's user agent is its own text: kept, but not at any length. */
@@ -76,7 +83,10 @@ export class AuditLog {
     const batch = this.#pending.splice(0);
     const targets = this.#pendingTargets.splice(0);
     this.#flushing = this.#flushing.then(async () => {
-      for (const [table, rows] of [['logs', batch], ['log_targets', targets]] as const) {
+      for (const [table, rows] of [
+        ['logs', batch],
+        ['log_targets', targets],
+      ] as const) {
         for (let start = 0; start < rows.length; start += 500) {
           try {
             await this.db(table).insert(rows.slice(start, start + 500));

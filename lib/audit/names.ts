@@ -13,7 +13,13 @@ const namedTables: Array<{ table: string; name: string }> = [
   { table: 'sso_connectors', name: 'connector_name' },
 ];
 
-type UserRow = { id: string; username: string | null; name: string | null; primary_email: string | null; primary_phone: string | null };
+type UserRow = {
+  id: string;
+  username: string | null;
+  name: string | null;
+  primary_email: string | null;
+  primary_phone: string | null;
+};
 
 /**
  * The current names of the given ids (users by username, else name, email or phone; other entities
@@ -26,7 +32,9 @@ export async function currentNames(db: Knex, ids: string[]): Promise<Map<string,
   }
   const [users, ...others] = await Promise.all([
     db('users').whereIn('id', ids).select<UserRow[]>('id', 'username', 'name', 'primary_email', 'primary_phone'),
-    ...namedTables.map(({ table, name }) => db(table).whereIn('id', ids).select<Array<{ id: string; name: string }>>('id', { name })),
+    ...namedTables.map(({ table, name }) =>
+      db(table).whereIn('id', ids).select<Array<{ id: string; name: string }>>('id', { name }),
+    ),
   ]);
   for (const user of users) {
     const name = user.username ?? user.name ?? user.primary_email ?? user.primary_phone;

@@ -20,15 +20,26 @@ const logSchema = z.object({
 });
 
 type Row = { id: string; key: string; payload: string; created_at: number };
-type Payload = Record<string, unknown> & { userId?: unknown; applicationId?: unknown; createdId?: unknown; params?: unknown; bodyIds?: unknown };
+type Payload = Record<string, unknown> & {
+  userId?: unknown;
+  applicationId?: unknown;
+  createdId?: unknown;
+  params?: unknown;
+  bodyIds?: unknown;
+};
 
-const valuesOf = (value: unknown): unknown[] => (typeof value === 'object' && value !== null ? Object.values(value).flat() : []);
+const valuesOf = (value: unknown): unknown[] =>
+  typeof value === 'object' && value !== null ? Object.values(value).flat() : [];
 
 /** The ids an entry mentions: its actor or user, its application, a management write's targets. */
 function mentionedIds(payload: Payload): string[] {
-  return [payload.userId, payload.applicationId, payload.createdId, ...valuesOf(payload.params), ...valuesOf(payload.bodyIds)].filter(
-    (value): value is string => typeof value === 'string',
-  );
+  return [
+    payload.userId,
+    payload.applicationId,
+    payload.createdId,
+    ...valuesOf(payload.params),
+    ...valuesOf(payload.bodyIds),
+  ].filter((value): value is string => typeof value === 'string');
 }
 
 /** Log rows as Logto shows them, with the names of the ids they mention. */
@@ -53,14 +64,35 @@ export function auditLogRoutes(api: Api, db: Knex): void {
     {
       method: 'get',
       path: '/logs',
-      summary: 'List audit log entries, newest first (management writes, sign-ins and refused verifications, token exchanges)',
+      summary:
+        'List audit log entries, newest first (management writes, sign-ins and refused verifications, token exchanges)',
       tag,
       query: paginationQuery.extend({
-        userId: z.string().max(64).optional().describe('The user who acted or signed in (a console administrator for management writes).'),
-        applicationId: z.string().max(64).optional().describe('The application that acted or through which the user signed in.'),
-        logKey: z.string().max(128).optional().describe('Exactly this key, e.g. `Management.Write`, `Interaction.SignIn.Submit`.'),
-        logKeyPrefix: z.string().min(1).max(128).optional().describe('Keys starting with this, e.g. `Interaction.` for every sign-in step.'),
-        result: z.enum(['Success', 'Error']).optional().describe('`Error`: refused writes, failed verifications, failed exchanges.'),
+        userId: z
+          .string()
+          .max(64)
+          .optional()
+          .describe('The user who acted or signed in (a console administrator for management writes).'),
+        applicationId: z
+          .string()
+          .max(64)
+          .optional()
+          .describe('The application that acted or through which the user signed in.'),
+        logKey: z
+          .string()
+          .max(128)
+          .optional()
+          .describe('Exactly this key, e.g. `Management.Write`, `Interaction.SignIn.Submit`.'),
+        logKeyPrefix: z
+          .string()
+          .min(1)
+          .max(128)
+          .optional()
+          .describe('Keys starting with this, e.g. `Interaction.` for every sign-in step.'),
+        result: z
+          .enum(['Success', 'Error'])
+          .optional()
+          .describe('`Error`: refused writes, failed verifications, failed exchanges.'),
         targetId: id.optional().describe('Management writes about this id (a path id or the id the write created).'),
         start_time: millis.optional().describe('From this time (ms since the epoch), inclusive.'),
         end_time: millis.optional().describe('Up to this time (ms since the epoch), inclusive.'),
@@ -103,7 +135,15 @@ export function auditLogRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/logs/:id', summary: 'Get an audit log entry', tag, params: z.object({ id: z.string().min(1).max(21) }), response: logSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/logs/:id',
+      summary: 'Get an audit log entry',
+      tag,
+      params: z.object({ id: z.string().min(1).max(21) }),
+      response: logSchema,
+      errors: [404],
+    },
     async ({ params }) => {
       const row = await db('logs').where({ id: params.id }).first<Row | undefined>();
       if (!row) {

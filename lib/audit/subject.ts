@@ -17,4 +17,5 @@ export function noteAuditSubject(ctx: Context, subject: AuditSubject): void {
   ctx.state.auditSubject = subject;
 }
 
-export const auditSubjectOf = (ctx: Context): AuditSubject | undefined => ctx.state.auditSubject as AuditSubject | undefined;
+export const auditSubjectOf = (ctx: Context): AuditSubject | undefined =>
+  ctx.state.auditSubject as AuditSubject | undefined;

@@ -17,7 +17,8 @@ const idField = /[a-z](Id|Ids)$/;
 type Answered = Context & { _matchedRoute?: unknown; params?: Record<string, string> };
 type Identifier = { type: string; value: string };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The top-level field names a body schema knows: only these are ever recorded, never a sender's own keys. */
 function fieldNames(schema: z.ZodType | undefined): string[] {
@@ -35,7 +36,9 @@ function fieldNames(schema: z.ZodType | undefined): string[] {
 
 /** A body field's id or ids, bounded; anything else it holds is not an id and is left out. */
 function idsIn(name: string, value: unknown): Array<[string, string | string[]]> {
-  const ids = (Array.isArray(value) ? value : [value]).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= idLength);
+  const ids = (Array.isArray(value) ? value : [value]).filter(
+    (id): id is string => typeof id === 'string' && id.length > 0 && id.length <= idLength,
+  );
   if (ids.length === 0) {
     return [];
   }
@@ -43,10 +46,13 @@ function idsIn(name: string, value: unknown): Array<[string, string | string[]]>
 }
 
 function identifierIn(value: unknown): Identifier | undefined {
-  return isRecord(value) && typeof value.type === 'string' && typeof value.value === 'string' ? { type: value.type, value: value.value } : undefined;
+  return isRecord(value) && typeof value.type === 'string' && typeof value.value === 'string'
+    ? { type: value.type, value: value.value }
+    : undefined;
 }
 
-const codeType = (body: Record<string, unknown>) => (identifierIn(body.identifier)?.type === 'phone' ? 'PhoneVerificationCode' : 'EmailVerificationCode');
+const codeType = (body: Record<string, unknown>) =>
+  identifierIn(body.identifier)?.type === 'phone' ? 'PhoneVerificationCode' : 'EmailVerificationCode';
 
 /** The end-user proofs whose refusals are recorded, by route, with Logto's verification type. */
 const proofs = new Map<string, (body: Record<string, unknown>) => string>([
@@ -61,7 +67,12 @@ const proofs = new Map<string, (body: Record<string, unknown>) => string>([
 ]);
 
 /** Logto's keys: `Interaction.SignIn.Verification.Password.Submit`, `Interaction.SignIn.Identifier.Submit`; ours for the Account API. */
-function failureKey(subject: AuditSubject, route: string, body: Record<string, unknown>, code: string | undefined): string | undefined {
+function failureKey(
+  subject: AuditSubject,
+  route: string,
+  body: Record<string, unknown>,
+  code: string | undefined,
+): string | undefined {
   const proof = proofs.get(route);
   if (subject.kind === 'account') {
     return proof && `Account.Verification.${proof(body)}.Submit`;
@@ -70,15 +81,23 @@ function failureKey(subject: AuditSubject, route: string, body: Record<string, u
     return `Interaction.${subject.interactionEvent}.Verification.${proof(body)}.Submit`;
   }
   // A sign-in's identification that asks for more profile is a step, not a refusal.
-  if (route === '/api/experience/identification' && subject.interactionEvent === 'SignIn' && code !== 'user.missing_profile') {
+  if (
+    route === '/api/experience/identification' &&
+    subject.interactionEvent === 'SignIn' &&
+    code !== 'user.missing_profile'
+  ) {
     return 'Interaction.SignIn.Identifier.Submit';
   }
   return undefined;
 }
 
-const errorCode = (ctx: Context): string | undefined => (isRecord(ctx.body) && typeof ctx.body.code === 'string' ? ctx.body.code : undefined);
+const errorCode = (ctx: Context): string | undefined =>
+  isRecord(ctx.body) && typeof ctx.body.code === 'string' ? ctx.body.code : undefined;
 
-const origin = (ctx: Context): Pick<LogPayload, 'ip' | 'userAgent'> => ({ ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined });
+const origin = (ctx: Context): Pick<LogPayload, 'ip' | 'userAgent'> => ({
+  ip: ctx.ip,
+  userAgent: ctx.get('user-agent') || undefined,
+});
 
 /**
  * The audit trail of the API, written after each answer (into the batched log: nothing waits on it):
@@ -90,18 +109,32 @@ const origin = (ctx: Context): Pick<LogPayload, 'ip' | 'userAgent'> => ({ ip: ct
  * declares.
  */
 export function auditTrail(audit: AuditLog, managementSpecs: AnySpec[]): Middleware {
-  const fieldsByRoute = new Map(managementSpecs.map((spec) => [`${spec.method.toUpperCase()} /api${spec.path}`, new Set(fieldNames(spec.body))]));
+  const fieldsByRoute = new Map(
+    managementSpecs.map((spec) => [`${spec.method.toUpperCase()} /api${spec.path}`, new Set(fieldNames(spec.body))]),
+  );
 
   function recordWrite(ctx: Answered, subject: AuditSubject, route: string): void {
     const failed = ctx.status >= 400;
-    const params = Object.fromEntries(Object.entries(ctx.params ?? {}).map(([name, value]) => [name, String(value).slice(0, idLength)]));
+    const params = Object.fromEntries(
+      Object.entries(ctx.params ?? {}).map(([name, value]) => [name, String(value).slice(0, idLength)]),
+    );
     const body = ctx.body;
     const createdId =
-      !failed && ctx.method === 'POST' && isRecord(body) && typeof body.id === 'string' && !Object.values(params).includes(body.id) ? body.id : undefined;
+      !failed &&
+      ctx.method === 'POST' &&
+      isRecord(body) &&
+      typeof body.id === 'string' &&
+      !Object.values(params).includes(body.id)
+        ? body.id
+        : undefined;
     const known = fieldsByRoute.get(`${ctx.method} ${route}`);
     const sent = (ctx.request as { body?: unknown }).body;
     const fields = known && isRecord(sent) ? Object.keys(sent).filter((name) => known.has(name)) : [];
-    const bodyIds = Object.fromEntries(fields.filter((name) => idField.test(name) && name !== 'tenantId').flatMap((name) => idsIn(name, (sent as Record<string, unknown>)[name])));
+    const bodyIds = Object.fromEntries(
+      fields
+        .filter((name) => idField.test(name) && name !== 'tenantId')
+        .flatMap((name) => idsIn(name, (sent as Record<string, unknown>)[name])),
+    );
     const code = errorCode(ctx);
     audit.record(
       managementWriteLogKey,
@@ -132,7 +165,8 @@ export function auditTrail(audit: AuditLog, managementSpecs: AnySpec[]): Middlew
       return;
     }
     const verificationId = typeof body.verificationId === 'string' ? body.verificationId : undefined;
-    const identifier = identifierIn(body.identifier) ?? (verificationId ? subject.identifiers?.get(verificationId) : undefined);
+    const identifier =
+      identifierIn(body.identifier) ?? (verificationId ? subject.identifiers?.get(verificationId) : undefined);
     audit.record(key, {
       result: 'Error',
       ...(code && { error: { code } }),

@@ -27,7 +27,12 @@ async function rowsOf(db: Queryable, table: ConfigTable): Promise<Row[]> {
 }
 
 /** A link table as lists of ids by the parent's id, sorted so that the file does not depend on the database's order. */
-async function linksOf(db: Queryable, table: ConfigTable, parent: string, child: string): Promise<Map<string, string[]>> {
+async function linksOf(
+  db: Queryable,
+  table: ConfigTable,
+  parent: string,
+  child: string,
+): Promise<Map<string, string[]>> {
   const rows = await db(table).select<Row[]>(parent, child);
   const byParent = new Map<string, string[]>();
   for (const row of rows) {
@@ -50,19 +55,26 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
   const scopesByResource = new Map<string, Entry<'resources'>['scopes']>();
   for (const row of (await rowsOf(db, 'scopes')).filter(skip(builtIn.scopeIds))) {
     const list = scopesByResource.get(String(row.resource_id)) ?? [];
-    list.push({ id: String(row.id), name: String(row.name), description: text(row.description), createdAt: number(row.created_at) });
+    list.push({
+      id: String(row.id),
+      name: String(row.name),
+      description: text(row.description),
+      createdAt: number(row.created_at),
+    });
     scopesByResource.set(String(row.resource_id), list);
   }
-  const resources: Array<Entry<'resources'>> = (await rowsOf(db, 'resources')).filter(skip(builtIn.resourceIds)).map((row) => ({
-    id: String(row.id),
-    name: String(row.name),
-    indicator: String(row.indicator),
-    isDefault: boolean(row.is_default),
-    accessTokenTtl: number(row.access_token_ttl),
-    isExchangeTarget: boolean(row.is_exchange_target),
-    createdAt: number(row.created_at),
-    scopes: scopesByResource.get(String(row.id)) ?? [],
-  }));
+  const resources: Array<Entry<'resources'>> = (await rowsOf(db, 'resources'))
+    .filter(skip(builtIn.resourceIds))
+    .map((row) => ({
+      id: String(row.id),
+      name: String(row.name),
+      indicator: String(row.indicator),
+      isDefault: boolean(row.is_default),
+      accessTokenTtl: number(row.access_token_ttl),
+      isExchangeTarget: boolean(row.is_exchange_target),
+      createdAt: number(row.created_at),
+      scopes: scopesByResource.get(String(row.id)) ?? [],
+    }));
 
   const roleScopes = await linksOf(db, 'roles_scopes', 'role_id', 'scope_id');
   const roles: Array<Entry<'roles'>> = (await rowsOf(db, 'roles')).filter(skip(builtIn.roleIds)).map((row) => ({
@@ -76,30 +88,49 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
   }));
 
   const applicationRoles = await linksOf(db, 'applications_roles', 'application_id', 'role_id');
-  const notExported = new Set([...builtIn.applicationIds, ...(options.bootstrapAdminId ? [options.bootstrapAdminId] : [])]);
-  const applications: Array<Entry<'applications'>> = (await rowsOf(db, 'applications')).filter(skip(notExported)).map((row) => ({
-    id: String(row.id),
-    name: String(row.name),
-    description: text(row.description),
-    type: oneOf<Entry<'applications'>['type']>(row.type),
-    ...(options.withSecrets ? { secret: openSecret(db, sealedColumns.applicationSecrets, String(row.id), String(row.secret)) } : {}),
-    oidcClientMetadata: json(row.oidc_client_metadata) as Entry<'applications'>['oidcClientMetadata'],
-    customClientMetadata: json(row.custom_client_metadata) as Entry<'applications'>['customClientMetadata'],
-    customData: json(row.custom_data),
-    isThirdParty: boolean(row.is_third_party),
-    createdAt: number(row.created_at),
-    roleIds: applicationRoles.get(String(row.id)) ?? [],
-  }));
+  const notExported = new Set([
+    ...builtIn.applicationIds,
+    ...(options.bootstrapAdminId ? [options.bootstrapAdminId] : []),
+  ]);
+  const applications: Array<Entry<'applications'>> = (await rowsOf(db, 'applications'))
+    .filter(skip(notExported))
+    .map((row) => ({
+      id: String(row.id),
+      name: String(row.name),
+      description: text(row.description),
+      type: oneOf<Entry<'applications'>['type']>(row.type),
+      ...(options.withSecrets
+        ? { secret: openSecret(db, sealedColumns.applicationSecrets, String(row.id), String(row.secret)) }
+        : {}),
+      oidcClientMetadata: json(row.oidc_client_metadata) as Entry<'applications'>['oidcClientMetadata'],
+      customClientMetadata: json(row.custom_client_metadata) as Entry<'applications'>['customClientMetadata'],
+      customData: json(row.custom_data),
+      isThirdParty: boolean(row.is_third_party),
+      createdAt: number(row.created_at),
+      roleIds: applicationRoles.get(String(row.id)) ?? [],
+    }));
 
-  const organizationScopes: Array<Entry<'organizationScopes'>> = (await rowsOf(db, 'organization_scopes')).map((row) => ({
-    id: String(row.id),
-    name: String(row.name),
-    description: text(row.description),
-    createdAt: number(row.created_at),
-  }));
+  const organizationScopes: Array<Entry<'organizationScopes'>> = (await rowsOf(db, 'organization_scopes')).map(
+    (row) => ({
+      id: String(row.id),
+      name: String(row.name),
+      description: text(row.description),
+      createdAt: number(row.created_at),
+    }),
+  );
 
-  const organizationRoleScopes = await linksOf(db, 'organization_role_scopes', 'organization_role_id', 'organization_scope_id');
-  const organizationRoleResourceScopes = await linksOf(db, 'organization_role_resource_scopes', 'organization_role_id', 'scope_id');
+  const organizationRoleScopes = await linksOf(
+    db,
+    'organization_role_scopes',
+    'organization_role_id',
+    'organization_scope_id',
+  );
+  const organizationRoleResourceScopes = await linksOf(
+    db,
+    'organization_role_resource_scopes',
+    'organization_role_id',
+    'scope_id',
+  );
   const organizationRoles: Array<Entry<'organizationRoles'>> = (await rowsOf(db, 'organization_roles')).map((row) => ({
     id: String(row.id),
     name: String(row.name),
@@ -135,9 +166,15 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     createdAt: number(row.created_at),
   }));
 
-  const memberApplications = await db('organization_applications').orderBy('application_id').select<Row[]>('organization_id', 'application_id');
-  const memberApplicationRoles = await db('organization_application_roles').orderBy('organization_role_id').select<Row[]>('organization_id', 'application_id', 'organization_role_id');
-  const jitDomains = await db('organization_jit_email_domains').orderBy('email_domain').select<Row[]>('organization_id', 'email_domain');
+  const memberApplications = await db('organization_applications')
+    .orderBy('application_id')
+    .select<Row[]>('organization_id', 'application_id');
+  const memberApplicationRoles = await db('organization_application_roles')
+    .orderBy('organization_role_id')
+    .select<Row[]>('organization_id', 'application_id', 'organization_role_id');
+  const jitDomains = await db('organization_jit_email_domains')
+    .orderBy('email_domain')
+    .select<Row[]>('organization_id', 'email_domain');
   const jitRoles = await linksOf(db, 'organization_jit_roles', 'organization_id', 'organization_role_id');
   const jitSsoConnectors = await linksOf(db, 'organization_jit_sso_connectors', 'organization_id', 'sso_connector_id');
   const organizations: Array<Entry<'organizations'>> = (await rowsOf(db, 'organizations')).map((row) => {
@@ -158,7 +195,9 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
             .map((held) => String(held.organization_role_id)),
         })),
       jit: {
-        emailDomains: jitDomains.filter((domain) => domain.organization_id === organizationId).map((domain) => String(domain.email_domain)),
+        emailDomains: jitDomains
+          .filter((domain) => domain.organization_id === organizationId)
+          .map((domain) => String(domain.email_domain)),
         organizationRoleIds: jitRoles.get(organizationId) ?? [],
         ssoConnectorIds: jitSsoConnectors.get(organizationId) ?? [],
       },
@@ -171,7 +210,9 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     events: JSON.parse(String(row.events)) as Entry<'hooks'>['events'],
     config: json(row.config) as Entry<'hooks'>['config'],
     enabled: boolean(row.enabled),
-    ...(options.withSecrets ? { signingKey: openSecret(db, sealedColumns.hookSigningKeys, String(row.id), String(row.signing_key)) } : {}),
+    ...(options.withSecrets
+      ? { signingKey: openSecret(db, sealedColumns.hookSigningKeys, String(row.id), String(row.signing_key)) }
+      : {}),
     createdAt: number(row.created_at),
   }));
 

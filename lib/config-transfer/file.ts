@@ -103,7 +103,11 @@ const organization = z.strictObject({
   /** Member applications and their organization roles (user members are not configuration). */
   applications: z.array(z.strictObject({ id: applicationId, organizationRoleIds: ids(id) })).max(10_000),
   /** Just-in-time provisioning: who joins on sign-in (by verified email domain, by SSO connector), with which roles. */
-  jit: z.strictObject({ emailDomains: z.array(emailDomain).max(1000), organizationRoleIds: ids(id), ssoConnectorIds: ids(id) }),
+  jit: z.strictObject({
+    emailDomains: z.array(emailDomain).max(1000),
+    organizationRoleIds: ids(id),
+    ssoConnectorIds: ids(id),
+  }),
 });
 
 const hook = z.strictObject({
@@ -117,7 +121,12 @@ const hook = z.strictObject({
 });
 
 /** A configuration checked as the API checks it, its secret (when left out) apart. */
-const withSecretChecked = (schema: z.ZodType, config: Record<string, unknown>, context: z.RefinementCtx, path: string) => {
+const withSecretChecked = (
+  schema: z.ZodType,
+  config: Record<string, unknown>,
+  context: z.RefinementCtx,
+  path: string,
+) => {
   const result = schema.safeParse({ ...config, [connectorSecretField]: config[connectorSecretField] ?? absentSecret });
   for (const issue of result.error?.issues ?? []) {
     context.addIssue({ code: 'custom', message: issue.message, path: [path, ...issue.path.map(String)] });
@@ -134,7 +143,9 @@ const connector = z
     syncProfile: z.boolean(),
     createdAt,
   })
-  .superRefine((value, context) => withSecretChecked(connectorFactories[value.connectorId].config, value.config, context, 'config'));
+  .superRefine((value, context) =>
+    withSecretChecked(connectorFactories[value.connectorId].config, value.config, context, 'config'),
+  );
 
 const ssoConnector = z
   .strictObject({

@@ -24,10 +24,16 @@ const problemsShown = 20;
 function refuse(source: string, problems: string[]): never {
   const shown = problems.slice(0, problemsShown).map((problem) => `  ${problem}`);
   const more = problems.length > problemsShown ? [`  ... and ${problems.length - problemsShown} more`] : [];
-  throw new ConfigError([`${source} is not a configuration this service can import; nothing was changed:`, ...shown, ...more].join('\n'));
+  throw new ConfigError(
+    [`${source} is not a configuration this service can import; nothing was changed:`, ...shown, ...more].join('\n'),
+  );
 }
 
-const pathOf = (path: readonly PropertyKey[]) => path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '');
+const pathOf = (path: readonly PropertyKey[]) =>
+  path
+    .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+    .join('')
+    .replace(/^\./, '');
 
 /**
  * What is wrong with a file, as lines naming where: its shape (the schema), then what can be checked
@@ -55,7 +61,9 @@ export function configFileProblems(value: unknown): string[] {
     ...builtInEntries('scopes', scopes, builtIn.scopeIds),
     ...builtInEntries('roles', file.roles, builtIn.roleIds),
     ...builtInEntries('applications', file.applications, builtIn.applicationIds),
-    ...(file.resources.filter((resource) => resource.isDefault).length > 1 ? ['resources: at most one is the default (isDefault)'] : []),
+    ...(file.resources.filter((resource) => resource.isDefault).length > 1
+      ? ['resources: at most one is the default (isDefault)']
+      : []),
   ];
 }
 
@@ -77,20 +85,28 @@ export function parseConfigFile(text: string, source: string): ConfigFile {
 
 function duplicates(list: string, entries: Array<{ id: string }>): string[] {
   const seen = new Set<string>();
-  return entries.filter(({ id }) => seen.size === seen.add(id).size).map(({ id }) => `${list}: id ${id} appears more than once`);
+  return entries
+    .filter(({ id }) => seen.size === seen.add(id).size)
+    .map(({ id }) => `${list}: id ${id} appears more than once`);
 }
 
 function builtInEntries(list: string, entries: Array<{ id: string }>, ids: Set<string>): string[] {
-  return entries.filter(({ id }) => ids.has(id)).map(({ id }) => `${list}: ${id} is built in (every database has it; it is not imported)`);
+  return entries
+    .filter(({ id }) => ids.has(id))
+    .map(({ id }) => `${list}: ${id} is built in (every database has it; it is not imported)`);
 }
 
 /** Ids the file refers to that neither it nor the database holds, and assignments the API would refuse. */
 async function referenceProblems(trx: Queryable, file: ConfigFile): Promise<string[]> {
   const problems: string[] = [];
-  const stored = async (table: ConfigTable, column = 'id') => new Set<string>((await trx(table).pluck(column)).map(String));
+  const stored = async (table: ConfigTable, column = 'id') =>
+    new Set<string>((await trx(table).pluck(column)).map(String));
   const known = async (table: ConfigTable, inFile: Iterable<string>) => new Set([...(await stored(table)), ...inFile]);
 
-  const scopeIds = await known('scopes', file.resources.flatMap((resource) => resource.scopes.map((scope) => scope.id)));
+  const scopeIds = await known(
+    'scopes',
+    file.resources.flatMap((resource) => resource.scopes.map((scope) => scope.id)),
+  );
   const roleTypes = new Map<string, string>(
     (await trx('roles').select<Row[]>('id', 'type')).map((row) => [String(row.id), String(row.type)]),
   );
@@ -103,15 +119,23 @@ async function referenceProblems(trx: Queryable, file: ConfigFile): Promise<stri
   for (const application of file.applications) {
     applicationTypes.set(application.id, application.type);
   }
-  const organizationScopeIds = await known('organization_scopes', file.organizationScopes.map((scope) => scope.id));
+  const organizationScopeIds = await known(
+    'organization_scopes',
+    file.organizationScopes.map((scope) => scope.id),
+  );
   const organizationRoleTypes = new Map<string, string>(
     (await trx('organization_roles').select<Row[]>('id', 'type')).map((row) => [String(row.id), String(row.type)]),
   );
   for (const role of file.organizationRoles) {
     organizationRoleTypes.set(role.id, role.type);
   }
-  const ssoConnectorIds = await known('sso_connectors', file.ssoConnectors.map((connector) => connector.id));
-  const managementScopeIds = new Set((await trx('scopes').where({ resource_id: managementApi.resourceId }).pluck('id')).map(String));
+  const ssoConnectorIds = await known(
+    'sso_connectors',
+    file.ssoConnectors.map((connector) => connector.id),
+  );
+  const managementScopeIds = new Set(
+    (await trx('scopes').where({ resource_id: managementApi.resourceId }).pluck('id')).map(String),
+  );
 
   const missing = (where: string, what: string, ids: string[], exists: (id: string) => boolean) => {
     for (const id of ids.filter((id) => !exists(id))) {
@@ -134,20 +158,35 @@ async function referenceProblems(trx: Queryable, file: ConfigFile): Promise<stri
     }
   });
   file.organizationRoles.forEach((role, index) => {
-    missing(`organizationRoles[${index}].organizationScopeIds`, 'organization scope', role.organizationScopeIds, (id) => organizationScopeIds.has(id));
+    missing(`organizationRoles[${index}].organizationScopeIds`, 'organization scope', role.organizationScopeIds, (id) =>
+      organizationScopeIds.has(id),
+    );
     missing(`organizationRoles[${index}].resourceScopeIds`, 'scope', role.resourceScopeIds, (id) => scopeIds.has(id));
   });
   file.organizations.forEach((organization, index) => {
     organization.applications.forEach((member, memberIndex) => {
       const where = `organizations[${index}].applications[${memberIndex}]`;
       missing(where, 'application', [member.id], (id) => applicationTypes.has(id));
-      missing(`${where}.organizationRoleIds`, 'organization role', member.organizationRoleIds, (id) => organizationRoleTypes.has(id));
-      if (member.organizationRoleIds.some((id) => organizationRoleTypes.has(id) && organizationRoleTypes.get(id) !== 'MachineToMachine')) {
+      missing(`${where}.organizationRoleIds`, 'organization role', member.organizationRoleIds, (id) =>
+        organizationRoleTypes.has(id),
+      );
+      if (
+        member.organizationRoleIds.some(
+          (id) => organizationRoleTypes.has(id) && organizationRoleTypes.get(id) !== 'MachineToMachine',
+        )
+      ) {
         problems.push(`${where}.organizationRoleIds: an application holds MachineToMachine organization roles only`);
       }
     });
-    missing(`organizations[${index}].jit.organizationRoleIds`, 'organization role', organization.jit.organizationRoleIds, (id) => organizationRoleTypes.has(id));
-    missing(`organizations[${index}].jit.ssoConnectorIds`, 'SSO connector', organization.jit.ssoConnectorIds, (id) => ssoConnectorIds.has(id));
+    missing(
+      `organizations[${index}].jit.organizationRoleIds`,
+      'organization role',
+      organization.jit.organizationRoleIds,
+      (id) => organizationRoleTypes.has(id),
+    );
+    missing(`organizations[${index}].jit.ssoConnectorIds`, 'SSO connector', organization.jit.ssoConnectorIds, (id) =>
+      ssoConnectorIds.has(id),
+    );
   });
   return problems;
 }
@@ -166,7 +205,13 @@ const uniqueWhat: Partial<Record<ConfigTable, string>> = {
 type Counts = { created: number; updated: number };
 
 /** Creates or updates one row by its id; a collision with another row on a unique column is refused, naming it. */
-async function upsert(trx: Queryable, table: ConfigTable, row: Row & { id: string }, counts: Counts, whenNew: Row = {}): Promise<void> {
+async function upsert(
+  trx: Queryable,
+  table: ConfigTable,
+  row: Row & { id: string },
+  counts: Counts,
+  whenNew: Row = {},
+): Promise<void> {
   try {
     if (await trx(table).where({ id: row.id }).first('id')) {
       await trx(table).where({ id: row.id }).update(row);
@@ -177,7 +222,9 @@ async function upsert(trx: Queryable, table: ConfigTable, row: Row & { id: strin
     }
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new ConfigError(`${table} ${row.id}: another row in the database has the same ${uniqueWhat[table] ?? 'key'}; nothing was changed`);
+      throw new ConfigError(
+        `${table} ${row.id}: another row in the database has the same ${uniqueWhat[table] ?? 'key'}; nothing was changed`,
+      );
     }
     throw error;
   }
@@ -198,12 +245,15 @@ async function connectorConfig(
   id: string,
   config: Record<string, unknown>,
 ): Promise<{ config: string; secretless: boolean }> {
-  const where = table === 'social_connectors' ? sealedColumns.socialConnectorSecrets : sealedColumns.ssoConnectorSecrets;
+  const where =
+    table === 'social_connectors' ? sealedColumns.socialConnectorSecrets : sealedColumns.ssoConnectorSecrets;
   if (typeof config[connectorSecretField] === 'string') {
     return { config: JSON.stringify(sealConfigSecret(trx, where, id, config)), secretless: false };
   }
   const stored = await trx(table).where({ id }).first<Row | undefined>('config');
-  const kept = stored ? (JSON.parse(String(stored.config)) as Record<string, unknown>)[connectorSecretField] : undefined;
+  const kept = stored
+    ? (JSON.parse(String(stored.config)) as Record<string, unknown>)[connectorSecretField]
+    : undefined;
   return {
     // The stored value is sealed for this very row: it is copied as it is.
     config: JSON.stringify(kept === undefined ? config : { ...config, [connectorSecretField]: kept }),
@@ -230,21 +280,40 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
     const notes: string[] = [];
 
     for (const resource of file.resources) {
-      await upsert(trx, 'resources', {
-        id: resource.id,
-        name: resource.name,
-        indicator: resource.indicator,
-        is_default: resource.isDefault,
-        access_token_ttl: resource.accessTokenTtl,
-        is_exchange_target: resource.isExchangeTarget,
-        created_at: resource.createdAt,
-      }, counts);
+      await upsert(
+        trx,
+        'resources',
+        {
+          id: resource.id,
+          name: resource.name,
+          indicator: resource.indicator,
+          is_default: resource.isDefault,
+          access_token_ttl: resource.accessTokenTtl,
+          is_exchange_target: resource.isExchangeTarget,
+          created_at: resource.createdAt,
+        },
+        counts,
+      );
       await trx('scopes')
         .where({ resource_id: resource.id })
-        .whereNotIn('id', resource.scopes.map((scope) => scope.id))
+        .whereNotIn(
+          'id',
+          resource.scopes.map((scope) => scope.id),
+        )
         .delete();
       for (const scope of resource.scopes) {
-        await upsert(trx, 'scopes', { id: scope.id, resource_id: resource.id, name: scope.name, description: scope.description, created_at: scope.createdAt }, counts);
+        await upsert(
+          trx,
+          'scopes',
+          {
+            id: scope.id,
+            resource_id: resource.id,
+            name: scope.name,
+            description: scope.description,
+            created_at: scope.createdAt,
+          },
+          counts,
+        );
       }
     }
     const defaultResource = file.resources.find((resource) => resource.isDefault);
@@ -253,111 +322,217 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
     }
 
     for (const role of file.roles) {
-      await upsert(trx, 'roles', { id: role.id, name: role.name, description: role.description, type: role.type, is_default: role.isDefault, created_at: role.createdAt }, counts);
-      await replaceLinks(trx, 'roles_scopes', { role_id: role.id }, [...new Set(role.scopeIds)].map((scopeId) => ({ scope_id: scopeId })));
+      await upsert(
+        trx,
+        'roles',
+        {
+          id: role.id,
+          name: role.name,
+          description: role.description,
+          type: role.type,
+          is_default: role.isDefault,
+          created_at: role.createdAt,
+        },
+        counts,
+      );
+      await replaceLinks(
+        trx,
+        'roles_scopes',
+        { role_id: role.id },
+        [...new Set(role.scopeIds)].map((scopeId) => ({ scope_id: scopeId })),
+      );
     }
 
     for (const application of file.applications) {
       const exists = Boolean(await trx('applications').where({ id: application.id }).first('id'));
       const secret = application.secret ?? (exists ? undefined : generateSecret());
       if (application.secret === undefined && secret !== undefined) {
-        notes.push(`application ${application.id} (${application.name}): created with a new secret (the file had none); read it in the console`);
+        notes.push(
+          `application ${application.id} (${application.name}): created with a new secret (the file had none); read it in the console`,
+        );
       }
-      await upsert(trx, 'applications', {
-        id: application.id,
-        name: application.name,
-        description: application.description,
-        type: application.type,
-        ...(secret === undefined ? {} : { secret: sealSecret(trx, sealedColumns.applicationSecrets, application.id, secret) }),
-        oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
-        custom_client_metadata: JSON.stringify(application.customClientMetadata),
-        custom_data: JSON.stringify(application.customData),
-        is_third_party: application.isThirdParty,
-        created_at: application.createdAt,
-      }, counts);
-      await replaceLinks(trx, 'applications_roles', { application_id: application.id }, [...new Set(application.roleIds)].map((roleId) => ({ role_id: roleId })));
+      await upsert(
+        trx,
+        'applications',
+        {
+          id: application.id,
+          name: application.name,
+          description: application.description,
+          type: application.type,
+          ...(secret === undefined
+            ? {}
+            : { secret: sealSecret(trx, sealedColumns.applicationSecrets, application.id, secret) }),
+          oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
+          custom_client_metadata: JSON.stringify(application.customClientMetadata),
+          custom_data: JSON.stringify(application.customData),
+          is_third_party: application.isThirdParty,
+          created_at: application.createdAt,
+        },
+        counts,
+      );
+      await replaceLinks(
+        trx,
+        'applications_roles',
+        { application_id: application.id },
+        [...new Set(application.roleIds)].map((roleId) => ({ role_id: roleId })),
+      );
     }
 
     for (const scope of file.organizationScopes) {
-      await upsert(trx, 'organization_scopes', { id: scope.id, name: scope.name, description: scope.description, created_at: scope.createdAt }, counts);
+      await upsert(
+        trx,
+        'organization_scopes',
+        { id: scope.id, name: scope.name, description: scope.description, created_at: scope.createdAt },
+        counts,
+      );
     }
     for (const role of file.organizationRoles) {
-      await upsert(trx, 'organization_roles', { id: role.id, name: role.name, description: role.description, type: role.type, created_at: role.createdAt }, counts);
+      await upsert(
+        trx,
+        'organization_roles',
+        { id: role.id, name: role.name, description: role.description, type: role.type, created_at: role.createdAt },
+        counts,
+      );
       const parent = { organization_role_id: role.id };
-      await replaceLinks(trx, 'organization_role_scopes', parent, [...new Set(role.organizationScopeIds)].map((id) => ({ organization_scope_id: id })));
-      await replaceLinks(trx, 'organization_role_resource_scopes', parent, [...new Set(role.resourceScopeIds)].map((id) => ({ scope_id: id })));
+      await replaceLinks(
+        trx,
+        'organization_role_scopes',
+        parent,
+        [...new Set(role.organizationScopeIds)].map((id) => ({ organization_scope_id: id })),
+      );
+      await replaceLinks(
+        trx,
+        'organization_role_resource_scopes',
+        parent,
+        [...new Set(role.resourceScopeIds)].map((id) => ({ scope_id: id })),
+      );
     }
 
     for (const connector of file.ssoConnectors) {
       const { config, secretless } = await connectorConfig(trx, 'sso_connectors', connector.id, connector.config);
       if (secretless) {
-        notes.push(`SSO connector ${connector.id} (${connector.connectorName}): no client secret (the file had none); set it in the console`);
+        notes.push(
+          `SSO connector ${connector.id} (${connector.connectorName}): no client secret (the file had none); set it in the console`,
+        );
       }
-      await upsert(trx, 'sso_connectors', {
-        id: connector.id,
-        provider_name: connector.providerName,
-        connector_name: connector.connectorName,
-        config,
-        domains: JSON.stringify(connector.domains),
-        branding: JSON.stringify(connector.branding),
-        sync_profile: connector.syncProfile,
-        created_at: connector.createdAt,
-      }, counts);
+      await upsert(
+        trx,
+        'sso_connectors',
+        {
+          id: connector.id,
+          provider_name: connector.providerName,
+          connector_name: connector.connectorName,
+          config,
+          domains: JSON.stringify(connector.domains),
+          branding: JSON.stringify(connector.branding),
+          sync_profile: connector.syncProfile,
+          created_at: connector.createdAt,
+        },
+        counts,
+      );
     }
     for (const connector of file.connectors) {
       const { config, secretless } = await connectorConfig(trx, 'social_connectors', connector.id, connector.config);
       if (secretless) {
-        notes.push(`connector ${connector.id} (${connector.target}): no client secret (the file had none); set it in the console`);
+        notes.push(
+          `connector ${connector.id} (${connector.target}): no client secret (the file had none); set it in the console`,
+        );
       }
-      await upsert(trx, 'social_connectors', {
-        id: connector.id,
-        connector_id: connector.connectorId,
-        target: connector.target,
-        config,
-        metadata: JSON.stringify(connector.metadata),
-        sync_profile: connector.syncProfile,
-        created_at: connector.createdAt,
-      }, counts);
+      await upsert(
+        trx,
+        'social_connectors',
+        {
+          id: connector.id,
+          connector_id: connector.connectorId,
+          target: connector.target,
+          config,
+          metadata: JSON.stringify(connector.metadata),
+          sync_profile: connector.syncProfile,
+          created_at: connector.createdAt,
+        },
+        counts,
+      );
     }
 
     for (const organization of file.organizations) {
       const parent = { organization_id: organization.id };
-      await upsert(trx, 'organizations', {
-        id: organization.id,
-        name: organization.name,
-        description: organization.description,
-        custom_data: JSON.stringify(organization.customData),
-        is_mfa_required: organization.isMfaRequired,
-        created_at: organization.createdAt,
-      }, counts);
+      await upsert(
+        trx,
+        'organizations',
+        {
+          id: organization.id,
+          name: organization.name,
+          description: organization.description,
+          custom_data: JSON.stringify(organization.customData),
+          is_mfa_required: organization.isMfaRequired,
+          created_at: organization.createdAt,
+        },
+        counts,
+      );
       // Member applications' organization roles go with their membership (the foreign key cascades).
-      await replaceLinks(trx, 'organization_applications', parent, organization.applications.map((member) => ({ application_id: member.id })));
+      await replaceLinks(
+        trx,
+        'organization_applications',
+        parent,
+        organization.applications.map((member) => ({ application_id: member.id })),
+      );
       await replaceLinks(
         trx,
         'organization_application_roles',
         parent,
-        organization.applications.flatMap((member) => [...new Set(member.organizationRoleIds)].map((roleId) => ({ application_id: member.id, organization_role_id: roleId }))),
+        organization.applications.flatMap((member) =>
+          [...new Set(member.organizationRoleIds)].map((roleId) => ({
+            application_id: member.id,
+            organization_role_id: roleId,
+          })),
+        ),
       );
-      await replaceLinks(trx, 'organization_jit_email_domains', parent, [...new Set(organization.jit.emailDomains.map((domain) => domain.toLowerCase()))].map((domain) => ({ email_domain: domain })));
-      await replaceLinks(trx, 'organization_jit_roles', parent, [...new Set(organization.jit.organizationRoleIds)].map((id) => ({ organization_role_id: id })));
-      await replaceLinks(trx, 'organization_jit_sso_connectors', parent, [...new Set(organization.jit.ssoConnectorIds)].map((id) => ({ sso_connector_id: id })));
+      await replaceLinks(
+        trx,
+        'organization_jit_email_domains',
+        parent,
+        [...new Set(organization.jit.emailDomains.map((domain) => domain.toLowerCase()))].map((domain) => ({
+          email_domain: domain,
+        })),
+      );
+      await replaceLinks(
+        trx,
+        'organization_jit_roles',
+        parent,
+        [...new Set(organization.jit.organizationRoleIds)].map((id) => ({ organization_role_id: id })),
+      );
+      await replaceLinks(
+        trx,
+        'organization_jit_sso_connectors',
+        parent,
+        [...new Set(organization.jit.ssoConnectorIds)].map((id) => ({ sso_connector_id: id })),
+      );
     }
 
     for (const hook of file.hooks) {
       const exists = Boolean(await trx('hooks').where({ id: hook.id }).first('id'));
       const signingKey = hook.signingKey ?? (exists ? undefined : generateSecret());
       if (hook.signingKey === undefined && signingKey !== undefined) {
-        notes.push(`hook ${hook.id} (${hook.name}): created with a new signing key (the file had none); receivers must be given it`);
+        notes.push(
+          `hook ${hook.id} (${hook.name}): created with a new signing key (the file had none); receivers must be given it`,
+        );
       }
-      await upsert(trx, 'hooks', {
-        id: hook.id,
-        name: hook.name,
-        events: JSON.stringify(hook.events),
-        config: JSON.stringify(hook.config),
-        ...(signingKey === undefined ? {} : { signing_key: sealSecret(trx, sealedColumns.hookSigningKeys, hook.id, signingKey) }),
-        enabled: hook.enabled,
-        created_at: hook.createdAt,
-      }, counts);
+      await upsert(
+        trx,
+        'hooks',
+        {
+          id: hook.id,
+          name: hook.name,
+          events: JSON.stringify(hook.events),
+          config: JSON.stringify(hook.config),
+          ...(signingKey === undefined
+            ? {}
+            : { signing_key: sealSecret(trx, sealedColumns.hookSigningKeys, hook.id, signingKey) }),
+          enabled: hook.enabled,
+          created_at: hook.createdAt,
+        },
+        counts,
+      );
     }
 
     await saveSignInExperience(trx, file.signInExperience);

@@ -53,7 +53,9 @@ const schema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: z
-    .enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (gRPC is not offered: use the collector\'s HTTP port, 4318)' })
+    .enum(['http/protobuf', 'http/json'], {
+      error: "must be http/protobuf or http/json (gRPC is not offered: use the collector's HTTP port, 4318)",
+    })
     .default('http/protobuf'),
 } satisfies Record<SettingName, z.ZodType>);
 
@@ -138,7 +140,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Traces go out when an exporter is named, or when a collector is given (OTLP, the standard's default). */
 function tracingOf(values: z.output<typeof schema>): Config['tracing'] {
   const exporter = values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT ? 'otlp' : 'none');
-  return exporter === 'none' ? undefined : { exporter, protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL, endpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT };
+  return exporter === 'none'
+    ? undefined
+    : { exporter, protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL, endpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT };
 }
 
 /** What a production start logs as warnings (one line each, naming the setting): settings that work but leave users exposed. */
@@ -149,7 +153,10 @@ export function configWarnings(config: Config): Array<{ setting: SettingName; me
   const warnings: Array<{ setting: SettingName; message: string }> = [];
   const endpoint = new URL(config.endpoint);
   if (endpoint.protocol === 'http:' && !isLoopback(endpoint.hostname)) {
-    warnings.push({ setting: 'ENDPOINT', message: `ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https` });
+    warnings.push({
+      setting: 'ENDPOINT',
+      message: `ENDPOINT ${config.endpoint} is plain http: passwords, cookies and tokens cross the network unencrypted; serve it over https`,
+    });
   }
   if (!config.smtp) {
     warnings.push({
@@ -161,7 +168,8 @@ export function configWarnings(config: Config): Array<{ setting: SettingName; me
   if (!config.secretKeys.current) {
     warnings.push({
       setting: 'SECRETS_ENCRYPTION_KEY',
-      message: 'SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens',
+      message:
+        'SECRETS_ENCRYPTION_KEY is not set: signing keys and other secrets are stored in plaintext, so a copy of the database can sign tokens',
     });
   }
   return warnings;

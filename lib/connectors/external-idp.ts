@@ -54,7 +54,8 @@ function idpErrorOf(error: unknown): string | undefined {
   }
   if (error instanceof HTTPError) {
     const body: unknown = error.response.body;
-    const code = typeof body === 'string' && body.startsWith('{') ? (JSON.parse(body) as { error?: unknown }).error : undefined;
+    const code =
+      typeof body === 'string' && body.startsWith('{') ? (JSON.parse(body) as { error?: unknown }).error : undefined;
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;
@@ -86,7 +87,8 @@ function assertCallbackMatches(callback: URL, authorization: ExternalAuthorizati
   }
 }
 
-const failedAt = (stage: 'token' | 'userinfo', error: unknown) => new IdpFailure(stage, 'connector.authorization_failed', notConfirmed, error, idpErrorOf(error));
+const failedAt = (stage: 'token' | 'userinfo', error: unknown) =>
+  new IdpFailure(stage, 'connector.authorization_failed', notConfirmed, error, idpErrorOf(error));
 
 // Plain http only to this machine (a development IdP); anything else must be https.
 const isLoopbackHttp = (address: string | undefined) => {
@@ -117,7 +119,9 @@ function configurationOf(settings: IdpSettings): Promise<oidc.Configuration> {
 
 async function loadConfiguration(settings: IdpSettings): Promise<oidc.Configuration> {
   const auth =
-    settings.tokenEndpointAuthMethod === 'client_secret_basic' ? oidc.ClientSecretBasic(settings.clientSecret) : oidc.ClientSecretPost(settings.clientSecret);
+    settings.tokenEndpointAuthMethod === 'client_secret_basic'
+      ? oidc.ClientSecretBasic(settings.clientSecret)
+      : oidc.ClientSecretPost(settings.clientSecret);
   const insecure = [settings.issuer, settings.authorizationEndpoint, settings.tokenEndpoint].some(isLoopbackHttp);
   const issuer = settings.issuer ?? new URL(settings.authorizationEndpoint!).origin;
   let configuration: oidc.Configuration;
@@ -233,7 +237,11 @@ export async function completeAuthorization(
 }
 
 /** A plain OAuth 2.0 server has no ID token: the code buys an access token, which buys the profile. */
-async function oauth2UserInfo(settings: IdpSettings, authorization: ExternalAuthorization, callback: URL): Promise<ExternalUserInfo> {
+async function oauth2UserInfo(
+  settings: IdpSettings,
+  authorization: ExternalAuthorization,
+  callback: URL,
+): Promise<ExternalUserInfo> {
   const query = callback.searchParams;
   const form: Record<string, string> = {
     grant_type: 'authorization_code',
@@ -265,7 +273,10 @@ async function oauth2UserInfo(settings: IdpSettings, authorization: ExternalAuth
   }
   try {
     const profile = await got
-      .get(settings.userInfoEndpoint!, { headers: { authorization: `Bearer ${accessToken}` }, timeout: { request: timeoutMs } })
+      .get(settings.userInfoEndpoint!, {
+        headers: { authorization: `Bearer ${accessToken}` },
+        timeout: { request: timeoutMs },
+      })
       .json<Record<string, unknown>>();
     const map = { id: 'id', email: 'email', phone: 'phone', name: 'name', avatar: 'avatar', ...settings.profileMap };
     const id = profile[map.id];

@@ -30,7 +30,12 @@ const toStored = (db: Queryable, row: ConnectorRow): StoredConnector => ({
   id: row.id,
   factoryId: row.connector_id,
   target: row.target,
-  config: openConfigSecret(db, sealedColumns.socialConnectorSecrets, row.id, JSON.parse(row.config) as Record<string, unknown>),
+  config: openConfigSecret(
+    db,
+    sealedColumns.socialConnectorSecrets,
+    row.id,
+    JSON.parse(row.config) as Record<string, unknown>,
+  ),
   metadata: JSON.parse(row.metadata) as ConnectorMetadata,
   syncProfile: Boolean(row.sync_profile),
 });
@@ -63,9 +68,14 @@ async function readConnectors(db: Queryable): Promise<StoredConnector[]> {
 }
 
 /** All social connectors, from memory: sign-in reads them on every social step. */
-export const listConnectors = (db: Queryable, cache: SharedCache) => cache.get('connectors', 'social', () => readConnectors(db));
+export const listConnectors = (db: Queryable, cache: SharedCache) =>
+  cache.get('connectors', 'social', () => readConnectors(db));
 
-export async function findConnector(db: Queryable, cache: SharedCache, id: string): Promise<StoredConnector | undefined> {
+export async function findConnector(
+  db: Queryable,
+  cache: SharedCache,
+  id: string,
+): Promise<StoredConnector | undefined> {
   return (await listConnectors(db, cache)).find((connector) => connector.id === id);
 }
 
@@ -78,7 +88,11 @@ export async function findConnectorForUpdate(trx: Knex.Transaction, id: string):
   return row && toStored(trx, row);
 }
 
-export async function findConnectorByTargetOrId(db: Queryable, target: string, id: string): Promise<StoredConnector | undefined> {
+export async function findConnectorByTargetOrId(
+  db: Queryable,
+  target: string,
+  id: string,
+): Promise<StoredConnector | undefined> {
   const row = await db('social_connectors').where({ target }).orWhere({ id }).first<ConnectorRow | undefined>();
   return row && toStored(db, row);
 }
@@ -99,7 +113,11 @@ export async function insertConnector(trx: Queryable, connector: StoredConnector
 export async function updateConnector(trx: Queryable, connector: StoredConnector): Promise<void> {
   await trx('social_connectors')
     .where({ id: connector.id })
-    .update({ config: storedConfig(trx, connector), metadata: JSON.stringify(connector.metadata), sync_profile: connector.syncProfile });
+    .update({
+      config: storedConfig(trx, connector),
+      metadata: JSON.stringify(connector.metadata),
+      sync_profile: connector.syncProfile,
+    });
   await bumpCacheVersion(trx, 'connectors');
 }
 

@@ -32,7 +32,16 @@ const tag = 'Connectors';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
 const factorySchema = connectorSchema
-  .pick({ type: true, name: true, description: true, logo: true, logoDark: true, readme: true, platform: true, isStandard: true })
+  .pick({
+    type: true,
+    name: true,
+    description: true,
+    logo: true,
+    logoDark: true,
+    readme: true,
+    platform: true,
+    isStandard: true,
+  })
   .extend({ id: z.string(), configTemplate: z.string() });
 
 const factoryOf = (id: FactoryId) => ({
@@ -73,7 +82,13 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
   }
 
   api.add(
-    { method: 'get', path: '/connector-factories', summary: 'The kinds of social connector there are', tag, response: z.array(factorySchema) },
+    {
+      method: 'get',
+      path: '/connector-factories',
+      summary: 'The kinds of social connector there are',
+      tag,
+      response: z.array(factorySchema),
+    },
     async () => factoryIds.map(factoryOf),
   );
 
@@ -105,11 +120,21 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: z.array(connectorSchema),
     },
     async ({ query }) =>
-      (await listConnectors(db, cache)).filter((connector) => !query.target || connector.target === query.target).map(toConnector),
+      (await listConnectors(db, cache))
+        .filter((connector) => !query.target || connector.target === query.target)
+        .map(toConnector),
   );
 
   api.add(
-    { method: 'get', path: '/connectors/:id', summary: 'Get a social connector (secret masked)', tag, params: idParams, response: connectorSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/connectors/:id',
+      summary: 'Get a social connector (secret masked)',
+      tag,
+      params: idParams,
+      response: connectorSchema,
+      errors: [404],
+    },
     async ({ params }) => toConnector(await getConnector(params.id)),
   );
 
@@ -143,7 +168,9 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
         await insertConnector(trx, connector);
       } catch (error) {
         // A concurrent create of the same target (or id) meets the unique index: the same answer.
-        throw isUniqueViolation(error) ? new RequestError('connector.multiple_target_with_same_platform', { target }) : error;
+        throw isUniqueViolation(error)
+          ? new RequestError('connector.multiple_target_with_same_platform', { target })
+          : error;
       }
       return toConnector(connector);
     },
@@ -180,7 +207,14 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
   );
 
   api.add(
-    { method: 'delete', path: '/connectors/:id', summary: 'Delete a social connector', tag, params: idParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/connectors/:id',
+      summary: 'Delete a social connector',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
     async ({ params }, _ctx, trx) => {
       const deleted = await deleteConnector(trx, params.id);
       if (deleted === 0) {

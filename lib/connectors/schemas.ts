@@ -13,7 +13,11 @@ export const idpEndpoint = z
   .url({ protocol: /^https?$/ })
   .max(2048)
   // Zod runs refinements after a failed check too: a value that is no http URL is the check's to report.
-  .refine((value) => !URL.canParse(value) || new URL(value).protocol !== 'http:' || loopbackHosts.has(new URL(value).hostname), 'must be https (plain http only on localhost)');
+  .refine(
+    (value) =>
+      !URL.canParse(value) || new URL(value).protocol !== 'http:' || loopbackHosts.has(new URL(value).hostname),
+    'must be https (plain http only on localhost)',
+  );
 
 const secret = z.string().min(1).max(512);
 const authMethod = z.enum(['client_secret_post', 'client_secret_basic']).default('client_secret_post');
@@ -144,7 +148,11 @@ export function parseConnectorConfig<S extends z.ZodType>(schema: S, config: Rec
   const result = schema.safeParse(config);
   if (!result.success) {
     throw new RequestError('connector.invalid_config', {
-      details: result.error.issues.map((issue) => ({ in: 'body', path: ['config', ...issue.path].join('.'), message: issue.message })),
+      details: result.error.issues.map((issue) => ({
+        in: 'body',
+        path: ['config', ...issue.path].join('.'),
+        message: issue.message,
+      })),
     });
   }
   return result.data;

@@ -7,7 +7,9 @@ const marker = '••••••••';
 export const maskSecret = (secret: string): string => (secret.length >= 16 ? `${marker}${secret.slice(-4)}` : marker);
 
 export function withMaskedSecret<T extends { clientSecret?: unknown }>(config: T): T {
-  return typeof config.clientSecret === 'string' ? { ...config, clientSecret: maskSecret(config.clientSecret) } : config;
+  return typeof config.clientSecret === 'string'
+    ? { ...config, clientSecret: maskSecret(config.clientSecret) }
+    : config;
 }
 
 /** A PATCHed config: omitted keys keep their value, and so does a secret given back as its mask. */

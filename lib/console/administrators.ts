@@ -44,7 +44,12 @@ async function assertFirstRun(trx: Knex.Transaction, caller: FirstRunCaller): Pr
  * user's). With `firstRun` (the console's unauthenticated first run) the first run's rules apply;
  * without it (the CLI, whoever holds the database) it works whenever it is run.
  */
-export async function createAdministrator(db: Queryable, cache: SharedCache, input: NewAdministrator, { firstRun }: { firstRun?: FirstRunCaller }): Promise<User> {
+export async function createAdministrator(
+  db: Queryable,
+  cache: SharedCache,
+  input: NewAdministrator,
+  { firstRun }: { firstRun?: FirstRunCaller },
+): Promise<User> {
   return withTransaction(db, async (trx) => {
     await lockCache(trx, 'roles');
     if (firstRun) {

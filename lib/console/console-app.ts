@@ -22,7 +22,10 @@ export const consoleRedirectUri = (endpoint: string) => `${consoleUrl(endpoint)}
  * the API.
  */
 export async function syncConsoleApplication(db: Knex, endpoint: string): Promise<void> {
-  const oidcClientMetadata = { redirectUris: [consoleRedirectUri(endpoint)], postLogoutRedirectUris: [consoleUrl(endpoint)] };
+  const oidcClientMetadata = {
+    redirectUris: [consoleRedirectUri(endpoint)],
+    postLogoutRedirectUris: [consoleUrl(endpoint)],
+  };
   await withTransaction(db, async (trx) => {
     // Instances starting together: one checks and updates at a time.
     await lockCache(trx, 'applications');

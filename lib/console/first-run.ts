@@ -22,7 +22,8 @@ export async function hasAdministrator(db: Queryable): Promise<boolean> {
 
 /** Whether an administrator ever existed, however it was made (first run, CLI, management API). */
 export async function administratorEverExisted(db: Queryable): Promise<boolean> {
-  const row = (await db('console_first_run').where({ id: 1 }).first('first_administrator_at')) as { first_administrator_at: number | null } | undefined;
+  const row = (await db('console_first_run').where({ id: 1 }).first('first_administrator_at')) as
+    { first_administrator_at: number | null } | undefined;
   return row?.first_administrator_at != null;
 }
 
@@ -32,7 +33,10 @@ export async function firstRunOpen(db: Queryable, production: boolean): Promise<
 
 /** Called whenever a user is given the administrator role: the first run is over, its tokens void. */
 export async function noteAdministrator(db: Queryable): Promise<void> {
-  await db('console_first_run').where({ id: 1 }).whereNull('first_administrator_at').update({ first_administrator_at: Date.now() });
+  await db('console_first_run')
+    .where({ id: 1 })
+    .whereNull('first_administrator_at')
+    .update({ first_administrator_at: Date.now() });
   await db('console_setup_tokens').delete();
 }
 
@@ -42,18 +46,31 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
  * At start, while the first run is open: a new setup token (32 random bytes, only its hash kept),
  * shown once to the operator. Every instance that starts prints its own; each works once.
  */
-export async function offerSetupToken(db: Queryable, config: Pick<Config, 'production' | 'endpoint'>, notices: NoticeStream): Promise<void> {
+export async function offerSetupToken(
+  db: Queryable,
+  config: Pick<Config, 'production' | 'endpoint'>,
+  notices: NoticeStream,
+): Promise<void> {
   if (!(await firstRunOpen(db, config.production))) {
     return;
   }
   const token = randomBytes(32).toString('base64url');
   await db('console_setup_tokens').insert({ token_hash: hashToken(token), created_at: Date.now() });
-  writeOneTimeSecret(notices, config.production, `Console setup token (shown once; it lets a browser on another machine create the first administrator at ${consoleUrl(config.endpoint)})`, {
-    setupToken: token,
-  });
+  writeOneTimeSecret(
+    notices,
+    config.production,
+    `Console setup token (shown once; it lets a browser on another machine create the first administrator at ${consoleUrl(config.endpoint)})`,
+    {
+      setupToken: token,
+    },
+  );
 }
 
 /** Spends a setup token: true once per token (inside the caller's transaction, so a rollback keeps it). */
 export async function spendSetupToken(db: Queryable, token: string): Promise<boolean> {
-  return (await db('console_setup_tokens').where({ token_hash: hashToken(token) }).delete()) > 0;
+  return (
+    (await db('console_setup_tokens')
+      .where({ token_hash: hashToken(token) })
+      .delete()) > 0
+  );
 }

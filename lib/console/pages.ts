@@ -16,7 +16,10 @@ const prefix = '/console';
 export function consolePages(): Koa.Middleware {
   const build = loadViteBuild(distFolder, `${prefix}/`);
   return async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`))) {
+    if (
+      (ctx.method !== 'GET' && ctx.method !== 'HEAD') ||
+      (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`))
+    ) {
       return next();
     }
     ctx.set('X-Content-Type-Options', 'nosniff');

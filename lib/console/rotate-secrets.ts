@@ -15,6 +15,8 @@ export async function rotateSecrets(db: Knex): Promise<string> {
   const keyId = secretsOf(db).currentKeyId;
   return (
     `${keyId ? `Encrypted with key ${keyId}` : 'Written in plaintext (no SECRETS_ENCRYPTION_KEY)'}: ${counts.join(', ')}.` +
-    (retiredKeyIds.length > 0 ? ` No secret needs key ${retiredKeyIds.join(', ')} any more: remove it from SECRETS_ENCRYPTION_OLD_KEYS.` : '')
+    (retiredKeyIds.length > 0
+      ? ` No secret needs key ${retiredKeyIds.join(', ')} any more: remove it from SECRETS_ENCRYPTION_OLD_KEYS.`
+      : '')
   );
 }

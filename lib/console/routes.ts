@@ -22,7 +22,8 @@ export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Co
     {
       method: 'get',
       path: '/console/config',
-      summary: "The admin console's sign-in settings, whether an administrator exists yet, and whether this browser may create the first one",
+      summary:
+        "The admin console's sign-in settings, whether an administrator exists yet, and whether this browser may create the first one",
       tag,
       response: z.object({
         clientId: z.string(),
@@ -56,12 +57,18 @@ export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Co
       summary:
         'Create the first administrator (a user holding the console administrator role): from this machine, or with `setupToken` (printed at start) from elsewhere; 409 once one exists; 403 when the first run is closed',
       tag,
-      body: z.strictObject({ username, password: z.string().min(1).max(256), setupToken: z.string().min(1).max(256).optional() }),
+      body: z.strictObject({
+        username,
+        password: z.string().min(1).max(256),
+        setupToken: z.string().min(1).max(256).optional(),
+      }),
       response: userSchema,
       status: 201,
       errors: [409, 422],
     },
     async ({ body: { setupToken, ...input } }, ctx, trx) =>
-      createAdministrator(trx, cache, input, { firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production } }),
+      createAdministrator(trx, cache, input, {
+        firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production },
+      }),
   );
 }

@@ -23,13 +23,19 @@ const dayOf = (db: Knex, column: string) => db.raw('?? - (?? % ?)', [column, col
 
 type Bucket = { day: number | string; total: number | string; failures?: number | string | null };
 
-async function perDay(query: Knex.QueryBuilder, db: Knex, failures?: Knex.Raw): Promise<Map<number, { total: number; failures: number }>> {
+async function perDay(
+  query: Knex.QueryBuilder,
+  db: Knex,
+  failures?: Knex.Raw,
+): Promise<Map<number, { total: number; failures: number }>> {
   const rows = (await query
     .select({ day: dayOf(db, 'created_at') })
     .count({ total: '*' })
     .modify((builder) => failures && builder.sum({ failures }))
     .groupBy('day')) as Bucket[];
-  return new Map(rows.map((row) => [Number(row.day), { total: Number(row.total), failures: Number(row.failures ?? 0) }]));
+  return new Map(
+    rows.map((row) => [Number(row.day), { total: Number(row.total), failures: Number(row.failures ?? 0) }]),
+  );
 }
 
 /**
@@ -73,6 +79,11 @@ async function medianDuration(db: Knex, since: number): Promise<number | null> {
   if (count === 0) {
     return null;
   }
-  const middle = await attempts.clone().select('duration_ms').orderBy('duration_ms').offset(Math.floor((count - 1) / 2)).first<{ duration_ms: number }>();
+  const middle = await attempts
+    .clone()
+    .select('duration_ms')
+    .orderBy('duration_ms')
+    .offset(Math.floor((count - 1) / 2))
+    .first<{ duration_ms: number }>();
   return Number(middle?.duration_ms ?? 0);
 }

@@ -25,7 +25,8 @@ export function dashboardRoutes(api: Api, db: Knex): void {
     {
       method: 'get',
       path: '/dashboard',
-      summary: 'Daily counts (UTC days) of sign-ins, registrations, token exchanges and webhook deliveries, with the median delivery time',
+      summary:
+        'Daily counts (UTC days) of sign-ins, registrations, token exchanges and webhook deliveries, with the median delivery time',
       tag: 'Dashboard',
       query: z.object({ days: z.enum(['7', '30']).default('7').transform(Number) }),
       response: dashboardSchema,

@@ -7,7 +7,12 @@ import { provisionByEmailDomain, provisionBySsoConnector } from '../organization
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findSsoConnector } from '../sso/queries.ts';
-import { findUserBySocialIdentity, findUserBySsoIdentity, linkSocialIdentity, linkSsoIdentity } from '../users/identities.ts';
+import {
+  findUserBySocialIdentity,
+  findUserBySsoIdentity,
+  linkSocialIdentity,
+  linkSsoIdentity,
+} from '../users/identities.ts';
 import { findUserByIdentifier, updateUser, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
 import { recordUserDataEvent } from './events.ts';
@@ -30,7 +35,13 @@ function assertActive(user: UserRow): UserRow {
 const verifiedEmail = (info: ExternalUserInfo) => (info.email && info.emailVerified ? info.email : undefined);
 
 /** With `syncProfile`, the name and avatar follow the IdP at every sign-in. */
-async function syncProfile(trx: Queryable, cache: SharedCache, ctx: Context, user: UserRow, info: ExternalUserInfo): Promise<void> {
+async function syncProfile(
+  trx: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  user: UserRow,
+  info: ExternalUserInfo,
+): Promise<void> {
   const changes = { name: info.name ?? user.name, avatar: info.avatar ?? user.avatar };
   if (changes.name !== user.name || changes.avatar !== user.avatar) {
     await updateUser(trx, user.id, changes);
@@ -39,7 +50,11 @@ async function syncProfile(trx: Queryable, cache: SharedCache, ctx: Context, use
 }
 
 /** A new account from what the IdP says (the email only when verified and not someone else's). */
-async function registerFromIdp(trx: Queryable, info: ExternalUserInfo, settings: SignInExperience): Promise<{ userId: string; email?: string }> {
+async function registerFromIdp(
+  trx: Queryable,
+  info: ExternalUserInfo,
+  settings: SignInExperience,
+): Promise<{ userId: string; email?: string }> {
   const email = verifiedEmail(info);
   const emailFree = email !== undefined && !(await findUserByIdentifier(trx, 'email', email));
   const user = await createUser(
@@ -91,9 +106,13 @@ async function identifyBySocial(
     return { userId: related.id, created: false };
   }
   if (state.interactionEvent !== 'Register') {
-    throw new RequestError('user.identity_not_exist', { reason: 'No account has this identity yet.' }, {
-      data: related ? { relatedUser: email } : {},
-    });
+    throw new RequestError(
+      'user.identity_not_exist',
+      { reason: 'No account has this identity yet.' },
+      {
+        data: related ? { relatedUser: email } : {},
+      },
+    );
   }
   const created = await registerFromIdp(trx, info, settings);
   await linkSocialIdentity(trx, created.userId, connector.target, identity);
@@ -109,13 +128,24 @@ async function identifyBySocial(
  * same verified email is linked to it; otherwise one is created. Each time, the organizations that
  * admit this connector's users take the user in (just-in-time).
  */
-async function identifyBySso(trx: Knex.Transaction, cache: SharedCache, ctx: Context, record: ExternalRecord, settings: SignInExperience): Promise<ExternalOutcome> {
+async function identifyBySso(
+  trx: Knex.Transaction,
+  cache: SharedCache,
+  ctx: Context,
+  record: ExternalRecord,
+  settings: SignInExperience,
+): Promise<ExternalOutcome> {
   const connector = await findSsoConnector(trx, cache, record.connectorId);
   if (!connector) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: record.connectorId });
   }
   const info = record.userInfo!;
-  const identity = { ssoConnectorId: connector.id, issuer: record.issuer!, identityId: info.id, detail: { ...info.rawData } };
+  const identity = {
+    ssoConnectorId: connector.id,
+    issuer: record.issuer!,
+    identityId: info.id,
+    detail: { ...info.rawData },
+  };
   let outcome: ExternalOutcome;
   const holder = await findUserBySsoIdentity(trx, identity.issuer, identity.identityId);
   if (holder) {
@@ -128,7 +158,9 @@ async function identifyBySso(trx: Knex.Transaction, cache: SharedCache, ctx: Con
   } else {
     const email = verifiedEmail(info);
     if (!email) {
-      throw new RequestError('connector.authorization_failed', { reason: 'The identity provider did not give a verified email.' });
+      throw new RequestError('connector.authorization_failed', {
+        reason: 'The identity provider did not give a verified email.',
+      });
     }
     const related = await findUserByIdentifier(trx, 'email', email);
     if (related) {
@@ -161,5 +193,7 @@ export async function identifyExternal(
   if (state.interactionEvent === 'ForgotPassword') {
     throw new RequestError('session.not_supported_for_forgot_password');
   }
-  return record.type === 'Social' ? identifyBySocial(trx, cache, ctx, state, record, settings, link) : identifyBySso(trx, cache, ctx, record, settings);
+  return record.type === 'Social'
+    ? identifyBySocial(trx, cache, ctx, state, record, settings, link)
+    : identifyBySso(trx, cache, ctx, record, settings);
 }

@@ -20,7 +20,10 @@ import { getRecord } from './state.ts';
 
 const tag = 'Experience';
 const connectorParams = z.object({ connectorId: z.string().min(1).max(21) });
-const authorizationBody = z.strictObject({ state: z.string().min(1).max(512), redirectUri: z.url({ protocol: /^https?$/ }).max(2048) });
+const authorizationBody = z.strictObject({
+  state: z.string().min(1).max(512),
+  redirectUri: z.url({ protocol: /^https?$/ }).max(2048),
+});
 const verifyBody = z.strictObject({
   // The callback's query as the browser received it: code and state, or error and error_description.
   connectorData: foreignJsonInput,
@@ -47,7 +50,9 @@ async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promis
       'configuration',
       'connector.invalid_configuration',
       'Signing in with this provider is not available yet. Sign in another way.',
-      new Error(`the SSO connector is not configured: ${config.error.issues.map((issue) => issue.path.join('.') || issue.message).join(', ')}`),
+      new Error(
+        `the SSO connector is not configured: ${config.error.issues.map((issue) => issue.path.join('.') || issue.message).join(', ')}`,
+      ),
     );
   }
   return idpSettingsOfSso(config.data);
@@ -60,22 +65,30 @@ async function ssoIdp(db: Knex, cache: SharedCache, connectorId: string): Promis
  * was not this sign-in's. Never a secret: the connector's settings stay out, and errors are logged
  * by their fixed fields.
  */
-async function atIdp<T>(logger: Logger, where: { connectorKind: string; connectorId: string }, step: () => Promise<T>): Promise<T> {
-  return inSpan('identity provider', { 'identity.connector_kind': where.connectorKind, 'identity.connector_id': where.connectorId }, async (note) => {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof IdpFailure) {
-        note({ 'identity.idp_stage': error.stage, 'identity.idp_error': error.idpError });
-        connectorFailures.inc({ stage: error.stage });
-        logger[error.stage === 'callback' ? 'info' : 'warn'](
-          { ...where, stage: error.stage, idpError: error.idpError, err: error.cause },
-          `sign-in at an identity provider failed (${error.stage})`,
-        );
+async function atIdp<T>(
+  logger: Logger,
+  where: { connectorKind: string; connectorId: string },
+  step: () => Promise<T>,
+): Promise<T> {
+  return inSpan(
+    'identity provider',
+    { 'identity.connector_kind': where.connectorKind, 'identity.connector_id': where.connectorId },
+    async (note) => {
+      try {
+        return await step();
+      } catch (error) {
+        if (error instanceof IdpFailure) {
+          note({ 'identity.idp_stage': error.stage, 'identity.idp_error': error.idpError });
+          connectorFailures.inc({ stage: error.stage });
+          logger[error.stage === 'callback' ? 'info' : 'warn'](
+            { ...where, stage: error.stage, idpError: error.idpError, err: error.cause },
+            `sign-in at an identity provider failed (${error.stage})`,
+          );
+        }
+        throw error;
       }
-      throw error;
-    }
-  });
+    },
+  );
 }
 
 /**
@@ -83,7 +96,13 @@ async function atIdp<T>(logger: Logger, where: { connectorKind: string; connecto
  * enterprise IdP (`sso`). Both start with an authorization URI (state, nonce, PKCE kept in the
  * record) and end with the callback's data, redeemed server-side for who the user is.
  */
-export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, logger: Logger): void {
+export function externalSignInRoutes(
+  api: Api<'own-transactions'>,
+  db: Knex,
+  cache: SharedCache,
+  sessions: ExperienceSessions,
+  logger: Logger,
+): void {
   const kinds = [
     { path: 'social', type: 'Social', idp: socialIdp },
     { path: 'sso', type: 'EnterpriseSso', idp: ssoIdp },
@@ -104,9 +123,17 @@ export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cac
       async ({ params, body }, ctx) => {
         const session = await sessions.load(ctx);
         const where = { connectorKind: kind.path, connectorId: params.connectorId };
-        const { authorizationUri, authorization } = await atIdp(logger, where, async () => startAuthorization(await kind.idp(db, cache, params.connectorId), body));
+        const { authorizationUri, authorization } = await atIdp(logger, where, async () =>
+          startAuthorization(await kind.idp(db, cache, params.connectorId), body),
+        );
         const id = generateId();
-        session.state.records[id] = { id, type: kind.type, connectorId: params.connectorId, authorization, verified: false };
+        session.state.records[id] = {
+          id,
+          type: kind.type,
+          connectorId: params.connectorId,
+          authorization,
+          verified: false,
+        };
         await session.save(session.state);
         return { authorizationUri, verificationId: id };
       },
@@ -127,11 +154,17 @@ export function externalSignInRoutes(api: Api<'own-transactions'>, db: Knex, cac
         const session = await sessions.load(ctx);
         const record = getRecord(session.state, body.verificationId);
         if (record.type !== kind.type || record.connectorId !== params.connectorId || record.verified) {
-          throw new RequestError('session.verification_failed', { reason: 'This verification is not a sign-in started with this connector.' });
+          throw new RequestError('session.verification_failed', {
+            reason: 'This verification is not a sign-in started with this connector.',
+          });
         }
         const where = { connectorKind: kind.path, connectorId: params.connectorId };
         const { issuer, userInfo } = await atIdp(logger, where, async () =>
-          completeAuthorization(await kind.idp(db, cache, params.connectorId), record.authorization, body.connectorData),
+          completeAuthorization(
+            await kind.idp(db, cache, params.connectorId),
+            record.authorization,
+            body.connectorData,
+          ),
         );
         session.state.records[record.id] = { ...record, issuer, userInfo, verified: true };
         await session.save(session.state);

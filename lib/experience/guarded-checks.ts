@@ -9,7 +9,12 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import type { Connectors } from './connectors/index.ts';
 import { recordExceptionEvent } from './events.ts';
 import { MessageRateLimited } from './send-rate-limit.ts';
-import { sendVerificationCode, verifyVerificationCode, type CodeIdentifier, type CodePurpose } from './verification-codes.ts';
+import {
+  sendVerificationCode,
+  verifyVerificationCode,
+  type CodeIdentifier,
+  type CodePurpose,
+} from './verification-codes.ts';
 
 /** An email or phone a code is sent to, validated and normalised as users' are. */
 export const codeIdentifierSchema = z.discriminatedUnion('type', [
@@ -35,7 +40,9 @@ export async function verifyCodeGuarded(
     await verifyVerificationCode(db, check);
   } catch (error) {
     if (error instanceof RequestError && error.code.startsWith('verification_code.')) {
-      return failVerification(db, target, policy, error, () => recordExceptionEvent(db, cache, 'Identifier.Lockout', { type, value }));
+      return failVerification(db, target, policy, error, () =>
+        recordExceptionEvent(db, cache, 'Identifier.Lockout', { type, value }),
+      );
     }
     throw error;
   }
@@ -46,12 +53,21 @@ export async function verifyCodeGuarded(
  * Sends a code on an end user's request: over the recipient's limit, the refusal is also a
  * `Message.RateLimited` event (management sends are limited the same way but emit nothing).
  */
-export async function sendEndUserCode(db: Knex, cache: SharedCache, connectors: Connectors, identifier: CodeIdentifier, purpose: CodePurpose) {
+export async function sendEndUserCode(
+  db: Knex,
+  cache: SharedCache,
+  connectors: Connectors,
+  identifier: CodeIdentifier,
+  purpose: CodePurpose,
+) {
   try {
     return await sendVerificationCode(db, connectors, { identifier, purpose });
   } catch (error) {
     if (error instanceof MessageRateLimited) {
-      await recordExceptionEvent(db, cache, 'Message.RateLimited', { action: 'VerificationCodeSend', recipient: error.recipient });
+      await recordExceptionEvent(db, cache, 'Message.RateLimited', {
+        action: 'VerificationCodeSend',
+        recipient: error.recipient,
+      });
     }
     throw error;
   }

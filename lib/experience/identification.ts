@@ -45,14 +45,18 @@ export async function identifyUser(
     return record.userId;
   }
   if (record.type !== 'EmailVerificationCode' && record.type !== 'PhoneVerificationCode') {
-    throw new RequestError('session.invalid_interaction_type', { reason: 'This verification cannot identify a user here.' });
+    throw new RequestError('session.invalid_interaction_type', {
+      reason: 'This verification cannot identify a user here.',
+    });
   }
   if (state.interactionEvent === 'ForgotPassword') {
     const method = record.type === 'EmailVerificationCode' ? 'EmailVerificationCode' : 'PhoneVerificationCode';
     if (!settings.forgotPasswordMethods?.includes(method)) {
       throw new RequestError('session.not_supported_for_forgot_password');
     }
-  } else if (!settings.signIn.methods.some((method) => method.identifier === record.identifier.type && method.verificationCode)) {
+  } else if (
+    !settings.signIn.methods.some((method) => method.identifier === record.identifier.type && method.verificationCode)
+  ) {
     throw new RequestError('user.sign_in_method_not_enabled');
   }
   const user = await findUserByIdentifier(db, record.identifier.type, record.identifier.value);
@@ -73,7 +77,9 @@ export function profileFromRecord(state: ExperienceState, verificationId: string
     case 'PhoneVerificationCode':
       return { primaryPhone: record.identifier.value };
     default:
-      throw new RequestError('session.invalid_interaction_type', { reason: 'A password verification cannot register an account.' });
+      throw new RequestError('session.invalid_interaction_type', {
+        reason: 'A password verification cannot register an account.',
+      });
   }
 }
 
@@ -92,7 +98,11 @@ export function missingProfile(profile: PendingProfile, settings: SignInExperien
 }
 
 /** Register: creates the account from the profile; the caller's transaction also carries its events. */
-export async function registerUser(trx: Queryable, profile: PendingProfile, settings: SignInExperience): Promise<string> {
+export async function registerUser(
+  trx: Queryable,
+  profile: PendingProfile,
+  settings: SignInExperience,
+): Promise<string> {
   const missing = missingProfile(profile, settings);
   if (missing.length > 0) {
     throw new RequestError('user.missing_profile', {

@@ -26,7 +26,15 @@ import { identifyExternal } from './external-identification.ts';
 import { assertNotSsoEmail, identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { ExperienceSessions } from './session.ts';
 import { currentSignInExperience, type SignInExperience } from './sign-in-experience.ts';
-import { deleteState, getRecord, interactionEvents, newState, requireVerified, type ExperienceState, type InteractionEvent } from './state.ts';
+import {
+  deleteState,
+  getRecord,
+  interactionEvents,
+  newState,
+  requireVerified,
+  type ExperienceState,
+  type InteractionEvent,
+} from './state.ts';
 import { finishSignIn } from './submit.ts';
 
 const tag = 'Experience';
@@ -34,8 +42,13 @@ const eventBody = z.strictObject({ interactionEvent: z.enum(interactionEvents) }
 
 /** `signInMode` closes sign-up or sign-in (Logto's rule: 403). */
 function assertEventAllowed(event: InteractionEvent, settings: SignInExperience): void {
-  if ((event === 'Register' && settings.signInMode === 'SignIn') || (event === 'SignIn' && settings.signInMode === 'Register')) {
-    throw new RequestError('auth.forbidden', { reason: `${event === 'Register' ? 'Sign-up' : 'Sign-in'} is not enabled.` });
+  if (
+    (event === 'Register' && settings.signInMode === 'SignIn') ||
+    (event === 'SignIn' && settings.signInMode === 'Register')
+  ) {
+    throw new RequestError('auth.forbidden', {
+      reason: `${event === 'Register' ? 'Sign-up' : 'Sign-in'} is not enabled.`,
+    });
   }
 }
 
@@ -75,7 +88,12 @@ function requireUser(state: ExperienceState): string {
  * backup codes, a declined MFA prompt, a social identity proven alongside. Says whether the user's
  * data changed (MFA or social linking: one `User.Data.Updated`).
  */
-async function applyLinks(trx: Knex.Transaction, cache: SharedCache, state: ExperienceState, userId: string): Promise<boolean> {
+async function applyLinks(
+  trx: Knex.Transaction,
+  cache: SharedCache,
+  state: ExperienceState,
+  userId: string,
+): Promise<boolean> {
   const { mfa = {}, profile } = state;
   if (mfa.totp) {
     await addFactor(trx, userId, { type: 'Totp', secret: mfa.totp.secret, lastUsedStep: mfa.totp.step });
@@ -92,15 +110,31 @@ async function applyLinks(trx: Knex.Transaction, cache: SharedCache, state: Expe
     if (!connector) {
       throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: social.connectorId });
     }
-    await linkSocialIdentity(trx, userId, connector.target, { userId: social.userInfo.id, details: { ...social.userInfo.rawData } });
+    await linkSocialIdentity(trx, userId, connector.target, {
+      userId: social.userInfo.id,
+      details: { ...social.userInfo.rawData },
+    });
   }
   return Boolean(mfa.totp ?? mfa.backupCodes ?? social);
 }
 
 /** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */
-export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, oidc: OidcService, audit: AuditLog): void {
+export function experienceRoutes(
+  api: Api<'own-transactions'>,
+  db: Knex,
+  cache: SharedCache,
+  sessions: ExperienceSessions,
+  oidc: OidcService,
+  audit: AuditLog,
+): void {
   api.add(
-    { method: 'put', path: '/experience', summary: 'Start (or restart) an experience for the current interaction', tag, body: eventBody },
+    {
+      method: 'put',
+      path: '/experience',
+      summary: 'Start (or restart) an experience for the current interaction',
+      tag,
+      body: eventBody,
+    },
     async ({ body }, ctx) => {
       const interaction = await sessions.interaction(ctx);
       assertEventAllowed(body.interactionEvent, await currentSignInExperience(db, cache));
@@ -109,12 +143,23 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
   );
 
   api.add(
-    { method: 'put', path: '/experience/interaction-event', summary: 'Switch between sign-in, registration and password reset', tag, body: eventBody, errors: [404] },
+    {
+      method: 'put',
+      path: '/experience/interaction-event',
+      summary: 'Switch between sign-in, registration and password reset',
+      tag,
+      body: eventBody,
+      errors: [404],
+    },
     async ({ body }, ctx) => {
       const session = await sessions.load(ctx);
       // What a password reset proved must not become a sign-in, nor the other way round.
       if ((session.state.interactionEvent === 'ForgotPassword') !== (body.interactionEvent === 'ForgotPassword')) {
-        throw new RequestError('session.not_supported_for_forgot_password', { reason: 'A password reset cannot switch to or from another flow.' }, { status: 400 });
+        throw new RequestError(
+          'session.not_supported_for_forgot_password',
+          { reason: 'A password reset cannot switch to or from another flow.' },
+          { status: 400 },
+        );
       }
       assertEventAllowed(body.interactionEvent, await currentSignInExperience(db, cache));
       await session.save({ ...session.state, interactionEvent: body.interactionEvent });
@@ -130,9 +175,19 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       response: z.object({
         interactionEvent: z.enum(interactionEvents),
         userId: z.string().optional(),
-        profile: z.object({ username: z.string().optional(), primaryEmail: z.string().optional(), primaryPhone: z.string().optional(), hasPassword: z.boolean() }),
+        profile: z.object({
+          username: z.string().optional(),
+          primaryEmail: z.string().optional(),
+          primaryPhone: z.string().optional(),
+          hasPassword: z.boolean(),
+        }),
         verificationRecords: z.array(
-          z.object({ id: z.string(), type: z.string(), identifier: z.object({ type: z.string(), value: z.string() }).optional(), verified: z.boolean() }),
+          z.object({
+            id: z.string(),
+            type: z.string(),
+            identifier: z.object({ type: z.string(), value: z.string() }).optional(),
+            verified: z.boolean(),
+          }),
         ),
       }),
       errors: [404],
@@ -160,7 +215,10 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       path: '/experience/identification',
       summary: 'Identify the user (sign-in, reset) or create the account (registration: 201)',
       tag,
-      body: z.strictObject({ verificationId: z.string().min(1).max(64).optional(), linkSocialIdentity: z.boolean().optional() }),
+      body: z.strictObject({
+        verificationId: z.string().min(1).max(64).optional(),
+        linkSocialIdentity: z.boolean().optional(),
+      }),
       errors: [401, 404, 422],
     },
     async ({ body }, ctx) => {
@@ -170,9 +228,14 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       const record = body.verificationId ? getRecord(state, body.verificationId) : undefined;
       if (record?.type === 'Social' || record?.type === 'EnterpriseSso') {
         requireVerified(record);
-        const outcome = await withTransaction(db, (trx) => identifyExternal(trx, cache, ctx, state, record, settings, body.linkSocialIdentity ?? false));
+        const outcome = await withTransaction(db, (trx) =>
+          identifyExternal(trx, cache, ctx, state, record, settings, body.linkSocialIdentity ?? false),
+        );
         // An IdP's new user registered; a known one signed in, whichever the page started with.
-        await session.save({ ...identified(state, outcome.userId), interactionEvent: outcome.created ? 'Register' : 'SignIn' });
+        await session.save({
+          ...identified(state, outcome.userId),
+          interactionEvent: outcome.created ? 'Register' : 'SignIn',
+        });
         ctx.status = outcome.created ? 201 : 204;
         return;
       }
@@ -180,7 +243,9 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
         await session.save(identified(state, await identifyUser(db, cache, state, body.verificationId, settings)));
         return;
       }
-      const profile = body.verificationId ? { ...state.profile, ...profileFromRecord(state, body.verificationId) } : state.profile;
+      const profile = body.verificationId
+        ? { ...state.profile, ...profileFromRecord(state, body.verificationId) }
+        : state.profile;
       await assertNotSsoEmail(db, cache, profile.primaryEmail);
       // Kept before trying: after a 422 missing_profile, the next identification builds on it.
       await session.save({ ...state, profile });
@@ -228,7 +293,9 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       } else if (body.type === 'social') {
         // Linked at submit to whoever this interaction signs in (proved by password, code...).
         if (requireVerified(getRecord(state, body.verificationId)).type !== 'Social') {
-          throw new RequestError('session.verification_failed', { reason: 'This verification is not a social sign-in.' });
+          throw new RequestError('session.verification_failed', {
+            reason: 'This verification is not a social sign-in.',
+          });
         }
         addition = { socialVerificationId: body.verificationId };
       } else {
@@ -253,7 +320,9 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       const session = await sessions.load(ctx);
       const { state } = session;
       if (state.interactionEvent !== 'ForgotPassword') {
-        throw new RequestError('session.invalid_interaction_type', { reason: 'Only a password reset sets a new password here.' });
+        throw new RequestError('session.invalid_interaction_type', {
+          reason: 'Only a password reset sets a new password here.',
+        });
       }
       const user = await getUserRow(db, requireUser(state));
       if (await verifyPassword(user.password_digest, body.password)) {
@@ -286,7 +355,13 @@ export function experienceRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
         await withTransaction(db, async (trx) => {
           await changeUser(trx, userId, { passwordDigest: digest });
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', userId);
-          await recordInteractionEvent(trx, cache, ctx, 'PostResetPassword', interactionDetails(state, interaction, userId));
+          await recordInteractionEvent(
+            trx,
+            cache,
+            ctx,
+            'PostResetPassword',
+            interactionDetails(state, interaction, userId),
+          );
         });
         await deleteState(db, interaction.uid);
         auditSubmit(audit, ctx, state, interaction, userId);

@@ -39,8 +39,14 @@ export async function assertSendAllowed(
 ): Promise<void> {
   const since = now - windowMs;
   await withTransaction(db, async (trx) => {
-    await trx('message_recipients').insert({ recipient, last_sent_at: now }).onConflict('recipient').merge({ last_sent_at: now });
-    const [{ sends }] = await trx('message_sends').where({ recipient }).andWhere('created_at', '>', since).count({ sends: '*' });
+    await trx('message_recipients')
+      .insert({ recipient, last_sent_at: now })
+      .onConflict('recipient')
+      .merge({ last_sent_at: now });
+    const [{ sends }] = await trx('message_sends')
+      .where({ recipient })
+      .andWhere('created_at', '>', since)
+      .count({ sends: '*' });
     if (Number(sends) >= maxSends) {
       throw new MessageRateLimited(recipient);
     }

@@ -12,7 +12,8 @@ export function sentinelRoutes(api: Api): void {
     {
       method: 'post',
       path: '/sentinel-activities/delete',
-      summary: 'Unlock accounts (targetType User, the default) or applications (App): forget their failed attempts and end their lockout',
+      summary:
+        'Unlock accounts (targetType User, the default) or applications (App): forget their failed attempts and end their lockout',
       tag: 'Sentinel',
       body: z.strictObject({
         targetType: z.enum(['User', 'App']).optional(),
@@ -29,7 +30,11 @@ export function sentinelRoutes(api: Api): void {
       // user id. Whichever names an account unlocks all of it: its sign-in and its second factor.
       const userIds = [...body.targets, ...(await findUserIdsByAnyIdentifier(trx, body.targets))];
       const keys = [
-        ...body.targets.flatMap((value) => [identifierTarget('username', value), identifierTarget('email', value), identifierTarget('phone', value)]),
+        ...body.targets.flatMap((value) => [
+          identifierTarget('username', value),
+          identifierTarget('email', value),
+          identifierTarget('phone', value),
+        ]),
         ...userIds.flatMap((id) => [accountTarget(id), mfaTarget(id)]),
       ];
       await clearTargets(trx, keys);

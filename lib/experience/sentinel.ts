@@ -21,8 +21,10 @@ export const accountTarget = (userId: string): SentinelTarget => `user:${userId}
 export const identifierTarget = (type: string, value: string): SentinelTarget =>
   `${type}:${type === 'phone' ? value.replace(/^\+/, '') : value.trim().toLowerCase()}`;
 
-export const sentinelTarget = (identifier: { type: string; value: string }, user: { id: string } | undefined): SentinelTarget =>
-  user ? accountTarget(user.id) : identifierTarget(identifier.type, identifier.value);
+export const sentinelTarget = (
+  identifier: { type: string; value: string },
+  user: { id: string } | undefined,
+): SentinelTarget => (user ? accountTarget(user.id) : identifierTarget(identifier.type, identifier.value));
 
 type Row = { target: string; failures: number; locked_until: number | null };
 
@@ -39,7 +41,11 @@ export async function assertNotLocked(db: Queryable, target: SentinelTarget): Pr
  * the target for `lockoutDuration` minutes and is itself refused with the lockout error; the
  * caller learns that this call engaged the lock (for the one Identifier.Lockout event).
  */
-export async function recordFailure(db: Knex, target: SentinelTarget, policy: SentinelPolicy): Promise<{ locked: boolean }> {
+export async function recordFailure(
+  db: Knex,
+  target: SentinelTarget,
+  policy: SentinelPolicy,
+): Promise<{ locked: boolean }> {
   return withTransaction(db, async (trx) => {
     const now = Date.now();
     // One upsert takes the row's write lock at once (an insert-then-update would let two first

@@ -31,7 +31,8 @@ export function experienceSessions(db: Queryable, oidc: OidcService) {
     }
   }
 
-  const saver = (details: Interaction) => (state: ExperienceState) => saveState(db, details.uid, state, details.exp * 1000);
+  const saver = (details: Interaction) => (state: ExperienceState) =>
+    saveState(db, details.uid, state, details.exp * 1000);
 
   return {
     interaction,
@@ -44,7 +45,11 @@ export function experienceSessions(db: Queryable, oidc: OidcService) {
         userId: state.userId,
         applicationId: String(details.params.client_id),
         interactionEvent: state.interactionEvent,
-        identifiers: new Map(Object.values(state.records).flatMap((record) => ('identifier' in record ? [[record.id, record.identifier] as const] : []))),
+        identifiers: new Map(
+          Object.values(state.records).flatMap((record) =>
+            'identifier' in record ? [[record.id, record.identifier] as const] : [],
+          ),
+        ),
       });
       return { interaction: details, state, save: saver(details) };
     },

@@ -7,14 +7,22 @@ import type { Api } from '../http/route.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { passwordPolicySchema } from '../users/password-policy.ts';
-import { currentSignInExperience, saveSignInExperience, signInExperienceForUpdate, signInExperienceSchema } from './sign-in-experience.ts';
+import {
+  currentSignInExperience,
+  saveSignInExperience,
+  signInExperienceForUpdate,
+  signInExperienceSchema,
+} from './sign-in-experience.ts';
 
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });
 
 /** Partial updates: each given top-level field replaces the stored one; the two policies merge by field. */
 const patchBody = signInExperienceSchema
-  .extend({ passwordPolicy: passwordPolicySchema.partial(), sentinelPolicy: signInExperienceSchema.shape.sentinelPolicy.partial() })
+  .extend({
+    passwordPolicy: passwordPolicySchema.partial(),
+    sentinelPolicy: signInExperienceSchema.shape.sentinelPolicy.partial(),
+  })
   .partial()
   .strict();
 
@@ -25,7 +33,15 @@ export function signInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): 
   );
 
   api.add(
-    { method: 'patch', path: '/sign-in-exp', summary: 'Update the sign-in experience settings', tag, body: patchBody, response, errors: [422] },
+    {
+      method: 'patch',
+      path: '/sign-in-exp',
+      summary: 'Update the sign-in experience settings',
+      tag,
+      body: patchBody,
+      response,
+      errors: [422],
+    },
     async ({ body }, _ctx, trx) => {
       const current = await signInExperienceForUpdate(trx);
       const next = {
@@ -52,7 +68,9 @@ export function publicSignInExperienceRoutes(api: Api, db: Knex, cache: SharedCa
       summary: 'The sign-in experience as the sign-in page sees it',
       tag,
       response: response.extend({
-        socialConnectors: z.array(z.object({ id: z.string(), target: z.string(), name: z.record(z.string(), z.string()), logo: z.string() })),
+        socialConnectors: z.array(
+          z.object({ id: z.string(), target: z.string(), name: z.record(z.string(), z.string()), logo: z.string() }),
+        ),
         ssoConnectors: z.array(z.object({ id: z.string(), connectorName: z.string(), logo: z.string().optional() })),
       }),
     },

@@ -27,14 +27,19 @@ export const signInExperienceSchema = z.object({
       )
       .max(3),
   }),
-  forgotPasswordMethods: z.array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode'])).max(10).nullable(),
+  forgotPasswordMethods: z
+    .array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode']))
+    .max(10)
+    .nullable(),
   passwordPolicy: passwordPolicySchema,
   sentinelPolicy: z.strictObject({
     maxAttempts: z.number().int().min(1).max(1000),
     lockoutDuration: z.number().int().min(1).max(10_080),
   }),
   mfa: z.strictObject({
-    factors: z.array(z.enum(['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode'])).max(10),
+    factors: z
+      .array(z.enum(['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode']))
+      .max(10),
     policy: z.enum(['UserControlled', 'Mandatory', 'NoPrompt']),
   }),
   termsOfUseUrl: z.url().max(2048).nullable(),
@@ -68,7 +73,9 @@ const id = 'default';
 export async function readSignInExperience(db: Queryable): Promise<SignInExperience> {
   const row = await db('sign_in_experience').where({ id }).first<{ settings: string } | undefined>();
   // Settings saved by an older version may lack newer fields: defaults fill them.
-  return row ? { ...defaultSignInExperience, ...(JSON.parse(row.settings) as Partial<SignInExperience>) } : defaultSignInExperience;
+  return row
+    ? { ...defaultSignInExperience, ...(JSON.parse(row.settings) as Partial<SignInExperience>) }
+    : defaultSignInExperience;
 }
 
 export const currentSignInExperience = (db: Queryable, cache: SharedCache) =>

@@ -80,7 +80,11 @@ export type ExperienceState = {
   mfa?: MfaProgress;
 };
 
-export const newState = (interactionEvent: InteractionEvent): ExperienceState => ({ interactionEvent, records: {}, profile: {} });
+export const newState = (interactionEvent: InteractionEvent): ExperienceState => ({
+  interactionEvent,
+  records: {},
+  profile: {},
+});
 
 export async function loadState(db: Queryable, interactionUid: string): Promise<ExperienceState> {
   const row = await db('experience_states')
@@ -94,7 +98,12 @@ export async function loadState(db: Queryable, interactionUid: string): Promise<
 }
 
 /** Lives as long as the provider's interaction it belongs to. */
-export async function saveState(db: Queryable, interactionUid: string, state: ExperienceState, expiresAt: number): Promise<void> {
+export async function saveState(
+  db: Queryable,
+  interactionUid: string,
+  state: ExperienceState,
+  expiresAt: number,
+): Promise<void> {
   await db('experience_states')
     .insert({ interaction_uid: interactionUid, state: JSON.stringify(state), expires_at: expiresAt })
     .onConflict('interaction_uid')
@@ -110,7 +119,8 @@ export async function purgeExpiredStates(db: Queryable): Promise<number> {
 }
 
 export function getRecord(state: ExperienceState, verificationId: string | undefined): VerificationRecord {
-  const record = verificationId && Object.hasOwn(state.records, verificationId) ? state.records[verificationId] : undefined;
+  const record =
+    verificationId && Object.hasOwn(state.records, verificationId) ? state.records[verificationId] : undefined;
   if (!record) {
     throw new RequestError('session.verification_session_not_found');
   }

@@ -8,19 +8,28 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 
 const oidcScopes = new Set(['openid', 'offline_access', 'profile', 'email', 'phone']);
 
-const asList = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
+const asList = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
 
 /**
  * Consent for a first-party application, given on the user's behalf: the OpenID scopes asked for,
  * and on each requested API resource the asked scopes the user holds (the token endpoint narrows
  * again to what they hold when the token is issued).
  */
-async function grantConsent(provider: Provider, db: Knex, cache: SharedCache, interaction: Interaction, userId: string): Promise<string> {
+async function grantConsent(
+  provider: Provider,
+  db: Knex,
+  cache: SharedCache,
+  interaction: Interaction,
+  userId: string,
+): Promise<string> {
   const { params } = interaction;
   const clientId = String(params.client_id);
   const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
   const grant = existing ?? new provider.Grant({ accountId: userId, clientId });
-  const requested = String(params.scope ?? '').split(' ').filter(Boolean);
+  const requested = String(params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
   grant.addOIDCScope(requested.filter((scope) => oidcScopes.has(scope)).join(' '));
   const resourceScopes = requested.filter((scope) => !oidcScopes.has(scope));
   for (const indicator of asList(params.resource)) {
@@ -43,5 +52,10 @@ export async function finishSignIn(
   userId: string,
 ): Promise<string> {
   const grantId = await grantConsent(provider, db, cache, interaction, userId);
-  return provider.interactionResult(ctx.req, ctx.res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  return provider.interactionResult(
+    ctx.req,
+    ctx.res,
+    { login: { accountId: userId }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
 }

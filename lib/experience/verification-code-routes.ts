@@ -47,7 +47,11 @@ export function verificationCodeRoutes(api: Api, connectors: Connectors): void {
       transaction: false,
     },
     async ({ body }, _ctx, db) => {
-      await verifyVerificationCode(db, { identifier: identifierOf(body), code: body.verificationCode, purpose: 'Generic' });
+      await verifyVerificationCode(db, {
+        identifier: identifierOf(body),
+        code: body.verificationCode,
+        purpose: 'Generic',
+      });
     },
   );
 }

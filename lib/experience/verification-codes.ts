@@ -73,7 +73,10 @@ export async function sendVerificationCode(
   });
   // The recipient's dead codes go with each send, so the table stays small; one that expired only
   // recently is kept a while longer so that trying it still answers `expired`, not `not_found`.
-  await db('verification_codes').where({ recipient }).andWhere('expires_at', '<', now - codeTtlMs).delete();
+  await db('verification_codes')
+    .where({ recipient })
+    .andWhere('expires_at', '<', now - codeTtlMs)
+    .delete();
 
   const to = identifier.type === 'email' ? identifier.value.trim() : recipient;
   try {
@@ -86,7 +89,14 @@ export async function sendVerificationCode(
   return { codeId, expiresAt };
 }
 
-type CodeRow = { id: string; purpose: CodePurpose; code_hash: string; attempts: number; expires_at: number; verified_at: number | null };
+type CodeRow = {
+  id: string;
+  purpose: CodePurpose;
+  code_hash: string;
+  attempts: number;
+  expires_at: number;
+  verified_at: number | null;
+};
 
 /** Why a code could not take a try, in Logto's order: gone or used, then expired, then out of tries. */
 function refusal(row: CodeRow | undefined, purpose: CodePurpose | undefined, now: number): RequestError {
@@ -106,7 +116,12 @@ function refusal(row: CodeRow | undefined, purpose: CodePurpose | undefined, now
  */
 export async function verifyVerificationCode(
   db: Queryable,
-  { codeId, identifier, code, purpose }: { codeId?: string; identifier: CodeIdentifier; code: string; purpose?: CodePurpose },
+  {
+    codeId,
+    identifier,
+    code,
+    purpose,
+  }: { codeId?: string; identifier: CodeIdentifier; code: string; purpose?: CodePurpose },
 ): Promise<{ codeId: string; purpose: CodePurpose }> {
   const recipient = recipientKey(identifier);
   const now = Date.now();

@@ -24,7 +24,13 @@ const tag = 'Experience';
 const verificationResponse = z.object({ verificationId: z.string() });
 
 /** The experience's proofs: a password, a new username + password, a code sent to an email or phone. */
-export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, connectors: Connectors): void {
+export function experienceVerificationRoutes(
+  api: Api<'own-transactions'>,
+  db: Knex,
+  cache: SharedCache,
+  sessions: ExperienceSessions,
+  connectors: Connectors,
+): void {
   api.add(
     {
       method: 'post',
@@ -46,10 +52,17 @@ export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: K
       const target = sentinelTarget(identifier, user);
       await assertNotLocked(db, target);
       // An unknown identifier costs the same time and counts the same failure as a wrong password.
-      const matches = user ? await verifyPassword(user.password_digest, body.password) : await verifyNothing(body.password);
+      const matches = user
+        ? await verifyPassword(user.password_digest, body.password)
+        : await verifyNothing(body.password);
       if (!user || !matches) {
-        return failVerification(db, target, settings.sentinelPolicy, new RequestError('session.invalid_credentials'), () =>
-          recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: identifier.type, value: identifier.value }),
+        return failVerification(
+          db,
+          target,
+          settings.sentinelPolicy,
+          new RequestError('session.invalid_credentials'),
+          () =>
+            recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: identifier.type, value: identifier.value }),
         );
       }
       await recordSuccess(db, target);
@@ -113,7 +126,8 @@ export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: K
       const codeId =
         body.interactionEvent === 'ForgotPassword' && !known
           ? generateId()
-          : (await sendEndUserCode(db, cache, connectors, body.identifier, body.interactionEvent as CodePurpose)).codeId;
+          : (await sendEndUserCode(db, cache, connectors, body.identifier, body.interactionEvent as CodePurpose))
+              .codeId;
       session.state.records[id] = {
         id,
         type: identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
@@ -132,7 +146,11 @@ export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: K
       path: '/experience/verification/verification-code/verify',
       summary: 'Verify a code sent to an email or phone',
       tag,
-      body: z.strictObject({ identifier: codeIdentifierSchema, verificationId: z.string().min(1).max(64), code: z.string().min(1).max(16) }),
+      body: z.strictObject({
+        identifier: codeIdentifierSchema,
+        verificationId: z.string().min(1).max(64),
+        code: z.string().min(1).max(16),
+      }),
       response: verificationResponse,
       errors: [404],
     },
@@ -140,11 +158,21 @@ export function experienceVerificationRoutes(api: Api<'own-transactions'>, db: K
       const session = await sessions.load(ctx);
       const record = getRecord(session.state, body.verificationId);
       const identifier = body.identifier as Identifier;
-      if (!('codeId' in record) || record.identifier.type !== identifier.type || record.identifier.value !== identifier.value) {
-        throw new RequestError('session.verification_failed', { reason: 'This verification is for another identifier.' });
+      if (
+        !('codeId' in record) ||
+        record.identifier.type !== identifier.type ||
+        record.identifier.value !== identifier.value
+      ) {
+        throw new RequestError('session.verification_failed', {
+          reason: 'This verification is for another identifier.',
+        });
       }
       const { sentinelPolicy } = await currentSignInExperience(db, cache);
-      await verifyCodeGuarded(db, cache, sentinelPolicy, { codeId: record.codeId, identifier: body.identifier, code: body.code });
+      await verifyCodeGuarded(db, cache, sentinelPolicy, {
+        codeId: record.codeId,
+        identifier: body.identifier,
+        code: body.code,
+      });
       session.state.records[record.id] = { ...record, verified: true };
       await session.save(session.state);
       return { verificationId: record.id };

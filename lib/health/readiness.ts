@@ -76,7 +76,9 @@ export class ReadinessCheck {
     const probe = await Promise.race([
       this.#running,
       sleep(answerWithinMs, undefined, { signal: timer.signal }).then(
-        (): Probe => ({ readiness: notReady('database_unavailable', `The database did not answer within ${answerWithinMs / 1000} s.`) }),
+        (): Probe => ({
+          readiness: notReady('database_unavailable', `The database did not answer within ${answerWithinMs / 1000} s.`),
+        }),
         (): Probe => ({ readiness: ready }),
       ),
     ]);
@@ -89,8 +91,13 @@ export class ReadinessCheck {
     try {
       if (this.file && !(await sameFile(this.file.path, this.file.identity))) {
         return {
-          readiness: notReady('database_unavailable', 'The database file was removed or replaced: restart the service.'),
-          cause: new Error(`the database file ${this.file.path} was removed or replaced while the service holds the old one open`),
+          readiness: notReady(
+            'database_unavailable',
+            'The database file was removed or replaced: restart the service.',
+          ),
+          cause: new Error(
+            `the database file ${this.file.path} was removed or replaced while the service holds the old one open`,
+          ),
         };
       }
       if (this.migration === undefined) {
@@ -100,7 +107,12 @@ export class ReadinessCheck {
       const applied = await this.db('knex_migrations').where({ name: this.migration }).first('name');
       return applied
         ? { readiness: ready }
-        : { readiness: notReady('migrations_pending', `The database lacks migration ${this.migration}: run \`npm run migrate\`, or start one instance of this version.`) };
+        : {
+            readiness: notReady(
+              'migrations_pending',
+              `The database lacks migration ${this.migration}: run \`npm run migrate\`, or start one instance of this version.`,
+            ),
+          };
     } catch (error) {
       return { readiness: notReady('database_unavailable', 'The database did not answer.'), cause: error };
     }

@@ -29,7 +29,11 @@ type CandidateRow = { id: string; hook_id: string; event: string; payload: strin
 export async function hooksWithDueDeliveries(db: Knex, now: number): Promise<Hook[]> {
   const rows = await db('hooks')
     .whereExists((due) => {
-      due.select(db.raw('1')).from('hook_deliveries').whereRaw('?? = ??', ['hook_deliveries.hook_id', 'hooks.id']).where('next_attempt_at', '<=', now);
+      due
+        .select(db.raw('1'))
+        .from('hook_deliveries')
+        .whereRaw('?? = ??', ['hook_deliveries.hook_id', 'hooks.id'])
+        .where('next_attempt_at', '<=', now);
     })
     .select<HookRow[]>('hooks.*');
   return rows.map((row) => toHook(db, row));
@@ -76,7 +80,13 @@ export async function claimDeliveries(
           updated_at: now,
         });
     }
-    return picked.map((row) => ({ id: row.id, hookId: row.hook_id, event: row.event, payload: row.payload, attempt: Number(row.attempts) + 1 }));
+    return picked.map((row) => ({
+      id: row.id,
+      hookId: row.hook_id,
+      event: row.event,
+      payload: row.payload,
+      attempt: Number(row.attempts) + 1,
+    }));
   });
 }
 
@@ -147,7 +157,12 @@ const attemptRow = ({ delivery, result, outcome, now }: AttemptRecord) => ({
 });
 
 /** A delivery that cannot be sent (its hook was disabled): failed without an attempt. */
-export async function failUnsent(db: Queryable, delivery: ClaimedDelivery, reason: string, now = Date.now()): Promise<void> {
+export async function failUnsent(
+  db: Queryable,
+  delivery: ClaimedDelivery,
+  reason: string,
+  now = Date.now(),
+): Promise<void> {
   await db('hook_deliveries')
     .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
     .update({ status: 'failed', ...final, attempts: delivery.attempt - 1, last_error: reason, updated_at: now });
@@ -156,14 +171,21 @@ export async function failUnsent(db: Queryable, delivery: ClaimedDelivery, reaso
 export type DeliveryRow = { id: string; hook_id: string; status: DeliveryStatus; attempts: number };
 
 export async function findDelivery(db: Queryable, hookId: string, id: string): Promise<DeliveryRow | undefined> {
-  return db('hook_deliveries').where({ id, hook_id: hookId }).first<DeliveryRow | undefined>('id', 'hook_id', 'status', 'attempts');
+  return db('hook_deliveries')
+    .where({ id, hook_id: hookId })
+    .first<DeliveryRow | undefined>('id', 'hook_id', 'status', 'attempts');
 }
 
 /** A failed delivery goes back in the queue with a fresh retry budget (its webhook-id is kept). */
 export async function requeueDelivery(db: Queryable, id: string, now = Date.now()): Promise<boolean> {
-  const updated = await db('hook_deliveries')
-    .where({ id, status: 'failed' })
-    .update({ status: 'pending', attempts: 0, next_attempt_at: now, lease_until: null, last_error: null, updated_at: now });
+  const updated = await db('hook_deliveries').where({ id, status: 'failed' }).update({
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    lease_until: null,
+    last_error: null,
+    updated_at: now,
+  });
   return updated > 0;
 }
 

@@ -31,7 +31,10 @@ try {
 const logger = createLogger(config);
 const dispatcher = new Dispatcher({ db, config, logger });
 dispatcher.start();
-logger.info({ retrySchedule: config.hooksRetrySchedule, allowPrivateTargets: config.hooksAllowPrivateTargets }, 'webhook dispatcher started');
+logger.info(
+  { retrySchedule: config.hooksRetrySchedule, allowPrivateTargets: config.hooksAllowPrivateTargets },
+  'webhook dispatcher started',
+);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

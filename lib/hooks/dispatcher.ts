@@ -99,7 +99,10 @@ export class Dispatcher {
     this.#config = config;
     this.#logger = logger;
     this.#options = { ...defaultDispatcherOptions, ...options };
-    this.#sender = new WebhookSender({ allowPrivateTargets: config.hooksAllowPrivateTargets, timeoutMs: this.#options.timeoutMs });
+    this.#sender = new WebhookSender({
+      allowPrivateTargets: config.hooksAllowPrivateTargets,
+      timeoutMs: this.#options.timeoutMs,
+    });
   }
 
   get running(): boolean {
@@ -130,7 +133,10 @@ export class Dispatcher {
     await this.#pumping;
     const settled = Promise.allSettled([...this.#inFlight]);
     const timeout = new AbortController();
-    const finished = await Promise.race([settled.then(() => true), sleep(this.#options.stopTimeoutMs, false, { signal: timeout.signal }).catch(() => false)]);
+    const finished = await Promise.race([
+      settled.then(() => true),
+      sleep(this.#options.stopTimeoutMs, false, { signal: timeout.signal }).catch(() => false),
+    ]);
     timeout.abort();
     if (!finished) {
       // Cut off: their attempts are recorded as errors and retried by whoever runs next.
@@ -221,7 +227,9 @@ export class Dispatcher {
   #launch(delivery: ClaimedDelivery, hook: Hook): void {
     this.#perHook.set(delivery.hookId, (this.#perHook.get(delivery.hookId) ?? 0) + 1);
     const task = this.#deliver(delivery, hook)
-      .catch((error: unknown) => this.#logger.error({ err: error, deliveryId: delivery.id }, 'webhook dispatcher: delivery failed'))
+      .catch((error: unknown) =>
+        this.#logger.error({ err: error, deliveryId: delivery.id }, 'webhook dispatcher: delivery failed'),
+      )
       .finally(() => {
         this.#inFlight.delete(task);
         const left = (this.#perHook.get(delivery.hookId) ?? 1) - 1;
@@ -242,10 +250,19 @@ export class Dispatcher {
     }
     const headers = requestHeaders(hook.config, hook.signingKey, delivery.id, delivery.payload);
     const host = URL.parse(hook.config.url)?.host;
-    const attributes = { 'identity.hook_id': hook.id, 'identity.delivery_id': delivery.id, 'identity.event': delivery.event, 'identity.attempt': delivery.attempt, 'server.address': host };
+    const attributes = {
+      'identity.hook_id': hook.id,
+      'identity.delivery_id': delivery.id,
+      'identity.event': delivery.event,
+      'identity.attempt': delivery.attempt,
+      'server.address': host,
+    };
     const result = await inSpan('webhook delivery', attributes, async (note) => {
       const sent = await this.#sender.send(hook.config.url, delivery.payload, headers, this.#abort.signal);
-      note({ 'http.response.status_code': sent.statusCode, 'error.type': sent.error === undefined ? undefined : 'no response' });
+      note({
+        'http.response.status_code': sent.statusCode,
+        'error.type': sent.error === undefined ? undefined : 'no response',
+      });
       return sent;
     });
     const outcome = decideOutcome(result, delivery.attempt, this.#config.hooksRetrySchedule);
@@ -253,7 +270,10 @@ export class Dispatcher {
     const now = Date.now();
     const kept = await this.#record({ delivery, result, outcome, now });
     if (!kept) {
-      this.#logger.warn({ deliveryId: delivery.id, attempt: delivery.attempt }, 'webhook dispatcher: claim lost before the result was recorded');
+      this.#logger.warn(
+        { deliveryId: delivery.id, attempt: delivery.attempt },
+        'webhook dispatcher: claim lost before the result was recorded',
+      );
     }
     if (outcome.status === 'succeeded') {
       this.stats.succeeded += 1;
@@ -273,12 +293,17 @@ export class Dispatcher {
     if (outcome.status === 'pending') {
       this.stats.retried += 1;
       this.#wakeAt(now + outcome.waitMs);
-      this.#logger.warn({ ...failure, retryInSeconds: Math.round(outcome.waitMs / 1000) }, 'webhook delivery attempt failed: will retry');
+      this.#logger.warn(
+        { ...failure, retryInSeconds: Math.round(outcome.waitMs / 1000) },
+        'webhook delivery attempt failed: will retry',
+      );
     } else {
       this.stats.failed += 1;
       this.#logger.warn(
         { ...failure, disabled: outcome.disableHook },
-        outcome.disableHook ? 'webhook target is gone (410): hook disabled' : 'webhook delivery failed: no more retries',
+        outcome.disableHook
+          ? 'webhook target is gone (410): hook disabled'
+          : 'webhook delivery failed: no more retries',
       );
     }
   }
@@ -317,9 +342,12 @@ export class Dispatcher {
     }
     clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(() => {
-      this.#timerAt = Infinity;
-      this.wake();
-    }, Math.max(0, at - Date.now()));
+    this.#timer = setTimeout(
+      () => {
+        this.#timerAt = Infinity;
+        this.wake();
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 }

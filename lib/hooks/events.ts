@@ -37,7 +37,11 @@ export const hookEventGroups = {
 
 export type HookEventGroup = keyof typeof hookEventGroups;
 
-export const hookEvents = [...hookEventGroups.interaction, ...hookEventGroups.data, ...hookEventGroups.exception] as const;
+export const hookEvents = [
+  ...hookEventGroups.interaction,
+  ...hookEventGroups.data,
+  ...hookEventGroups.exception,
+] as const;
 
 export type HookEvent = (typeof hookEvents)[number];
 

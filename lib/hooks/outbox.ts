@@ -28,7 +28,12 @@ async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent)
  * written when no hook listens. The payload is the envelope `{hookId, event, createdAt, ...payload}`,
  * stored as the exact JSON that is sent and signed. The local dispatcher is woken after the commit.
  */
-export async function enqueueEvent(trx: Queryable, cache: SharedCache, event: HookEvent, payload: Record<string, unknown>): Promise<void> {
+export async function enqueueEvent(
+  trx: Queryable,
+  cache: SharedCache,
+  event: HookEvent,
+  payload: Record<string, unknown>,
+): Promise<void> {
   const hookIds = await subscribers(trx, cache, event);
   if (hookIds.length === 0) {
     return;

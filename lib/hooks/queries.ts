@@ -49,13 +49,15 @@ export async function insertHook(db: Queryable, hook: Hook): Promise<void> {
 }
 
 export async function updateHook(db: Queryable, hook: Hook): Promise<void> {
-  await db('hooks').where({ id: hook.id }).update({
-    name: hook.name,
-    events: JSON.stringify(hook.events),
-    config: JSON.stringify(hook.config),
-    signing_key: sealSecret(db, sealedColumns.hookSigningKeys, hook.id, hook.signingKey),
-    enabled: hook.enabled,
-  });
+  await db('hooks')
+    .where({ id: hook.id })
+    .update({
+      name: hook.name,
+      events: JSON.stringify(hook.events),
+      config: JSON.stringify(hook.config),
+      signing_key: sealSecret(db, sealedColumns.hookSigningKeys, hook.id, hook.signingKey),
+      enabled: hook.enabled,
+    });
   await bumpCacheVersion(db, hooksCache);
 }
 
@@ -103,7 +105,11 @@ export async function loadSubscriptions(db: Queryable): Promise<Map<string, stri
 export type ExecutionStats = { requestCount: number; successCount: number };
 
 /** Requests (attempts) sent to each hook since `since`, and how many were answered 2xx. */
-export async function executionStats(db: Queryable, hookIds: string[], since: number): Promise<Map<string, ExecutionStats>> {
+export async function executionStats(
+  db: Queryable,
+  hookIds: string[],
+  since: number,
+): Promise<Map<string, ExecutionStats>> {
   const stats = new Map<string, ExecutionStats>(hookIds.map((id) => [id, { requestCount: 0, successCount: 0 }]));
   if (hookIds.length === 0) {
     return stats;

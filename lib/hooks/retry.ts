@@ -12,9 +12,7 @@ export type AttemptAnswer = {
 };
 
 export type Outcome =
-  | { status: 'succeeded' }
-  | { status: 'pending'; waitMs: number }
-  | { status: 'failed'; disableHook: boolean };
+  { status: 'succeeded' } | { status: 'pending'; waitMs: number } | { status: 'failed'; disableHook: boolean };
 
 /** The longest Retry-After honoured (a day, the schedule's own longest wait by default). */
 export const maxRetryAfterMs = 24 * 60 * 60 * 1000;
@@ -28,7 +26,12 @@ export const isRetryableStatus = (statusCode: number | undefined) =>
  * `attempt` counts from 1. After attempt n, the wait is schedule[n-1] seconds plus up to 20%;
  * a longer Retry-After replaces it; past the schedule's end the delivery has failed.
  */
-export function decideOutcome(answer: AttemptAnswer, attempt: number, schedule: readonly number[], random = Math.random): Outcome {
+export function decideOutcome(
+  answer: AttemptAnswer,
+  attempt: number,
+  schedule: readonly number[],
+  random = Math.random,
+): Outcome {
   const { statusCode } = answer;
   if (answer.refused) {
     return { status: 'failed', disableHook: false };

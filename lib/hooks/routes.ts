@@ -14,7 +14,15 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { findDelivery, requeueDelivery } from './deliveries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
-import { deleteHook, executionStats, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
+import {
+  deleteHook,
+  executionStats,
+  findHook,
+  findHookForUpdate,
+  insertHook,
+  listHooks,
+  updateHook,
+} from './queries.ts';
 import { samplePayloads } from './samples.ts';
 import {
   createHookBody,
@@ -44,7 +52,8 @@ const statsQuery = z.object({ includeExecutionStats: truthy });
 const millis = z.coerce.number().int().min(0);
 
 const getHook = async (db: Queryable, id: string) => orNotFound(await findHook(db, id), 'hook', id);
-const getHookForUpdate = async (trx: Knex.Transaction, id: string) => orNotFound(await findHookForUpdate(trx, id), 'hook', id);
+const getHookForUpdate = async (trx: Knex.Transaction, id: string) =>
+  orNotFound(await findHookForUpdate(trx, id), 'hook', id);
 
 async function withStats(db: Knex, hooks: Hook[], include: boolean) {
   if (!include) {
@@ -92,7 +101,12 @@ const toLog = (row: AttemptRow): HookLog => ({
  * re-sending of a failed delivery. Every write of a hook bumps the outbox's 'hooks' cache in its
  * transaction.
  */
-export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick<Config, 'hooksAllowPrivateTargets'>): void {
+export function hookRoutes(
+  api: Api,
+  db: Knex,
+  _cache: SharedCache,
+  config: Pick<Config, 'hooksAllowPrivateTargets'>,
+): void {
   // One-off requests to URLs that may be no hook's: no sockets kept open.
   const tester = new WebhookSender({ allowPrivateTargets: config.hooksAllowPrivateTargets, keepAlive: false });
   const checkTarget = async (hookConfig: HookConfig) => {
@@ -199,7 +213,14 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
   );
 
   api.add(
-    { method: 'delete', path: '/hooks/:id', summary: 'Delete a hook, its pending deliveries and its logs', tag, params: idParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/hooks/:id',
+      summary: 'Delete a hook, its pending deliveries and its logs',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
     async ({ params }, _ctx, trx) => {
       if (!(await deleteHook(trx, params.id))) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'hook', id: params.id });
@@ -228,7 +249,8 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
     {
       method: 'post',
       path: '/hooks/:id/test',
-      summary: "Send one sample payload per event to the given URL, signed with the hook's key; 422 when the endpoint fails",
+      summary:
+        "Send one sample payload per event to the given URL, signed with the hook's key; 422 when the endpoint fails",
       tag,
       params: idParams,
       body: testHookBody,
@@ -244,8 +266,17 @@ export function hookRoutes(api: Api, db: Knex, _cache: SharedCache, config: Pick
       const hook = await getHook(db, params.id);
       await checkTarget(body.config);
       for (const event of events) {
-        const payload = JSON.stringify({ hookId: hook.id, event, createdAt: new Date().toISOString(), ...samplePayloads[event] });
-        const result = await tester.send(body.config.url, payload, requestHeaders(body.config, hook.signingKey, generateId(), payload));
+        const payload = JSON.stringify({
+          hookId: hook.id,
+          event,
+          createdAt: new Date().toISOString(),
+          ...samplePayloads[event],
+        });
+        const result = await tester.send(
+          body.config.url,
+          payload,
+          requestHeaders(body.config, hook.signingKey, generateId(), payload),
+        );
         if (result.refused) {
           throw new RequestError('hook.invalid_url', { reason: result.error ?? 'The hook target is not allowed.' });
         }

@@ -26,7 +26,14 @@ const user = {
   isSuspended: false,
   hasPassword: true,
 };
-const role = { tenantId: 'default', id: 'r1a2b3c4d5e6f7g8h9i0j', name: 'editor', description: 'Can edit articles', type: 'User', isDefault: false };
+const role = {
+  tenantId: 'default',
+  id: 'r1a2b3c4d5e6f7g8h9i0j',
+  name: 'editor',
+  description: 'Can edit articles',
+  type: 'User',
+  isDefault: false,
+};
 const scope = {
   tenantId: 'default',
   id: 's1a2b3c4d5e6f7g8h9i0j',
@@ -47,8 +54,19 @@ const organization = {
   customCss: null,
   createdAt: at,
 };
-const organizationRole = { tenantId: 'default', id: 'or1a2b3c4d5e6f7g8h9i0', name: 'admin', description: 'Organization administrator', type: 'User' };
-const organizationScope = { tenantId: 'default', id: 'os1a2b3c4d5e6f7g8h9i0', name: 'invite:member', description: 'Invite members' };
+const organizationRole = {
+  tenantId: 'default',
+  id: 'or1a2b3c4d5e6f7g8h9i0',
+  name: 'admin',
+  description: 'Organization administrator',
+  type: 'User',
+};
+const organizationScope = {
+  tenantId: 'default',
+  id: 'os1a2b3c4d5e6f7g8h9i0',
+  name: 'invite:member',
+  description: 'Invite members',
+};
 
 /** The fields every data event carries besides `data`. */
 function request(method: string, matchedRoute: string, params: Record<string, string>, status: number) {
@@ -82,15 +100,33 @@ export const samplePayloads: Record<HookEvent, Record<string, unknown>> = {
   'User.Created': data(user, 'POST', '/users', {}, 200),
   'User.Deleted': data(user, 'DELETE', '/users/:userId', { userId: user.id }, 204),
   'User.Data.Updated': data({ ...user, name: 'Jane Q. Doe' }, 'PATCH', '/users/:userId', { userId: user.id }, 200),
-  'User.SuspensionStatus.Updated': data({ ...user, isSuspended: true }, 'PATCH', '/users/:userId/is-suspended', { userId: user.id }, 200),
+  'User.SuspensionStatus.Updated': data(
+    { ...user, isSuspended: true },
+    'PATCH',
+    '/users/:userId/is-suspended',
+    { userId: user.id },
+    200,
+  ),
 
   'Role.Created': data(role, 'POST', '/roles', {}, 200),
   'Role.Deleted': data(role, 'DELETE', '/roles/:id', { id: role.id }, 204),
-  'Role.Data.Updated': data({ ...role, description: 'Can edit and publish articles' }, 'PATCH', '/roles/:id', { id: role.id }, 200),
+  'Role.Data.Updated': data(
+    { ...role, description: 'Can edit and publish articles' },
+    'PATCH',
+    '/roles/:id',
+    { id: role.id },
+    200,
+  ),
   'Role.Scopes.Updated': { ...data([scope], 'POST', '/roles/:id/scopes', { id: role.id }, 201), roleId: role.id },
 
   'Scope.Created': data(scope, 'POST', '/resources/:resourceId/scopes', { resourceId: scope.resourceId }, 201),
-  'Scope.Deleted': data(scope, 'DELETE', '/resources/:resourceId/scopes/:scopeId', { resourceId: scope.resourceId, scopeId: scope.id }, 204),
+  'Scope.Deleted': data(
+    scope,
+    'DELETE',
+    '/resources/:resourceId/scopes/:scopeId',
+    { resourceId: scope.resourceId, scopeId: scope.id },
+    204,
+  ),
   'Scope.Data.Updated': data(
     { ...scope, description: 'Write and publish articles' },
     'PATCH',
@@ -101,7 +137,13 @@ export const samplePayloads: Record<HookEvent, Record<string, unknown>> = {
 
   'Organization.Created': data(organization, 'POST', '/organizations', {}, 201),
   'Organization.Deleted': data(organization, 'DELETE', '/organizations/:id', { id: organization.id }, 204),
-  'Organization.Data.Updated': data({ ...organization, description: 'Acme, Inc.' }, 'PATCH', '/organizations/:id', { id: organization.id }, 200),
+  'Organization.Data.Updated': data(
+    { ...organization, description: 'Acme, Inc.' },
+    'PATCH',
+    '/organizations/:id',
+    { id: organization.id },
+    200,
+  ),
   'Organization.Membership.Updated': {
     ...data({ userIds: [user.id] }, 'POST', '/organizations/:id/users', { id: organization.id }, 201),
     organizationId: organization.id,
@@ -109,7 +151,13 @@ export const samplePayloads: Record<HookEvent, Record<string, unknown>> = {
   },
 
   'OrganizationRole.Created': data(organizationRole, 'POST', '/organization-roles', {}, 201),
-  'OrganizationRole.Deleted': data(organizationRole, 'DELETE', '/organization-roles/:id', { id: organizationRole.id }, 204),
+  'OrganizationRole.Deleted': data(
+    organizationRole,
+    'DELETE',
+    '/organization-roles/:id',
+    { id: organizationRole.id },
+    204,
+  ),
   'OrganizationRole.Data.Updated': data(
     { ...organizationRole, description: 'Manages the organization' },
     'PATCH',
@@ -123,7 +171,13 @@ export const samplePayloads: Record<HookEvent, Record<string, unknown>> = {
   },
 
   'OrganizationScope.Created': data(organizationScope, 'POST', '/organization-scopes', {}, 201),
-  'OrganizationScope.Deleted': data(organizationScope, 'DELETE', '/organization-scopes/:id', { id: organizationScope.id }, 204),
+  'OrganizationScope.Deleted': data(
+    organizationScope,
+    'DELETE',
+    '/organization-scopes/:id',
+    { id: organizationScope.id },
+    204,
+  ),
   'OrganizationScope.Data.Updated': data(
     { ...organizationScope, description: 'Invite and remove members' },
     'PATCH',

@@ -102,7 +102,11 @@ export class WebhookSender {
 }
 
 function isRefusal(error: unknown): boolean {
-  for (let current = error as { code?: string; cause?: unknown } | undefined; current; current = current.cause as typeof current) {
+  for (
+    let current = error as { code?: string; cause?: unknown } | undefined;
+    current;
+    current = current.cause as typeof current
+  ) {
     if (current instanceof TargetRefusedError || current.code === 'ERR_HOOK_TARGET_REFUSED') {
       return true;
     }

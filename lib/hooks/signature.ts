@@ -22,7 +22,12 @@ export const userAgent = 'identity-service-webhooks/1';
  * Standard Webhooks trio, whose key is the signing key's UTF-8 bytes: a receiver verifies with the
  * secret `whsec_` + base64(signingKey).
  */
-export function signatureHeaders(signingKey: string, webhookId: string, body: string, timestamp = Math.floor(Date.now() / 1000)) {
+export function signatureHeaders(
+  signingKey: string,
+  webhookId: string,
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+) {
   const key = Buffer.from(signingKey, 'utf8');
   return {
     'logto-signature-sha-256': createHmac('sha256', key).update(body).digest('hex'),
@@ -33,7 +38,12 @@ export function signatureHeaders(signingKey: string, webhookId: string, body: st
 }
 
 /** A request's headers: the hook's own, then ours (JSON, signatures), fresh timestamp per attempt. */
-export function requestHeaders(config: HookConfig, signingKey: string, webhookId: string, body: string): Record<string, string> {
+export function requestHeaders(
+  config: HookConfig,
+  signingKey: string,
+  webhookId: string,
+  body: string,
+): Record<string, string> {
   const custom = Object.entries(config.headers ?? {}).filter(([name]) => !reserved.has(name.toLowerCase()));
   return {
     'user-agent': userAgent,

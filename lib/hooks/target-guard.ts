@@ -116,7 +116,11 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
     }
     const refused = addresses.find(({ address }) => !isPublicAddress(address));
     if (refused) {
-      callback(Object.assign(new TargetRefusedError(refusal(hostname, refused.address)), { hostname }), wantsAll ? [] : '', 0);
+      callback(
+        Object.assign(new TargetRefusedError(refusal(hostname, refused.address)), { hostname }),
+        wantsAll ? [] : '',
+        0,
+      );
       return;
     }
     if (wantsAll) {

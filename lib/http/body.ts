@@ -28,7 +28,9 @@ export async function readBody(ctx: Context, limit: number): Promise<Buffer> {
       }
     });
     request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', () => reject(new RequestError('guard.invalid_input', { reason: 'The request body was cut off.' })));
+    request.on('error', () =>
+      reject(new RequestError('guard.invalid_input', { reason: 'The request body was cut off.' })),
+    );
   });
 }
 
@@ -45,11 +47,15 @@ function checkJson(value: unknown): void {
     const [item, depth] = stack.pop()!;
     if (typeof item === 'string') {
       if (loneSurrogate.test(item)) {
-        throw new RequestError('guard.invalid_input', { reason: 'The request body holds a lone UTF-16 surrogate (\\ud800-\\udfff).' });
+        throw new RequestError('guard.invalid_input', {
+          reason: 'The request body holds a lone UTF-16 surrogate (\\ud800-\\udfff).',
+        });
       }
     } else if (item !== null && typeof item === 'object') {
       if (depth > maxJsonDepth) {
-        throw new RequestError('guard.invalid_input', { reason: `The request body is nested deeper than ${maxJsonDepth} levels.` });
+        throw new RequestError('guard.invalid_input', {
+          reason: `The request body is nested deeper than ${maxJsonDepth} levels.`,
+        });
       }
       for (const [key, child] of Object.entries(item)) {
         stack.push([key, depth], [child, depth + 1]);
@@ -70,7 +76,8 @@ export const jsonBody: Middleware = async (ctx, next) => {
     return next();
   }
   const declared = ctx.get('content-type') !== '';
-  const isJson = jsonMediaType.test(ctx.request.type) && ['', 'utf-8'].includes((ctx.request.charset ?? '').toLowerCase());
+  const isJson =
+    jsonMediaType.test(ctx.request.type) && ['', 'utf-8'].includes((ctx.request.charset ?? '').toLowerCase());
   if (declared && !isJson) {
     ctx.req.resume();
     throw new RequestError('request.unsupported_media_type');

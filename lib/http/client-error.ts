@@ -7,7 +7,9 @@ import type { Logger } from './logger.ts';
 /** What Node answers itself, before any route (a malformed request, headers over its 16 KB), by parser error code. */
 const clientErrors: Record<string, RequestError> = {
   HPE_HEADER_OVERFLOW: new RequestError('request.header_fields_too_large'),
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: new RequestError('request.entity_too_large', { reason: 'The chunk extensions are too large.' }),
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: new RequestError('request.entity_too_large', {
+    reason: 'The chunk extensions are too large.',
+  }),
   ERR_HTTP_REQUEST_TIMEOUT: new RequestError('request.timeout'),
 };
 const malformed = new RequestError('request.malformed');

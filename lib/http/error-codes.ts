@@ -18,10 +18,7 @@ type Entry = {
 };
 
 const reason = ({ reason: sentence }: { reason: string }) => sentence;
-const reasonOr =
-  (plain: string) =>
-  (params?: { reason: string }) =>
-    params?.reason ?? plain;
+const reasonOr = (plain: string) => (params?: { reason: string }) => params?.reason ?? plain;
 
 type EntityAndId = { entity: string; id: string };
 const entityData = ({ entity, id }: EntityAndId) => ({ name: entity, id });
@@ -35,7 +32,10 @@ export const errorCodes = {
   'request.method_not_allowed': { status: 405, message: 'This method is not allowed on this path.' },
   'request.timeout': { status: 408, message: 'The request took too long to arrive.' },
   'request.entity_too_large': { status: 413, message: reason },
-  'request.unsupported_media_type': { status: 415, message: 'The request body must be JSON (content-type: application/json).' },
+  'request.unsupported_media_type': {
+    status: 415,
+    message: 'The request body must be JSON (content-type: application/json).',
+  },
   'request.header_fields_too_large': { status: 431, message: 'The request headers are larger than 16 KB.' },
   'request.cross_site_forbidden': {
     status: 403,
@@ -48,7 +48,10 @@ export const errorCodes = {
     message: ({ details }: { details: string }) => `Input is invalid. ${details}`,
     details: ({ details }: { details: string }) => details,
   },
-  'request.message_rate_limited': { status: 429, message: 'Too many messages sent to this recipient. Please try again later.' },
+  'request.message_rate_limited': {
+    status: 429,
+    message: 'Too many messages sent to this recipient. Please try again later.',
+  },
   'request.feature_not_supported': { status: 501, message: reason },
 
   'guard.invalid_input': { status: 400, message: reason },
@@ -76,8 +79,14 @@ export const errorCodes = {
     status: 403,
     message: 'The admin console application belongs to the service and cannot be changed or deleted.',
   },
-  'application.invalid_type': { status: 422, message: 'Only machine to machine applications can have associated roles.' },
-  'application.invalid_role_type': { status: 422, message: 'Can not assign user type role to machine to machine application.' },
+  'application.invalid_type': {
+    status: 422,
+    message: 'Only machine to machine applications can have associated roles.',
+  },
+  'application.invalid_role_type': {
+    status: 422,
+    message: 'Can not assign user type role to machine to machine application.',
+  },
   'application.token_exchange_not_allowed_for_public_client': {
     status: 422,
     message: 'Token exchange can only be enabled for confidential applications (MachineToMachine, Traditional).',
@@ -112,7 +121,8 @@ export const errorCodes = {
   },
   'role.application_exists': {
     status: 422,
-    message: ({ applicationId }: { applicationId: string }) => `The application id ${applicationId} has already been added to this role.`,
+    message: ({ applicationId }: { applicationId: string }) =>
+      `The application id ${applicationId} has already been added to this role.`,
     data: ({ applicationId }: { applicationId: string }) => ({ applicationId }),
   },
   'role.scope_exists': {
@@ -120,7 +130,10 @@ export const errorCodes = {
     message: ({ scopeId }: { scopeId: string }) => `The scope id ${scopeId} has already been added to this role.`,
     data: ({ scopeId }: { scopeId: string }) => ({ scopeId }),
   },
-  'role.management_api_scopes_not_assignable_to_user_role': { status: 400, message: 'Cannot assign management API scopes to a user role.' },
+  'role.management_api_scopes_not_assignable_to_user_role': {
+    status: 400,
+    message: 'Cannot assign management API scopes to a user role.',
+  },
 
   'organization.role_names_not_found': {
     status: 422,
@@ -146,7 +159,10 @@ export const errorCodes = {
     data: ({ identifier }: { identifier: string }) => ({ identifier }),
   },
   'user.suspended': { status: 401, message: 'This account is suspended.' },
-  'user.invalid_role_type': { status: 422, message: 'Invalid role type: a machine-to-machine role cannot be assigned to a user.' },
+  'user.invalid_role_type': {
+    status: 422,
+    message: 'Invalid role type: a machine-to-machine role cannot be assigned to a user.',
+  },
   'user.sign_in_method_not_enabled': { status: 422, message: 'This sign-in method is not enabled.' },
   'user.missing_profile': { status: 422, message: 'You need to provide additional info before signing-in.' },
   'user.new_password_required_in_profile': { status: 422, message: 'You need to set a new password.' },
@@ -158,9 +174,18 @@ export const errorCodes = {
   'password.rejected': { status: 422, message: 'The password does not meet the password policy.' },
 
   'session.not_found': { status: 400, message: 'Session not found. Please go back and sign in again.' },
-  'session.interaction_not_found': { status: 404, message: 'Interaction session not found. Please go back and start the session again.' },
-  'session.identifier_not_found': { status: 404, message: reasonOr('User identifier not found. Please go back and sign in again.') },
-  'session.invalid_credentials': { status: 422, message: reasonOr('Incorrect account or password. Please check your input.') },
+  'session.interaction_not_found': {
+    status: 404,
+    message: 'Interaction session not found. Please go back and start the session again.',
+  },
+  'session.identifier_not_found': {
+    status: 404,
+    message: reasonOr('User identifier not found. Please go back and sign in again.'),
+  },
+  'session.invalid_credentials': {
+    status: 422,
+    message: reasonOr('Incorrect account or password. Please check your input.'),
+  },
   'session.invalid_interaction_type': { status: 400, message: reason },
   /** Logto: 422 where a reset identifies the user, 400 where it would change or leave the flow. */
   'session.not_supported_for_forgot_password': {
@@ -179,14 +204,23 @@ export const errorCodes = {
     message: 'Too many failed attempts. Sign-in is locked for a while; try again later.',
   },
   'session.mfa.require_mfa_verification': { status: 403, message: 'Verify with your second factor to continue.' },
-  'session.mfa.backup_code_required': { status: 422, message: 'Save your backup codes to finish setting up two-step verification.' },
+  'session.mfa.backup_code_required': {
+    status: 422,
+    message: 'Save your backup codes to finish setting up two-step verification.',
+  },
   'session.mfa.invalid_totp_code': { status: 400, message: 'The authenticator code is not valid.' },
   'session.mfa.invalid_backup_code': { status: 400, message: 'The backup code is not valid.' },
   'session.mfa.mfa_factor_not_enabled': { status: 400, message: reason },
   'session.mfa.mfa_policy_not_user_controlled': { status: 422, message: 'Two-step verification cannot be skipped.' },
 
-  'verification_code.not_found': { status: 400, message: 'Verification code not found. Please send a verification code first.' },
-  'verification_code.expired': { status: 400, message: 'Verification code has expired. Please send a new verification code.' },
+  'verification_code.not_found': {
+    status: 400,
+    message: 'Verification code not found. Please send a verification code first.',
+  },
+  'verification_code.expired': {
+    status: 400,
+    message: 'Verification code has expired. Please send a new verification code.',
+  },
   'verification_code.exceed_max_try': {
     status: 400,
     message: 'Verification code retries limitation exceeded. Please send a new verification code.',
@@ -194,7 +228,10 @@ export const errorCodes = {
   'verification_code.code_mismatch': { status: 400, message: 'Invalid verification code.' },
 
   'verification_record.not_found': { status: 404, message: 'Verification record not found.' },
-  'verification_record.permission_denied': { status: 401, message: reasonOr('Permission denied, please re-authenticate.') },
+  'verification_record.permission_denied': {
+    status: 401,
+    message: reasonOr('Permission denied, please re-authenticate.'),
+  },
 
   'connector.invalid_config': { status: 400, message: 'The connector configuration is invalid.' },
   'connector.should_specify_target': { status: 400, message: 'A generic connector needs `metadata.target`.' },
@@ -207,7 +244,8 @@ export const errorCodes = {
   'connector.authorization_failed': { status: 400, message: reason },
   'connector.not_found': {
     status: 501,
-    message: ({ channel }: { channel: 'email' | 'SMS' }) => `This service cannot send verification codes by ${channel}.`,
+    message: ({ channel }: { channel: 'email' | 'SMS' }) =>
+      `This service cannot send verification codes by ${channel}.`,
   },
   'connector.general': { status: 502, message: 'The verification message could not be sent. Please try again later.' },
 
@@ -237,11 +275,15 @@ export const errorCodes = {
     message:
       'The first administrator can be created from this machine, or from elsewhere with the setup token the service printed at start.',
   },
-  'console.setup_token_invalid': { status: 403, message: 'This setup token is not valid: it is wrong or was used already.' },
+  'console.setup_token_invalid': {
+    status: 403,
+    message: 'This setup token is not valid: it is wrong or was used already.',
+  },
   'console.administrator_exists': { status: 409, message: 'An administrator exists already: sign in instead.' },
   'console.first_run_closed': {
     status: 403,
-    message: 'An administrator existed already, so the first run is closed: create an administrator with `npm run cli -- create-admin`.',
+    message:
+      'An administrator existed already, so the first run is closed: create an administrator with `npm run cli -- create-admin`.',
   },
 } as const satisfies Record<string, Entry>;
 

@@ -12,11 +12,12 @@ type Extra<C extends ErrorCode> = {
 } & (Catalogue[C] extends { alsoStatus: infer S } ? { status?: S } : { status?: never });
 
 /** After the code: the message's params where its message takes them, then the extras. */
-type Args<C extends ErrorCode> = MessageOf<C> extends string
-  ? [extra?: Extra<C>]
-  : undefined extends ParamsOf<C>
-    ? [params?: ParamsOf<C>, extra?: Extra<C>]
-    : [params: ParamsOf<C>, extra?: Extra<C>];
+type Args<C extends ErrorCode> =
+  MessageOf<C> extends string
+    ? [extra?: Extra<C>]
+    : undefined extends ParamsOf<C>
+      ? [params?: ParamsOf<C>, extra?: Extra<C>]
+      : [params: ParamsOf<C>, extra?: Extra<C>];
 
 type AnyEntry = {
   status: number;

@@ -47,8 +47,12 @@ export const boundedRecord = <K extends z.ZodString, V extends z.ZodType>(key: K
 /** For JSON assembled from several requests (a merge): 400 naming the field when it outgrows `maxBytes`. */
 export function assertJsonFits(value: unknown, maxBytes: number, path: string): void {
   if (jsonBytes(value) > maxBytes) {
-    throw new RequestError('guard.invalid_input', { reason: 'The request body is invalid.' }, {
-      details: [{ in: 'body', path, message: `${tooLarge(maxBytes)} (with what is stored)` }],
-    });
+    throw new RequestError(
+      'guard.invalid_input',
+      { reason: 'The request body is invalid.' },
+      {
+        details: [{ in: 'body', path, message: `${tooLarge(maxBytes)} (with what is stored)` }],
+      },
+    );
   }
 }

@@ -8,13 +8,28 @@ import type { Config } from '../config/env.ts';
 export type { Logger } from 'pino';
 
 /** Fields that hold credentials wherever a request, its body or an error is logged. */
-const credentialFields = ['authorization', 'cookie', 'set-cookie', 'password', 'secret', 'token', 'clientSecret', 'client_secret', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'setupToken'];
+const credentialFields = [
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'password',
+  'secret',
+  'token',
+  'clientSecret',
+  'client_secret',
+  'accessToken',
+  'access_token',
+  'refreshToken',
+  'refresh_token',
+  'setupToken',
+];
 /** Where a request's credentials would be in a log line; `code` (a verification or authorization code) too. */
 const requestParts = ['headers', 'body', 'query', 'params', 'req.headers', 'req.body', 'req.query', 'res.headers'];
 /** Other objects that may carry credentials (a connector's config, an error's data). */
 const otherParts = ['config', 'data'];
 /** A redaction path (pino's syntax): `parent.field`, or `parent["set-cookie"]` for names that need quotes. */
-const path = (parent: string, field: string) => (/^\w+$/.test(field) ? [parent, field].filter(Boolean).join('.') : `${parent}["${field}"]`);
+const path = (parent: string, field: string) =>
+  /^\w+$/.test(field) ? [parent, field].filter(Boolean).join('.') : `${parent}["${field}"]`;
 
 /**
  * Named paths only: pino compiles them into plain property checks, free on every request line,
@@ -50,7 +65,9 @@ export function serializeError(error: unknown, depth = 0): SerializedError {
   }
   const fields = error as Error & Record<'code' | 'errno' | 'sqlState' | 'sqlMessage' | 'status', unknown>;
   const withoutValues = (text: string) =>
-    typeof fields.sqlMessage === 'string' && fields.sqlMessage !== '' ? text.replaceAll(fields.sqlMessage, `[${String(fields.code)}]`) : text;
+    typeof fields.sqlMessage === 'string' && fields.sqlMessage !== ''
+      ? text.replaceAll(fields.sqlMessage, `[${String(fields.code)}]`)
+      : text;
   return {
     type: error.name,
     message: withoutValues(error.message),
@@ -94,12 +111,19 @@ export type NoticeStream = { write(text: string): unknown };
  * A secret the operator must see once (generated credentials, the console's setup token), kept out
  * of the log: one JSON line in production (`level` warn, as the log's), a readable block otherwise.
  */
-export function writeOneTimeSecret(out: NoticeStream, production: boolean, message: string, fields: Record<string, string>): void {
+export function writeOneTimeSecret(
+  out: NoticeStream,
+  production: boolean,
+  message: string,
+  fields: Record<string, string>,
+): void {
   if (production) {
     out.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: message, ...fields })}\n`);
     return;
   }
-  const labels = Object.keys(fields).map((key) => `${key.replaceAll(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}:`);
+  const labels = Object.keys(fields).map(
+    (key) => `${key.replaceAll(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}:`,
+  );
   const width = Math.max(...labels.map((label) => label.length)) + 1;
   const lines = Object.values(fields).map((value, index) => `  ${labels[index]!.padEnd(width)}${value}`);
   out.write(`\n${message}:\n${lines.join('\n')}\n\n`);

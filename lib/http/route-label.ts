@@ -1,8 +1,20 @@
 import type { Context } from 'koa';
 
 /** Where a request went outside the routers: pages, assets, probes (a fixed set, like the routes). */
-const exactPaths = new Set(['/', '/sign-in', '/register', '/reset-password', '/callback', '/health/live', '/health/ready', '/metrics']);
-const areas = ['/console', '/experience-assets', '/callback', '/oidc', '/api'].map((prefix) => ({ prefix: `${prefix}/`, label: `${prefix}/*` }));
+const exactPaths = new Set([
+  '/',
+  '/sign-in',
+  '/register',
+  '/reset-password',
+  '/callback',
+  '/health/live',
+  '/health/ready',
+  '/metrics',
+]);
+const areas = ['/console', '/experience-assets', '/callback', '/oidc', '/api'].map((prefix) => ({
+  prefix: `${prefix}/`,
+  label: `${prefix}/*`,
+}));
 
 /** oidc-provider matches under its mount point: `/token` is `/oidc/token`. Route patterns are few, so each label is made once. */
 const oidcLabels = new Map<string, string>();

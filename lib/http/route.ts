@@ -14,7 +14,12 @@ type Schema = z.ZodType;
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
 /** One management or experience route: its input schemas validate requests and generate the OpenAPI document. */
-export type RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined> = {
+export type RouteSpec<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema | undefined,
+> = {
   method: Method;
   path: string;
   summary: string;
@@ -53,7 +58,11 @@ type HandlerDb<M extends Method, T extends false | undefined, W extends Writes> 
       : Knex.Transaction;
 
 /** A handler gets the validated input, the Koa context, and where to read and write. */
-type Handler<P, Q, B, R, Db> = (input: RouteInput<P, Q, B>, ctx: Context, db: Db) => Promise<R extends Schema ? z.input<R> : void>;
+type Handler<P, Q, B, R, Db> = (
+  input: RouteInput<P, Q, B>,
+  ctx: Context,
+  db: Db,
+) => Promise<R extends Schema ? z.input<R> : void>;
 
 export type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>;
 
@@ -63,7 +72,13 @@ export type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema |
  */
 export type RouteEffects = {
   applies(spec: AnySpec): boolean;
-  record(trx: Knex.Transaction, spec: AnySpec, input: RouteInput<unknown, unknown, unknown>, body: unknown, ctx: Context): Promise<void>;
+  record(
+    trx: Knex.Transaction,
+    spec: AnySpec,
+    input: RouteInput<unknown, unknown, unknown>,
+    body: unknown,
+    ctx: Context,
+  ): Promise<void>;
 };
 
 function parse<S extends Schema | undefined>(schema: S, value: unknown, where: string): Out<S> {
@@ -72,13 +87,17 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: s
   }
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new RequestError('guard.invalid_input', { reason: `The request ${where} is invalid.` }, {
-      details: result.error.issues.map((issue) => ({
-        in: where,
-        path: issue.path.join('.'),
-        message: issue.message,
-      })),
-    });
+    throw new RequestError(
+      'guard.invalid_input',
+      { reason: `The request ${where} is invalid.` },
+      {
+        details: result.error.issues.map((issue) => ({
+          in: where,
+          path: issue.path.join('.'),
+          message: issue.message,
+        })),
+      },
+    );
   }
   return result.data as Out<S>;
 }
@@ -105,10 +124,14 @@ export class Api<W extends Writes = 'in-transaction'> {
     B extends Schema | undefined,
     R extends Schema | undefined,
     T extends false | undefined = undefined,
-  >(spec: RouteSpec<P, Q, B, R> & { method: M; transaction?: T }, handler: Handler<P, Q, B, R, HandlerDb<M, T, W>>): void {
+  >(
+    spec: RouteSpec<P, Q, B, R> & { method: M; transaction?: T },
+    handler: Handler<P, Q, B, R, HandlerDb<M, T, W>>,
+  ): void {
     this.specs.push(spec as AnySpec);
     const success = spec.status ?? (spec.response ? 200 : 204);
-    const inTransaction = spec.method !== 'get' && spec.transaction !== false && this.options.writes !== 'own-transactions';
+    const inTransaction =
+      spec.method !== 'get' && spec.transaction !== false && this.options.writes !== 'own-transactions';
     const effects = this.options.effects?.applies(spec as AnySpec) ? this.options.effects : undefined;
     if (effects && !inTransaction) {
       throw new Error(`${spec.method} ${spec.path}: a route with effects runs in a transaction`);
@@ -124,7 +147,13 @@ export class Api<W extends Writes = 'in-transaction'> {
         // Set first (again on a retry) so a handler may answer otherwise (a registration's 201, a reset's 204).
         ctx.status = success;
         const result = await run(input, ctx, db);
-        await effects?.record(db as Knex.Transaction, spec as AnySpec, input as RouteInput<unknown, unknown, unknown>, result, ctx);
+        await effects?.record(
+          db as Knex.Transaction,
+          spec as AnySpec,
+          input as RouteInput<unknown, unknown, unknown>,
+          result,
+          ctx,
+        );
         return result;
       };
       const body = inTransaction ? await withTransaction(this.db, attempt) : await attempt(this.db);

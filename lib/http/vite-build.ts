@@ -29,7 +29,10 @@ export function loadViteBuild(folder: URL, base: string): ViteBuild | undefined 
   const assets = new Map<string, Asset>();
   const files = readdirSync(fileURLToPath(folder), { recursive: true, encoding: 'utf8' });
   for (const name of files.filter((file) => file !== 'index.html' && statSync(new URL(file, folder)).isFile())) {
-    assets.set(`${base}${name}`, { body: readFileSync(new URL(name, folder)), type: types[extname(name)] ?? 'application/octet-stream' });
+    assets.set(`${base}${name}`, {
+      body: readFileSync(new URL(name, folder)),
+      type: types[extname(name)] ?? 'application/octet-stream',
+    });
   }
   return { index: readFileSync(indexFile, 'utf8'), assets };
 }

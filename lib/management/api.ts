@@ -47,7 +47,14 @@ import { noteManagementActor } from './audit-actor.ts';
 import { requireManagementToken } from './auth.ts';
 import { managementEvents } from './route-events.ts';
 
-export type ApiDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; oidc: OidcService; audit: AuditLog };
+export type ApiDependencies = {
+  config: Config;
+  db: Knex;
+  cache: SharedCache;
+  logger: Logger;
+  oidc: OidcService;
+  audit: AuditLog;
+};
 
 /**
  * Everything under /api, in three groups: open (`/status`, `/swagger.json`, the console's sign-in
@@ -91,12 +98,26 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
   const open = new Api(db);
   publicSignInExperienceRoutes(open, db, cache);
   consoleRoutes(open, db, cache, config);
-  open.add({ method: 'get', path: '/status', summary: 'Health check: 204 when the service and its database answer', tag: 'Status' }, async () => {
-    await db.raw('select 1');
-  });
+  open.add(
+    {
+      method: 'get',
+      path: '/status',
+      summary: 'Health check: 204 when the service and its database answer',
+      tag: 'Status',
+    },
+    async () => {
+      await db.raw('select 1');
+    },
+  );
   let document: unknown;
   open.add(
-    { method: 'get', path: '/swagger.json', summary: 'This OpenAPI document', tag: 'Status', response: z.record(z.string(), z.unknown()) },
+    {
+      method: 'get',
+      path: '/swagger.json',
+      summary: 'This OpenAPI document',
+      tag: 'Status',
+      response: z.record(z.string(), z.unknown()),
+    },
     async () => {
       document ??= buildOpenApiDocument([...open.specs, ...experience.specs, ...management.specs], {
         title: 'Identity service API',

@@ -10,7 +10,11 @@ import type { ManagementAuth } from './auth.ts';
 export const noteManagementActor: Middleware = (ctx, next) => {
   const auth = ctx.state.auth as ManagementAuth | undefined;
   if (auth) {
-    noteAuditSubject(ctx, { kind: 'management', applicationId: auth.clientId, userId: auth.sub !== auth.clientId ? auth.sub : undefined });
+    noteAuditSubject(ctx, {
+      kind: 'management',
+      applicationId: auth.clientId,
+      userId: auth.sub !== auth.clientId ? auth.sub : undefined,
+    });
   }
   return next();
 };

@@ -4,7 +4,14 @@ import type { Middleware } from 'koa';
 import type { Config } from '../config/env.ts';
 import { bearerToken } from '../http/bearer.ts';
 import { RequestError } from '../http/errors.ts';
-import { AccessTokenRefused, audiencesOf, isApplicationToken, scopesOf, verifyAccessToken, type AccessTokenClaims } from '../oidc/access-tokens.ts';
+import {
+  AccessTokenRefused,
+  audiencesOf,
+  isApplicationToken,
+  scopesOf,
+  verifyAccessToken,
+  type AccessTokenClaims,
+} from '../oidc/access-tokens.ts';
 import { findClient } from '../oidc/clients.ts';
 import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
 import { managementApi } from '../resources/management-api.ts';
@@ -28,21 +35,27 @@ export function requireManagementToken(config: Config, db: Knex, cache: SharedCa
     try {
       return await verifyAccessToken(db, cache, config.issuer, token);
     } catch (error) {
-      throw error instanceof AccessTokenRefused ? new RequestError('auth.unauthorized', { reason: `Unauthorized: the token ${error.message}.` }) : error;
+      throw error instanceof AccessTokenRefused
+        ? new RequestError('auth.unauthorized', { reason: `Unauthorized: the token ${error.message}.` })
+        : error;
     }
   }
 
   /** The scopes the token's holder holds on the management API today. */
   async function heldScopes(claims: AccessTokenClaims): Promise<string[]> {
     if (!(await findApplicationClient(claims.client_id))) {
-      throw new RequestError('auth.unauthorized', { reason: 'Unauthorized: the application the token was issued to no longer exists.' });
+      throw new RequestError('auth.unauthorized', {
+        reason: 'Unauthorized: the application the token was issued to no longer exists.',
+      });
     }
     if (isApplicationToken(claims)) {
       return scopesHeldByApplication(db, cache, claims.client_id, managementApi.resourceId);
     }
     const standing = await userStanding(db, cache, claims.sub);
     if (standing !== 'active') {
-      throw new RequestError('auth.unauthorized', { reason: `Unauthorized: the user the token was issued for is ${standing}.` });
+      throw new RequestError('auth.unauthorized', {
+        reason: `Unauthorized: the user the token was issued for is ${standing}.`,
+      });
     }
     return scopesHeldByUser(db, cache, claims.sub, managementApi.resourceId);
   }
@@ -56,7 +69,9 @@ export function requireManagementToken(config: Config, db: Knex, cache: SharedCa
       throw new RequestError('auth.forbidden', { reason: `The token lacks the \`${managementApi.scopeName}\` scope.` });
     }
     if (!(await heldScopes(claims)).includes(managementApi.scopeName)) {
-      throw new RequestError('auth.forbidden', { reason: `The token's holder no longer holds the \`${managementApi.scopeName}\` scope.` });
+      throw new RequestError('auth.forbidden', {
+        reason: `The token's holder no longer holds the \`${managementApi.scopeName}\` scope.`,
+      });
     }
     ctx.state.auth = { clientId: claims.client_id, sub: claims.sub } satisfies ManagementAuth;
     await next();

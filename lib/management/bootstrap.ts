@@ -34,7 +34,12 @@ export async function ensureBootstrapAdmin(db: Knex, config: Config, notices: No
       if (!existing) {
         await insertApplication(
           trx,
-          buildApplication({ id: wanted.clientId, secret: wanted.clientSecret, name: 'Bootstrap admin', type: 'MachineToMachine' }),
+          buildApplication({
+            id: wanted.clientId,
+            secret: wanted.clientSecret,
+            name: 'Bootstrap admin',
+            type: 'MachineToMachine',
+          }),
         );
       } else if (existing.secret !== wanted.clientSecret) {
         await updateApplication(trx, { ...existing, secret: wanted.clientSecret });

@@ -27,7 +27,9 @@ function membershipFields(_input: Input, _body: unknown, ctx: Context): Record<s
   if (!delta) {
     return {};
   }
-  return Object.fromEntries(Object.entries(delta).filter(([key, value]) => key === 'organizationId' || nonEmpty(value)));
+  return Object.fromEntries(
+    Object.entries(delta).filter(([key, value]) => key === 'organizationId' || nonEmpty(value)),
+  );
 }
 
 const membership: Rule[] = [{ event: 'Organization.Membership.Updated', extra: membershipFields }];
@@ -69,7 +71,11 @@ export const managementRouteEvents: Record<string, Rule[]> = {
   'post /organizations/:id/applications': membership,
   'delete /organizations/:id/applications/:applicationId': membership,
   'put /organization-invitations/:id/status': [
-    { event: 'Organization.Membership.Updated', when: (input) => bodyOf(input).status === 'Accepted', extra: membershipFields },
+    {
+      event: 'Organization.Membership.Updated',
+      when: (input) => bodyOf(input).status === 'Accepted',
+      extra: membershipFields,
+    },
   ],
   'post /organization-roles': [
     { event: 'OrganizationRole.Created' },

@@ -68,7 +68,9 @@ const sameToken = (given: string, expected: string) =>
 /** Why a scrape is refused (the 401 a bad Authorization header gets), or nothing when its token is right. */
 function refusal(header: string, token: string): RequestError | undefined {
   try {
-    return sameToken(bearerToken(header), token) ? undefined : new RequestError('auth.unauthorized', { reason: 'Unauthorized: this is not the metrics token.' });
+    return sameToken(bearerToken(header), token)
+      ? undefined
+      : new RequestError('auth.unauthorized', { reason: 'Unauthorized: this is not the metrics token.' });
   } catch (error) {
     return error as RequestError;
   }

@@ -20,7 +20,10 @@ export function httpMetrics(): Middleware {
       status = statusOf(error);
       throw error;
     } finally {
-      httpRequests.observe({ method: ctx.method, route: routeLabel(ctx), status: status ?? ctx.status }, (performance.now() - started) / 1000);
+      httpRequests.observe(
+        { method: ctx.method, route: routeLabel(ctx), status: status ?? ctx.status },
+        (performance.now() - started) / 1000,
+      );
     }
   };
 }

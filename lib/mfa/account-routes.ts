@@ -21,9 +21,22 @@ const tag = 'Account MFA';
  * codes changes nothing; binding or removing one needs a fresh identity proof
  * (`logto-verification-id`) and is a data change of the user (`User.Data.Updated`).
  */
-export function accountMfaRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, oidc: OidcService, config: Config): void {
+export function accountMfaRoutes(
+  api: Api<'own-transactions'>,
+  db: Knex,
+  cache: SharedCache,
+  oidc: OidcService,
+  config: Config,
+): void {
   api.add(
-    { method: 'get', path: '/my-account/mfa-verifications', summary: 'My second factors', tag, response: z.array(mfaVerificationSchema), errors: [401] },
+    {
+      method: 'get',
+      path: '/my-account/mfa-verifications',
+      summary: 'My second factors',
+      tag,
+      response: z.array(mfaVerificationSchema),
+      errors: [401],
+    },
     async (_input, ctx) => {
       const user = await accountUser(ctx, db, oidc);
       return (await listFactors(db, user.id)).map(toMfaVerification);
@@ -72,8 +85,22 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, db: Knex, cache: 
       summary: 'Bind an authenticator (its secret and a current code) or backup codes (replacing any older set)',
       tag,
       body: z.discriminatedUnion('type', [
-        z.strictObject({ type: z.literal('Totp'), secret: z.string().max(128).refine(isTotpSecret, 'must be a base32 secret'), code: z.string().min(1).max(16) }),
-        z.strictObject({ type: z.literal('BackupCode'), codes: z.array(z.string().max(10).regex(/^[0-9a-f]{10}$/)).length(10) }),
+        z.strictObject({
+          type: z.literal('Totp'),
+          secret: z.string().max(128).refine(isTotpSecret, 'must be a base32 secret'),
+          code: z.string().min(1).max(16),
+        }),
+        z.strictObject({
+          type: z.literal('BackupCode'),
+          codes: z
+            .array(
+              z
+                .string()
+                .max(10)
+                .regex(/^[0-9a-f]{10}$/),
+            )
+            .length(10),
+        }),
       ]),
       errors: [401, 422],
     },

@@ -10,10 +10,15 @@ export const newBackupCodes = (): string[] => Array.from({ length: count }, () =
 // The codes are random and long enough that a fast hash suffices: nothing to brute-force offline.
 const digestOf = (code: string) => createHash('sha256').update(code.trim().toLowerCase()).digest('hex');
 
-export const storedBackupCodes = (codes: string[]): StoredBackupCode[] => codes.map((code) => ({ digest: digestOf(code), usedAt: null }));
+export const storedBackupCodes = (codes: string[]): StoredBackupCode[] =>
+  codes.map((code) => ({ digest: digestOf(code), usedAt: null }));
 
 /** The codes with `code` marked used, or undefined when it is not an unused code of the set. */
-export function useBackupCode(codes: StoredBackupCode[], code: string, now = Date.now()): StoredBackupCode[] | undefined {
+export function useBackupCode(
+  codes: StoredBackupCode[],
+  code: string,
+  now = Date.now(),
+): StoredBackupCode[] | undefined {
   const digest = digestOf(code);
   const index = codes.findIndex((stored) => stored.digest === digest && stored.usedAt === null);
   if (index === -1) {
@@ -22,4 +27,5 @@ export function useBackupCode(codes: StoredBackupCode[], code: string, now = Dat
   return codes.map((stored, position) => (position === index ? { ...stored, usedAt: now } : stored));
 }
 
-export const remainingCodes = (codes: StoredBackupCode[]): number => codes.filter((stored) => stored.usedAt === null).length;
+export const remainingCodes = (codes: StoredBackupCode[]): number =>
+  codes.filter((stored) => stored.usedAt === null).length;

@@ -29,16 +29,28 @@ function identifiedUser(session: ExperienceSession): string {
   return userId;
 }
 
-async function saveRecord(session: ExperienceSession, record: VerificationRecord, changes: Partial<ExperienceSession['state']> = {}): Promise<string> {
+async function saveRecord(
+  session: ExperienceSession,
+  record: VerificationRecord,
+  changes: Partial<ExperienceSession['state']> = {},
+): Promise<string> {
   await session.save({ ...session.state, ...changes, records: { ...session.state.records, [record.id]: record } });
   return record.id;
 }
 
 /** TOTP and backup codes in the sign-in flow: enrol (secret, codes), prove, bind at submit, or decline. */
-export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cache: SharedCache, sessions: ExperienceSessions, config: Config): void {
+export function experienceMfaRoutes(
+  api: Api<'own-transactions'>,
+  db: Knex,
+  cache: SharedCache,
+  sessions: ExperienceSessions,
+  config: Config,
+): void {
   async function assertFactorEnabled(type: 'Totp' | 'BackupCode'): Promise<void> {
     if (!enabledFactors(await currentSignInExperience(db, cache)).includes(type)) {
-      throw new RequestError('session.mfa.mfa_factor_not_enabled', { reason: `${type} is not enabled in the sign-in experience.` });
+      throw new RequestError('session.mfa.mfa_factor_not_enabled', {
+        reason: `${type} is not enabled in the sign-in experience.`,
+      });
     }
   }
 
@@ -60,8 +72,18 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       }
       const user = await getUserRow(db, userId);
       const secret = newTotpSecret();
-      const { secretQrCode } = await totpEnrolment(secret, new URL(config.endpoint).host, user.username ?? user.primary_email ?? user.primary_phone ?? user.id);
-      const verificationId = await saveRecord(session, { id: generateId(), type: 'Totp', userId, secret, verified: false });
+      const { secretQrCode } = await totpEnrolment(
+        secret,
+        new URL(config.endpoint).host,
+        user.username ?? user.primary_email ?? user.primary_phone ?? user.id,
+      );
+      const verificationId = await saveRecord(session, {
+        id: generateId(),
+        type: 'Totp',
+        userId,
+        secret,
+        verified: false,
+      });
       return { verificationId, secret, secretQrCode };
     },
   );
@@ -70,7 +92,8 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
     {
       method: 'post',
       path: '/experience/verification/totp/verify',
-      summary: "Verify a TOTP code: of the secret being enrolled (with its verificationId), or of the user's authenticator",
+      summary:
+        "Verify a TOTP code: of the secret being enrolled (with its verificationId), or of the user's authenticator",
       tag,
       body: z.strictObject({ code, verificationId: z.string().min(1).max(64).optional() }),
       response: verificationResponse,
@@ -82,7 +105,9 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       if (body.verificationId) {
         const record = getRecord(session.state, body.verificationId);
         if (record.type !== 'Totp' || !record.secret || record.userId !== userId) {
-          throw new RequestError('session.verification_failed', { reason: 'This verification is not an authenticator enrolment.' });
+          throw new RequestError('session.verification_failed', {
+            reason: 'This verification is not an authenticator enrolment.',
+          });
         }
         const step = acceptedStep(record.secret, body.code.trim(), null);
         if (step === undefined) {
@@ -115,7 +140,13 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       const userId = identifiedUser(session);
       await assertFactorEnabled('BackupCode');
       const codes = newBackupCodes();
-      const verificationId = await saveRecord(session, { id: generateId(), type: 'BackupCode', userId, codes, verified: true });
+      const verificationId = await saveRecord(session, {
+        id: generateId(),
+        type: 'BackupCode',
+        userId,
+        codes,
+        verified: true,
+      });
       return { verificationId, codes };
     },
   );
@@ -124,7 +155,7 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
     {
       method: 'post',
       path: '/experience/verification/backup-code/verify',
-      summary: 'Prove the second factor with one of the user\'s backup codes (it is used up)',
+      summary: "Prove the second factor with one of the user's backup codes (it is used up)",
       tag,
       body: z.strictObject({ code }),
       response: verificationResponse,
@@ -150,7 +181,10 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       path: '/experience/profile/mfa',
       summary: 'Bind an enrolled factor to the account (applied at submit)',
       tag,
-      body: z.strictObject({ type: z.enum(['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode']), verificationId: z.string().min(1).max(64) }),
+      body: z.strictObject({
+        type: z.enum(['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode']),
+        verificationId: z.string().min(1).max(64),
+      }),
       errors: [404, 422],
     },
     async ({ body }, ctx) => {
@@ -161,12 +195,25 @@ export function experienceMfaRoutes(api: Api<'own-transactions'>, db: Knex, cach
       }
       const record = getRecord(session.state, body.verificationId);
       const mfa = { ...session.state.mfa };
-      if (record.type === 'Totp' && body.type === 'Totp' && record.secret && record.verified && record.userId === userId) {
+      if (
+        record.type === 'Totp' &&
+        body.type === 'Totp' &&
+        record.secret &&
+        record.verified &&
+        record.userId === userId
+      ) {
         mfa.totp = { secret: record.secret, step: record.step! };
-      } else if (record.type === 'BackupCode' && body.type === 'BackupCode' && record.codes && record.userId === userId) {
+      } else if (
+        record.type === 'BackupCode' &&
+        body.type === 'BackupCode' &&
+        record.codes &&
+        record.userId === userId
+      ) {
         mfa.backupCodes = record.codes;
       } else {
-        throw new RequestError('session.verification_failed', { reason: `This verification is not a completed ${body.type} enrolment.` });
+        throw new RequestError('session.verification_failed', {
+          reason: `This verification is not a completed ${body.type} enrolment.`,
+        });
       }
       await session.save({ ...session.state, mfa });
     },

@@ -32,7 +32,8 @@ export const mfaVerificationSchema = z.object({
 
 export type MfaVerification = z.output<typeof mfaVerificationSchema>;
 
-export const codesOf = (row: FactorRow): StoredBackupCode[] => (row.codes ? (JSON.parse(row.codes) as StoredBackupCode[]) : []);
+export const codesOf = (row: FactorRow): StoredBackupCode[] =>
+  row.codes ? (JSON.parse(row.codes) as StoredBackupCode[]) : [];
 
 export function toMfaVerification(row: FactorRow): MfaVerification {
   return {
@@ -49,7 +50,10 @@ const opened = (db: Queryable, row: FactorRow): FactorRow =>
   row.secret === null ? row : { ...row, secret: openSecret(db, sealedColumns.totpSecrets, row.id, row.secret) };
 
 export async function listFactors(db: Queryable, userId: string): Promise<FactorRow[]> {
-  const rows: FactorRow[] = await db('user_mfa_verifications').where({ user_id: userId }).orderBy('created_at', 'asc').orderBy('id', 'asc');
+  const rows: FactorRow[] = await db('user_mfa_verifications')
+    .where({ user_id: userId })
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc');
   return rows.map((row) => opened(db, row));
 }
 
@@ -62,7 +66,10 @@ export async function findFactor(db: Queryable, userId: string, type: FactorType
 export const hasUsableFactor = (factors: FactorRow[]): boolean =>
   factors.some((factor) => factor.type !== 'BackupCode' || remainingCodes(codesOf(factor)) > 0);
 
-const inUse = { Totp: 'user.totp_already_in_use', BackupCode: 'user.backup_code_already_in_use' } as const satisfies Record<FactorType, ErrorCode>;
+const inUse = {
+  Totp: 'user.totp_already_in_use',
+  BackupCode: 'user.backup_code_already_in_use',
+} as const satisfies Record<FactorType, ErrorCode>;
 
 /**
  * Binds a factor. A user has one of each type; new backup codes replace a set whose codes are all
@@ -93,7 +100,9 @@ export async function addFactor(
     created_at: Date.now(),
   };
   try {
-    await trx('user_mfa_verifications').insert(row.secret === null ? row : { ...row, secret: sealSecret(trx, sealedColumns.totpSecrets, row.id, row.secret) });
+    await trx('user_mfa_verifications').insert(
+      row.secret === null ? row : { ...row, secret: sealSecret(trx, sealedColumns.totpSecrets, row.id, row.secret) },
+    );
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new RequestError(inUse[factor.type]);

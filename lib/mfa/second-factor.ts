@@ -9,7 +9,10 @@ import { useBackupCode } from './backup-codes.ts';
 import { codesOf, findFactor, recordFactorUse, type FactorType } from './factors.ts';
 import { acceptedStep } from './totp.ts';
 
-const invalidCode = { Totp: 'session.mfa.invalid_totp_code', BackupCode: 'session.mfa.invalid_backup_code' } as const satisfies Record<FactorType, ErrorCode>;
+const invalidCode = {
+  Totp: 'session.mfa.invalid_totp_code',
+  BackupCode: 'session.mfa.invalid_backup_code',
+} as const satisfies Record<FactorType, ErrorCode>;
 
 /**
  * Second-factor failures count against the user, apart from their identifiers' password failures:
@@ -29,11 +32,17 @@ export async function verifySecondFactor(
   await assertNotLocked(db, target);
   const factor = await findFactor(db, userId, proof.type);
   if (!factor) {
-    throw new RequestError('session.mfa.mfa_factor_not_enabled', { reason: `This account has no ${proof.type === 'Totp' ? 'authenticator app' : 'backup codes'}.` });
+    throw new RequestError('session.mfa.mfa_factor_not_enabled', {
+      reason: `This account has no ${proof.type === 'Totp' ? 'authenticator app' : 'backup codes'}.`,
+    });
   }
   let accepted = false;
   if (factor.type === 'Totp') {
-    const step = acceptedStep(factor.secret!, proof.code.trim(), factor.last_used_step === null ? null : Number(factor.last_used_step));
+    const step = acceptedStep(
+      factor.secret!,
+      proof.code.trim(),
+      factor.last_used_step === null ? null : Number(factor.last_used_step),
+    );
     accepted = step !== undefined && (await recordFactorUse(db, factor, { lastUsedStep: step }));
   } else {
     const codes = useBackupCode(codesOf(factor), proof.code);

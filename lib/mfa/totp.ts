@@ -22,7 +22,12 @@ export async function totpEnrolment(secret: string, issuer: string, accountName:
  * The time step a code proves, if it is valid now (one step of clock drift either way) and later
  * than `lastUsedStep`: an accepted code is never accepted again (RFC 6238 §5.2).
  */
-export function acceptedStep(secret: string, code: string, lastUsedStep: number | null, now = Date.now()): number | undefined {
+export function acceptedStep(
+  secret: string,
+  code: string,
+  lastUsedStep: number | null,
+  now = Date.now(),
+): number | undefined {
   if (!/^\d{6}$/.test(code)) {
     return undefined;
   }

@@ -7,7 +7,14 @@ import { currentKeySet, type KeySet } from './keys.ts';
 import { isRevoked } from './revoked-tokens.ts';
 
 /** The claims every JWT access token of ours carries (RFC 9068; CONTRACT §2). */
-export type AccessTokenClaims = JWTPayload & { sub: string; client_id: string; jti: string; iat: number; exp: number; scope?: unknown };
+export type AccessTokenClaims = JWTPayload & {
+  sub: string;
+  client_id: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  scope?: unknown;
+};
 
 /**
  * Why a token is refused, phrased to follow "the token" (token exchange says `subject_token …`,
@@ -32,7 +39,12 @@ const verifiers = new WeakMap<KeySet, ReturnType<typeof createLocalJWKSet>>();
  * the same user token for each of its calls); what depends on the time or on revocation is
  * checked every time, from memory.
  */
-export async function verifyAccessToken(db: Queryable, cache: SharedCache, issuer: string, token: string): Promise<AccessTokenClaims> {
+export async function verifyAccessToken(
+  db: Queryable,
+  cache: SharedCache,
+  issuer: string,
+  token: string,
+): Promise<AccessTokenClaims> {
   let typ: string | undefined;
   try {
     typ = decodeProtectedHeader(token).typ;
@@ -57,7 +69,12 @@ export async function verifyAccessToken(db: Queryable, cache: SharedCache, issue
   return claims;
 }
 
-async function verifySignature(db: Queryable, cache: SharedCache, issuer: string, token: string): Promise<AccessTokenClaims> {
+async function verifySignature(
+  db: Queryable,
+  cache: SharedCache,
+  issuer: string,
+  token: string,
+): Promise<AccessTokenClaims> {
   const keys = await currentKeySet(db, cache);
   let verifier = verifiers.get(keys);
   if (!verifier) {
@@ -66,7 +83,11 @@ async function verifySignature(db: Queryable, cache: SharedCache, issuer: string
   }
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, verifier, { issuer, clockTolerance, requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'] }));
+    ({ payload } = await jwtVerify(token, verifier, {
+      issuer,
+      clockTolerance,
+      requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'],
+    }));
   } catch (error) {
     if (error instanceof jose.JWTExpired) {
       throw new AccessTokenRefused('is expired');

@@ -9,7 +9,12 @@ import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 
 type Settings = Config['clientAuthThrottle'];
-type Row = { target: string; failures: number; window_started_at: number | string; blocked_until: number | string | null };
+type Row = {
+  target: string;
+  failures: number;
+  window_started_at: number | string;
+  blocked_until: number | string | null;
+};
 
 /** The provider's routes where a client authenticates (their errors are `attach`'s events). */
 const clientAuthRoutes = new Set(['token', 'revocation', 'introspection', 'pushed_authorization_request']);
@@ -28,7 +33,9 @@ function addressKey(ip: string): string {
     return 'address:unknown';
   }
   const address = ipaddr.process(ip);
-  return address.kind() === 'ipv4' ? `address:${address.toString()}` : `address:${address.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+  return address.kind() === 'ipv4'
+    ? `address:${address.toString()}`
+    : `address:${address.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
 
 /** What an OAuth client sees while its id or address is refused (Auth0's code for the same refusal). */
@@ -144,7 +151,11 @@ export class ClientAuthThrottle {
         if (expired || blocks) {
           await trx('client_auth_failures')
             .where({ target })
-            .update({ failures, window_started_at: expired ? now : row.window_started_at, blocked_until: blocks ? now + windowMs : null });
+            .update({
+              failures,
+              window_started_at: expired ? now : row.window_started_at,
+              blocked_until: blocks ? now + windowMs : null,
+            });
         }
         crossed ||= blocks;
       }
@@ -173,6 +184,8 @@ export async function purgeClientAuthFailures(db: Queryable, settings: Settings)
 }
 
 async function loadBlocked(db: Queryable): Promise<Map<string, number>> {
-  const rows = await db('client_auth_failures').where('blocked_until', '>', Date.now()).select<Row[]>('target', 'blocked_until');
+  const rows = await db('client_auth_failures')
+    .where('blocked_until', '>', Date.now())
+    .select<Row[]>('target', 'blocked_until');
   return new Map(rows.map((row) => [row.target, Number(row.blocked_until)]));
 }

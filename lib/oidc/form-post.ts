@@ -19,7 +19,10 @@ export async function redirectFormPost(ctx: Context): Promise<void> {
   if (ctx.get('content-type') !== '' && !ctx.is('application/x-www-form-urlencoded')) {
     ctx.req.resume();
     ctx.status = 415;
-    ctx.body = { error: 'invalid_request', error_description: 'the request must be form-encoded (application/x-www-form-urlencoded)' };
+    ctx.body = {
+      error: 'invalid_request',
+      error_description: 'the request must be form-encoded (application/x-www-form-urlencoded)',
+    };
     return;
   }
   let form: Buffer;
@@ -28,7 +31,10 @@ export async function redirectFormPost(ctx: Context): Promise<void> {
   } catch (error) {
     const status = error instanceof RequestError ? error.status : 400;
     ctx.status = status;
-    ctx.body = { error: 'invalid_request', error_description: status === 413 ? 'the request is too large' : 'the request body could not be read' };
+    ctx.body = {
+      error: 'invalid_request',
+      error_description: status === 413 ? 'the request is too large' : 'the request body could not be read',
+    };
     return;
   }
   const query = new URLSearchParams(form.toString('utf8')).toString();

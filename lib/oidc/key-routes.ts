@@ -19,11 +19,21 @@ const keySchema = z.object({
 export function keyRoutes(api: Api, db: Knex): void {
   const summaries = async (kind: 'private-keys' | 'cookie-keys', db: Queryable) => {
     const keys = await listKeys(db, kind);
-    return keys.map(({ retired, ...key }) => ({ ...key, status: retired ? ('Previous' as const) : ('Current' as const) }));
+    return keys.map(({ retired, ...key }) => ({
+      ...key,
+      status: retired ? ('Previous' as const) : ('Current' as const),
+    }));
   };
 
   api.add(
-    { method: 'get', path: '/configs/oidc/:keyType', summary: 'List signing or cookie keys', tag, params: keyType, response: z.array(keySchema) },
+    {
+      method: 'get',
+      path: '/configs/oidc/:keyType',
+      summary: 'List signing or cookie keys',
+      tag,
+      params: keyType,
+      response: z.array(keySchema),
+    },
     async ({ params }) => summaries(params.keyType, db),
   );
 
@@ -34,7 +44,10 @@ export function keyRoutes(api: Api, db: Knex): void {
       summary: 'Rotate keys: a new key signs from now on; the previous one stays published until its tokens expire',
       tag,
       params: keyType,
-      body: z.strictObject({ signingKeyAlgorithm: z.enum(['RSA', 'EC']).optional(), rotationGracePeriod: z.number().optional() }),
+      body: z.strictObject({
+        signingKeyAlgorithm: z.enum(['RSA', 'EC']).optional(),
+        rotationGracePeriod: z.number().optional(),
+      }),
       response: z.array(keySchema),
       errors: [422],
     },

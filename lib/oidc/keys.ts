@@ -45,10 +45,18 @@ async function newSigningKey(algorithm: SigningKeyAlgorithm): Promise<NewKey> {
 }
 
 function newCookieKey(): NewKey {
-  return { id: randomBytes(12).toString('base64url'), kind: 'cookie-keys', algorithm: null, value: randomBytes(32).toString('base64url') };
+  return {
+    id: randomBytes(12).toString('base64url'),
+    kind: 'cookie-keys',
+    algorithm: null,
+    value: randomBytes(32).toString('base64url'),
+  };
 }
 
-const sealed = (db: Queryable, key: NewKey): NewKey => ({ ...key, value: sealSecret(db, sealedColumns.oidcKeys, key.id, key.value) });
+const sealed = (db: Queryable, key: NewKey): NewKey => ({
+  ...key,
+  value: sealSecret(db, sealedColumns.oidcKeys, key.id, key.value),
+});
 
 async function retention(db: Queryable): Promise<number> {
   const row = await db('resources').max({ ttl: 'access_token_ttl' }).first();
@@ -64,7 +72,9 @@ const wanted: Wanted[] = [
 
 async function missingKeys(db: Queryable): Promise<Wanted[]> {
   const present = await db('oidc_keys').whereNull('rotated_at').select<KeyRow[]>('kind', 'algorithm');
-  return wanted.filter(({ kind, algorithm }) => !present.some((row) => row.kind === kind && row.algorithm === algorithm));
+  return wanted.filter(
+    ({ kind, algorithm }) => !present.some((row) => row.kind === kind && row.algorithm === algorithm),
+  );
 }
 
 /**
@@ -83,9 +93,13 @@ export async function ensureKeys(db: Knex): Promise<void> {
   await withTransaction(db, async (trx) => {
     await lockCache(trx, 'keys');
     const stillMissing = await missingKeys(trx);
-    const rows = candidates.filter((key) => stillMissing.some(({ kind, algorithm }) => key.kind === kind && key.algorithm === algorithm));
+    const rows = candidates.filter((key) =>
+      stillMissing.some(({ kind, algorithm }) => key.kind === kind && key.algorithm === algorithm),
+    );
     if (rows.length > 0) {
-      await trx('oidc_keys').insert(rows.map((row) => ({ ...sealed(trx, row), created_at: Date.now(), rotated_at: null })));
+      await trx('oidc_keys').insert(
+        rows.map((row) => ({ ...sealed(trx, row), created_at: Date.now(), rotated_at: null })),
+      );
       await bumpCacheVersion(trx, 'keys');
     }
   });
@@ -152,7 +166,10 @@ export async function rotateKey(db: Queryable, kind: KeyKind, algorithm: Signing
 
 export async function pruneRetiredKeys(db: Queryable): Promise<number> {
   const window = await retention(db);
-  return db('oidc_keys').whereNotNull('rotated_at').where('rotated_at', '<=', Date.now() - window).delete();
+  return db('oidc_keys')
+    .whereNotNull('rotated_at')
+    .where('rotated_at', '<=', Date.now() - window)
+    .delete();
 }
 
 /** Removes a retired key now (e.g. one that leaked). The key in use cannot be removed: rotate first. */

@@ -19,7 +19,8 @@ export type OidcService = {
  * all provider state is in the database, so nothing is lost.
  */
 export function createOidcService(app: Koa, deps: OidcDependencies): OidcService {
-  let built: { keysVersion: number | undefined; provider: Promise<{ provider: Provider; handler: Koa.Middleware }> } | undefined;
+  let built:
+    { keysVersion: number | undefined; provider: Promise<{ provider: Provider; handler: Koa.Middleware }> } | undefined;
 
   async function build() {
     const keys = await currentKeySet(deps.db, deps.cache);

@@ -8,7 +8,12 @@ import { countRequestsAsHttps } from '../http/secure-cookies.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { claimsByScope, findAccount } from './account.ts';
 import { createAdapter } from './adapter.ts';
-import { tokenExchangeGrant, tokenExchangeGrantType, tokenExchangeLogKey, tokenExchangeParameters } from './grants/token-exchange.ts';
+import {
+  tokenExchangeGrant,
+  tokenExchangeGrantType,
+  tokenExchangeLogKey,
+  tokenExchangeParameters,
+} from './grants/token-exchange.ts';
 import { findClient } from './clients.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
@@ -38,10 +43,14 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
       // Confidential clients (resource servers) may introspect any token; public ones only their own.
       introspection: {
         enabled: true,
-        allowedPolicy: async (ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+        allowedPolicy: async (ctx, client, token) =>
+          client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
       },
       // A client revokes only tokens issued to it.
-      revocation: { enabled: true, allowedPolicy: async (ctx, _client, token) => token.clientId === ctx.oidc.client?.clientId },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (ctx, _client, token) => token.clientId === ctx.oidc.client?.clientId,
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
@@ -83,7 +92,11 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
   countRequestsAsHttps(provider, config.endpoint);
-  provider.registerGrantType(tokenExchangeGrantType, tokenExchangeGrant({ config, db, cache, audit }), tokenExchangeParameters);
+  provider.registerGrantType(
+    tokenExchangeGrantType,
+    tokenExchangeGrant({ config, db, cache, audit }),
+    tokenExchangeParameters,
+  );
   revokeJwtAccessTokens(provider, { issuer: config.issuer, db, cache });
   throttle.attach(provider);
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
@@ -98,7 +111,13 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
           result: 'Error',
           applicationId: ctx.oidc.client?.clientId,
           error: { error: code ?? 'server_error', ...(description && { error_description: description }) },
-          params: { resource: ctx.oidc.params.resource, subjectTokenType: ctx.oidc.params.subject_token_type, scopesRequested: String(ctx.oidc.params.scope ?? '').split(' ').filter(Boolean) },
+          params: {
+            resource: ctx.oidc.params.resource,
+            subjectTokenType: ctx.oidc.params.subject_token_type,
+            scopesRequested: String(ctx.oidc.params.scope ?? '')
+              .split(' ')
+              .filter(Boolean),
+          },
         });
       }
     } catch (auditError) {

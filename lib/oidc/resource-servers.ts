@@ -28,7 +28,9 @@ export function resourceServerInfo(db: Queryable, cache: SharedCache) {
     if (accountId) {
       return scopesHeldByUser(db, cache, accountId, resource.id);
     }
-    return cache.get('resources', `scopes:${resource.id}`, () => db('scopes').where({ resource_id: resource.id }).pluck('name'));
+    return cache.get('resources', `scopes:${resource.id}`, () =>
+      db('scopes').where({ resource_id: resource.id }).pluck('name'),
+    );
   }
 
   return async (ctx: KoaContextWithOIDC, indicator: string, client: { clientId: string }): Promise<ResourceServer> => {

@@ -14,8 +14,15 @@ import { withTransaction } from '../storage/transaction.ts';
 const keptPastExpiry = 60_000;
 
 const denylist = (db: Queryable, cache: SharedCache): Promise<ReadonlySet<string>> =>
-  cache.get('revokedTokens', 'jtis', async () =>
-    new Set(await db('revoked_tokens').where('expires_at', '>', Date.now() - keptPastExpiry).pluck('jti')),
+  cache.get(
+    'revokedTokens',
+    'jtis',
+    async () =>
+      new Set(
+        await db('revoked_tokens')
+          .where('expires_at', '>', Date.now() - keptPastExpiry)
+          .pluck('jti'),
+      ),
   );
 
 export async function isRevoked(db: Queryable, cache: SharedCache, jti: string): Promise<boolean> {
@@ -43,5 +50,7 @@ export async function recordRevokedToken(db: Knex, cache: SharedCache, token: Re
  * keep them until the next revocation, which costs nothing but their bytes.
  */
 export async function pruneRevokedTokens(db: Queryable, now = Date.now()): Promise<number> {
-  return db('revoked_tokens').where('expires_at', '<=', now - keptPastExpiry).delete();
+  return db('revoked_tokens')
+    .where('expires_at', '<=', now - keptPastExpiry)
+    .delete();
 }

@@ -15,8 +15,12 @@ const errorCodeOf = (error: unknown) => {
 
 /** Counts the token endpoint's answers by grant type and result (`success` or the OAuth error code). */
 export function countTokenRequests(provider: Provider): void {
-  provider.on('grant.success', (ctx) => tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc.params?.grant_type), result: 'success' }));
-  provider.on('grant.error', (ctx, error) => tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc?.params?.grant_type), result: errorCodeOf(error) }));
+  provider.on('grant.success', (ctx) =>
+    tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc.params?.grant_type), result: 'success' }),
+  );
+  provider.on('grant.error', (ctx, error) =>
+    tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc?.params?.grant_type), result: errorCodeOf(error) }),
+  );
   // A server error at the token endpoint is reported as such, not as grant.error.
   provider.on('server_error', (ctx, _error) => {
     if (ctx.oidc?.route === 'token') {

@@ -31,7 +31,11 @@ export function revokeJwtAccessTokens(provider: Provider, { issuer, db, cache }:
     const { oidc } = ctx as KoaContextWithOIDC;
     const claims = await verifyAccessToken(db, cache, issuer, String(oidc.params?.token)).catch(() => undefined);
     if (claims && claims.client_id === oidc.client?.clientId) {
-      await recordRevokedToken(db, cache, { jti: claims.jti, clientId: claims.client_id, expiresAt: claims.exp * 1000 });
+      await recordRevokedToken(db, cache, {
+        jti: claims.jti,
+        clientId: claims.client_id,
+        expiresAt: claims.exp * 1000,
+      });
     }
     // As the provider answers a revocation of an opaque token.
     ctx.status = 200;

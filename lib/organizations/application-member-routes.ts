@@ -10,10 +10,20 @@ import { linkedIds, organizationLinks } from './links.ts';
 import { getOrganization, requireMembers } from './lookups.ts';
 import { memberIds, organizationIdsOfMember, rolesOfMembers } from './member-queries.ts';
 import { addMemberRoles, addRolesToMembers, removeMemberRole, replaceMemberRoles } from './member-roles.ts';
-import { addOrganizationApplications, removeOrganizationApplication, replaceOrganizationApplications } from './memberships.ts';
+import {
+  addOrganizationApplications,
+  removeOrganizationApplication,
+  replaceOrganizationApplications,
+} from './memberships.ts';
 import { listOrganizations } from './queries.ts';
 import { listOrganizationRoles } from './role-queries.ts';
-import { idArray, nonEmptyIdArray, organizationRoleSchema, organizationSchema, roleReferenceSchema } from './schemas.ts';
+import {
+  idArray,
+  nonEmptyIdArray,
+  organizationRoleSchema,
+  organizationSchema,
+  roleReferenceSchema,
+} from './schemas.ts';
 
 const tag = 'Organization applications';
 const idParams = z.object({ id: z.string().min(1).max(21) });
@@ -37,7 +47,12 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       const ids = await memberIds(db, 'application', params.id);
       const { items, total } = await listApplications(db, { ids, search: query.q }, pageOf(query));
       setTotal(ctx, total);
-      const roles = await rolesOfMembers(db, 'application', params.id, items.map(({ id }) => id));
+      const roles = await rolesOfMembers(
+        db,
+        'application',
+        params.id,
+        items.map(({ id }) => id),
+      );
       return items.map((application) => ({ ...application, organizationRoles: roles.get(application.id) ?? [] }));
     },
   );
@@ -190,7 +205,8 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       return Promise.all(
         items.map(async (organization) => ({
           ...organization,
-          organizationRoles: (await rolesOfMembers(db, 'application', organization.id, [params.id])).get(params.id) ?? [],
+          organizationRoles:
+            (await rolesOfMembers(db, 'application', organization.id, [params.id])).get(params.id) ?? [],
         })),
       );
     },

@@ -82,7 +82,11 @@ export type InvitationFilter = { organizationId?: string; inviterId?: string; in
 
 const whereInvitee = (invitee: string) => ['lower(??) = lower(?)', ['invitee', invitee]] as const;
 
-export async function listInvitations(db: Queryable, filter: InvitationFilter, page: Page): Promise<{ items: Invitation[]; total: number }> {
+export async function listInvitations(
+  db: Queryable,
+  filter: InvitationFilter,
+  page: Page,
+): Promise<{ items: Invitation[]; total: number }> {
   const query = db('organization_invitations').select('*');
   if (filter.organizationId) {
     query.where({ organization_id: filter.organizationId });
@@ -94,13 +98,21 @@ export async function listInvitations(db: Queryable, filter: InvitationFilter, p
     query.whereRaw(...whereInvitee(filter.invitee));
   }
   const { rows, total } = await listPage<InvitationRow>(query, page);
-  const roles = await rolesOfInvitations(db, rows.map(({ id }) => id));
+  const roles = await rolesOfInvitations(
+    db,
+    rows.map(({ id }) => id),
+  );
   const now = Date.now();
   return { items: rows.map((row) => toInvitation(row, roles.get(row.id) ?? [], now)), total };
 }
 
 /** Whether the invitee has a pending, unexpired invitation to the organization. */
-export async function hasPendingInvitation(db: Queryable, organizationId: string, invitee: string, now: number): Promise<boolean> {
+export async function hasPendingInvitation(
+  db: Queryable,
+  organizationId: string,
+  invitee: string,
+  now: number,
+): Promise<boolean> {
   const row = await db('organization_invitations')
     .where({ organization_id: organizationId, status: 'Pending' })
     .where('expires_at', '>=', now)
@@ -110,7 +122,12 @@ export async function hasPendingInvitation(db: Queryable, organizationId: string
 }
 
 /** Writes Expired into the rows of the invitee's pending invitations that have expired (Logto does on each new one). */
-export async function markExpiredInvitations(db: Queryable, organizationId: string, invitee: string, now: number): Promise<void> {
+export async function markExpiredInvitations(
+  db: Queryable,
+  organizationId: string,
+  invitee: string,
+  now: number,
+): Promise<void> {
   await db('organization_invitations')
     .where({ organization_id: organizationId, status: 'Pending' })
     .where('expires_at', '<', now)

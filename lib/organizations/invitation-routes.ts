@@ -49,7 +49,8 @@ export function invitationRoutes(api: Api, db: Knex): void {
       const { messagePayload, ...input } = body;
       if (messagePayload !== undefined && messagePayload !== false) {
         throw new RequestError('request.feature_not_supported', {
-          reason: 'Sending invitation e-mails is not supported yet; create the invitation with `messagePayload: false` and deliver it yourself.',
+          reason:
+            'Sending invitation e-mails is not supported yet; create the invitation with `messagePayload: false` and deliver it yourself.',
         });
       }
       return createInvitation(trx, input);
@@ -57,12 +58,27 @@ export function invitationRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/organization-invitations/:id', summary: 'Get an organization invitation', tag, params: idParams, response: invitationSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/organization-invitations/:id',
+      summary: 'Get an organization invitation',
+      tag,
+      params: idParams,
+      response: invitationSchema,
+      errors: [404],
+    },
     async ({ params }) => getInvitation(db, params.id),
   );
 
   api.add(
-    { method: 'delete', path: '/organization-invitations/:id', summary: 'Delete an organization invitation', tag, params: idParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/organization-invitations/:id',
+      summary: 'Delete an organization invitation',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
     async ({ params }, _ctx, trx) => removeInvitation(trx, params.id),
   );
 
@@ -83,7 +99,9 @@ export function invitationRoutes(api: Api, db: Knex): void {
       }
       const { acceptedUserId } = body;
       if (!acceptedUserId) {
-        throw new RequestError('request.invalid_input', { details: 'The `acceptedUserId` is required when accepting an invitation.' });
+        throw new RequestError('request.invalid_input', {
+          details: 'The `acceptedUserId` is required when accepting an invitation.',
+        });
       }
       const { invitation, membership } = await acceptInvitation(trx, params.id, acceptedUserId);
       ctx.state.membershipDelta = membership;

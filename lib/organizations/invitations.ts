@@ -20,7 +20,6 @@ import type { Invitation } from './schemas.ts';
 // Invitations to join an organization, one function per change, inside the caller's transaction.
 // Logto answers its invitation rule violations with 422 request.invalid_input and a reason.
 
-
 export type NewInvitationInput = {
   inviterId?: string | null;
   invitee: string;
@@ -36,7 +35,11 @@ export type NewInvitationInput = {
 export async function createInvitation(trx: Queryable, input: NewInvitationInput): Promise<Invitation> {
   const now = Date.now();
   if (input.expiresAt <= now) {
-    throw new RequestError('request.invalid_input', { details: 'The value of `expiresAt` must be in the future.' }, { status: 400 });
+    throw new RequestError(
+      'request.invalid_input',
+      { details: 'The value of `expiresAt` must be in the future.' },
+      { status: 400 },
+    );
   }
   await getOrganization(trx, input.organizationId);
   if (input.inviterId) {
@@ -45,11 +48,15 @@ export async function createInvitation(trx: Queryable, input: NewInvitationInput
   const roleIds = [...new Set(input.organizationRoleIds ?? [])];
   await requireOrganizationRoles(trx, roleIds, 'User');
   if (await isMemberByEmail(trx, input.organizationId, input.invitee)) {
-    throw new RequestError('request.invalid_input', { details: 'The invitee is already a member of the organization.' });
+    throw new RequestError('request.invalid_input', {
+      details: 'The invitee is already a member of the organization.',
+    });
   }
   await markExpiredInvitations(trx, input.organizationId, input.invitee, now);
   if (await hasPendingInvitation(trx, input.organizationId, input.invitee, now)) {
-    throw new RequestError('entity.unique_integrity_violation', { reason: 'The invitee already has a pending invitation to this organization.' });
+    throw new RequestError('entity.unique_integrity_violation', {
+      reason: 'The invitee already has a pending invitation to this organization.',
+    });
   }
   const id = generateId();
   await insertInvitation(trx, {
@@ -70,7 +77,9 @@ export async function createInvitation(trx: Queryable, input: NewInvitationInput
 /** Only a pending, unexpired invitation changes status; Accepted, Revoked and Expired are final. */
 function assertPending(invitation: Invitation): void {
   if (invitation.status !== 'Pending') {
-    throw new RequestError('request.invalid_input', { details: `The status of the invitation cannot be changed anymore (it is ${invitation.status}).` });
+    throw new RequestError('request.invalid_input', {
+      details: `The status of the invitation cannot be changed anymore (it is ${invitation.status}).`,
+    });
   }
 }
 
@@ -90,10 +99,14 @@ export async function acceptInvitation(
     throw new RequestError('entity.not_exists_with_id', { entity: 'user', id: userId });
   }
   if (user.primaryEmail?.toLowerCase() !== invitation.invitee.toLowerCase()) {
-    throw new RequestError('request.invalid_input', { details: 'The accepted user must have the same email as the invitee.' });
+    throw new RequestError('request.invalid_input', {
+      details: 'The accepted user must have the same email as the invitee.',
+    });
   }
   if (!(await settlePendingInvitation(trx, id, { status: 'Accepted', acceptedUserId: userId, now: Date.now() }))) {
-    throw new RequestError('request.invalid_input', { details: 'The status of the invitation cannot be changed anymore.' });
+    throw new RequestError('request.invalid_input', {
+      details: 'The status of the invitation cannot be changed anymore.',
+    });
   }
   const membership = await joinOrganization(trx, invitation.organizationId, userId);
   await addLinks(
@@ -107,7 +120,9 @@ export async function acceptInvitation(
 export async function revokeInvitation(trx: Queryable, id: string): Promise<Invitation> {
   assertPending(await getInvitation(trx, id));
   if (!(await settlePendingInvitation(trx, id, { status: 'Revoked', acceptedUserId: null, now: Date.now() }))) {
-    throw new RequestError('request.invalid_input', { details: 'The status of the invitation cannot be changed anymore.' });
+    throw new RequestError('request.invalid_input', {
+      details: 'The status of the invitation cannot be changed anymore.',
+    });
   }
   return getInvitation(trx, id);
 }

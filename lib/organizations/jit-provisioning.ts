@@ -10,14 +10,24 @@ import { addLinks, linkedIds, organizationLinks } from './links.ts';
  * in the caller's transaction, each join an `Organization.Membership.Updated` event. Returns the
  * organizations joined (not those the user was a member of already).
  */
-async function provision(trx: Queryable, cache: SharedCache, ctx: Context, userId: string, organizationIds: string[]): Promise<string[]> {
+async function provision(
+  trx: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  userId: string,
+  organizationIds: string[],
+): Promise<string[]> {
   const joined: string[] = [];
   for (const organizationId of organizationIds) {
     const added = await addLinks(trx, organizationLinks.users(organizationId), [userId]);
     if (added.length === 0) {
       continue;
     }
-    await addLinks(trx, organizationLinks.userRoles(organizationId, userId), await linkedIds(trx, organizationLinks.jitRoles(organizationId)));
+    await addLinks(
+      trx,
+      organizationLinks.userRoles(organizationId, userId),
+      await linkedIds(trx, organizationLinks.jitRoles(organizationId)),
+    );
     await enqueueEvent(trx, cache, 'Organization.Membership.Updated', {
       organizationId,
       addedUserIds: [userId],
@@ -32,9 +42,17 @@ async function provision(trx: Queryable, cache: SharedCache, ctx: Context, userI
 }
 
 /** A verified email (at registration or when linked) in an organization's JIT email domains. */
-export async function provisionByEmailDomain(trx: Queryable, cache: SharedCache, ctx: Context, userId: string, email: string): Promise<string[]> {
+export async function provisionByEmailDomain(
+  trx: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  userId: string,
+  email: string,
+): Promise<string[]> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  const organizationIds: string[] = await trx('organization_jit_email_domains').where({ email_domain: domain }).pluck('organization_id');
+  const organizationIds: string[] = await trx('organization_jit_email_domains')
+    .where({ email_domain: domain })
+    .pluck('organization_id');
   return provision(trx, cache, ctx, userId, organizationIds);
 }
 
@@ -46,6 +64,8 @@ export async function provisionBySsoConnector(
   userId: string,
   ssoConnectorId: string,
 ): Promise<string[]> {
-  const organizationIds: string[] = await trx('organization_jit_sso_connectors').where({ sso_connector_id: ssoConnectorId }).pluck('organization_id');
+  const organizationIds: string[] = await trx('organization_jit_sso_connectors')
+    .where({ sso_connector_id: ssoConnectorId })
+    .pluck('organization_id');
   return provision(trx, cache, ctx, userId, organizationIds);
 }

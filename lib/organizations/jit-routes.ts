@@ -83,7 +83,13 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       path: '/organizations/:id/jit/email-domains/:emailDomain',
       summary: 'Remove a JIT e-mail domain from an organization',
       tag,
-      params: idParams.extend({ emailDomain: z.string().min(1).max(128).transform((value) => value.toLowerCase()) }),
+      params: idParams.extend({
+        emailDomain: z
+          .string()
+          .min(1)
+          .max(128)
+          .transform((value) => value.toLowerCase()),
+      }),
       errors: [404],
     },
     async ({ params }, _ctx, trx) => {
@@ -166,7 +172,9 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
       tag,
       params: idParams,
       query: paginationQuery,
-      response: z.array(ssoConnectorSchema.omit({ name: true, providerType: true, providerLogo: true, providerLogoDark: true })),
+      response: z.array(
+        ssoConnectorSchema.omit({ name: true, providerType: true, providerLogo: true, providerLogoDark: true }),
+      ),
       errors: [404],
     },
     async ({ params, query }, ctx) => {

@@ -12,18 +12,28 @@ export async function addJitEmailDomain(trx: Knex.Transaction, organizationId: s
   await getOrganizationForUpdate(trx, organizationId);
   const links = organizationLinks.jitEmailDomains(organizationId);
   if ((await linkedAmong(trx, links, [emailDomain])).length > 0) {
-    throw new RequestError('entity.unique_integrity_violation', { reason: `The email domain ${emailDomain} is already in this organization's JIT settings.` });
+    throw new RequestError('entity.unique_integrity_violation', {
+      reason: `The email domain ${emailDomain} is already in this organization's JIT settings.`,
+    });
   }
   await addLinks(trx, links, [emailDomain]);
   return { tenantId, organizationId, emailDomain };
 }
 
-export async function replaceJitEmailDomains(trx: Knex.Transaction, organizationId: string, emailDomains: string[]): Promise<LinkDelta> {
+export async function replaceJitEmailDomains(
+  trx: Knex.Transaction,
+  organizationId: string,
+  emailDomains: string[],
+): Promise<LinkDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   return replaceLinks(trx, organizationLinks.jitEmailDomains(organizationId), emailDomains);
 }
 
-export async function removeJitEmailDomain(trx: Knex.Transaction, organizationId: string, emailDomain: string): Promise<void> {
+export async function removeJitEmailDomain(
+  trx: Knex.Transaction,
+  organizationId: string,
+  emailDomain: string,
+): Promise<void> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.jitEmailDomains(organizationId), [emailDomain])) === 0) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'email domain', id: emailDomain });
@@ -37,7 +47,11 @@ export async function addJitRoles(trx: Knex.Transaction, organizationId: string,
   return addLinks(trx, organizationLinks.jitRoles(organizationId), roleIds);
 }
 
-export async function replaceJitRoles(trx: Knex.Transaction, organizationId: string, roleIds: string[]): Promise<LinkDelta> {
+export async function replaceJitRoles(
+  trx: Knex.Transaction,
+  organizationId: string,
+  roleIds: string[],
+): Promise<LinkDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   await requireOrganizationRoles(trx, roleIds, 'User');
   return replaceLinks(trx, organizationLinks.jitRoles(organizationId), roleIds);
@@ -59,19 +73,31 @@ async function requireSsoConnectors(trx: Knex.Transaction, ids: string[]): Promi
   }
 }
 
-export async function addJitSsoConnectors(trx: Knex.Transaction, organizationId: string, connectorIds: string[]): Promise<string[]> {
+export async function addJitSsoConnectors(
+  trx: Knex.Transaction,
+  organizationId: string,
+  connectorIds: string[],
+): Promise<string[]> {
   await getOrganizationForUpdate(trx, organizationId);
   await requireSsoConnectors(trx, connectorIds);
   return addLinks(trx, organizationLinks.jitSsoConnectors(organizationId), connectorIds);
 }
 
-export async function replaceJitSsoConnectors(trx: Knex.Transaction, organizationId: string, connectorIds: string[]): Promise<LinkDelta> {
+export async function replaceJitSsoConnectors(
+  trx: Knex.Transaction,
+  organizationId: string,
+  connectorIds: string[],
+): Promise<LinkDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   await requireSsoConnectors(trx, connectorIds);
   return replaceLinks(trx, organizationLinks.jitSsoConnectors(organizationId), connectorIds);
 }
 
-export async function removeJitSsoConnector(trx: Knex.Transaction, organizationId: string, connectorId: string): Promise<void> {
+export async function removeJitSsoConnector(
+  trx: Knex.Transaction,
+  organizationId: string,
+  connectorId: string,
+): Promise<void> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.jitSsoConnectors(organizationId), [connectorId])) === 0) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: connectorId });

@@ -16,7 +16,12 @@ export type LinkDelta = { added: string[]; removed: string[] };
 const chunk = 500;
 
 export const organizationLinks = {
-  users: (organizationId: string): Links => ({ table: 'organization_users', owner: { organization_id: organizationId }, column: 'user_id', cache: 'roles' }),
+  users: (organizationId: string): Links => ({
+    table: 'organization_users',
+    owner: { organization_id: organizationId },
+    column: 'user_id',
+    cache: 'roles',
+  }),
   userRoles: (organizationId: string, userId: string): Links => ({
     table: 'organization_user_roles',
     owner: { organization_id: organizationId, user_id: userId },
@@ -74,7 +79,11 @@ export async function linkedIds(db: Queryable, links: Links): Promise<string[]> 
 }
 
 /** One page of the linked ids, in their order, and how many there are. */
-export async function pageOfLinkedIds(db: Queryable, links: Links, page: Page): Promise<{ ids: string[]; total: number }> {
+export async function pageOfLinkedIds(
+  db: Queryable,
+  links: Links,
+  page: Page,
+): Promise<{ ids: string[]; total: number }> {
   const query = db(links.table).where(links.owner).select(links.column);
   const { rows, total } = await listPage<Record<string, string>>(query, page, [{ column: links.column }]);
   return { ids: rows.map((row) => row[links.column]!), total };
@@ -84,7 +93,12 @@ export async function pageOfLinkedIds(db: Queryable, links: Links, page: Page): 
 export async function linkedAmong(db: Queryable, links: Links, ids: string[]): Promise<string[]> {
   const linked: string[] = [];
   for (let start = 0; start < ids.length; start += chunk) {
-    linked.push(...(await db(links.table).where(links.owner).whereIn(links.column, ids.slice(start, start + chunk)).pluck(links.column)));
+    linked.push(
+      ...(await db(links.table)
+        .where(links.owner)
+        .whereIn(links.column, ids.slice(start, start + chunk))
+        .pluck(links.column)),
+    );
   }
   return linked;
 }
@@ -122,7 +136,10 @@ export async function replaceLinks(db: Queryable, links: Links, ids: string[]): 
 export async function removeLinks(db: Queryable, links: Links, ids: string[]): Promise<number> {
   let removed = 0;
   for (let start = 0; start < ids.length; start += chunk) {
-    removed += await db(links.table).where(links.owner).whereIn(links.column, ids.slice(start, start + chunk)).delete();
+    removed += await db(links.table)
+      .where(links.owner)
+      .whereIn(links.column, ids.slice(start, start + chunk))
+      .delete();
   }
   if (removed > 0 && links.cache) {
     await bumpCacheVersion(db, links.cache);

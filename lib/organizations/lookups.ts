@@ -20,7 +20,8 @@ import {
 } from './role-queries.ts';
 import type { Invitation, Organization, OrganizationRole, OrganizationRoleType, OrganizationScope } from './schemas.ts';
 
-export const getOrganization = async (db: Queryable, id: string): Promise<Organization> => orNotFound(await findOrganization(db, id), 'organization', id);
+export const getOrganization = async (db: Queryable, id: string): Promise<Organization> =>
+  orNotFound(await findOrganization(db, id), 'organization', id);
 
 /**
  * The organization, locked until the transaction ends: every change of it or of what it links
@@ -85,7 +86,11 @@ export async function requireMachineApplications(db: Queryable, ids: string[]): 
  * Resolves organization roles by id; with a `type`, every role must be of it: users hold User
  * roles, applications MachineToMachine ones (Logto's check constraints).
  */
-export async function requireOrganizationRoles(db: Queryable, ids: string[], type?: OrganizationRoleType): Promise<OrganizationRole[]> {
+export async function requireOrganizationRoles(
+  db: Queryable,
+  ids: string[],
+  type?: OrganizationRoleType,
+): Promise<OrganizationRole[]> {
   const unique = [...new Set(ids)];
   const roles = await findOrganizationRolesByIds(db, unique);
   assertAllFound('organization role', unique, roles);
@@ -119,7 +124,11 @@ export async function requireOrganizationScopes(db: Queryable, ids: string[]): P
  * API resource scopes for an organization role. As for user roles (lib/roles), a User role cannot
  * grant the management API: organization roles count in the same permission model.
  */
-export async function requireResourceScopes(db: Queryable, ids: string[], roleType: OrganizationRoleType): Promise<void> {
+export async function requireResourceScopes(
+  db: Queryable,
+  ids: string[],
+  roleType: OrganizationRoleType,
+): Promise<void> {
   const unique = [...new Set(ids)];
   const scopes = await findScopesByIds(db, unique);
   assertAllFound('scope', unique, scopes);
@@ -129,8 +138,14 @@ export async function requireResourceScopes(db: Queryable, ids: string[], roleTy
 }
 
 /** Member roles need a membership first: 422 organization.require_membership, as Logto. */
-export async function requireMembers(db: Queryable, kind: 'user' | 'application', organizationId: string, memberIds: string[]): Promise<void> {
-  const links = kind === 'user' ? organizationLinks.users(organizationId) : organizationLinks.applications(organizationId);
+export async function requireMembers(
+  db: Queryable,
+  kind: 'user' | 'application',
+  organizationId: string,
+  memberIds: string[],
+): Promise<void> {
+  const links =
+    kind === 'user' ? organizationLinks.users(organizationId) : organizationLinks.applications(organizationId);
   const members = new Set(await linkedAmong(db, links, memberIds));
   const outsider = memberIds.find((id) => !members.has(id));
   if (outsider !== undefined) {

@@ -9,7 +9,11 @@ type MemberKind = 'user' | 'application';
 
 const memberTables = {
   user: { members: 'organization_users', roles: 'organization_user_roles', column: 'user_id' },
-  application: { members: 'organization_applications', roles: 'organization_application_roles', column: 'application_id' },
+  application: {
+    members: 'organization_applications',
+    roles: 'organization_application_roles',
+    column: 'application_id',
+  },
 } as const;
 
 export async function memberIds(db: Queryable, kind: MemberKind, organizationId: string): Promise<string[]> {
@@ -23,12 +27,20 @@ export type MemberFilter = { search?: string; organizationRoleId?: string };
  * A page of an organization's user members, newest first. Membership is a subquery, not a list of
  * ids, so an organization of any size lists in one statement. `search` matches what the user list's does.
  */
-export async function listMemberUsers(db: Queryable, organizationId: string, filter: MemberFilter, page: Page): Promise<{ items: User[]; total: number }> {
+export async function listMemberUsers(
+  db: Queryable,
+  organizationId: string,
+  filter: MemberFilter,
+  page: Page,
+): Promise<{ items: User[]; total: number }> {
   const query = db('users')
     .whereIn('id', db('organization_users').where({ organization_id: organizationId }).select('user_id'))
     .select('*');
   if (filter.organizationRoleId) {
-    const holders = db('organization_user_roles').where({ organization_id: organizationId, organization_role_id: filter.organizationRoleId });
+    const holders = db('organization_user_roles').where({
+      organization_id: organizationId,
+      organization_role_id: filter.organizationRoleId,
+    });
     query.whereIn('id', holders.select('user_id'));
   }
   if (filter.search) {
@@ -65,13 +77,23 @@ export async function rolesOfMembers(
 
 export async function organizationIdsOfMember(db: Queryable, kind: MemberKind, id: string): Promise<string[]> {
   const { members, column } = memberTables[kind];
-  return db(members).where({ [column]: id }).pluck('organization_id');
+  return db(members)
+    .where({ [column]: id })
+    .pluck('organization_id');
 }
 
 /** The organization scopes a user holds in an organization through their organization roles. */
-export async function scopesOfMember(db: Queryable, organizationId: string, userId: string): Promise<OrganizationScope[]> {
+export async function scopesOfMember(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<OrganizationScope[]> {
   const rows = await db('organization_user_roles')
-    .join('organization_role_scopes', 'organization_role_scopes.organization_role_id', 'organization_user_roles.organization_role_id')
+    .join(
+      'organization_role_scopes',
+      'organization_role_scopes.organization_role_id',
+      'organization_user_roles.organization_role_id',
+    )
     .join('organization_scopes', 'organization_scopes.id', 'organization_role_scopes.organization_scope_id')
     .where({ 'organization_user_roles.organization_id': organizationId, 'organization_user_roles.user_id': userId })
     .distinct('organization_scopes.id', 'organization_scopes.name', 'organization_scopes.description')

@@ -11,13 +11,21 @@ export type MemberKind = 'user' | 'application';
 const roleType: Record<MemberKind, OrganizationRoleType> = { user: 'User', application: 'MachineToMachine' };
 
 const roleLinks = (kind: MemberKind, organizationId: string, memberId: string): Links =>
-  kind === 'user' ? organizationLinks.userRoles(organizationId, memberId) : organizationLinks.applicationRoles(organizationId, memberId);
+  kind === 'user'
+    ? organizationLinks.userRoles(organizationId, memberId)
+    : organizationLinks.applicationRoles(organizationId, memberId);
 
 /** Roles named by id and, for users, by name (Logto's body). */
 export type RoleSelection = { ids?: string[]; names?: string[] };
 
 /** The organization exists (404), the member belongs to it (422), the roles exist and fit the member (422). */
-async function checkedRoleIds(trx: Knex.Transaction, kind: MemberKind, organizationId: string, memberId: string, roles: RoleSelection) {
+async function checkedRoleIds(
+  trx: Knex.Transaction,
+  kind: MemberKind,
+  organizationId: string,
+  memberId: string,
+  roles: RoleSelection,
+) {
   await getOrganizationForUpdate(trx, organizationId);
   await requireMembers(trx, kind, organizationId, [memberId]);
   const roleIds = await resolveRoleIds(trx, roles.ids ?? [], roles.names ?? []);
@@ -48,7 +56,13 @@ export async function replaceMemberRoles(
   return replaceLinks(trx, roleLinks(kind, organizationId, memberId), roleIds);
 }
 
-export async function removeMemberRole(trx: Knex.Transaction, kind: MemberKind, organizationId: string, memberId: string, roleId: string): Promise<void> {
+export async function removeMemberRole(
+  trx: Knex.Transaction,
+  kind: MemberKind,
+  organizationId: string,
+  memberId: string,
+  roleId: string,
+): Promise<void> {
   await getOrganizationForUpdate(trx, organizationId);
   await requireMembers(trx, kind, organizationId, [memberId]);
   if ((await removeLinks(trx, roleLinks(kind, organizationId, memberId), [roleId])) === 0) {

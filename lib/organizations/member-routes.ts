@@ -36,15 +36,28 @@ export function memberRoutes(api: Api, db: Knex): void {
       summary: 'List the user members of an organization, each with their organization roles',
       tag,
       params: idParams,
-      query: paginationQuery.extend({ q: z.string().max(256).optional(), organizationRoleId: z.string().max(21).optional() }),
+      query: paginationQuery.extend({
+        q: z.string().max(256).optional(),
+        organizationRoleId: z.string().max(21).optional(),
+      }),
       response: z.array(userSchema.extend({ organizationRoles: z.array(roleReferenceSchema) })),
       errors: [404],
     },
     async ({ params, query }, ctx) => {
       await getOrganization(db, params.id);
-      const { items, total } = await listMemberUsers(db, params.id, { search: query.q, organizationRoleId: query.organizationRoleId }, pageOf(query));
+      const { items, total } = await listMemberUsers(
+        db,
+        params.id,
+        { search: query.q, organizationRoleId: query.organizationRoleId },
+        pageOf(query),
+      );
       setTotal(ctx, total);
-      const roles = await rolesOfMembers(db, 'user', params.id, items.map(({ id }) => id));
+      const roles = await rolesOfMembers(
+        db,
+        'user',
+        params.id,
+        items.map(({ id }) => id),
+      );
       return items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] }));
     },
   );
@@ -218,7 +231,8 @@ export function memberRoutes(api: Api, db: Knex): void {
       return Promise.all(
         items.map(async (organization) => ({
           ...organization,
-          organizationRoles: (await rolesOfMembers(db, 'user', organization.id, [params.userId])).get(params.userId) ?? [],
+          organizationRoles:
+            (await rolesOfMembers(db, 'user', organization.id, [params.userId])).get(params.userId) ?? [],
         })),
       );
     },

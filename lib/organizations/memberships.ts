@@ -13,7 +13,10 @@ export type MembershipDelta = {
   removedApplicationIds: string[];
 };
 
-const membershipDelta = (organizationId: string, change: Partial<Omit<MembershipDelta, 'organizationId'>>): MembershipDelta => ({
+const membershipDelta = (
+  organizationId: string,
+  change: Partial<Omit<MembershipDelta, 'organizationId'>>,
+): MembershipDelta => ({
   organizationId,
   addedUserIds: [],
   removedUserIds: [],
@@ -23,7 +26,11 @@ const membershipDelta = (organizationId: string, change: Partial<Omit<Membership
 });
 
 /** Adds users; those already members are left as they are (Logto's behaviour). */
-export async function addOrganizationUsers(trx: Knex.Transaction, organizationId: string, userIds: string[]): Promise<MembershipDelta> {
+export async function addOrganizationUsers(
+  trx: Knex.Transaction,
+  organizationId: string,
+  userIds: string[],
+): Promise<MembershipDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   await requireUsers(trx, userIds);
   const addedUserIds = await addLinks(trx, organizationLinks.users(organizationId), userIds);
@@ -31,14 +38,22 @@ export async function addOrganizationUsers(trx: Knex.Transaction, organizationId
 }
 
 /** Members not in `userIds` leave, with their organization roles. */
-export async function replaceOrganizationUsers(trx: Knex.Transaction, organizationId: string, userIds: string[]): Promise<MembershipDelta> {
+export async function replaceOrganizationUsers(
+  trx: Knex.Transaction,
+  organizationId: string,
+  userIds: string[],
+): Promise<MembershipDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   await requireUsers(trx, userIds);
   const { added, removed } = await replaceLinks(trx, organizationLinks.users(organizationId), userIds);
   return membershipDelta(organizationId, { addedUserIds: added, removedUserIds: removed });
 }
 
-export async function removeOrganizationUser(trx: Knex.Transaction, organizationId: string, userId: string): Promise<MembershipDelta> {
+export async function removeOrganizationUser(
+  trx: Knex.Transaction,
+  organizationId: string,
+  userId: string,
+): Promise<MembershipDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.users(organizationId), [userId])) === 0) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'organization member', id: userId });
@@ -47,7 +62,11 @@ export async function removeOrganizationUser(trx: Knex.Transaction, organization
 }
 
 /** Adds machine-to-machine applications; those already members are left as they are. */
-export async function addOrganizationApplications(trx: Knex.Transaction, organizationId: string, applicationIds: string[]): Promise<MembershipDelta> {
+export async function addOrganizationApplications(
+  trx: Knex.Transaction,
+  organizationId: string,
+  applicationIds: string[],
+): Promise<MembershipDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   await requireMachineApplications(trx, applicationIds);
   const addedApplicationIds = await addLinks(trx, organizationLinks.applications(organizationId), applicationIds);
@@ -65,7 +84,11 @@ export async function replaceOrganizationApplications(
   return membershipDelta(organizationId, { addedApplicationIds: added, removedApplicationIds: removed });
 }
 
-export async function removeOrganizationApplication(trx: Knex.Transaction, organizationId: string, applicationId: string): Promise<MembershipDelta> {
+export async function removeOrganizationApplication(
+  trx: Knex.Transaction,
+  organizationId: string,
+  applicationId: string,
+): Promise<MembershipDelta> {
   await getOrganizationForUpdate(trx, organizationId);
   if ((await removeLinks(trx, organizationLinks.applications(organizationId), [applicationId])) === 0) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'organization application', id: applicationId });
@@ -74,7 +97,11 @@ export async function removeOrganizationApplication(trx: Knex.Transaction, organ
 }
 
 /** For an accepted invitation: joins the user if needed and reports whether they were added. */
-export async function joinOrganization(trx: Knex.Transaction, organizationId: string, userId: string): Promise<MembershipDelta> {
+export async function joinOrganization(
+  trx: Knex.Transaction,
+  organizationId: string,
+  userId: string,
+): Promise<MembershipDelta> {
   const addedUserIds = await addLinks(trx, organizationLinks.users(organizationId), [userId]);
   return membershipDelta(organizationId, { addedUserIds });
 }

@@ -5,7 +5,12 @@ import { RequestError } from '../http/errors.ts';
 import { generateId } from '../storage/ids.ts';
 import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
 import { getOrganizationRoleForUpdate, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
-import { deleteOrganizationRole, findOrganizationRoleByName, insertOrganizationRole, updateOrganizationRole } from './role-queries.ts';
+import {
+  deleteOrganizationRole,
+  findOrganizationRoleByName,
+  insertOrganizationRole,
+  updateOrganizationRole,
+} from './role-queries.ts';
 import type { OrganizationRole, OrganizationRoleType } from './schemas.ts';
 
 // Changes to the organization template's roles and what they grant, one function each, inside the
@@ -13,7 +18,9 @@ import type { OrganizationRole, OrganizationRoleType } from './schemas.ts';
 
 async function assertRoleNameFree(trx: Knex.Transaction, name: string): Promise<void> {
   if (await findOrganizationRoleByName(trx, name)) {
-    throw new RequestError('entity.unique_integrity_violation', { reason: `The organization role name ${name} is already in use.` });
+    throw new RequestError('entity.unique_integrity_violation', {
+      reason: `The organization role name ${name} is already in use.`,
+    });
   }
 }
 
@@ -29,10 +36,22 @@ const requireGranted = (trx: Knex.Transaction, grant: RoleGrant, role: Organizat
 /** The role and its initial scopes together: an unknown scope id leaves nothing behind. */
 export async function createOrganizationRole(
   trx: Knex.Transaction,
-  input: { name: string; description?: string | null; type?: OrganizationRoleType; organizationScopeIds?: string[]; resourceScopeIds?: string[] },
+  input: {
+    name: string;
+    description?: string | null;
+    type?: OrganizationRoleType;
+    organizationScopeIds?: string[];
+    resourceScopeIds?: string[];
+  },
 ): Promise<OrganizationRole> {
   await assertRoleNameFree(trx, input.name);
-  const role: OrganizationRole = { tenantId, id: generateId(), name: input.name, description: input.description ?? null, type: input.type ?? 'User' };
+  const role: OrganizationRole = {
+    tenantId,
+    id: generateId(),
+    name: input.name,
+    description: input.description ?? null,
+    type: input.type ?? 'User',
+  };
   await insertOrganizationRole(trx, role);
   await addRoleGrants(trx, 'scopes', role.id, input.organizationScopeIds ?? []);
   await addRoleGrants(trx, 'resourceScopes', role.id, input.resourceScopeIds ?? []);
@@ -66,7 +85,12 @@ export async function removeOrganizationRole(trx: Knex.Transaction, id: string):
 }
 
 /** Links scopes to a role; those linked already are kept (Logto's behaviour). Returns the newly linked. */
-export async function addRoleGrants(trx: Knex.Transaction, grant: RoleGrant, roleId: string, ids: string[]): Promise<string[]> {
+export async function addRoleGrants(
+  trx: Knex.Transaction,
+  grant: RoleGrant,
+  roleId: string,
+  ids: string[],
+): Promise<string[]> {
   if (ids.length === 0) {
     return [];
   }
@@ -75,15 +99,28 @@ export async function addRoleGrants(trx: Knex.Transaction, grant: RoleGrant, rol
   return addLinks(trx, grantLinks(grant, roleId), ids);
 }
 
-export async function replaceRoleGrants(trx: Knex.Transaction, grant: RoleGrant, roleId: string, ids: string[]): Promise<LinkDelta> {
+export async function replaceRoleGrants(
+  trx: Knex.Transaction,
+  grant: RoleGrant,
+  roleId: string,
+  ids: string[],
+): Promise<LinkDelta> {
   const role = await getOrganizationRoleForUpdate(trx, roleId);
   await requireGranted(trx, grant, role, ids);
   return replaceLinks(trx, grantLinks(grant, roleId), ids);
 }
 
-export async function removeRoleGrant(trx: Knex.Transaction, grant: RoleGrant, roleId: string, id: string): Promise<void> {
+export async function removeRoleGrant(
+  trx: Knex.Transaction,
+  grant: RoleGrant,
+  roleId: string,
+  id: string,
+): Promise<void> {
   await getOrganizationRoleForUpdate(trx, roleId);
   if ((await removeLinks(trx, grantLinks(grant, roleId), [id])) === 0) {
-    throw new RequestError('entity.not_exists_with_id', { entity: grant === 'scopes' ? 'organization scope' : 'scope', id });
+    throw new RequestError('entity.not_exists_with_id', {
+      entity: grant === 'scopes' ? 'organization scope' : 'scope',
+      id,
+    });
   }
 }

@@ -4,7 +4,12 @@ import { tenantId } from '../applications/queries.ts';
 import { RequestError } from '../http/errors.ts';
 import { generateId } from '../storage/ids.ts';
 import { getOrganizationScopeForUpdate } from './lookups.ts';
-import { deleteOrganizationScope, findOrganizationScopeByName, insertOrganizationScope, updateOrganizationScope } from './role-queries.ts';
+import {
+  deleteOrganizationScope,
+  findOrganizationScopeByName,
+  insertOrganizationScope,
+  updateOrganizationScope,
+} from './role-queries.ts';
 import type { OrganizationScope } from './schemas.ts';
 
 // Changes to the organization template's scopes, one function each, inside the caller's transaction.
@@ -12,11 +17,16 @@ import type { OrganizationScope } from './schemas.ts';
 /** Names are unique across the template: 422 entity.unique_integrity_violation, Logto's code for it. */
 async function assertScopeNameFree(trx: Knex.Transaction, name: string): Promise<void> {
   if (await findOrganizationScopeByName(trx, name)) {
-    throw new RequestError('entity.unique_integrity_violation', { reason: `The organization scope name ${name} is already in use.` });
+    throw new RequestError('entity.unique_integrity_violation', {
+      reason: `The organization scope name ${name} is already in use.`,
+    });
   }
 }
 
-export async function createOrganizationScope(trx: Knex.Transaction, input: { name: string; description?: string | null }): Promise<OrganizationScope> {
+export async function createOrganizationScope(
+  trx: Knex.Transaction,
+  input: { name: string; description?: string | null },
+): Promise<OrganizationScope> {
   await assertScopeNameFree(trx, input.name);
   const scope = { tenantId, id: generateId(), name: input.name, description: input.description ?? null };
   await insertOrganizationScope(trx, scope);

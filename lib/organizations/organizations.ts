@@ -9,7 +9,10 @@ import type { Organization, OrganizationChanges } from './schemas.ts';
 // One function per change to an organization, each run inside the caller's transaction, so the
 // change and anything recorded about it (webhook events) commit together.
 
-export async function createOrganization(trx: Knex.Transaction, input: Omit<OrganizationChanges, 'tenantId'> & { name: string }): Promise<Organization> {
+export async function createOrganization(
+  trx: Knex.Transaction,
+  input: Omit<OrganizationChanges, 'tenantId'> & { name: string },
+): Promise<Organization> {
   const organization: Organization = {
     tenantId,
     id: generateId(),
@@ -27,7 +30,11 @@ export async function createOrganization(trx: Knex.Transaction, input: Omit<Orga
 }
 
 /** `customData` is replaced, not merged (Logto's PATCH). */
-export async function patchOrganization(trx: Knex.Transaction, id: string, changes: OrganizationChanges): Promise<Organization> {
+export async function patchOrganization(
+  trx: Knex.Transaction,
+  id: string,
+  changes: OrganizationChanges,
+): Promise<Organization> {
   const current = await getOrganizationForUpdate(trx, id);
   const next: Organization = {
     ...current,

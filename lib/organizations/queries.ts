@@ -69,12 +69,14 @@ export async function listOrganizations(
 }
 
 export async function updateOrganization(db: Queryable, organization: Organization): Promise<void> {
-  await db('organizations').where({ id: organization.id }).update({
-    name: organization.name,
-    description: organization.description,
-    custom_data: JSON.stringify(organization.customData),
-    is_mfa_required: organization.isMfaRequired,
-  });
+  await db('organizations')
+    .where({ id: organization.id })
+    .update({
+      name: organization.name,
+      description: organization.description,
+      custom_data: JSON.stringify(organization.customData),
+      is_mfa_required: organization.isMfaRequired,
+    });
 }
 
 /** Memberships, member roles, JIT settings and invitations go with it (foreign keys cascade). */

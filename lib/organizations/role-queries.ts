@@ -14,7 +14,12 @@ const byName = [{ column: 'name' }, { column: 'id' }];
 type ScopeRow = { id: string; name: string; description: string | null; created_at: number };
 type RoleRow = ScopeRow & { type: OrganizationRoleType };
 
-const toOrganizationScope = (row: ScopeRow): OrganizationScope => ({ tenantId, id: row.id, name: row.name, description: row.description });
+const toOrganizationScope = (row: ScopeRow): OrganizationScope => ({
+  tenantId,
+  id: row.id,
+  name: row.name,
+  description: row.description,
+});
 
 export const toOrganizationRole = (row: RoleRow): OrganizationRole => ({
   tenantId,
@@ -25,7 +30,12 @@ export const toOrganizationRole = (row: RoleRow): OrganizationRole => ({
 });
 
 export async function insertOrganizationScope(db: Queryable, scope: OrganizationScope): Promise<void> {
-  await db('organization_scopes').insert({ id: scope.id, name: scope.name, description: scope.description, created_at: Date.now() });
+  await db('organization_scopes').insert({
+    id: scope.id,
+    name: scope.name,
+    description: scope.description,
+    created_at: Date.now(),
+  });
 }
 
 export async function findOrganizationScope(db: Queryable, id: string): Promise<OrganizationScope | undefined> {
@@ -34,7 +44,10 @@ export async function findOrganizationScope(db: Queryable, id: string): Promise<
 }
 
 /** The scope, its row locked until the transaction ends: read so before changing it. */
-export async function findOrganizationScopeForUpdate(trx: Knex.Transaction, id: string): Promise<OrganizationScope | undefined> {
+export async function findOrganizationScopeForUpdate(
+  trx: Knex.Transaction,
+  id: string,
+): Promise<OrganizationScope | undefined> {
   const row = await trx('organization_scopes').where({ id }).forUpdate().first<ScopeRow | undefined>();
   return row && toOrganizationScope(row);
 }
@@ -90,7 +103,10 @@ export async function findOrganizationRole(db: Queryable, id: string): Promise<O
 }
 
 /** The role, its row locked until the transaction ends: read so before changing it or its scopes. */
-export async function findOrganizationRoleForUpdate(trx: Knex.Transaction, id: string): Promise<OrganizationRole | undefined> {
+export async function findOrganizationRoleForUpdate(
+  trx: Knex.Transaction,
+  id: string,
+): Promise<OrganizationRole | undefined> {
   const row = await trx('organization_roles').where({ id }).forUpdate().first<RoleRow | undefined>();
   return row && toOrganizationRole(row);
 }
@@ -136,7 +152,10 @@ export async function deleteOrganizationRole(db: Queryable, id: string): Promise
 }
 
 /** The organization scopes of several roles, by role, for the role list. */
-export async function scopesOfRoles(db: Queryable, roleIds: string[]): Promise<Map<string, Array<{ id: string; name: string }>>> {
+export async function scopesOfRoles(
+  db: Queryable,
+  roleIds: string[],
+): Promise<Map<string, Array<{ id: string; name: string }>>> {
   const rows = await db('organization_role_scopes')
     .join('organization_scopes', 'organization_scopes.id', 'organization_role_scopes.organization_scope_id')
     .whereIn('organization_role_scopes.organization_role_id', roleIds)
@@ -156,7 +175,10 @@ export async function scopesOfRoles(db: Queryable, roleIds: string[]): Promise<M
 type ResourceScopeReference = { id: string; name: string; resource: { id: string; name: string } };
 
 /** The API resource scopes of several roles, by role, with their resource's id and name. */
-export async function resourceScopesOfRoles(db: Queryable, roleIds: string[]): Promise<Map<string, ResourceScopeReference[]>> {
+export async function resourceScopesOfRoles(
+  db: Queryable,
+  roleIds: string[],
+): Promise<Map<string, ResourceScopeReference[]>> {
   const rows = await db('organization_role_resource_scopes')
     .join('scopes', 'scopes.id', 'organization_role_resource_scopes.scope_id')
     .join('resources', 'resources.id', 'scopes.resource_id')
@@ -178,11 +200,18 @@ export async function resourceScopesOfRoles(db: Queryable, roleIds: string[]): P
 }
 
 /** The API resource scopes one role grants, in the resources' Scope shape. */
-export async function listRoleResourceScopes(db: Queryable, roleId: string, page: Page): Promise<{ items: Scope[]; total: number }> {
+export async function listRoleResourceScopes(
+  db: Queryable,
+  roleId: string,
+  page: Page,
+): Promise<{ items: Scope[]; total: number }> {
   const query = db('organization_role_resource_scopes')
     .join('scopes', 'scopes.id', 'organization_role_resource_scopes.scope_id')
     .where('organization_role_resource_scopes.organization_role_id', roleId)
     .select('scopes.*');
-  const { rows, total } = await listPage<Parameters<typeof toScope>[0]>(query, page, [{ column: 'scopes.name' }, { column: 'scopes.id' }]);
+  const { rows, total } = await listPage<Parameters<typeof toScope>[0]>(query, page, [
+    { column: 'scopes.name' },
+    { column: 'scopes.id' },
+  ]);
   return { items: rows.map(toScope), total };
 }

@@ -6,7 +6,12 @@ import type { Api } from '../http/route.ts';
 import { getOrganizationRole } from './lookups.ts';
 import { createOrganizationRole, patchOrganizationRole, removeOrganizationRole } from './organization-roles.ts';
 import { listOrganizationRoles, resourceScopesOfRoles, scopesOfRoles } from './role-queries.ts';
-import { createOrganizationRoleBody, organizationRoleListItemSchema, organizationRoleSchema, updateOrganizationRoleBody } from './schemas.ts';
+import {
+  createOrganizationRoleBody,
+  organizationRoleListItemSchema,
+  organizationRoleSchema,
+  updateOrganizationRoleBody,
+} from './schemas.ts';
 
 const tag = 'Organization roles';
 const idParams = z.object({ id: z.string().min(1).max(21) });
@@ -27,7 +32,11 @@ export function organizationRoleRoutes(api: Api, db: Knex): void {
       setTotal(ctx, total);
       const ids = items.map(({ id }) => id);
       const [scopes, resourceScopes] = [await scopesOfRoles(db, ids), await resourceScopesOfRoles(db, ids)];
-      return items.map((role) => ({ ...role, scopes: scopes.get(role.id) ?? [], resourceScopes: resourceScopes.get(role.id) ?? [] }));
+      return items.map((role) => ({
+        ...role,
+        scopes: scopes.get(role.id) ?? [],
+        resourceScopes: resourceScopes.get(role.id) ?? [],
+      }));
     },
   );
 
@@ -46,7 +55,15 @@ export function organizationRoleRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/organization-roles/:id', summary: 'Get an organization role', tag, params: idParams, response: organizationRoleSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/organization-roles/:id',
+      summary: 'Get an organization role',
+      tag,
+      params: idParams,
+      response: organizationRoleSchema,
+      errors: [404],
+    },
     async ({ params }) => getOrganizationRole(db, params.id),
   );
 

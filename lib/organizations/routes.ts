@@ -12,7 +12,12 @@ import { createOrganization, patchOrganization, removeOrganization } from './org
 import { featuredMembers, listOrganizations } from './queries.ts';
 import { organizationRoleRoutes } from './role-routes.ts';
 import { roleGrantRoutes } from './role-grant-routes.ts';
-import { createOrganizationBody, organizationListItemSchema, organizationSchema, updateOrganizationBody } from './schemas.ts';
+import {
+  createOrganizationBody,
+  organizationListItemSchema,
+  organizationSchema,
+  updateOrganizationBody,
+} from './schemas.ts';
 import { organizationScopeRoutes } from './scope-routes.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 
@@ -37,18 +42,40 @@ export function organizationRoutes(api: Api, db: Knex, cache: SharedCache): void
       if (!['true', '1', 'yes', 'y'].includes(query.showFeatured?.toLowerCase() ?? '')) {
         return items;
       }
-      const featured = await featuredMembers(db, items.map(({ id }) => id));
-      return items.map((organization) => ({ ...organization, ...(featured.get(organization.id) ?? { usersCount: 0, featuredUsers: [] }) }));
+      const featured = await featuredMembers(
+        db,
+        items.map(({ id }) => id),
+      );
+      return items.map((organization) => ({
+        ...organization,
+        ...(featured.get(organization.id) ?? { usersCount: 0, featuredUsers: [] }),
+      }));
     },
   );
 
   api.add(
-    { method: 'post', path: '/organizations', summary: 'Create an organization', tag, body: createOrganizationBody, response: organizationSchema, status: 201 },
+    {
+      method: 'post',
+      path: '/organizations',
+      summary: 'Create an organization',
+      tag,
+      body: createOrganizationBody,
+      response: organizationSchema,
+      status: 201,
+    },
     async ({ body }, _ctx, trx) => createOrganization(trx, body),
   );
 
   api.add(
-    { method: 'get', path: '/organizations/:id', summary: 'Get an organization', tag, params: idParams, response: organizationSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/organizations/:id',
+      summary: 'Get an organization',
+      tag,
+      params: idParams,
+      response: organizationSchema,
+      errors: [404],
+    },
     async ({ params }) => getOrganization(db, params.id),
   );
 

@@ -23,7 +23,11 @@ export const organizationSchema = z.object({
   description: z.string().nullable(),
   customData: jsonObject,
   isMfaRequired: z.boolean(),
-  color: z.object({ primaryColor: z.string().optional(), isDarkModeEnabled: z.boolean().optional(), darkPrimaryColor: z.string().optional() }),
+  color: z.object({
+    primaryColor: z.string().optional(),
+    isDarkModeEnabled: z.boolean().optional(),
+    darkPrimaryColor: z.string().optional(),
+  }),
   branding: z.object({
     logoUrl: z.string().optional(),
     darkLogoUrl: z.string().optional(),
@@ -36,7 +40,11 @@ export const organizationSchema = z.object({
 
 export type Organization = z.output<typeof organizationSchema>;
 
-export const featuredUserSchema = z.object({ id: z.string(), avatar: z.string().nullable(), name: z.string().nullable() });
+export const featuredUserSchema = z.object({
+  id: z.string(),
+  avatar: z.string().nullable(),
+  name: z.string().nullable(),
+});
 
 export const organizationListItemSchema = organizationSchema.extend({
   usersCount: z.number().optional(),
@@ -85,7 +93,9 @@ export type OrganizationRole = z.output<typeof organizationRoleSchema>;
 /** What Logto's role list adds to each role: its organization scopes and API resource scopes, by name. */
 export const organizationRoleListItemSchema = organizationRoleSchema.extend({
   scopes: z.array(z.object({ id: z.string(), name: z.string() })),
-  resourceScopes: z.array(z.object({ id: z.string(), name: z.string(), resource: z.object({ id: z.string(), name: z.string() }) })),
+  resourceScopes: z.array(
+    z.object({ id: z.string(), name: z.string(), resource: z.object({ id: z.string(), name: z.string() }) }),
+  ),
 });
 
 export const createOrganizationRoleBody = z.strictObject({
@@ -120,7 +130,11 @@ export const emailDomain = z
   .regex(/^(?!-)[\dA-Za-z-]{1,63}(?<!-)(\.(?!-)[\dA-Za-z-]{1,63}(?<!-))+$/, 'must be a domain name such as example.com')
   .transform((value) => value.toLowerCase());
 
-export const jitEmailDomainSchema = z.object({ tenantId: z.string(), organizationId: z.string(), emailDomain: z.string() });
+export const jitEmailDomainSchema = z.object({
+  tenantId: z.string(),
+  organizationId: z.string(),
+  emailDomain: z.string(),
+});
 
 export const invitationStatuses = ['Pending', 'Accepted', 'Expired', 'Revoked'] as const;
 export type InvitationStatus = (typeof invitationStatuses)[number];

@@ -44,7 +44,15 @@ export function organizationScopeRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/organization-scopes/:id', summary: 'Get an organization scope', tag, params: idParams, response: organizationScopeSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/organization-scopes/:id',
+      summary: 'Get an organization scope',
+      tag,
+      params: idParams,
+      response: organizationScopeSchema,
+      errors: [404],
+    },
     async ({ params }) => getOrganizationScope(db, params.id),
   );
 
@@ -63,7 +71,14 @@ export function organizationScopeRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'delete', path: '/organization-scopes/:id', summary: 'Delete an organization scope; roles lose it', tag, params: idParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/organization-scopes/:id',
+      summary: 'Delete an organization scope; roles lose it',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
     async ({ params }, ctx, trx) => {
       ctx.state.eventData = await removeOrganizationScope(trx, params.id);
     },

@@ -8,13 +8,21 @@ import type { SharedCache } from '../storage/shared-cache.ts';
  */
 
 export const scopesHeldByApplication = (db: Queryable, cache: SharedCache, applicationId: string, resourceId: string) =>
-  cache.get('roles', `application:${applicationId}:${resourceId}`, () => readApplicationScopes(db, applicationId, resourceId));
+  cache.get('roles', `application:${applicationId}:${resourceId}`, () =>
+    readApplicationScopes(db, applicationId, resourceId),
+  );
 
 /**
  * A user holds a scope through a role of theirs, or through an organization role they hold in an
  * organization. With `organizationId`, only that organization's roles count (an organization token).
  */
-export const scopesHeldByUser = (db: Queryable, cache: SharedCache, userId: string, resourceId: string, organizationId?: string) =>
+export const scopesHeldByUser = (
+  db: Queryable,
+  cache: SharedCache,
+  userId: string,
+  resourceId: string,
+  organizationId?: string,
+) =>
   cache.get('roles', `user:${userId}:${resourceId}:${organizationId ?? ''}`, () =>
     readUserScopes(db, userId, resourceId, organizationId),
   );
@@ -29,9 +37,18 @@ async function readApplicationScopes(db: Queryable, applicationId: string, resou
     .pluck('scopes.name');
 }
 
-export async function readUserScopes(db: Queryable, userId: string, resourceId: string, organizationId?: string): Promise<string[]> {
+export async function readUserScopes(
+  db: Queryable,
+  userId: string,
+  resourceId: string,
+  organizationId?: string,
+): Promise<string[]> {
   const throughOrganizations = db('organization_user_roles')
-    .join('organization_role_resource_scopes', 'organization_role_resource_scopes.organization_role_id', 'organization_user_roles.organization_role_id')
+    .join(
+      'organization_role_resource_scopes',
+      'organization_role_resource_scopes.organization_role_id',
+      'organization_user_roles.organization_role_id',
+    )
     .join('scopes', 'scopes.id', 'organization_role_resource_scopes.scope_id')
     .where('organization_user_roles.user_id', userId)
     .where('scopes.resource_id', resourceId)

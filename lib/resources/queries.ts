@@ -123,7 +123,11 @@ export async function findScope(db: Queryable, resourceId: string, id: string): 
 }
 
 /** The scope, its row locked until the transaction ends: read so before changing it. */
-export async function findScopeForUpdate(trx: Knex.Transaction, resourceId: string, id: string): Promise<Scope | undefined> {
+export async function findScopeForUpdate(
+  trx: Knex.Transaction,
+  resourceId: string,
+  id: string,
+): Promise<Scope | undefined> {
   const row = await trx('scopes').where({ resource_id: resourceId, id }).forUpdate().first<ScopeRow | undefined>();
   return row && toScope(row);
 }

@@ -40,7 +40,8 @@ const idParams = z.object({ id: z.string().min(1).max(21) });
 const scopeParams = z.object({ resourceId: z.string().min(1).max(21), scopeId: z.string().min(1).max(21) });
 
 const getResource = async (db: Queryable, id: string) => orNotFound(await findResource(db, id), 'resource', id);
-const getResourceForUpdate = async (trx: Knex.Transaction, id: string) => orNotFound(await findResourceForUpdate(trx, id), 'resource', id);
+const getResourceForUpdate = async (trx: Knex.Transaction, id: string) =>
+  orNotFound(await findResourceForUpdate(trx, id), 'resource', id);
 
 async function assertScopeNameFree(db: Queryable, resourceId: string, name: string): Promise<void> {
   if (await findScopeByName(db, resourceId, name)) {
@@ -64,13 +65,28 @@ export function resourceRoutes(api: Api, db: Knex): void {
       if (!query.includeScopes) {
         return items;
       }
-      const scopes = await scopesOfResources(db, items.map(({ id }) => id));
-      return items.map((resource) => ({ ...resource, scopes: scopes.filter((scope) => scope.resourceId === resource.id) }));
+      const scopes = await scopesOfResources(
+        db,
+        items.map(({ id }) => id),
+      );
+      return items.map((resource) => ({
+        ...resource,
+        scopes: scopes.filter((scope) => scope.resourceId === resource.id),
+      }));
     },
   );
 
   api.add(
-    { method: 'post', path: '/resources', summary: 'Create an API resource', tag, body: createResourceBody, response: resourceSchema, status: 201, errors: [422] },
+    {
+      method: 'post',
+      path: '/resources',
+      summary: 'Create an API resource',
+      tag,
+      body: createResourceBody,
+      response: resourceSchema,
+      status: 201,
+      errors: [422],
+    },
     async ({ body }, _ctx, trx) => {
       if (await findResourceByIndicator(trx, body.indicator)) {
         throw new RequestError('resource.resource_identifier_in_use', { indicator: body.indicator });
@@ -90,7 +106,15 @@ export function resourceRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/resources/:id', summary: 'Get an API resource', tag, params: idParams, response: resourceSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/resources/:id',
+      summary: 'Get an API resource',
+      tag,
+      params: idParams,
+      response: resourceSchema,
+      errors: [404],
+    },
     async ({ params }) => getResource(db, params.id),
   );
 
@@ -144,7 +168,14 @@ export function resourceRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'delete', path: '/resources/:id', summary: 'Delete an API resource and its scopes', tag, params: idParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/resources/:id',
+      summary: 'Delete an API resource and its scopes',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
     async ({ params }, _ctx, trx) => {
       if (params.id === managementApi.resourceId) {
         throw new RequestError('resource.cannot_delete_management_api');
@@ -228,7 +259,11 @@ export function resourceRoutes(api: Api, db: Knex): void {
       if (body.name !== undefined && body.name !== scope.name) {
         await assertScopeNameFree(trx, scope.resourceId, body.name);
       }
-      const next = { ...scope, name: body.name ?? scope.name, description: body.description === undefined ? scope.description : body.description };
+      const next = {
+        ...scope,
+        name: body.name ?? scope.name,
+        description: body.description === undefined ? scope.description : body.description,
+      };
       await updateScope(trx, next);
       return next;
     },

@@ -13,7 +13,11 @@ export const scopeName = z
   .max(256)
   .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be printable ASCII without spaces, quotes or backslashes');
 
-export const accessTokenTtl = z.number().int().min(60).max(86_400 * 30);
+export const accessTokenTtl = z
+  .number()
+  .int()
+  .min(60)
+  .max(86_400 * 30);
 
 export const scopeSchema = z.object({
   tenantId: z.string(),

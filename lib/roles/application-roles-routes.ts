@@ -141,7 +141,11 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       await getRoleHolderApplicationForUpdate(trx, params.applicationId);
       assertMachineToMachineRoles(await getRoles(trx, body.roleIds));
       const held = await roleIdsOfApplication(trx, params.applicationId);
-      await removeApplicationRoles(trx, params.applicationId, held.filter((id) => !body.roleIds.includes(id)));
+      await removeApplicationRoles(
+        trx,
+        params.applicationId,
+        held.filter((id) => !body.roleIds.includes(id)),
+      );
       await addRolesToApplication(trx, params.applicationId, body.roleIds);
     },
   );

@@ -21,10 +21,12 @@ import {
 } from './queries.ts';
 import type { Role } from './schemas.ts';
 
-export const getRole = async (db: Queryable, id: string): Promise<Role> => orNotFound(await findRole(db, id), 'role', id);
+export const getRole = async (db: Queryable, id: string): Promise<Role> =>
+  orNotFound(await findRole(db, id), 'role', id);
 
 /** The role, locked until the transaction ends: for a change that builds on what it holds. */
-export const getRoleForUpdate = async (trx: Knex.Transaction, id: string): Promise<Role> => orNotFound(await findRoleForUpdate(trx, id), 'role', id);
+export const getRoleForUpdate = async (trx: Knex.Transaction, id: string): Promise<Role> =>
+  orNotFound(await findRoleForUpdate(trx, id), 'role', id);
 
 /** Only machine-to-machine applications hold roles (Logto's rule): user roles belong to people. */
 function roleHolder(application: Application | undefined, id: string): Application {
@@ -37,7 +39,8 @@ function roleHolder(application: Application | undefined, id: string): Applicati
   return application;
 }
 
-export const getRoleHolderApplication = async (db: Queryable, id: string): Promise<Application> => roleHolder(await findApplication(db, id), id);
+export const getRoleHolderApplication = async (db: Queryable, id: string): Promise<Application> =>
+  roleHolder(await findApplication(db, id), id);
 
 /** The application, locked until the transaction ends: for a change of the roles it holds. */
 export const getRoleHolderApplicationForUpdate = async (trx: Knex.Transaction, id: string): Promise<Application> =>
@@ -72,10 +75,15 @@ export function assertUserRoles(roles: Role[]): void {
  * administrator, however made, is noted: it ends the console's first run.
  */
 export async function addRolesToUser(db: Queryable, userId: string, roleIds: string[]): Promise<string[]> {
-  await db('users').where({ id: userId }).update({ updated_at: db.raw('updated_at') });
+  await db('users')
+    .where({ id: userId })
+    .update({ updated_at: db.raw('updated_at') });
   const held = new Set(await roleIdsOfUser(db, userId));
   const added = [...new Set(roleIds)].filter((id) => !held.has(id));
-  await addUserRoles(db, added.map((roleId) => ({ userId, roleId })));
+  await addUserRoles(
+    db,
+    added.map((roleId) => ({ userId, roleId })),
+  );
   if (added.includes(consoleApp.roleId)) {
     await noteAdministrator(db);
   }
@@ -83,11 +91,20 @@ export async function addRolesToUser(db: Queryable, userId: string, roleIds: str
 }
 
 /** Adds roles an application does not hold yet; returns the ids newly added (locked as for users). */
-export async function addRolesToApplication(db: Queryable, applicationId: string, roleIds: string[]): Promise<string[]> {
-  await db('applications').where({ id: applicationId }).update({ created_at: db.raw('created_at') });
+export async function addRolesToApplication(
+  db: Queryable,
+  applicationId: string,
+  roleIds: string[],
+): Promise<string[]> {
+  await db('applications')
+    .where({ id: applicationId })
+    .update({ created_at: db.raw('created_at') });
   const held = new Set(await roleIdsOfApplication(db, applicationId));
   const added = [...new Set(roleIds)].filter((id) => !held.has(id));
-  await addApplicationRoles(db, added.map((roleId) => ({ applicationId, roleId })));
+  await addApplicationRoles(
+    db,
+    added.map((roleId) => ({ applicationId, roleId })),
+  );
   return added;
 }
 

@@ -52,9 +52,19 @@ export async function findRolesByIds(db: Queryable, ids: string[]): Promise<Role
   return rows.map(toRole);
 }
 
-export type RoleFilter = { ids?: string[]; type?: RoleType; search?: string; excludeApplicationId?: string; excludeUserId?: string };
+export type RoleFilter = {
+  ids?: string[];
+  type?: RoleType;
+  search?: string;
+  excludeApplicationId?: string;
+  excludeUserId?: string;
+};
 
-export async function listRoles(db: Queryable, filter: RoleFilter, page: Page): Promise<{ items: Role[]; total: number }> {
+export async function listRoles(
+  db: Queryable,
+  filter: RoleFilter,
+  page: Page,
+): Promise<{ items: Role[]; total: number }> {
   const query = db('roles').select('*');
   if (filter.ids) {
     query.whereIn('id', filter.ids);
@@ -69,14 +79,19 @@ export async function listRoles(db: Queryable, filter: RoleFilter, page: Page): 
     query.whereNotIn('id', db('users_roles').where({ user_id: filter.excludeUserId }).select('role_id'));
   }
   if (filter.excludeApplicationId) {
-    query.whereNotIn('id', db('applications_roles').where({ application_id: filter.excludeApplicationId }).select('role_id'));
+    query.whereNotIn(
+      'id',
+      db('applications_roles').where({ application_id: filter.excludeApplicationId }).select('role_id'),
+    );
   }
   const { rows, total } = await listPage<RoleRow>(query, page);
   return { items: rows.map(toRole), total };
 }
 
 export async function updateRole(db: Queryable, role: Role): Promise<void> {
-  await db('roles').where({ id: role.id }).update({ name: role.name, description: role.description, is_default: role.isDefault });
+  await db('roles')
+    .where({ id: role.id })
+    .update({ name: role.name, description: role.description, is_default: role.isDefault });
   await bumpCacheVersion(db, 'roles');
 }
 
@@ -86,7 +101,14 @@ export async function deleteRole(db: Queryable, id: string): Promise<boolean> {
   return deleted > 0;
 }
 
-type ResourceColumns = { r_id: string; r_name: string; r_indicator: string; r_is_default: number | boolean; r_ttl: number; r_is_exchange_target: number | boolean };
+type ResourceColumns = {
+  r_id: string;
+  r_name: string;
+  r_indicator: string;
+  r_is_default: number | boolean;
+  r_ttl: number;
+  r_is_exchange_target: number | boolean;
+};
 
 export async function listRoleScopes(
   db: Queryable,
@@ -156,19 +178,26 @@ export async function applicationIdsOfRole(db: Queryable, roleId: string): Promi
   return db('applications_roles').where({ role_id: roleId }).pluck('application_id');
 }
 
-export async function addApplicationRoles(db: Queryable, pairs: Array<{ applicationId: string; roleId: string }>): Promise<void> {
+export async function addApplicationRoles(
+  db: Queryable,
+  pairs: Array<{ applicationId: string; roleId: string }>,
+): Promise<void> {
   if (pairs.length > 0) {
-    await db('applications_roles').insert(pairs.map((pair) => ({ application_id: pair.applicationId, role_id: pair.roleId })));
+    await db('applications_roles').insert(
+      pairs.map((pair) => ({ application_id: pair.applicationId, role_id: pair.roleId })),
+    );
     await bumpCacheVersion(db, 'roles');
   }
 }
 
 export async function removeApplicationRoles(db: Queryable, applicationId: string, roleIds: string[]): Promise<number> {
-  const removed = await db('applications_roles').where({ application_id: applicationId }).whereIn('role_id', roleIds).delete();
+  const removed = await db('applications_roles')
+    .where({ application_id: applicationId })
+    .whereIn('role_id', roleIds)
+    .delete();
   await bumpCacheVersion(db, 'roles');
   return removed;
 }
-
 
 export async function roleIdsOfUser(db: Queryable, userId: string): Promise<string[]> {
   return db('users_roles').where({ user_id: userId }).pluck('role_id');
@@ -191,15 +220,26 @@ export async function removeUserRoles(db: Queryable, userId: string, roleIds: st
   return removed;
 }
 
-type Holders = { users: { id: string; name: string | null; avatar: string | null }; applications: { id: string; name: string; type: string } };
+type Holders = {
+  users: { id: string; name: string | null; avatar: string | null };
+  applications: { id: string; name: string; type: string };
+};
 
 /** Who holds each of the roles (for Logto's `usersCount`/`featuredUsers` and their application twins). */
-export async function holdersOfRoles<K extends keyof Holders>(db: Queryable, kind: K, roleIds: string[]): Promise<Map<string, Array<Holders[K]>>> {
+export async function holdersOfRoles<K extends keyof Holders>(
+  db: Queryable,
+  kind: K,
+  roleIds: string[],
+): Promise<Map<string, Array<Holders[K]>>> {
   type Holder = Holders[K];
   const [link, key, columns] =
     kind === 'users'
       ? (['users_roles', 'user_id', ['users.id', 'users.name', 'users.avatar']] as const)
-      : (['applications_roles', 'application_id', ['applications.id', 'applications.name', 'applications.type']] as const);
+      : ([
+          'applications_roles',
+          'application_id',
+          ['applications.id', 'applications.name', 'applications.type'],
+        ] as const);
   const rows = await db(link)
     .join(kind, `${kind}.id`, `${link}.${key}`)
     .whereIn(`${link}.role_id`, roleIds)

@@ -20,7 +20,15 @@ import {
   removeRoleScope,
   updateRole,
 } from './queries.ts';
-import { createRoleBody, idList, roleListItemSchema, roleSchema, roleScopeSchema, roleTypes, updateRoleBody } from './schemas.ts';
+import {
+  createRoleBody,
+  idList,
+  roleListItemSchema,
+  roleSchema,
+  roleScopeSchema,
+  roleTypes,
+  updateRoleBody,
+} from './schemas.ts';
 
 const tag = 'Roles';
 const idParams = z.object({ id: z.string().min(1).max(21) });
@@ -54,7 +62,10 @@ export function roleRoutes(api: Api, db: Knex): void {
       const { items, total } = await listRoles(db, query, pageOf(query));
       setTotal(ctx, total);
       const ids = items.map(({ id }) => id);
-      const [applications, users] = await Promise.all([holdersOfRoles(db, 'applications', ids), holdersOfRoles(db, 'users', ids)]);
+      const [applications, users] = await Promise.all([
+        holdersOfRoles(db, 'applications', ids),
+        holdersOfRoles(db, 'users', ids),
+      ]);
       return items.map((role) => {
         const applicationHolders = applications.get(role.id) ?? [];
         const userHolders = users.get(role.id) ?? [];
@@ -70,7 +81,15 @@ export function roleRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'post', path: '/roles', summary: 'Create a role, optionally with scopes', tag, body: createRoleBody, response: roleSchema, errors: [404, 422] },
+    {
+      method: 'post',
+      path: '/roles',
+      summary: 'Create a role, optionally with scopes',
+      tag,
+      body: createRoleBody,
+      response: roleSchema,
+      errors: [404, 422],
+    },
     async ({ body }, _ctx, trx) => {
       if (await findRoleByName(trx, body.name)) {
         throw new RequestError('role.name_in_use', { name: body.name });
@@ -92,12 +111,29 @@ export function roleRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/roles/:id', summary: 'Get a role', tag, params: idParams, response: roleSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/roles/:id',
+      summary: 'Get a role',
+      tag,
+      params: idParams,
+      response: roleSchema,
+      errors: [404],
+    },
     async ({ params }) => getRole(db, params.id),
   );
 
   api.add(
-    { method: 'patch', path: '/roles/:id', summary: 'Update a role', tag, params: idParams, body: updateRoleBody, response: roleSchema, errors: [404, 422] },
+    {
+      method: 'patch',
+      path: '/roles/:id',
+      summary: 'Update a role',
+      tag,
+      params: idParams,
+      body: updateRoleBody,
+      response: roleSchema,
+      errors: [404, 422],
+    },
     async ({ params, body }, _ctx, trx) => {
       const role = await getRoleForUpdate(trx, params.id);
       assertNotInternal(role.id);

@@ -19,17 +19,39 @@ const search = paginationQuery.extend({ search: z.string().max(256).optional() }
 /** Role ↔ user assignments, from either side. */
 export function userRoleRoutes(api: Api, db: Knex): void {
   api.add(
-    { method: 'get', path: '/roles/:id/users', summary: 'List the users holding a role', tag, params: roleParams, query: search, response: z.array(userSchema), errors: [404] },
+    {
+      method: 'get',
+      path: '/roles/:id/users',
+      summary: 'List the users holding a role',
+      tag,
+      params: roleParams,
+      query: search,
+      response: z.array(userSchema),
+      errors: [404],
+    },
     async ({ params, query }, ctx) => {
       await getRole(db, params.id);
-      const { items, total } = await listUsers(db, { ids: await userIdsOfRole(db, params.id), search: query.search }, pageOf(query));
+      const { items, total } = await listUsers(
+        db,
+        { ids: await userIdsOfRole(db, params.id), search: query.search },
+        pageOf(query),
+      );
       setTotal(ctx, total);
       return items;
     },
   );
 
   api.add(
-    { method: 'post', path: '/roles/:id/users', summary: 'Assign a role to users', tag, params: roleParams, body: idList('userIds'), status: 201, errors: [404, 422] },
+    {
+      method: 'post',
+      path: '/roles/:id/users',
+      summary: 'Assign a role to users',
+      tag,
+      params: roleParams,
+      body: idList('userIds'),
+      status: 201,
+      errors: [404, 422],
+    },
     async ({ params, body }, _ctx, trx) => {
       const role = await getRole(trx, params.id);
       assertUserRoles([role]);
@@ -60,10 +82,23 @@ export function userRoleRoutes(api: Api, db: Knex): void {
   );
 
   api.add(
-    { method: 'get', path: '/users/:userId/roles', summary: 'List the roles of a user', tag, params: userParams, query: search, response: z.array(roleSchema), errors: [404] },
+    {
+      method: 'get',
+      path: '/users/:userId/roles',
+      summary: 'List the roles of a user',
+      tag,
+      params: userParams,
+      query: search,
+      response: z.array(roleSchema),
+      errors: [404],
+    },
     async ({ params, query }, ctx) => {
       await getUserRow(db, params.userId);
-      const { items, total } = await listRoles(db, { ids: await roleIdsOfUser(db, params.userId), search: query.search }, pageOf(query));
+      const { items, total } = await listRoles(
+        db,
+        { ids: await roleIdsOfUser(db, params.userId), search: query.search },
+        pageOf(query),
+      );
       setTotal(ctx, total);
       return items;
     },
@@ -104,7 +139,11 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       await getUserRowForUpdate(trx, params.userId);
       assertUserRoles(await getRoles(trx, body.roleIds));
       const held = await roleIdsOfUser(trx, params.userId);
-      await removeUserRoles(trx, params.userId, held.filter((id) => !body.roleIds.includes(id)));
+      await removeUserRoles(
+        trx,
+        params.userId,
+        held.filter((id) => !body.roleIds.includes(id)),
+      );
       await addRolesToUser(trx, params.userId, body.roleIds);
       return { roleIds: [...new Set(body.roleIds)] };
     },

@@ -35,7 +35,12 @@ const toStored = (db: Queryable, row: SsoConnectorRow): StoredSsoConnector => ({
   id: row.id,
   providerName: row.provider_name,
   connectorName: row.connector_name,
-  config: openConfigSecret(db, sealedColumns.ssoConnectorSecrets, row.id, JSON.parse(row.config) as Record<string, unknown>) as Partial<SsoConfig>,
+  config: openConfigSecret(
+    db,
+    sealedColumns.ssoConnectorSecrets,
+    row.id,
+    JSON.parse(row.config) as Record<string, unknown>,
+  ) as Partial<SsoConfig>,
   domains: JSON.parse(row.domains) as string[],
   branding: JSON.parse(row.branding) as SsoConnector['branding'],
   syncProfile: Boolean(row.sync_profile),
@@ -59,14 +64,22 @@ async function readSsoConnectors(db: Queryable): Promise<StoredSsoConnector[]> {
 }
 
 /** All SSO connectors, from memory: the sign-in page asks for them by email domain. */
-export const listSsoConnectors = (db: Queryable, cache: SharedCache) => cache.get('connectors', 'sso', () => readSsoConnectors(db));
+export const listSsoConnectors = (db: Queryable, cache: SharedCache) =>
+  cache.get('connectors', 'sso', () => readSsoConnectors(db));
 
-export async function findSsoConnector(db: Queryable, cache: SharedCache, id: string): Promise<StoredSsoConnector | undefined> {
+export async function findSsoConnector(
+  db: Queryable,
+  cache: SharedCache,
+  id: string,
+): Promise<StoredSsoConnector | undefined> {
   return (await listSsoConnectors(db, cache)).find((connector) => connector.id === id);
 }
 
 /** The connector, its row locked until the transaction ends (not from memory): read so before changing it. */
-export async function findSsoConnectorForUpdate(trx: Knex.Transaction, id: string): Promise<StoredSsoConnector | undefined> {
+export async function findSsoConnectorForUpdate(
+  trx: Knex.Transaction,
+  id: string,
+): Promise<StoredSsoConnector | undefined> {
   const row = await trx('sso_connectors').where({ id }).forUpdate().first<SsoConnectorRow | undefined>();
   return row && toStored(trx, row);
 }
@@ -78,7 +91,11 @@ export async function findSsoConnectorIdByName(db: Queryable, name: string): Pro
 }
 
 /** The connectors whose domains include the email's (case-insensitive). */
-export async function ssoConnectorsForEmail(db: Queryable, cache: SharedCache, email: string): Promise<StoredSsoConnector[]> {
+export async function ssoConnectorsForEmail(
+  db: Queryable,
+  cache: SharedCache,
+  email: string,
+): Promise<StoredSsoConnector[]> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   return (await listSsoConnectors(db, cache)).filter((connector) => connector.domains.includes(domain));
 }
@@ -93,7 +110,11 @@ const columnsOf = (db: Queryable, connector: StoredSsoConnector) => ({
 });
 
 export async function insertSsoConnector(trx: Queryable, connector: StoredSsoConnector): Promise<void> {
-  await trx('sso_connectors').insert({ id: connector.id, created_at: connector.createdAt, ...columnsOf(trx, connector) });
+  await trx('sso_connectors').insert({
+    id: connector.id,
+    created_at: connector.createdAt,
+    ...columnsOf(trx, connector),
+  });
   await bumpCacheVersion(trx, 'connectors');
 }
 

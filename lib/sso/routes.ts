@@ -25,10 +25,16 @@ import { createSsoConnectorBody, ssoConfigSchema, ssoConnectorSchema, updateSsoC
 const tag = 'SSO connectors';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
-const validConfig = (config: Record<string, unknown>): StoredSsoConnector['config'] => parseConnectorConfig(ssoConfigSchema, config);
+const validConfig = (config: Record<string, unknown>): StoredSsoConnector['config'] =>
+  parseConnectorConfig(ssoConfigSchema, config);
 
 /** Saves under the name check; a concurrent save of the same name meets the unique index: the same 409. */
-async function withNameFree(trx: Knex.Transaction, name: string, exceptId: string | undefined, save: () => Promise<void>): Promise<void> {
+async function withNameFree(
+  trx: Knex.Transaction,
+  name: string,
+  exceptId: string | undefined,
+  save: () => Promise<void>,
+): Promise<void> {
   const holder = await findSsoConnectorIdByName(trx, name);
   if (holder !== undefined && holder !== exceptId) {
     throw new RequestError('single_sign_on.duplicate_connector_name', { name });
@@ -57,7 +63,14 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
       summary: 'The enterprise SSO providers there are',
       tag,
       response: z.array(
-        z.object({ providerName: z.string(), providerType: z.string(), logo: z.string(), logoDark: z.string(), description: z.string(), name: z.string() }),
+        z.object({
+          providerName: z.string(),
+          providerType: z.string(),
+          logo: z.string(),
+          logoDark: z.string(),
+          description: z.string(),
+          name: z.string(),
+        }),
       ),
     },
     async () => [
@@ -73,7 +86,14 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
   );
 
   api.add(
-    { method: 'get', path: '/sso-connectors', summary: 'List SSO connectors (secrets masked)', tag, query: paginationQuery, response: z.array(ssoConnectorSchema) },
+    {
+      method: 'get',
+      path: '/sso-connectors',
+      summary: 'List SSO connectors (secrets masked)',
+      tag,
+      query: paginationQuery,
+      response: z.array(ssoConnectorSchema),
+    },
     async ({ query }, ctx) => {
       const all = await listSsoConnectors(db, cache);
       const page = pageOf(query);
@@ -84,7 +104,15 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
   );
 
   api.add(
-    { method: 'get', path: '/sso-connectors/:id', summary: 'Get an SSO connector (secret masked)', tag, params: idParams, response: ssoConnectorSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/sso-connectors/:id',
+      summary: 'Get an SSO connector (secret masked)',
+      tag,
+      params: idParams,
+      response: ssoConnectorSchema,
+      errors: [404],
+    },
     async ({ params }) => toSsoConnector(await getSsoConnector(params.id)),
   );
 
@@ -144,7 +172,14 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
   );
 
   api.add(
-    { method: 'delete', path: '/sso-connectors/:id', summary: 'Delete an SSO connector (and the identities users hold through it)', tag, params: idParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/sso-connectors/:id',
+      summary: 'Delete an SSO connector (and the identities users hold through it)',
+      tag,
+      params: idParams,
+      errors: [404],
+    },
     async ({ params }, _ctx, trx) => {
       const deleted = await deleteSsoConnector(trx, params.id);
       if (deleted === 0) {

@@ -53,10 +53,13 @@ export function openDatabase(url: string, keys?: SecretKeys): Knex {
 const compileSqlOnError = false;
 
 /** The file of a `sqlite:<path>` URL (`:memory:` for an in-memory database); undefined for MySQL. */
-export const sqliteFile = (url: string): string | undefined => (url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined);
+export const sqliteFile = (url: string): string | undefined =>
+  url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
 
 const cannotOpenSqlite = (filename: string, code: string) =>
-  new ConfigError(`cannot open the SQLite database at ${filename} (${code}): correct the path in DB_URL, or let this user create and write it`);
+  new ConfigError(
+    `cannot open the SQLite database at ${filename} (${code}): correct the path in DB_URL, or let this user create and write it`,
+  );
 
 function connect(url: string): Knex {
   const filename = sqliteFile(url);
@@ -120,7 +123,18 @@ export function isForeignKeyViolation(error: unknown): boolean {
 const errorCode = (error: unknown): string | undefined => (error as { code?: string } | undefined)?.code;
 
 /** Failures that may pass: the server is starting, its name not yet resolvable, or full. */
-const unreachable = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN']);
+const unreachable = new Set([
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+]);
 
 /** What start-up reports for a failure: one line of what to fix, or (unforeseen) the error itself. */
 function startFailure(config: Pick<Config, 'dbUrl' | 'dbConnectTimeout'>, error: unknown): unknown {
@@ -136,11 +150,17 @@ function startFailure(config: Pick<Config, 'dbUrl' | 'dbConnectTimeout'>, error:
   switch (code) {
     case 'ER_ACCESS_DENIED_ERROR':
     case 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR':
-      return new ConfigError(`the database at ${host} refused user "${user}" (access denied): correct the user and password in DB_URL`);
+      return new ConfigError(
+        `the database at ${host} refused user "${user}" (access denied): correct the user and password in DB_URL`,
+      );
     case 'ER_DBACCESS_DENIED_ERROR':
-      return new ConfigError(`user "${user}" may not use the database "${database}" at ${host}: grant it access, or correct DB_URL`);
+      return new ConfigError(
+        `user "${user}" may not use the database "${database}" at ${host}: grant it access, or correct DB_URL`,
+      );
     case 'ER_BAD_DB_ERROR':
-      return new ConfigError(`the database "${database}" does not exist at ${host}: create it (character set utf8mb4), or correct its name in DB_URL`);
+      return new ConfigError(
+        `the database "${database}" does not exist at ${host}: create it (character set utf8mb4), or correct its name in DB_URL`,
+      );
     default:
       return code && unreachable.has(code)
         ? new ConfigError(
@@ -156,7 +176,10 @@ function startFailure(config: Pick<Config, 'dbUrl' | 'dbConnectTimeout'>, error:
  * seconds; then, or at once for wrong credentials, a missing database or an unusable SQLite path,
  * a ConfigError says in one line what to fix (never the password).
  */
-export async function connectDatabase(config: Pick<Config, 'dbUrl' | 'secretKeys' | 'dbConnectTimeout'>, onRetry: (reason: string) => void): Promise<Knex> {
+export async function connectDatabase(
+  config: Pick<Config, 'dbUrl' | 'secretKeys' | 'dbConnectTimeout'>,
+  onRetry: (reason: string) => void,
+): Promise<Knex> {
   const db = openDatabase(config.dbUrl, config.secretKeys);
   const deadline = Date.now() + config.dbConnectTimeout * 1000;
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {

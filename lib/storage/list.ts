@@ -29,7 +29,10 @@ export function whereStartsWith(query: Knex.QueryBuilder, column: string, prefix
 export async function listPage<Row>(
   query: Knex.QueryBuilder,
   page: Page,
-  order: Array<{ column: string; order?: 'asc' | 'desc' }> = [{ column: 'created_at', order: 'desc' }, { column: 'id' }],
+  order: Array<{ column: string; order?: 'asc' | 'desc' }> = [
+    { column: 'created_at', order: 'desc' },
+    { column: 'id' },
+  ],
 ): Promise<{ rows: Row[]; total: number }> {
   const [counted] = await query.clone().clearSelect().count({ total: '*' });
   const rows = (await applyPage(query.clone().orderBy(order), page)) as Row[];

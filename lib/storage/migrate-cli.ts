@@ -4,7 +4,9 @@ import { migrateToLatest } from './migrate.ts';
 
 try {
   const config = loadConfig();
-  const db = await connectDatabase(config, (reason) => console.error(`database not reachable yet (${reason}), retrying`));
+  const db = await connectDatabase(config, (reason) =>
+    console.error(`database not reachable yet (${reason}), retrying`),
+  );
   try {
     const applied = await migrateToLatest(db);
     console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'already up to date');

@@ -46,7 +46,8 @@ export async function migrationsFromNewerRelease(db: Knex): Promise<string[]> {
  * tries again (the migrations themselves run once, under knex's lock).
  */
 const startRace = (error: unknown) =>
-  (error as Error).name === 'MigrationLocked' || /knex_migrations\S*`? .*already exists/i.test((error as Error).message);
+  (error as Error).name === 'MigrationLocked' ||
+  /knex_migrations\S*`? .*already exists/i.test((error as Error).message);
 
 /** How long an instance waits for another's migrations (a first run on MySQL takes a while). */
 const lockWaitMs = 5 * 60 * 1000;
@@ -57,7 +58,10 @@ export async function migrateToLatest(db: Knex): Promise<string[]> {
   for (;;) {
     try {
       // A newer release's migrations in the database are no reason to stop (migrationsFromNewerRelease).
-      const [, applied] = (await db.migrate.latest({ migrationSource: source, disableMigrationsListValidation: true })) as [number, string[]];
+      const [, applied] = (await db.migrate.latest({
+        migrationSource: source,
+        disableMigrationsListValidation: true,
+      })) as [number, string[]];
       return applied;
     } catch (error) {
       if (!startRace(error) || Date.now() - started > lockWaitMs) {

@@ -21,7 +21,8 @@ export const sealedColumns = {
   ssoConnectorSecrets: { table: 'sso_connectors', column: 'config', field: 'clientSecret' },
 } as const satisfies Record<string, SealedColumn>;
 
-const placeOf = (where: SealedColumn, id: string) => `${where.table}.${where.column}${where.field ? `.${where.field}` : ''}:${id}`;
+const placeOf = (where: SealedColumn, id: string) =>
+  `${where.table}.${where.column}${where.field ? `.${where.field}` : ''}:${id}`;
 
 export const sealSecret = (db: Queryable, where: SealedColumn, id: string, value: string): string =>
   secretsOf(db).seal(value, placeOf(where, id));
@@ -32,12 +33,22 @@ export const openSecret = (db: Queryable, where: SealedColumn, id: string, store
 type Config = Record<string, unknown>;
 
 /** A JSON config with its secret field sealed: the rest stays readable in the database. */
-export function sealConfigSecret(db: Queryable, where: SealedColumn & { field: string }, id: string, config: Config): Config {
+export function sealConfigSecret(
+  db: Queryable,
+  where: SealedColumn & { field: string },
+  id: string,
+  config: Config,
+): Config {
   const secret = config[where.field];
   return typeof secret === 'string' ? { ...config, [where.field]: sealSecret(db, where, id, secret) } : config;
 }
 
-export function openConfigSecret(db: Queryable, where: SealedColumn & { field: string }, id: string, config: Config): Config {
+export function openConfigSecret(
+  db: Queryable,
+  where: SealedColumn & { field: string },
+  id: string,
+  config: Config,
+): Config {
   const secret = config[where.field];
   return typeof secret === 'string' ? { ...config, [where.field]: openSecret(db, where, id, secret) } : config;
 }
@@ -89,7 +100,12 @@ async function resealColumn(db: Knex, where: SealedColumn): Promise<number> {
     for (const { id, stored } of rows) {
       const next = stored === null ? stored : resealed(db, where, id, stored);
       // Conditional on the value read: a concurrent change (written sealed already) is kept.
-      if (next !== stored && (await db(where.table).where({ id, [where.column]: stored }).update({ [where.column]: next })) === 1) {
+      if (
+        next !== stored &&
+        (await db(where.table)
+          .where({ id, [where.column]: stored })
+          .update({ [where.column]: next })) === 1
+      ) {
         rewritten++;
       }
     }
@@ -116,11 +132,15 @@ export async function resealSecrets(db: Knex): Promise<ResealReport> {
   }
   for (const [name, where] of Object.entries(sealedColumns)) {
     if ((await resealColumn(db, where)) > 0) {
-      throw new Error(`${name}: values were written with another key while rotating: is an instance still running with an old SECRETS_ENCRYPTION_KEY?`);
+      throw new Error(
+        `${name}: values were written with another key while rotating: is an instance still running with an old SECRETS_ENCRYPTION_KEY?`,
+      );
     }
   }
   const currentKeyId = secretsOf(db).currentKeyId;
-  const retiredKeyIds: string[] = await db('secret_keys').whereNot('id', currentKeyId ?? '').pluck('id');
+  const retiredKeyIds: string[] = await db('secret_keys')
+    .whereNot('id', currentKeyId ?? '')
+    .pluck('id');
   await db('secret_keys').whereIn('id', retiredKeyIds).delete();
   return { rewritten, retiredKeyIds };
 }

@@ -13,7 +13,8 @@ const envelope = /^enc:v1:([\w-]{11}):([\w-]{16}):([\w-]{22,})$/;
 const tagLength = 16;
 
 /** Names a key without revealing it: the first 8 bytes of its SHA-256 (11 characters). */
-export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest().subarray(0, 8).toString('base64url');
+export const keyIdOf = (key: Buffer): string =>
+  createHash('sha256').update(key).digest().subarray(0, 8).toString('base64url');
 
 /** The key id a stored value was sealed with; undefined for plaintext. */
 export const sealedWith = (stored: string): string | undefined => envelope.exec(stored)?.[1];
@@ -48,7 +49,9 @@ export class SecretBox {
       return value;
     }
     const nonce = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.currentKeyId)!, nonce, { authTagLength: tagLength });
+    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.currentKeyId)!, nonce, {
+      authTagLength: tagLength,
+    });
     cipher.setAAD(Buffer.from(place, 'utf8'));
     const sealed = Buffer.concat([cipher.update(value, 'utf8'), cipher.final(), cipher.getAuthTag()]);
     return `enc:v1:${this.currentKeyId}:${nonce.toString('base64url')}:${sealed.toString('base64url')}`;
@@ -65,11 +68,15 @@ export class SecretBox {
       throw new ConfigError(missingKeyMessage(keyId));
     }
     const bytes = Buffer.from(sealed, 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'), { authTagLength: tagLength });
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'), {
+      authTagLength: tagLength,
+    });
     decipher.setAAD(Buffer.from(place, 'utf8'));
     decipher.setAuthTag(bytes.subarray(bytes.length - tagLength));
     try {
-      return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - tagLength)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - tagLength)), decipher.final()]).toString(
+        'utf8',
+      );
     } catch {
       // The place is a table, column and row id: safe to name, and what an operator needs.
       throw new Error(`the encrypted secret at ${place} does not open: it was altered or moved from another row`);

@@ -34,7 +34,9 @@ type VersionRow = { name: CacheName; version: number };
  * lock on MySQL and the database's on SQLite, where a read first would deadlock two writers.
  */
 export async function lockCache(trx: Queryable, name: CacheName): Promise<void> {
-  await trx('cache_versions').where({ name }).update({ version: trx.raw('version') });
+  await trx('cache_versions')
+    .where({ name })
+    .update({ version: trx.raw('version') });
 }
 
 /**

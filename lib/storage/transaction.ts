@@ -11,7 +11,11 @@ import { isMysql, type Queryable } from './database.ts';
  */
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'));
+  return (
+    code === 'ER_LOCK_DEADLOCK' ||
+    code === 'ER_LOCK_WAIT_TIMEOUT' ||
+    (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))
+  );
 }
 
 const attempts = 5;

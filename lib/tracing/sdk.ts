@@ -2,7 +2,12 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NodeTracerProvider,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-node';
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 
@@ -33,10 +38,13 @@ function exporterOf({ exporter, protocol, endpoint }: TracingConfig): SpanExport
 }
 
 const defined = (attributes: SpanAttributes) =>
-  Object.fromEntries(Object.entries(attributes).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined));
+  Object.fromEntries(
+    Object.entries(attributes).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined),
+  );
 
 /** A failed span says which kind of error, not its message (messages can quote values). */
-const failed = (span: Span, error: unknown) => span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+const failed = (span: Span, error: unknown) =>
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
 
 export function startTracing(config: TracingConfig, db: Knex): Tracing {
   const provider = new NodeTracerProvider({
@@ -76,7 +84,10 @@ export function startTracing(config: TracingConfig, db: Knex): Tracing {
     const operation = query.method ?? 'query';
     queries.set(
       query.__knexQueryUid,
-      tracer.startSpan(operation, { kind: SpanKind.CLIENT, attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': query.sql } }),
+      tracer.startSpan(operation, {
+        kind: SpanKind.CLIENT,
+        attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': query.sql },
+      }),
     );
   });
   db.on('query-response', (_response: unknown, query: Query) => endQuery(query));
@@ -86,7 +97,10 @@ export function startTracing(config: TracingConfig, db: Knex): Tracing {
     const parent = propagation.extract(ROOT_CONTEXT, ctx.headers);
     const span = tracer.startSpan(
       ctx.method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol },
+      },
       parent,
     );
     let status: number | undefined;

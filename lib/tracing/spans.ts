@@ -2,7 +2,11 @@
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
 /** `work` may add attributes as it learns them (a status code). */
-type Runner = <T>(name: string, attributes: SpanAttributes, work: (note: (attributes: SpanAttributes) => void) => Promise<T>) => Promise<T>;
+type Runner = <T>(
+  name: string,
+  attributes: SpanAttributes,
+  work: (note: (attributes: SpanAttributes) => void) => Promise<T>,
+) => Promise<T>;
 
 const untraced: Runner = (_name, _attributes, work) => work(() => undefined);
 let runner: Runner = untraced;

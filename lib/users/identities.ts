@@ -12,7 +12,11 @@ import { getUserRowForUpdate } from './users.ts';
 export type SocialIdentity = User['identities'][string];
 
 /** The user holding an identity at a social connector's target. */
-export async function findUserBySocialIdentity(db: Queryable, target: string, identityId: string): Promise<UserRow | undefined> {
+export async function findUserBySocialIdentity(
+  db: Queryable,
+  target: string,
+  identityId: string,
+): Promise<UserRow | undefined> {
   return db('users')
     .whereIn('id', db('user_social_identities').where({ target, identity_id: identityId }).select('user_id'))
     .first<UserRow | undefined>();
@@ -22,7 +26,12 @@ export async function findUserBySocialIdentity(db: Queryable, target: string, id
  * Links (or replaces) the user's identity at `target`. The unique index refuses an identity held by
  * someone else, even when two links race.
  */
-export async function linkSocialIdentity(trx: Knex.Transaction, userId: string, target: string, identity: SocialIdentity): Promise<void> {
+export async function linkSocialIdentity(
+  trx: Knex.Transaction,
+  userId: string,
+  target: string,
+  identity: SocialIdentity,
+): Promise<void> {
   const user = await getUserRowForUpdate(trx, userId);
   const holder = await findUserBySocialIdentity(trx, target, identity.userId);
   if (holder && holder.id !== userId) {
@@ -39,7 +48,9 @@ export async function linkSocialIdentity(trx: Knex.Transaction, userId: string, 
   }
   const identities = { ...(JSON.parse(user.identities) as User['identities']), [target]: identity };
   assertJsonFits(identities, identitiesBytes, 'identities');
-  await trx('users').where({ id: userId }).update({ identities: JSON.stringify(identities), updated_at: Date.now() });
+  await trx('users')
+    .where({ id: userId })
+    .update({ identities: JSON.stringify(identities), updated_at: Date.now() });
 }
 
 export async function unlinkSocialIdentity(trx: Knex.Transaction, userId: string, target: string): Promise<void> {
@@ -49,7 +60,9 @@ export async function unlinkSocialIdentity(trx: Knex.Transaction, userId: string
     throw new RequestError('entity.not_exists_with_id', { entity: 'identity', id: target });
   }
   await trx('user_social_identities').where({ user_id: userId, target }).delete();
-  await trx('users').where({ id: userId }).update({ identities: JSON.stringify(identities), updated_at: Date.now() });
+  await trx('users')
+    .where({ id: userId })
+    .update({ identities: JSON.stringify(identities), updated_at: Date.now() });
 }
 
 /** An identity at an enterprise IdP, as Logto's `ssoIdentities` show it. */
@@ -89,12 +102,18 @@ const toSsoIdentity = (row: SsoIdentityRow): SsoIdentity => ({
 });
 
 export async function listSsoIdentities(db: Queryable, userId: string): Promise<SsoIdentity[]> {
-  const rows: SsoIdentityRow[] = await db('user_sso_identities').where({ user_id: userId }).orderBy('created_at', 'asc');
+  const rows: SsoIdentityRow[] = await db('user_sso_identities')
+    .where({ user_id: userId })
+    .orderBy('created_at', 'asc');
   return rows.map(toSsoIdentity);
 }
 
 /** The user an enterprise IdP's subject (namespaced by its issuer) belongs to. */
-export async function findUserBySsoIdentity(db: Queryable, issuer: string, identityId: string): Promise<UserRow | undefined> {
+export async function findUserBySsoIdentity(
+  db: Queryable,
+  issuer: string,
+  identityId: string,
+): Promise<UserRow | undefined> {
   return db('users')
     .whereIn('id', db('user_sso_identities').where({ issuer, identity_id: identityId }).select('user_id'))
     .first<UserRow | undefined>();

@@ -37,8 +37,12 @@ export function userIdentityRoutes(api: Api, db: Knex): void {
       tag,
       params: userParams,
       response: z.object({
-        socialIdentities: z.array(z.object({ target: z.string(), identity: z.object({ userId: z.string(), details: details.optional() }) })),
-        ssoIdentities: z.array(z.object({ ssoConnectorId: z.string(), ssoIdentity: z.record(z.string(), z.unknown()) })),
+        socialIdentities: z.array(
+          z.object({ target: z.string(), identity: z.object({ userId: z.string(), details: details.optional() }) }),
+        ),
+        ssoIdentities: z.array(
+          z.object({ ssoConnectorId: z.string(), ssoIdentity: z.record(z.string(), z.unknown()) }),
+        ),
       }),
       errors: [404],
     },
@@ -46,7 +50,10 @@ export function userIdentityRoutes(api: Api, db: Knex): void {
       const user = toUser(await getUserRow(db, params.userId));
       return {
         socialIdentities: Object.entries(user.identities).map(([target, identity]) => ({ target, identity })),
-        ssoIdentities: (await listSsoIdentities(db, user.id)).map((ssoIdentity) => ({ ssoConnectorId: ssoIdentity.ssoConnectorId, ssoIdentity })),
+        ssoIdentities: (await listSsoIdentities(db, user.id)).map((ssoIdentity) => ({
+          ssoConnectorId: ssoIdentity.ssoConnectorId,
+          ssoIdentity,
+        })),
       };
     },
   );

@@ -38,7 +38,12 @@ function hasRepetitionOrSequence(password: string): boolean {
   return false;
 }
 
-export type UserInfo = { username?: string | null; primaryEmail?: string | null; primaryPhone?: string | null; name?: string | null };
+export type UserInfo = {
+  username?: string | null;
+  primaryEmail?: string | null;
+  primaryPhone?: string | null;
+  name?: string | null;
+};
 
 export function passwordIssues(password: string, policy: PasswordPolicy, user: UserInfo = {}): PasswordIssue[] {
   const issues: PasswordIssue[] = [];
@@ -57,7 +62,12 @@ export function passwordIssues(password: string, policy: PasswordPolicy, user: U
   }
   const lower = password.toLowerCase();
   if (policy.rejects.userInfo) {
-    const parts = [user.username, user.primaryEmail?.split('@')[0], user.primaryPhone, ...(user.name?.split(/\s+/) ?? [])];
+    const parts = [
+      user.username,
+      user.primaryEmail?.split('@')[0],
+      user.primaryPhone,
+      ...(user.name?.split(/\s+/) ?? []),
+    ];
     if (parts.some((part) => part && part.length >= 3 && lower.includes(part.toLowerCase()))) {
       issues.push({ code: 'password_rejected.restricted.user_info' });
     }

@@ -143,7 +143,11 @@ export async function findUserByIdentifier(
   value: string,
 ): Promise<UserRow | undefined> {
   const where =
-    type === 'username' ? { username: value } : type === 'email' ? { email_key: value.toLowerCase() } : { primary_phone: value.replace(/^\+/, '') };
+    type === 'username'
+      ? { username: value }
+      : type === 'email'
+        ? { email_key: value.toLowerCase() }
+        : { primary_phone: value.replace(/^\+/, '') };
   return db('users').where(where).first<UserRow | undefined>();
 }
 
@@ -151,8 +155,14 @@ export async function findUserByIdentifier(
 export async function findUserIdsByAnyIdentifier(db: Queryable, values: string[]): Promise<string[]> {
   const rows = await db('users')
     .whereIn('username', values)
-    .orWhereIn('email_key', values.map((value) => value.toLowerCase()))
-    .orWhereIn('primary_phone', values.map((value) => value.replace(/^\+/, '')))
+    .orWhereIn(
+      'email_key',
+      values.map((value) => value.toLowerCase()),
+    )
+    .orWhereIn(
+      'primary_phone',
+      values.map((value) => value.replace(/^\+/, '')),
+    )
     .select<Array<{ id: string }>>('id');
   return rows.map((row) => row.id);
 }
@@ -164,7 +174,11 @@ export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
 
 export type UserFilter = { ids?: string[]; search?: string; excludeRoleId?: string; excludeOrganizationId?: string };
 
-export async function listUsers(db: Queryable, filter: UserFilter, page: Page): Promise<{ items: User[]; total: number }> {
+export async function listUsers(
+  db: Queryable,
+  filter: UserFilter,
+  page: Page,
+): Promise<{ items: User[]; total: number }> {
   const query = db('users').select('*');
   if (filter.ids) {
     query.whereIn('id', filter.ids);
@@ -176,7 +190,10 @@ export async function listUsers(db: Queryable, filter: UserFilter, page: Page): 
     query.whereNotIn('id', db('users_roles').where({ role_id: filter.excludeRoleId }).select('user_id'));
   }
   if (filter.excludeOrganizationId) {
-    query.whereNotIn('id', db('organization_users').where({ organization_id: filter.excludeOrganizationId }).select('user_id'));
+    query.whereNotIn(
+      'id',
+      db('organization_users').where({ organization_id: filter.excludeOrganizationId }).select('user_id'),
+    );
   }
   const { rows, total } = await listPage<UserRow>(query, page);
   return { items: rows.map(toUser), total };

@@ -39,7 +39,15 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
   );
 
   api.add(
-    { method: 'post', path: '/users', summary: 'Create a user (default roles are given)', tag, body: createUserBody, response: userSchema, errors: [422] },
+    {
+      method: 'post',
+      path: '/users',
+      summary: 'Create a user (default roles are given)',
+      tag,
+      body: createUserBody,
+      response: userSchema,
+      errors: [422],
+    },
     async ({ body }, _ctx, trx) => {
       const { passwordPolicy } = await currentSignInExperience(trx, cache);
       return createUser(trx, body, passwordPolicy);
@@ -47,7 +55,15 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
   );
 
   api.add(
-    { method: 'get', path: '/users/:userId', summary: 'Get a user', tag, params: userParams, response: userSchema, errors: [404] },
+    {
+      method: 'get',
+      path: '/users/:userId',
+      summary: 'Get a user',
+      tag,
+      params: userParams,
+      response: userSchema,
+      errors: [404],
+    },
     async ({ params }) => toUser(await getUserRow(db, params.userId)),
   );
 
@@ -66,7 +82,14 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
   );
 
   api.add(
-    { method: 'delete', path: '/users/:userId', summary: 'Delete a user and end their sessions', tag, params: userParams, errors: [404] },
+    {
+      method: 'delete',
+      path: '/users/:userId',
+      summary: 'Delete a user and end their sessions',
+      tag,
+      params: userParams,
+      errors: [404],
+    },
     async ({ params }, ctx, trx) => {
       ctx.state.eventData = toUser(await getUserRow(trx, params.userId));
       await revokeAccount(trx, params.userId);
@@ -75,7 +98,15 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
   );
 
   api.add(
-    { method: 'get', path: '/users/:userId/custom-data', summary: "Get a user's custom data", tag, params: userParams, response: jsonObject, errors: [404] },
+    {
+      method: 'get',
+      path: '/users/:userId/custom-data',
+      summary: "Get a user's custom data",
+      tag,
+      params: userParams,
+      response: jsonObject,
+      errors: [404],
+    },
     async ({ params }) => toUser(await getUserRow(db, params.userId)).customData,
   );
 
@@ -92,7 +123,8 @@ export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
     },
     async ({ params, body }, _ctx, trx) => {
       const current = toUser(await getUserRowForUpdate(trx, params.userId));
-      return (await changeUser(trx, params.userId, { customData: { ...current.customData, ...body.customData } })).customData;
+      return (await changeUser(trx, params.userId, { customData: { ...current.customData, ...body.customData } }))
+        .customData;
     },
   );
 

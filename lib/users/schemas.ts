@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { customDataInput } from '../http/limits.ts';
 
 /** Usernames: a letter or underscore first, then letters, digits and underscores (Logto's rule). */
-export const username = z.string().max(128).regex(/^[A-Z_a-z]\w{0,127}$/, 'must start with a letter or _ and hold only letters, digits and _');
+export const username = z
+  .string()
+  .max(128)
+  .regex(/^[A-Z_a-z]\w{0,127}$/, 'must start with a letter or _ and hold only letters, digits and _');
 export const email = z.email().max(128);
 /** Phone numbers in E.164 digits, the leading + optional (Logto stores digits only). */
 export const phone = z

@@ -43,7 +43,11 @@ export async function getUserRowForUpdate(trx: Knex.Transaction, id: string): Pr
 type Identifiers = { username?: string | null; primaryEmail?: string | null; primaryPhone?: string | null };
 
 /** Usernames, emails (whatever their case) and phones belong to one user each: 422 as Logto. */
-export async function assertIdentifiersFree(db: Queryable, identifiers: Identifiers, exceptUserId?: string): Promise<void> {
+export async function assertIdentifiersFree(
+  db: Queryable,
+  identifiers: Identifiers,
+  exceptUserId?: string,
+): Promise<void> {
   const checks = [
     ['username', identifiers.username, 'user.username_already_in_use'],
     ['email', identifiers.primaryEmail, 'user.email_already_in_use'],
@@ -72,7 +76,12 @@ export type NewUser = Identifiers & {
  * digest was checked when it was made (the sign-up flow hashes as soon as it receives one).
  * The caller's transaction also carries its events.
  */
-export async function createUser(trx: Queryable, input: NewUser, policy: PasswordPolicy, passwordDigest?: string): Promise<User> {
+export async function createUser(
+  trx: Queryable,
+  input: NewUser,
+  policy: PasswordPolicy,
+  passwordDigest?: string,
+): Promise<User> {
   await assertIdentifiersFree(trx, input);
   if (input.password !== undefined) {
     assertPasswordAccepted(input.password, policy, input);
@@ -115,7 +124,12 @@ export const userInfoOf = (row: UserRow): UserInfo => ({
   name: row.name,
 });
 
-export async function setPassword(trx: Knex.Transaction, id: string, password: string, policy: PasswordPolicy): Promise<User> {
+export async function setPassword(
+  trx: Knex.Transaction,
+  id: string,
+  password: string,
+  policy: PasswordPolicy,
+): Promise<User> {
   const current = await getUserRowForUpdate(trx, id);
   assertPasswordAccepted(password, policy, userInfoOf(current));
   return changeUser(trx, id, { passwordDigest: await hashPassword(password) });

@@ -27,7 +27,10 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: u
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      headers:
+        body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -42,7 +45,13 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: u
   }
   if (!response.ok) {
     const { code, message, data, details } = fieldsOf(parsed);
-    throw new ApiError(response.status, typeof code === 'string' ? code : '', typeof message === 'string' ? message : '', fieldsOf(data), details);
+    throw new ApiError(
+      response.status,
+      typeof code === 'string' ? code : '',
+      typeof message === 'string' ? message : '',
+      fieldsOf(data),
+      details,
+    );
   }
   return parsed as T;
 }
@@ -53,41 +62,69 @@ export type MfaFactor = 'Totp' | 'BackupCode';
 type Identifier = { type: 'username' | 'email'; value: string };
 type Verification = { verificationId: string };
 
-const experience = <T = undefined>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) => request<T>(method, `/api/experience${path}`, body);
-const connectorPath = (kind: ExternalKind, connectorId: string) => `/verification/${kind}/${encodeURIComponent(connectorId)}`;
+const experience = <T = undefined>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
+  request<T>(method, `/api/experience${path}`, body);
+const connectorPath = (kind: ExternalKind, connectorId: string) =>
+  `/verification/${kind}/${encodeURIComponent(connectorId)}`;
 const byEmail = (email: string): Identifier => ({ type: 'email', value: email });
 
 export const api = {
   start: (interactionEvent: InteractionEvent) => experience('PUT', '', { interactionEvent }),
   changeEvent: (interactionEvent: InteractionEvent) => experience('PUT', '/interaction-event', { interactionEvent }),
-  ssoConnectorsFor: (email: string) => experience<{ connectorIds: string[] }>('GET', `/sso-connectors?email=${encodeURIComponent(email)}`),
+  ssoConnectorsFor: (email: string) =>
+    experience<{ connectorIds: string[] }>('GET', `/sso-connectors?email=${encodeURIComponent(email)}`),
 
-  verifyPassword: (identifier: Identifier, password: string) => experience<Verification>('POST', '/verification/password', { identifier, password }),
+  verifyPassword: (identifier: Identifier, password: string) =>
+    experience<Verification>('POST', '/verification/password', { identifier, password }),
   newPasswordIdentity: (identifier: Identifier, password: string) =>
     experience<Verification>('POST', '/verification/new-password-identity', { identifier, password }),
   sendCode: (email: string, interactionEvent: InteractionEvent) =>
-    experience<Verification>('POST', '/verification/verification-code', { identifier: byEmail(email), interactionEvent }),
+    experience<Verification>('POST', '/verification/verification-code', {
+      identifier: byEmail(email),
+      interactionEvent,
+    }),
   verifyCode: (email: string, verificationId: string, code: string) =>
-    experience<Verification>('POST', '/verification/verification-code/verify', { identifier: byEmail(email), verificationId, code }),
+    experience<Verification>('POST', '/verification/verification-code/verify', {
+      identifier: byEmail(email),
+      verificationId,
+      code,
+    }),
   authorizationUri: (kind: ExternalKind, connectorId: string, state: string, redirectUri: string) =>
-    experience<{ authorizationUri: string; verificationId: string }>('POST', `${connectorPath(kind, connectorId)}/authorization-uri`, { state, redirectUri }),
-  verifyExternal: (kind: ExternalKind, connectorId: string, connectorData: Record<string, string>, verificationId: string) =>
+    experience<{ authorizationUri: string; verificationId: string }>(
+      'POST',
+      `${connectorPath(kind, connectorId)}/authorization-uri`,
+      { state, redirectUri },
+    ),
+  verifyExternal: (
+    kind: ExternalKind,
+    connectorId: string,
+    connectorData: Record<string, string>,
+    verificationId: string,
+  ) =>
     experience<Verification>('POST', `${connectorPath(kind, connectorId)}/verify`, { connectorData, verificationId }),
 
   /** Who signs in: the user a verification proved (`linkSocialIdentity`: link an external identity to the account with its email). */
-  identify: (verificationId: string, linkSocialIdentity?: true) => experience('POST', '/identification', { verificationId, linkSocialIdentity }),
+  identify: (verificationId: string, linkSocialIdentity?: true) =>
+    experience('POST', '/identification', { verificationId, linkSocialIdentity }),
   newPassword: (password: string) => experience('PUT', '/profile/password', { password }),
   /** Finishes: where the provider continues (a sign-in or registration), or nothing (a password reset). */
   submit: () => experience<{ redirectTo: string } | undefined>('POST', '/submit'),
 
-  totpSecret: () => experience<{ verificationId: string; secret: string; secretQrCode: string }>('POST', '/verification/totp/secret'),
+  totpSecret: () =>
+    experience<{ verificationId: string; secret: string; secretQrCode: string }>('POST', '/verification/totp/secret'),
   /** A code of the user's app; with `verificationId`, of the secret being set up. */
-  verifyTotp: (code: string, verificationId?: string) => experience('POST', '/verification/totp/verify', { code, verificationId }),
+  verifyTotp: (code: string, verificationId?: string) =>
+    experience('POST', '/verification/totp/verify', { code, verificationId }),
   verifyBackupCode: (code: string) => experience('POST', '/verification/backup-code/verify', { code }),
-  backupCodes: () => experience<{ verificationId: string; codes: string[] }>('POST', '/verification/backup-code/generate'),
+  backupCodes: () =>
+    experience<{ verificationId: string; codes: string[] }>('POST', '/verification/backup-code/generate'),
   addMfa: (type: MfaFactor, verificationId: string) => experience('POST', '/profile/mfa', { type, verificationId }),
   skipMfa: () => experience('POST', '/profile/mfa/mfa-skipped'),
 
   /** The public sign-in settings (Logto's `/.well-known/sign-in-exp`): here, the social connectors to offer. */
-  settings: () => request<{ socialConnectors: Array<{ id: string; target: string; name: Record<string, string> }> }>('GET', '/api/.well-known/sign-in-exp'),
+  settings: () =>
+    request<{ socialConnectors: Array<{ id: string; target: string; name: Record<string, string> }> }>(
+      'GET',
+      '/api/.well-known/sign-in-exp',
+    ),
 };

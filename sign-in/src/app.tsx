@@ -37,7 +37,11 @@ export function App({ page }: { page: PageName }) {
       <h1 id="title" tabindex={-1}>
         {phrases.titles[page]}
       </h1>
-      {secondFactor ? <SecondFactor key={secondFactor.kind} step={secondFactor} finish={next} /> : <Page finish={next} />}
+      {secondFactor ? (
+        <SecondFactor key={secondFactor.kind} step={secondFactor} finish={next} />
+      ) : (
+        <Page finish={next} />
+      )}
     </main>
   );
 }

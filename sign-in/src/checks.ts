@@ -47,7 +47,10 @@ export function requiredCode(field: string, value: string, pattern: RegExp, mess
 
 export const sixDigits = /^\d{6}$/;
 
-export function requiredNewPassword(password: { field: string; value: string }, confirm: { field: string; value: string }): string {
+export function requiredNewPassword(
+  password: { field: string; value: string },
+  confirm: { field: string; value: string },
+): string {
   const value = requiredPassword(password.field, password.value, phrases.invalid.newPassword);
   if (confirm.value !== value) {
     throw new Invalid(confirm.field, phrases.invalid.mismatch);

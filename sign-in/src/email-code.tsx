@@ -60,7 +60,17 @@ export function EmailCode({ id, event, state, texts, labelledBy, onVerified }: P
         }}
       >
         <p class="hint">{texts.intro}</p>
-        <Field id={emailId} label={phrases.emailCode.email} type="email" name="email" autocomplete="email" verbatim focus value={state.email} onInput={state.setEmail} />
+        <Field
+          id={emailId}
+          label={phrases.emailCode.email}
+          type="email"
+          name="email"
+          autocomplete="email"
+          verbatim
+          focus
+          value={state.email}
+          onInput={state.setEmail}
+        />
       </Form>
     );
   }

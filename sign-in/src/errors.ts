@@ -8,7 +8,9 @@ export type Explained = { text: string; list?: string[] };
 function issueSentence(issue: unknown): string {
   const { code, interpolation } = fieldsOf(issue);
   const sentence = typeof code === 'string' ? phrases.passwordIssues[code] : undefined;
-  return sentence ? sentence(fieldsOf(interpolation)) : phrases.errors.passwordNotAllowed(String(code ?? 'unknown reason'));
+  return sentence
+    ? sentence(fieldsOf(interpolation))
+    : phrases.errors.passwordNotAllowed(String(code ?? 'unknown reason'));
 }
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
@@ -39,7 +41,10 @@ export function explain(error: unknown): Explained {
       return { text: names.length > 0 ? phrases.errors.alsoNeeds(error.message, names) : error.message };
     }
     case 'guard.invalid_input':
-      return { text: phrases.errors.checkInput, list: [...new Set(list(error.details).map((detail) => String(fieldsOf(detail).message)))] };
+      return {
+        text: phrases.errors.checkInput,
+        list: [...new Set(list(error.details).map((detail) => String(fieldsOf(detail).message)))],
+      };
     default:
       break;
   }

@@ -83,7 +83,13 @@ export function takeExternal(state: string | null): External | undefined {
     return undefined;
   }
   const { kind, connectorId, verificationId } = kept;
-  if (state === null || kept.state !== state || (kind !== 'social' && kind !== 'sso') || typeof connectorId !== 'string' || typeof verificationId !== 'string') {
+  if (
+    state === null ||
+    kept.state !== state ||
+    (kind !== 'social' && kind !== 'sso') ||
+    typeof connectorId !== 'string' ||
+    typeof verificationId !== 'string'
+  ) {
     return undefined;
   }
   sessionStorage.removeItem(externalKey);

@@ -79,7 +79,11 @@ export const phrases = {
   callback: {
     finishing: 'Finishing your sign-in…',
     notStartedHere: 'This sign-in was not started here, or has expired. Go back to the application and sign in again.',
-    linkOffer: (account: string) => ({ before: 'An account already uses ', account, after: '. Link this sign-in to it?' }),
+    linkOffer: (account: string) => ({
+      before: 'An account already uses ',
+      account,
+      after: '. Link this sign-in to it?',
+    }),
     link: 'Link to my account',
     linking: 'Linking…',
     newAccount: 'Create a new account instead',
@@ -94,7 +98,8 @@ export const phrases = {
     useBackupCode: 'Use a backup code instead',
     useApp: 'Use your authenticator app instead',
     enrolTitle: 'Set up two-step verification',
-    enrolIntro: 'Scan this code with an authenticator app (or type the key in it), then enter the 6-digit code it shows.',
+    enrolIntro:
+      'Scan this code with an authenticator app (or type the key in it), then enter the 6-digit code it shows.',
     qrCode: 'QR code for your authenticator app',
     key: 'Key: ',
     enrolCode: '6-digit code from the app',
@@ -102,7 +107,8 @@ export const phrases = {
     turningOn: 'Turning on…',
     notNow: 'Not now',
     backupTitle: 'Save your backup codes',
-    backupIntro: 'Each code signs you in once if you lose your authenticator. Keep them somewhere safe: they are shown only now.',
+    backupIntro:
+      'Each code signs you in once if you lose your authenticator. Keep them somewhere safe: they are shown only now.',
     saved: 'I have saved these codes',
     saving: 'Saving…',
   },
@@ -125,9 +131,11 @@ export const phrases = {
     server: 'Something went wrong on our side. Try again in a moment.',
     tooManyAttempts: 'Too many attempts. Wait a few minutes and try again.',
     failed: (status: number) => `The request failed (HTTP ${status}). Try again.`,
-    sessionNotFound: 'This sign-in has expired or was not started from an application. Go back to the application and sign in again.',
+    sessionNotFound:
+      'This sign-in has expired or was not started from an application. Go back to the application and sign in again.',
     ssoEnabled: 'This email signs in through your organization’s single sign-on.',
-    connectorUnavailable: 'Signing in with this provider is not available right now. Try again later, or sign in another way.',
+    connectorUnavailable:
+      'Signing in with this provider is not available right now. Try again later, or sign in another way.',
     alsoNeeds: (message: string, names: string[]) => `${message} This service also needs ${names.join(' and ')}.`,
     checkInput: 'Check what you entered.',
     choosePassword: 'Choose another password:',

@@ -6,7 +6,10 @@ import type { SecondFactorStep } from './flow.ts';
 import { phrases } from './phrases.ts';
 import { Action, Field, Form, useFocusOnMount, useForm } from './ui.tsx';
 
-type Props<Kind extends SecondFactorStep['kind']> = { step: Extract<SecondFactorStep, { kind: Kind }>; finish: () => Promise<void> };
+type Props<Kind extends SecondFactorStep['kind']> = {
+  step: Extract<SecondFactorStep, { kind: Kind }>;
+  finish: () => Promise<void>;
+};
 
 const backupCode = /^[0-9a-f]{10}$/i;
 
@@ -87,7 +90,10 @@ function Enrol({ step, finish }: Props<'enrol'>) {
         submit={{ label: phrases.mfa.turnOn, busy: phrases.mfa.turningOn }}
         fieldFor={() => 'mfa-enrol-code'}
         onSubmit={async () => {
-          await api.verifyTotp(requiredCode('mfa-enrol-code', code, sixDigits, phrases.invalid.appCode), step.verificationId);
+          await api.verifyTotp(
+            requiredCode('mfa-enrol-code', code, sixDigits, phrases.invalid.appCode),
+            step.verificationId,
+          );
           await api.addMfa('Totp', step.verificationId);
           await finish();
         }}

@@ -13,7 +13,8 @@ export function Social() {
   const [connectors, setConnectors] = useState<Connector[]>([]);
   useEffect(() => {
     api.settings().then(
-      ({ socialConnectors }) => setConnectors(socialConnectors.map(({ id, target, name }) => ({ id, name: name.en ?? target }))),
+      ({ socialConnectors }) =>
+        setConnectors(socialConnectors.map(({ id, target, name }) => ({ id, name: name.en ?? target }))),
       () => undefined,
     );
   }, []);
@@ -24,7 +25,11 @@ export function Social() {
     <section id="social" aria-label={phrases.signIn.otherWays}>
       <Form id="social-form" form={form}>
         {connectors.map((connector) => (
-          <Action key={connector.id} class="secondary" onClick={() => void form.run(() => startExternal('social', connector.id))}>
+          <Action
+            key={connector.id}
+            class="secondary"
+            onClick={() => void form.run(() => startExternal('social', connector.id))}
+          >
             {phrases.signIn.continueWith(connector.name)}
           </Action>
         ))}

@@ -51,7 +51,8 @@ export function useForm(): FormState {
       try {
         await task();
       } catch (error) {
-        const field = error instanceof Invalid ? error.field : error instanceof ApiError ? fieldFor?.(error) : undefined;
+        const field =
+          error instanceof Invalid ? error.field : error instanceof ApiError ? fieldFor?.(error) : undefined;
         setFailure({ ...explain(error), field, seq: ++failures });
       } finally {
         // Once the browser is leaving, the form stays busy: nothing more should be sent from it.

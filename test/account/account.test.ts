@@ -6,35 +6,53 @@ import { Browser } from '../experience/browser.ts';
 
 const redirectUri = 'http://app.test/callback';
 
-describe('Account API: self-service with the user\'s own token', () => {
+describe("Account API: self-service with the user's own token", () => {
   let service: TestService;
   let token: string;
   let userId: string;
 
   /** Signs alice in through the real flow and returns her opaque access token (scope openid). */
   async function signIn(username: string, password: string): Promise<string> {
-    const app = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } });
+    const app = await createApplication(service, 'SPA', {
+      oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+    });
     const browser = new Browser(service);
     const { verifier } = await browser.authorize(app.id, redirectUri, { scope: 'openid profile email' });
     await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
-    const { body } = await browser.call('post', 'api/experience/verification/password', { identifier: { type: 'username', value: username }, password });
+    const { body } = await browser.call('post', 'api/experience/verification/password', {
+      identifier: { type: 'username', value: username },
+      password,
+    });
     await browser.call('post', 'api/experience/identification', { verificationId: body.verificationId });
     const done = await browser.call('post', 'api/experience/submit');
     const landed = await browser.followToApplication(done.body.redirectTo);
     const tokens = await service.http.post('oidc/token', {
-      form: { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: verifier, client_id: app.id, redirect_uri: redirectUri },
+      form: {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code')!,
+        code_verifier: verifier,
+        client_id: app.id,
+        redirect_uri: redirectUri,
+      },
     });
     return tokens.body.access_token;
   }
 
-  const call = (method: 'get' | 'post' | 'delete', path: string, json?: unknown, proof?: string): Promise<HttpResponse> =>
+  const call = (
+    method: 'get' | 'post' | 'delete',
+    path: string,
+    json?: unknown,
+    proof?: string,
+  ): Promise<HttpResponse> =>
     service.http[method](`api/${path}`, {
       headers: { authorization: `Bearer ${token}`, ...(proof && { 'logto-verification-id': proof }) },
       ...(json !== undefined && { json }),
     });
 
   const latestCode = async (recipient: string) =>
-    ((await service.api.get('verification-messages', { searchParams: { recipient } })).body as Array<{ code: string }>)[0]!.code;
+    (
+      (await service.api.get('verification-messages', { searchParams: { recipient } })).body as Array<{ code: string }>
+    )[0]!.code;
 
   before(async () => {
     service = await startService();
@@ -66,7 +84,11 @@ describe('Account API: self-service with the user\'s own token', () => {
     const identifier = { type: 'email', value: 'alice@example.com' };
     const sent = await call('post', 'verifications/verification-code', { identifier });
     expect(sent.statusCode).to.equal(201);
-    const badCode = await call('post', 'verifications/verification-code/verify', { identifier, verificationId: sent.body.verificationRecordId, code: '000000' });
+    const badCode = await call('post', 'verifications/verification-code/verify', {
+      identifier,
+      verificationId: sent.body.verificationRecordId,
+      code: '000000',
+    });
     expect(badCode.statusCode).to.equal(400);
     const verified = await call('post', 'verifications/verification-code/verify', {
       identifier,
@@ -75,7 +97,10 @@ describe('Account API: self-service with the user\'s own token', () => {
     });
     expect(verified.statusCode).to.equal(200);
 
-    const withoutProof = await call('post', 'my-account/primary-email', { email: 'alice@example.com', newIdentifierVerificationRecordId: sent.body.verificationRecordId });
+    const withoutProof = await call('post', 'my-account/primary-email', {
+      email: 'alice@example.com',
+      newIdentifierVerificationRecordId: sent.body.verificationRecordId,
+    });
     expect(withoutProof.statusCode).to.equal(401);
     expect(withoutProof.body.code).to.equal('verification_record.permission_denied');
 
@@ -94,11 +119,14 @@ describe('Account API: self-service with the user\'s own token', () => {
   });
 
   it('changes the password with a fresh proof, checked against the policy', async () => {
-    const proof = (await call('post', 'verifications/password', { password: 'Correct-Horse-9' })).body.verificationRecordId;
+    const proof = (await call('post', 'verifications/password', { password: 'Correct-Horse-9' })).body
+      .verificationRecordId;
     const weak = await call('post', 'my-account/password', { password: 'short' }, proof);
     expect(weak.statusCode).to.equal(422);
     expect(weak.body.code).to.equal('password.rejected');
-    expect((await call('post', 'my-account/password', { password: 'Brand-New-Kite-4' }, proof)).statusCode).to.equal(204);
+    expect((await call('post', 'my-account/password', { password: 'Brand-New-Kite-4' }, proof)).statusCode).to.equal(
+      204,
+    );
     const check = await service.api.post(`users/${userId}/password/verify`, { json: { password: 'Brand-New-Kite-4' } });
     expect(check.statusCode).to.equal(204);
   });

@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 
-import { createSpa, createUser, latestCode, newEmail, openExperience, passwordVerification, sendCode, verifyCode, wrongCode } from '../experience/experience-helpers.ts';
+import {
+  createSpa,
+  createUser,
+  latestCode,
+  newEmail,
+  openExperience,
+  passwordVerification,
+  sendCode,
+  verifyCode,
+  wrongCode,
+} from '../experience/experience-helpers.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
 import { waitForLog, type AuditEntry } from './support.ts';
@@ -23,9 +33,17 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
     const userPassword = 'Hidden-Password-93';
     const application = await createApplication(service, 'MachineToMachine');
     expect(application.secret).to.be.a('string').and.not.empty;
-    const user = await createUser(service, { username: 'secret_keeper', primaryEmail: newEmail('keeper'), password: userPassword });
-    expect((await service.api.patch(`users/${user.id}/password`, { json: { password: `${userPassword}-2` } })).statusCode).to.equal(200);
-    const hook = await service.api.post('hooks', { json: { name: 'audit hook', events: ['User.Created'], config: { url: 'https://hooks.example.com/in' } } });
+    const user = await createUser(service, {
+      username: 'secret_keeper',
+      primaryEmail: newEmail('keeper'),
+      password: userPassword,
+    });
+    expect(
+      (await service.api.patch(`users/${user.id}/password`, { json: { password: `${userPassword}-2` } })).statusCode,
+    ).to.equal(200);
+    const hook = await service.api.post('hooks', {
+      json: { name: 'audit hook', events: ['User.Created'], config: { url: 'https://hooks.example.com/in' } },
+    });
     expect(hook.body.signingKey).to.be.a('string').and.not.empty;
     const subjectToken = await service.api.post('subject-tokens', { json: { userId: user.id } });
     expect(subjectToken.statusCode).to.equal(201);
@@ -36,7 +54,11 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
     const sent = await sendCode(browser, user.primaryEmail!, 'SignIn');
     const code = await latestCode(service, user.primaryEmail!);
     await verifyCode(browser, user.primaryEmail!, sent.body.verificationId, wrongCode(code));
-    await waitForLog(service, { result: 'Error' }, (entry) => entry.payload.error?.code === 'verification_code.code_mismatch');
+    await waitForLog(
+      service,
+      { result: 'Error' },
+      (entry) => entry.payload.error?.code === 'verification_code.code_mismatch',
+    );
     await waitForLog(service, { logKey: 'Management.Write' }, (entry) => entry.payload.route === '/api/subject-tokens');
 
     const secrets = [
@@ -51,7 +73,9 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
     ];
     const entries = await list({});
     expect(entries.length).to.be.greaterThan(5);
-    const shown = JSON.stringify(entries) + JSON.stringify(await Promise.all(entries.map(async ({ id }) => (await service.api.get(`logs/${id}`)).body)));
+    const shown =
+      JSON.stringify(entries) +
+      JSON.stringify(await Promise.all(entries.map(async ({ id }) => (await service.api.get(`logs/${id}`)).body)));
     for (const secret of secrets) {
       expect(shown, 'a secret in the audit log').to.not.include(secret);
     }
@@ -62,7 +86,11 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
     const user = await createUser(service, { username: 'filter_target' });
     expect((await service.api.patch(`users/${user.id}`, { json: { name: 'Filtered' } })).statusCode).to.equal(200);
     expect((await service.api.patch('users/missing-user', { json: { name: 'x' } })).statusCode).to.equal(404);
-    const about = await waitForLog(service, { targetId: user.id }, (entry) => entry.payload.route === '/api/users/:userId');
+    const about = await waitForLog(
+      service,
+      { targetId: user.id },
+      (entry) => entry.payload.route === '/api/users/:userId',
+    );
 
     const targeted = await list({ targetId: user.id });
     expect(targeted.map((entry) => entry.payload.route).sort()).to.deep.equal(['/api/users', '/api/users/:userId']);
@@ -76,21 +104,33 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
     expect(errors.every((entry) => entry.payload.result === 'Error')).to.equal(true);
     const successes = await list({ result: 'Success', logKeyPrefix: 'Management.' });
     expect(successes.length).to.be.greaterThan(0);
-    expect(successes.every((entry) => entry.payload.result === 'Success' && entry.key.startsWith('Management.'))).to.equal(true);
+    expect(
+      successes.every((entry) => entry.payload.result === 'Success' && entry.key.startsWith('Management.')),
+    ).to.equal(true);
 
     const byApplication = await list({ applicationId: adminClient.id, start_time: before });
     expect(byApplication.length).to.be.at.least(3);
-    expect(byApplication.every((entry) => entry.payload.applicationId === adminClient.id && entry.createdAt >= before)).to.equal(true);
+    expect(
+      byApplication.every((entry) => entry.payload.applicationId === adminClient.id && entry.createdAt >= before),
+    ).to.equal(true);
     expect(await list({ applicationId: adminClient.id, end_time: before - 60_000 })).to.deep.equal([]);
     expect(await list({ logKeyPrefix: 'Nothing.' })).to.deep.equal([]);
     // A prefix is a prefix: LIKE's wildcards in it match only themselves.
     expect(await list({ logKeyPrefix: '%' })).to.deep.equal([]);
 
-    const paged = await service.api.get('logs', { searchParams: { logKey: 'Management.Write', page: 1, page_size: 1 } });
+    const paged = await service.api.get('logs', {
+      searchParams: { logKey: 'Management.Write', page: 1, page_size: 1 },
+    });
     expect(paged.body).to.have.length(1);
     expect(Number(paged.headers['total-number'])).to.be.greaterThan(1);
 
-    const bads: Array<Record<string, string | number>> = [{ result: 'Maybe' }, { page_size: 1000 }, { start_time: 'yesterday' }, { start_time: 10, end_time: 5 }, { targetId: 'x'.repeat(200) }];
+    const bads: Array<Record<string, string | number>> = [
+      { result: 'Maybe' },
+      { page_size: 1000 },
+      { start_time: 'yesterday' },
+      { start_time: 10, end_time: 5 },
+      { targetId: 'x'.repeat(200) },
+    ];
     for (const bad of bads) {
       const response = await service.api.get('logs', { searchParams: bad });
       expect(response.statusCode, JSON.stringify(bad)).to.equal(400);
@@ -101,6 +141,17 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
   it('documents its filters in the OpenAPI document', async () => {
     const document = (await service.http.get('api/swagger.json')).body;
     const names = document.paths['/api/logs'].get.parameters.map((parameter: { name: string }) => parameter.name);
-    expect(names).to.include.members(['logKey', 'logKeyPrefix', 'userId', 'applicationId', 'targetId', 'result', 'start_time', 'end_time', 'page', 'page_size']);
+    expect(names).to.include.members([
+      'logKey',
+      'logKeyPrefix',
+      'userId',
+      'applicationId',
+      'targetId',
+      'result',
+      'start_time',
+      'end_time',
+      'page',
+      'page_size',
+    ]);
   });
 });

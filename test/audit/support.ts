@@ -9,10 +9,16 @@ export { auditLog, waitForLog, type AuditEntry } from '../token-exchange/support
  * A console administrator's management token, obtained as the console obtains it: the `console`
  * application, code + PKCE for the management API with `openid all`, the hosted sign-in by password.
  */
-export async function administratorToken(service: TestService, user: { username: string; password: string }): Promise<string> {
+export async function administratorToken(
+  service: TestService,
+  user: { username: string; password: string },
+): Promise<string> {
   const callback = `${service.config.endpoint}/console/callback`;
   const browser = new Browser(service);
-  const { verifier } = await browser.authorize('console', callback, { scope: 'openid all', resource: service.config.managementApiResource });
+  const { verifier } = await browser.authorize('console', callback, {
+    scope: 'openid all',
+    resource: service.config.managementApiResource,
+  });
   expect((await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' })).statusCode).to.equal(204);
   const password = await browser.call('post', 'api/experience/verification/password', {
     identifier: { type: 'username', value: user.username },

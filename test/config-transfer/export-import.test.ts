@@ -24,7 +24,10 @@ type Run = { code: number; stdout: string; stderr: string };
 /** `npm run --silent cli -- <args>` as an operator runs it: the build, against DB_URL. */
 async function cli(env: Record<string, string>, ...args: string[]): Promise<Run> {
   const child = spawn(process.execPath, [builtScripts.cli, ...args], {
-    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SECRETS_'))), ...env },
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SECRETS_'))),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -47,50 +50,134 @@ async function configure(service: TestService) {
   ok(await api.patch(`resources/${orders.resource.id}`, { json: { accessTokenTtl: 600 } }));
   ok(await api.patch(`resources/${orders.resource.id}/is-default`, { json: { isDefault: true } }));
   const billing = await createResource(service, ['read:billing']);
-  ok(await api.post('roles', { json: { name: 'Order reader', description: 'reads orders', type: 'User', scopeIds: [orders.scopeIds['read:orders']] } }));
+  ok(
+    await api.post('roles', {
+      json: {
+        name: 'Order reader',
+        description: 'reads orders',
+        type: 'User',
+        scopeIds: [orders.scopeIds['read:orders']],
+      },
+    }),
+  );
   const worker = ok(
-    await api.post('roles', { json: { name: 'Order worker', description: 'machines that write orders', type: 'MachineToMachine', scopeIds: [orders.scopeIds['write:orders'], billing.scopeIds['read:billing']] } }),
+    await api.post('roles', {
+      json: {
+        name: 'Order worker',
+        description: 'machines that write orders',
+        type: 'MachineToMachine',
+        scopeIds: [orders.scopeIds['write:orders'], billing.scopeIds['read:billing']],
+      },
+    }),
   );
   ok(
     await api.post('applications', {
-      json: { name: 'Shop', type: 'SPA', oidcClientMetadata: { redirectUris: ['https://shop.example.com/callback'], postLogoutRedirectUris: ['https://shop.example.com'] }, customData: { team: 'web', tier: 2 } },
+      json: {
+        name: 'Shop',
+        type: 'SPA',
+        oidcClientMetadata: {
+          redirectUris: ['https://shop.example.com/callback'],
+          postLogoutRedirectUris: ['https://shop.example.com'],
+        },
+        customData: { team: 'web', tier: 2 },
+      },
     }),
   );
-  const machine = ok(await api.post('applications', { json: { name: 'Order sync', type: 'MachineToMachine', description: 'nightly sync' } }));
+  const machine = ok(
+    await api.post('applications', {
+      json: { name: 'Order sync', type: 'MachineToMachine', description: 'nightly sync' },
+    }),
+  );
   ok(await api.post(`applications/${machine.id}/roles`, { json: { roleIds: [worker.id, 'management-api-access'] } }));
   const web = ok(
     await api.post('applications', {
-      json: { name: 'Back office', type: 'Traditional', oidcClientMetadata: { redirectUris: ['https://office.example.com/cb'], postLogoutRedirectUris: [] }, customClientMetadata: { allowTokenExchange: true, idTokenTtl: 900 } },
+      json: {
+        name: 'Back office',
+        type: 'Traditional',
+        oidcClientMetadata: { redirectUris: ['https://office.example.com/cb'], postLogoutRedirectUris: [] },
+        customClientMetadata: { allowTokenExchange: true, idTokenTtl: 900 },
+      },
     }),
   );
-  ok(await api.patch(`applications/${web.id}`, { json: { oidcClientMetadata: { logoUri: 'https://office.example.com/logo.png' } } }));
+  ok(
+    await api.patch(`applications/${web.id}`, {
+      json: { oidcClientMetadata: { logoUri: 'https://office.example.com/logo.png' } },
+    }),
+  );
 
-  const readOrgs = ok(await api.post('organization-scopes', { json: { name: 'read:members', description: 'see the members' } }));
+  const readOrgs = ok(
+    await api.post('organization-scopes', { json: { name: 'read:members', description: 'see the members' } }),
+  );
   const member = ok(
-    await api.post('organization-roles', { json: { name: 'member', description: 'a member', organizationScopeIds: [readOrgs.id], resourceScopeIds: [orders.scopeIds['read:orders']] } }),
+    await api.post('organization-roles', {
+      json: {
+        name: 'member',
+        description: 'a member',
+        organizationScopeIds: [readOrgs.id],
+        resourceScopeIds: [orders.scopeIds['read:orders']],
+      },
+    }),
   );
   const robot = ok(await api.post('organization-roles', { json: { name: 'robot', type: 'MachineToMachine' } }));
   const sso = ok(
     await api.post('sso-connectors', {
-      json: { providerName: 'OIDC', connectorName: 'Acme workforce', domains: ['acme.example'], config: { issuer: 'https://login.acme.example', clientId: 'acme-client', clientSecret: 'acme-sso-secret-0123456789' } },
+      json: {
+        providerName: 'OIDC',
+        connectorName: 'Acme workforce',
+        domains: ['acme.example'],
+        config: {
+          issuer: 'https://login.acme.example',
+          clientId: 'acme-client',
+          clientSecret: 'acme-sso-secret-0123456789',
+        },
+      },
     }),
   );
   const social = ok(
     await api.post('connectors', {
-      json: { connectorId: 'oidc', config: { issuer: 'https://id.social.example', clientId: 'social-client', clientSecret: 'social-secret-0123456789' }, metadata: { target: 'social-idp', name: { en: 'Social' } } },
+      json: {
+        connectorId: 'oidc',
+        config: {
+          issuer: 'https://id.social.example',
+          clientId: 'social-client',
+          clientSecret: 'social-secret-0123456789',
+        },
+        metadata: { target: 'social-idp', name: { en: 'Social' } },
+      },
     }),
   );
-  const acme = ok(await api.post('organizations', { json: { name: 'Acme', description: 'a customer', customData: { plan: 'gold' } } }));
+  const acme = ok(
+    await api.post('organizations', {
+      json: { name: 'Acme', description: 'a customer', customData: { plan: 'gold' } },
+    }),
+  );
   ok(await api.post(`organizations/${acme.id}/jit/email-domains`, { json: { emailDomain: 'acme.example' } }));
   ok(await api.post(`organizations/${acme.id}/jit/roles`, { json: { organizationRoleIds: [member.id] } }));
   ok(await api.post(`organizations/${acme.id}/jit/sso-connectors`, { json: { ssoConnectorIds: [sso.id] } }));
   ok(await api.post(`organizations/${acme.id}/applications`, { json: { applicationIds: [machine.id] } }));
-  ok(await api.post(`organizations/${acme.id}/applications/${machine.id}/roles`, { json: { organizationRoleIds: [robot.id] } }));
+  ok(
+    await api.post(`organizations/${acme.id}/applications/${machine.id}/roles`, {
+      json: { organizationRoleIds: [robot.id] },
+    }),
+  );
   const hook = ok(
-    await api.post('hooks', { json: { name: 'audit sink', events: ['User.Created', 'Role.Created'], config: { url: 'https://hooks.example.com/in', headers: { 'x-team': 'ops' } } } }),
+    await api.post('hooks', {
+      json: {
+        name: 'audit sink',
+        events: ['User.Created', 'Role.Created'],
+        config: { url: 'https://hooks.example.com/in', headers: { 'x-team': 'ops' } },
+      },
+    }),
   );
   const settings = ok(await api.get('sign-in-exp'));
-  ok(await api.patch('sign-in-exp', { json: { passwordPolicy: { ...settings.passwordPolicy, length: { min: 12, max: 256 } }, supportEmail: 'help@example.com' } }));
+  ok(
+    await api.patch('sign-in-exp', {
+      json: {
+        passwordPolicy: { ...settings.passwordPolicy, length: { min: 12, max: 256 } },
+        supportEmail: 'help@example.com',
+      },
+    }),
+  );
   // Not configuration: users are not exported.
   ok(await api.post('users', { json: { username: 'not_exported', password: 'Sturdy-Password-42' } }));
 
@@ -108,7 +195,12 @@ describe('configuration export and import (npm run cli -- export / import)', fun
   before(async () => {
     const key = newKey();
     // The CLI runs with the service's environment (its BOOTSTRAP_ADMIN_CLIENT_ID application is not exported).
-    sourceEnv = { DB_URL: await freshDatabaseUrl(), SECRETS_ENCRYPTION_KEY: key, BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id, BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret };
+    sourceEnv = {
+      DB_URL: await freshDatabaseUrl(),
+      SECRETS_ENCRYPTION_KEY: key,
+      BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
+      BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
+    };
     source = await startService({ dbUrl: sourceEnv.DB_URL, env: { SECRETS_ENCRYPTION_KEY: key } });
     world = await configure(source);
   });
@@ -121,7 +213,10 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     const file = JSON.parse(first.stdout);
     expect(file.version).to.equal(1);
     // Lists in creation order (two made in the same millisecond go by id).
-    expect(file.resources.map((resource: { id: string }) => resource.id)).to.have.members([world.orders.resource.id, world.billing.resource.id]);
+    expect(file.resources.map((resource: { id: string }) => resource.id)).to.have.members([
+      world.orders.resource.id,
+      world.billing.resource.id,
+    ]);
     const orders = file.resources.find((resource: { id: string }) => resource.id === world.orders.resource.id);
     expect(orders).to.include({ isDefault: true, accessTokenTtl: 600 });
     expect(orders.scopes.map((scope: { name: string }) => scope.name)).to.have.members(['read:orders', 'write:orders']);
@@ -129,7 +224,11 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     const machine = file.applications.find((application: { id: string }) => application.id === world.machine.id);
     expect(machine.roleIds).to.include('management-api-access');
     expect(machine).to.not.have.property('secret');
-    expect(file.applications.map((application: { name: string }) => application.name)).to.have.members(['Shop', 'Order sync', 'Back office']);
+    expect(file.applications.map((application: { name: string }) => application.name)).to.have.members([
+      'Shop',
+      'Order sync',
+      'Back office',
+    ]);
     const roleId = (name: string) => file.organizationRoles.find((role: { name: string }) => role.name === name).id;
     expect(file.organizations[0]).to.deep.include({
       applications: [{ id: world.machine.id, organizationRoleIds: [roleId('robot')] }],
@@ -137,9 +236,22 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     });
     expect(file.hooks[0]).to.not.have.property('signingKey');
     expect(file.connectors[0].config).to.not.have.property('clientSecret');
-    expect(file.ssoConnectors[0].config).to.deep.equal({ issuer: 'https://login.acme.example', clientId: 'acme-client', trustUnverifiedEmail: false });
+    expect(file.ssoConnectors[0].config).to.deep.equal({
+      issuer: 'https://login.acme.example',
+      clientId: 'acme-client',
+      trustUnverifiedEmail: false,
+    });
     expect(file.signInExperience.passwordPolicy.length.min).to.equal(12);
-    for (const absent of [world.machine.secret, world.hook.signingKey, 'acme-sso-secret', 'social-secret', 'not_exported', 'management-api-all"', '"console"', 'test-admin"']) {
+    for (const absent of [
+      world.machine.secret,
+      world.hook.signingKey,
+      'acme-sso-secret',
+      'social-secret',
+      'not_exported',
+      'management-api-all"',
+      '"console"',
+      'test-admin"',
+    ]) {
       expect(first.stdout).to.not.include(absent);
     }
 
@@ -174,12 +286,21 @@ describe('configuration export and import (npm run cli -- export / import)', fun
 
       if (withSecrets) {
         // What the secrets protect works in the new database: the machine gets a token with its old secret.
-        const target = await startService({ dbUrl: targetEnv.DB_URL, env: { SECRETS_ENCRYPTION_KEY: targetEnv.SECRETS_ENCRYPTION_KEY } });
+        const target = await startService({
+          dbUrl: targetEnv.DB_URL,
+          env: { SECRETS_ENCRYPTION_KEY: targetEnv.SECRETS_ENCRYPTION_KEY },
+        });
         try {
-          const token = await target.token(world.machine.id, world.machine.secret, { grant_type: 'client_credentials', resource: world.orders.resource.indicator, scope: 'write:orders' });
+          const token = await target.token(world.machine.id, world.machine.secret, {
+            grant_type: 'client_credentials',
+            resource: world.orders.resource.indicator,
+            scope: 'write:orders',
+          });
           expect(token.statusCode, JSON.stringify(token.body)).to.equal(200);
           expect(ok(await target.api.get(`hooks/${world.hook.id}`)).signingKey).to.equal(world.hook.signingKey);
-          expect(ok(await target.api.get(`connectors/${world.social.id}`)).config.clientSecret).to.equal('••••••••6789');
+          expect(ok(await target.api.get(`connectors/${world.social.id}`)).config.clientSecret).to.equal(
+            '••••••••6789',
+          );
         } finally {
           await target.stop();
         }
@@ -198,7 +319,9 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     const refused = await cli(targetEnv, 'import', fileIn('bad.json'));
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.include('is not a configuration this service can import; nothing was changed');
-    expect(refused.stderr).to.include('applications[0].oidcClientMetadata.redirectUris[1]: must be an absolute URI without a fragment');
+    expect(refused.stderr).to.include(
+      'applications[0].oidcClientMetadata.redirectUris[1]: must be an absolute URI without a fragment',
+    );
     expect(refused.stderr).to.not.match(/\n\s+at /);
 
     // The shape is right, a reference is not: checked against the database, in the transaction.
@@ -212,7 +335,9 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     const builtIn = JSON.parse(readFileSync(fileIn('empty.json'), 'utf8'));
     builtIn.resources.push({ ...file.resources[0], id: 'management-api', scopes: [] });
     writeFileSync(fileIn('bad.json'), JSON.stringify(builtIn));
-    expect((await cli(targetEnv, 'import', fileIn('bad.json'))).stderr).to.include('resources: management-api is built in');
+    expect((await cli(targetEnv, 'import', fileIn('bad.json'))).stderr).to.include(
+      'resources: management-api is built in',
+    );
 
     writeFileSync(fileIn('bad.json'), '{"version": 1, "resources": [');
     expect((await cli(targetEnv, 'import', fileIn('bad.json'))).stderr).to.match(/not JSON/);
@@ -224,12 +349,18 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     const target = await startService();
     const targetEnv = { DB_URL: target.config.dbUrl };
     try {
-      ok(await target.api.post('roles', { json: { name: 'Order worker', description: 'already here, under another id', type: 'MachineToMachine' } }));
+      ok(
+        await target.api.post('roles', {
+          json: { name: 'Order worker', description: 'already here, under another id', type: 'MachineToMachine' },
+        }),
+      );
       const before = (await cli(targetEnv, 'export')).stdout;
       writeFileSync(fileIn('colliding.json'), (await cli(sourceEnv, 'export')).stdout);
       const imported = await cli(targetEnv, 'import', fileIn('colliding.json'));
       expect(imported.code).to.equal(1);
-      expect(imported.stderr.trim()).to.match(/^roles \w+: another row in the database has the same name; nothing was changed$/);
+      expect(imported.stderr.trim()).to.match(
+        /^roles \w+: another row in the database has the same name; nothing was changed$/,
+      );
       // The resources the file puts before its roles were rolled back.
       expect((await cli(targetEnv, 'export')).stdout).to.equal(before);
     } finally {

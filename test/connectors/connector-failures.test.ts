@@ -30,7 +30,11 @@ describe('a failing identity provider: a sentence for the user, a log line for t
 
   async function createConnector(connectorId: 'oidc' | 'oauth2', config: Record<string, unknown>): Promise<string> {
     const created = await service.api.post('connectors', {
-      json: { connectorId, config, metadata: { target: `broken-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}` } },
+      json: {
+        connectorId,
+        config,
+        metadata: { target: `broken-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}` },
+      },
     });
     expectStatus(created, 200);
     return created.body.id;
@@ -49,11 +53,16 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(400);
     expect(response.body.code).to.equal(code);
     expect(response.body.message).to.match(/^[A-Z][^:]*\.$/);
-    expect(JSON.stringify(response.body)).to.not.match(/TypeError|fetch failed|ECONNREFUSED|127\.0\.0\.1|invalid_client/);
+    expect(JSON.stringify(response.body)).to.not.match(
+      /TypeError|fetch failed|ECONNREFUSED|127\.0\.0\.1|invalid_client/,
+    );
   }
 
   const start = (browser: Browser, connectorId: string, state = newState()) =>
-    browser.call('post', `api/experience/verification/social/${connectorId}/authorization-uri`, { state, redirectUri: callback() });
+    browser.call('post', `api/experience/verification/social/${connectorId}/authorization-uri`, {
+      state,
+      redirectUri: callback(),
+    });
 
   it('discovery fails (nothing answers at the issuer): a plain sentence, and a warning with the connector id and stage', async () => {
     const nowhere = `http://127.0.0.1:${await freePort()}/oidc`;
@@ -69,16 +78,23 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     expect(line.err.message).to.be.a('string');
     expect(service.logs()).to.not.include(clientSecret);
     const after = await scrape(service);
-    expect(after.value('identity_connector_failures_total', { stage: 'discovery' }) - before.value('identity_connector_failures_total', { stage: 'discovery' })).to.equal(1);
+    expect(
+      after.value('identity_connector_failures_total', { stage: 'discovery' }) -
+        before.value('identity_connector_failures_total', { stage: 'discovery' }),
+    ).to.equal(1);
   });
 
-  it('the IdP refuses the code (wrong client secret): a plain sentence, and a warning with the IdP\'s error code', async () => {
+  it("the IdP refuses the code (wrong client secret): a plain sentence, and a warning with the IdP's error code", async () => {
     const connectorId = await createConnector('oidc', { issuer: idp.issuer, clientId: idp.client.id, clientSecret });
     const browser = await openExperience(service, spa.id);
     const state = newState();
     const started = await start(browser, connectorId, state);
     expectStatus(started, 200);
-    const back = await signInAtIdp(idp, started.body.authorizationUri, await createIdpUser(idp, `refused-${Date.now()}@example.org`));
+    const back = await signInAtIdp(
+      idp,
+      started.body.authorizationUri,
+      await createIdpUser(idp, `refused-${Date.now()}@example.org`),
+    );
     const verified = await browser.call('post', `api/experience/verification/social/${connectorId}/verify`, {
       connectorData: Object.fromEntries(back.searchParams),
       verificationId: started.body.verificationId,
@@ -106,7 +122,11 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     const browser = await openExperience(service, spa.id);
     const started = await start(browser, connectorId);
     expectStatus(started, 200);
-    const back = await signInAtIdp(idp, started.body.authorizationUri, await createIdpUser(idp, `userinfo-${Date.now()}@example.org`));
+    const back = await signInAtIdp(
+      idp,
+      started.body.authorizationUri,
+      await createIdpUser(idp, `userinfo-${Date.now()}@example.org`),
+    );
     const verified = await browser.call('post', `api/experience/verification/social/${connectorId}/verify`, {
       connectorData: Object.fromEntries(back.searchParams),
       verificationId: started.body.verificationId,
@@ -118,8 +138,12 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     expect(service.logs()).to.not.include(idp.client.secret);
   });
 
-  it('the user cancels at the IdP: a plain sentence, logged at info (not an operator\'s problem)', async () => {
-    const connectorId = await createConnector('oidc', { issuer: idp.issuer, clientId: idp.client.id, clientSecret: idp.client.secret });
+  it("the user cancels at the IdP: a plain sentence, logged at info (not an operator's problem)", async () => {
+    const connectorId = await createConnector('oidc', {
+      issuer: idp.issuer,
+      clientId: idp.client.id,
+      clientSecret: idp.client.secret,
+    });
     const browser = await openExperience(service, spa.id);
     const state = newState();
     const started = await start(browser, connectorId, state);

@@ -38,12 +38,18 @@ describe('social connectors: the management API', () => {
   });
 
   it('creates, reads, updates and deletes a connector, never showing its secret', async () => {
-    const created = await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target(), name: { en: 'Corp IdP' } } } });
+    const created = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target(), name: { en: 'Corp IdP' } } },
+    });
     expectStatus(created, 200);
     const connector = created.body;
     expect(connector).to.include({ connectorId: 'oidc', type: 'Social', syncProfile: false });
     expect(connector.name).to.deep.equal({ en: 'Corp IdP' });
-    expect(connector.config).to.include({ issuer: oidcConfig.issuer, clientId: 'client-1', scope: 'openid profile email' });
+    expect(connector.config).to.include({
+      issuer: oidcConfig.issuer,
+      clientId: 'client-1',
+      scope: 'openid profile email',
+    });
     expect(connector.config.clientSecret).to.be.a('string').and.not.equal(secret);
     expect(JSON.stringify(connector)).to.not.include(secret);
 
@@ -53,34 +59,52 @@ describe('social connectors: the management API', () => {
     const listed = await service.api.get('connectors');
     expect(JSON.stringify(listed.body)).to.not.include(secret);
     expect(listed.body.map((item: { id: string }) => item.id)).to.include(connector.id);
-    expect((await service.api.get('connectors', { searchParams: { target: connector.target } })).body).to.deep.equal([connector]);
+    expect((await service.api.get('connectors', { searchParams: { target: connector.target } })).body).to.deep.equal([
+      connector,
+    ]);
 
     // A form saved unchanged sends the mask back: the secret is kept, other changes apply.
-    const patched = await service.api.patch(`connectors/${connector.id}`, { json: { config: { ...connector.config, clientId: 'client-1b' }, syncProfile: true } });
+    const patched = await service.api.patch(`connectors/${connector.id}`, {
+      json: { config: { ...connector.config, clientId: 'client-1b' }, syncProfile: true },
+    });
     expectStatus(patched, 200);
     expect(patched.body.config).to.include({ clientId: 'client-1b', clientSecret: connector.config.clientSecret });
     expect(patched.body.syncProfile).to.equal(true);
-    const rotated = await service.api.patch(`connectors/${connector.id}`, { json: { config: { clientSecret: 'another-secret-0123456789' } } });
+    const rotated = await service.api.patch(`connectors/${connector.id}`, {
+      json: { config: { clientSecret: 'another-secret-0123456789' } },
+    });
     expectStatus(rotated, 200);
     expect(rotated.body.config.clientSecret).to.not.equal(connector.config.clientSecret);
     expect(rotated.body.config.clientId).to.equal('client-1b');
-    expectError(await service.api.patch(`connectors/${connector.id}`, { json: { metadata: { target: 'other-target' } } }), 400, 'connector.can_not_modify_target');
+    expectError(
+      await service.api.patch(`connectors/${connector.id}`, { json: { metadata: { target: 'other-target' } } }),
+      400,
+      'connector.can_not_modify_target',
+    );
 
     expectStatus(await service.api.delete(`connectors/${connector.id}`), 204);
     expectError(await service.api.get(`connectors/${connector.id}`), 404, 'entity.not_exists_with_id');
     expectError(await service.api.delete(`connectors/${connector.id}`), 404, 'entity.not_exists_with_id');
-    expectError(await service.api.patch(`connectors/${connector.id}`, { json: { syncProfile: false } }), 404, 'entity.not_exists_with_id');
+    expectError(
+      await service.api.patch(`connectors/${connector.id}`, { json: { syncProfile: false } }),
+      404,
+      'entity.not_exists_with_id',
+    );
   });
 
   it('creates an OAuth 2.0 connector with a profile map', async () => {
-    const created = await service.api.post('connectors', { json: { connectorId: 'oauth2', config: oauth2Config, metadata: { target: target() } } });
+    const created = await service.api.post('connectors', {
+      json: { connectorId: 'oauth2', config: oauth2Config, metadata: { target: target() } },
+    });
     expectStatus(created, 200);
     expect(created.body.config.profileMap).to.deep.equal(oauth2Config.profileMap);
     expect(JSON.stringify(created.body)).to.not.include(secret);
   });
 
   it('refuses an invalid configuration with 400 connector.invalid_config and what is wrong', async () => {
-    const missing = await service.api.post('connectors', { json: { connectorId: 'oidc', config: { issuer: 'not a url' }, metadata: { target: target() } } });
+    const missing = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: { issuer: 'not a url' }, metadata: { target: target() } },
+    });
     expectError(missing, 400, 'connector.invalid_config');
     const paths = missing.body.details.map((detail: { path: string }) => detail.path);
     expect(paths).to.include.members(['config.issuer', 'config.clientId', 'config.clientSecret']);
@@ -88,15 +112,25 @@ describe('social connectors: the management API', () => {
       expect(detail.message).to.be.a('string').and.not.empty;
     }
 
-    const noOpenid = await service.api.post('connectors', { json: { connectorId: 'oidc', config: { ...oidcConfig, scope: 'profile' }, metadata: { target: target() } } });
+    const noOpenid = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: { ...oidcConfig, scope: 'profile' }, metadata: { target: target() } },
+    });
     expectError(noOpenid, 400, 'connector.invalid_config');
     expect(noOpenid.body.details[0].path).to.equal('config.scope');
 
-    const oauth2 = await service.api.post('connectors', { json: { connectorId: 'oauth2', config: { ...oauth2Config, tokenEndpoint: 'ftp://idp.example.com/token' }, metadata: { target: target() } } });
+    const oauth2 = await service.api.post('connectors', {
+      json: {
+        connectorId: 'oauth2',
+        config: { ...oauth2Config, tokenEndpoint: 'ftp://idp.example.com/token' },
+        metadata: { target: target() },
+      },
+    });
     expectError(oauth2, 400, 'connector.invalid_config');
     expect(oauth2.body.details.map((detail: { path: string }) => detail.path)).to.deep.equal(['config.tokenEndpoint']);
 
-    const created = await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target() } } });
+    const created = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target() } },
+    });
     const patched = await service.api.patch(`connectors/${created.body.id}`, { json: { config: { issuer: 42 } } });
     expectError(patched, 400, 'connector.invalid_config');
     expect(patched.body.details[0].path).to.equal('config.issuer');
@@ -108,34 +142,64 @@ describe('social connectors: the management API', () => {
       ['oauth2', { ...oauth2Config, tokenEndpoint: 'http://idp.example.com/token' }, 'config.tokenEndpoint'],
       ['oauth2', { ...oauth2Config, userInfoEndpoint: 'http://10.0.0.8/userinfo' }, 'config.userInfoEndpoint'],
     ] as const) {
-      const refused = await service.api.post('connectors', { json: { connectorId, config, metadata: { target: target() } } });
+      const refused = await service.api.post('connectors', {
+        json: { connectorId, config, metadata: { target: target() } },
+      });
       expectError(refused, 400, 'connector.invalid_config');
       expect(refused.body.details.map((detail: { path: string }) => detail.path)).to.deep.equal([field]);
     }
     for (const issuer of ['http://localhost:3001/oidc', 'http://127.0.0.1:3001/oidc', 'http://[::1]:3001/oidc']) {
-      expectStatus(await service.api.post('connectors', { json: { connectorId: 'oidc', config: { ...oidcConfig, issuer }, metadata: { target: target() } } }), 200);
+      expectStatus(
+        await service.api.post('connectors', {
+          json: { connectorId: 'oidc', config: { ...oidcConfig, issuer }, metadata: { target: target() } },
+        }),
+        200,
+      );
     }
   });
 
   it('needs metadata.target, unique across connectors (422 on a duplicate)', async () => {
-    expectError(await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig } }), 400, 'connector.should_specify_target');
-    const shared = target();
-    expectStatus(await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: shared } } }), 200);
     expectError(
-      await service.api.post('connectors', { json: { connectorId: 'oauth2', config: oauth2Config, metadata: { target: shared } } }),
+      await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig } }),
+      400,
+      'connector.should_specify_target',
+    );
+    const shared = target();
+    expectStatus(
+      await service.api.post('connectors', {
+        json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: shared } },
+      }),
+      200,
+    );
+    expectError(
+      await service.api.post('connectors', {
+        json: { connectorId: 'oauth2', config: oauth2Config, metadata: { target: shared } },
+      }),
       422,
       'connector.multiple_target_with_same_platform',
     );
-    expectError(await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: 'Not Valid!' } } }), 400, 'guard.invalid_input');
+    expectError(
+      await service.api.post('connectors', {
+        json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: 'Not Valid!' } },
+      }),
+      400,
+      'guard.invalid_input',
+    );
   });
 
   it('concurrent creates of one target: one wins, the others get 422', async () => {
     const shared = target();
     const responses = await Promise.all(
-      Array.from({ length: 6 }, () => service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: shared } } })),
+      Array.from({ length: 6 }, () =>
+        service.api.post('connectors', {
+          json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: shared } },
+        }),
+      ),
     );
     const statuses = responses.map((response) => response.statusCode).sort();
-    expect(statuses, JSON.stringify(responses.map((response) => response.body))).to.deep.equal([200, 422, 422, 422, 422, 422]);
+    expect(statuses, JSON.stringify(responses.map((response) => response.body))).to.deep.equal([
+      200, 422, 422, 422, 422, 422,
+    ]);
   });
 
   it('answers bad input with 4xx and an error code, never 5xx', async () => {
@@ -146,7 +210,11 @@ describe('social connectors: the management API', () => {
       { connectorId: 'oidc', config: oidcConfig, metadata: { target: target(), unknown: 1 } },
       { connectorId: 'oidc', config: oidcConfig, metadata: { target: target() }, enableTokenStorage: true },
       { connectorId: 'oidc', config: { ...oidcConfig, clientSecret: '' }, metadata: { target: target() } },
-      { connectorId: 'oidc', config: { ...oidcConfig, authorizationEndpoint: 'https://idp.example.com/auth' }, metadata: { target: target() } },
+      {
+        connectorId: 'oidc',
+        config: { ...oidcConfig, authorizationEndpoint: 'https://idp.example.com/auth' },
+        metadata: { target: target() },
+      },
       { connectorId: 'oauth2', config: { ...oauth2Config, profileMap: { id: '' } }, metadata: { target: target() } },
       { connectorId: 'oidc', config: oidcConfig, metadata: { target: target() }, id: 'x'.repeat(50) },
     ];
@@ -155,7 +223,10 @@ describe('social connectors: the management API', () => {
       expect(response.statusCode, `${JSON.stringify(json)} → ${JSON.stringify(response.body)}`).to.be.within(400, 499);
       expect(response.body.code, JSON.stringify(json)).to.be.a('string');
     }
-    const raw = await service.api.post('connectors', { body: '{not json', headers: { 'content-type': 'application/json' } });
+    const raw = await service.api.post('connectors', {
+      body: '{not json',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(raw.statusCode).to.be.within(400, 499);
     expect((await service.api.get(`connectors/${'x'.repeat(40)}`)).statusCode).to.be.within(400, 499);
     expect((await service.http.get('api/connectors')).statusCode).to.equal(401);
@@ -168,7 +239,9 @@ describe('social connectors: the management API', () => {
       baseUrl: service.url,
       apiIndicator: service.config.managementApiResource,
     });
-    const created = await apiClient.POST('/api/connectors', { body: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target() } } });
+    const created = await apiClient.POST('/api/connectors', {
+      body: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target() } },
+    });
     expect(created.response.status, JSON.stringify(created.error)).to.equal(200);
     const read = await apiClient.GET('/api/connectors/{id}', { params: { path: { id: created.data!.id } } });
     expect(read.response.status).to.equal(200);
@@ -179,10 +252,17 @@ describe('social connectors: the management API', () => {
   });
 
   it('the public sign-in settings list the connectors by name, without configuration', async () => {
-    const created = await service.api.post('connectors', { json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target(), name: { en: 'Listed' } } } });
+    const created = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target(), name: { en: 'Listed' } } },
+    });
     const settings = await service.http.get('api/.well-known/sign-in-exp');
     expectStatus(settings, 200);
-    expect(settings.body.socialConnectors).to.deep.include({ id: created.body.id, target: created.body.target, name: { en: 'Listed' }, logo: '' });
+    expect(settings.body.socialConnectors).to.deep.include({
+      id: created.body.id,
+      target: created.body.target,
+      name: { en: 'Listed' },
+      logo: '',
+    });
     expect(JSON.stringify(settings.body)).to.not.include('client-1');
     expect(JSON.stringify(settings.body)).to.not.include(secret);
   });

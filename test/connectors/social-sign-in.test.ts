@@ -38,7 +38,9 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   let oauth2: { id: string; target: string };
 
   async function createConnector(connectorId: 'oidc' | 'oauth2', config: Record<string, unknown>) {
-    const created = await service.api.post('connectors', { json: { connectorId, config, metadata: { target: unique(`${connectorId}-`) } } });
+    const created = await service.api.post('connectors', {
+      json: { connectorId, config, metadata: { target: unique(`${connectorId}-`) } },
+    });
     expectStatus(created, 200);
     return created.body as { id: string; target: string };
   }
@@ -62,7 +64,11 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     idp = await startIdp([callback]);
     events = await HookEvents.start(service);
     spa = await createSpa(service);
-    oidc = await createConnector('oidc', { issuer: idp.issuer, clientId: idp.client.id, clientSecret: idp.client.secret });
+    oidc = await createConnector('oidc', {
+      issuer: idp.issuer,
+      clientId: idp.client.id,
+      clientSecret: idp.client.secret,
+    });
     // A plain OAuth 2.0 server says nothing about emails: this one is trusted to have checked them.
     oauth2 = await createConnector('oauth2', oauth2Config({ trustUnverifiedEmail: true }));
   });
@@ -75,7 +81,10 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   /** Starts the social sign-in, goes through the IdP as `user`, and verifies the callback: the verification id. */
   async function socialVerification(browser: Browser, connector: { id: string }, user: IdpUser): Promise<string> {
     const state = newState();
-    const started = await browser.call('post', `api/experience/verification/social/${connector.id}/authorization-uri`, { state, redirectUri: callback });
+    const started = await browser.call('post', `api/experience/verification/social/${connector.id}/authorization-uri`, {
+      state,
+      redirectUri: callback,
+    });
     expectStatus(started, 200);
     expect(started.body).to.have.keys('authorizationUri', 'verificationId');
     const back = await signInAtIdp(idp, started.body.authorizationUri, user);
@@ -94,7 +103,10 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   it('sends the browser to the IdP with state, PKCE (S256) and, for OpenID Connect, a nonce', async () => {
     const browser = await openExperience(service, spa.id);
     const state = newState();
-    const started = await browser.call('post', `api/experience/verification/social/${oidc.id}/authorization-uri`, { state, redirectUri: callback });
+    const started = await browser.call('post', `api/experience/verification/social/${oidc.id}/authorization-uri`, {
+      state,
+      redirectUri: callback,
+    });
     expectStatus(started, 200);
     const uri = new URL(started.body.authorizationUri);
     expect(uri.origin + uri.pathname).to.equal(`${idp.issuer}/auth`);
@@ -109,7 +121,10 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     expect(uri.searchParams.get('code_challenge')).to.match(/^[\w-]{43}$/);
     expect(uri.searchParams.get('nonce')).to.be.a('string');
 
-    const plain = await browser.call('post', `api/experience/verification/social/${oauth2.id}/authorization-uri`, { state, redirectUri: callback });
+    const plain = await browser.call('post', `api/experience/verification/social/${oauth2.id}/authorization-uri`, {
+      state,
+      redirectUri: callback,
+    });
     expectStatus(plain, 200);
     expect(new URL(plain.body.authorizationUri).searchParams.get('code_challenge_method')).to.equal('S256');
   });
@@ -117,12 +132,17 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   it('OIDC: registers a new account (User.Created, JIT by verified email domain), PostRegister at submit; the holder signs in later', async () => {
     const domain = `${unique('social')}.example`;
     const organization = (await service.api.post('organizations', { json: { name: unique('social-org-') } })).body;
-    expectStatus(await service.api.put(`organizations/${organization.id}/jit/email-domains`, { json: { emailDomains: [domain] } }), 204);
+    expectStatus(
+      await service.api.put(`organizations/${organization.id}/jit/email-domains`, { json: { emailDomains: [domain] } }),
+      204,
+    );
     const upstream = await createIdpUser(idp, `newcomer@${domain}`);
 
     const browser = await openExperience(service, spa.id, 'Register');
     const verificationId = await socialVerification(browser, oidc, upstream);
-    const { result, payloads } = await events.expect(['User.Created', 'Organization.Membership.Updated'], () => identify(browser, { verificationId }));
+    const { result, payloads } = await events.expect(['User.Created', 'Organization.Membership.Updated'], () =>
+      identify(browser, { verificationId }),
+    );
     expectStatus(result, 201);
     const user = payloads['User.Created']![0]!.data;
     expect(user).to.include({ primaryEmail: upstream.email, name: upstream.name });
@@ -138,7 +158,11 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     expectStatus(identities, 200);
     expect(Object.keys(identities.body)).to.deep.equal([oidc.target]);
     expect(identities.body[oidc.target].userId).to.equal(upstream.id);
-    expect(identities.body[oidc.target].details).to.include({ sub: upstream.id, email: upstream.email, email_verified: true });
+    expect(identities.body[oidc.target].details).to.include({
+      sub: upstream.id,
+      email: upstream.email,
+      email_verified: true,
+    });
 
     // Next time the identity's holder signs in, whichever screen the page started with; nothing changes.
     const again = await openExperience(service, spa.id, 'SignIn');
@@ -159,7 +183,9 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     expectError(missing, 404, 'user.identity_not_exist');
     expect(missing.body.data).to.deep.equal({ relatedUser: email });
 
-    const { result, payloads } = await events.expect(['User.Data.Updated'], () => identify(browser, { verificationId, linkSocialIdentity: true }));
+    const { result, payloads } = await events.expect(['User.Data.Updated'], () =>
+      identify(browser, { verificationId, linkSocialIdentity: true }),
+    );
     expectStatus(result, 204);
     const updated = payloads['User.Data.Updated']![0]!;
     expect(updated.data.id).to.equal(account.id);
@@ -217,7 +243,10 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     // Registering makes an account without that email.
     const register = await openExperience(service, spa.id, 'Register');
     const { payloads } = await events.expect(['User.Created'], async () =>
-      expectStatus(await identify(register, { verificationId: await socialVerification(register, untrusted, upstream) }), 201),
+      expectStatus(
+        await identify(register, { verificationId: await socialVerification(register, untrusted, upstream) }),
+        201,
+      ),
     );
     expect(payloads['User.Created']![0]!.data).to.include({ primaryEmail: null, name: upstream.name });
   });
@@ -227,29 +256,74 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     const browser = await openExperience(service, spa.id, 'Register');
     const state = newState();
     expectError(
-      await browser.call('post', `api/experience/verification/social/nope/authorization-uri`, { state, redirectUri: callback }),
+      await browser.call('post', `api/experience/verification/social/nope/authorization-uri`, {
+        state,
+        redirectUri: callback,
+      }),
       404,
       'entity.not_exists_with_id',
     );
-    expectError(await browser.call('post', `api/experience/verification/social/${oidc.id}/authorization-uri`, { state, redirectUri: 'javascript:alert(1)' }), 400, 'guard.invalid_input');
-    expectError(await browser.call('post', `api/experience/verification/social/${oidc.id}/authorization-uri`, { redirectUri: callback }), 400, 'guard.invalid_input');
+    expectError(
+      await browser.call('post', `api/experience/verification/social/${oidc.id}/authorization-uri`, {
+        state,
+        redirectUri: 'javascript:alert(1)',
+      }),
+      400,
+      'guard.invalid_input',
+    );
+    expectError(
+      await browser.call('post', `api/experience/verification/social/${oidc.id}/authorization-uri`, {
+        redirectUri: callback,
+      }),
+      400,
+      'guard.invalid_input',
+    );
 
     for (const connector of [oidc, oauth2]) {
-      const started = await browser.call('post', `api/experience/verification/social/${connector.id}/authorization-uri`, { state, redirectUri: callback });
+      const started = await browser.call(
+        'post',
+        `api/experience/verification/social/${connector.id}/authorization-uri`,
+        { state, redirectUri: callback },
+      );
       const { verificationId } = started.body;
       // Not verified yet: it identifies no one.
       expectError(await identify(browser, { verificationId }), 400, 'session.verification_failed');
       const back = Object.fromEntries((await signInAtIdp(idp, started.body.authorizationUri, upstream)).searchParams);
       const verify = (connectorData: Record<string, unknown>, id = verificationId, path = connector.id) =>
-        browser.call('post', `api/experience/verification/social/${path}/verify`, { connectorData, verificationId: id });
+        browser.call('post', `api/experience/verification/social/${path}/verify`, {
+          connectorData,
+          verificationId: id,
+        });
 
       expectError(await verify({ ...back, state: 'forged' }), 400, 'connector.authorization_failed');
-      expectError(await verify({ error: 'access_denied', error_description: 'no', state }), 400, 'connector.authorization_failed');
+      expectError(
+        await verify({ error: 'access_denied', error_description: 'no', state }),
+        400,
+        'connector.authorization_failed',
+      );
       expectError(await verify({ state }), 400, 'connector.authorization_failed');
       expectError(await verify(back, 'no-such-verification'), 404, 'session.verification_session_not_found');
-      expectError(await verify(back, verificationId, connector === oidc ? oauth2.id : oidc.id), 400, 'session.verification_failed');
-      expectError(await browser.call('post', `api/experience/verification/sso/${connector.id}/verify`, { connectorData: back, verificationId }), 400, 'session.verification_failed');
-      expectError(await browser.call('post', `api/experience/verification/social/${connector.id}/verify`, { connectorData: 'text', verificationId }), 400, 'guard.invalid_input');
+      expectError(
+        await verify(back, verificationId, connector === oidc ? oauth2.id : oidc.id),
+        400,
+        'session.verification_failed',
+      );
+      expectError(
+        await browser.call('post', `api/experience/verification/sso/${connector.id}/verify`, {
+          connectorData: back,
+          verificationId,
+        }),
+        400,
+        'session.verification_failed',
+      );
+      expectError(
+        await browser.call('post', `api/experience/verification/social/${connector.id}/verify`, {
+          connectorData: 'text',
+          verificationId,
+        }),
+        400,
+        'guard.invalid_input',
+      );
 
       // The refused attempts did not spend the code: the real callback still verifies, once.
       expectStatus(await verify(back), 200);
@@ -265,7 +339,11 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     const userId = (await service.api.get('users', { searchParams: { search: upstream.email } })).body[0].id;
     expectStatus(await service.api.patch(`users/${userId}/is-suspended`, { json: { isSuspended: true } }), 200);
     const browser = await openExperience(service, spa.id);
-    expectError(await identify(browser, { verificationId: await socialVerification(browser, oidc, upstream) }), 401, 'user.suspended');
+    expectError(
+      await identify(browser, { verificationId: await socialVerification(browser, oidc, upstream) }),
+      401,
+      'user.suspended',
+    );
   });
 
   it('admins see, set and remove identities (GET/PUT/DELETE /users/:userId/identities)', async () => {
@@ -287,30 +365,60 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     });
     expect(set.response.status, JSON.stringify(set.error)).to.equal(201);
     expect(set.data).to.deep.equal({ [oidc.target]: { userId: 'upstream-1', details: { email: 'a@example.com' } } });
-    const replaced = await service.api.put(`users/${user.id}/identities/${oidc.target}`, { json: { userId: 'upstream-2' } });
+    const replaced = await service.api.put(`users/${user.id}/identities/${oidc.target}`, {
+      json: { userId: 'upstream-2' },
+    });
     expectStatus(replaced, 200);
     expect(replaced.body[oidc.target].userId).to.equal('upstream-2');
     // The identity is someone's: not a second account's.
-    expectError(await service.api.put(`users/${other.id}/identities/${oidc.target}`, { json: { userId: 'upstream-2' } }), 422, 'user.identity_already_in_use');
+    expectError(
+      await service.api.put(`users/${other.id}/identities/${oidc.target}`, { json: { userId: 'upstream-2' } }),
+      422,
+      'user.identity_already_in_use',
+    );
     // The old one is free again.
-    expectStatus(await service.api.put(`users/${other.id}/identities/${oidc.target}`, { json: { userId: 'upstream-1' } }), 201);
+    expectStatus(
+      await service.api.put(`users/${other.id}/identities/${oidc.target}`, { json: { userId: 'upstream-1' } }),
+      201,
+    );
 
     const all = await service.api.get(`users/${user.id}/all-identities`);
     expectStatus(all, 200);
-    expect(all.body).to.deep.equal({ socialIdentities: [{ target: oidc.target, identity: { userId: 'upstream-2' } }], ssoIdentities: [] });
-    expect((await service.api.get(`users/${user.id}`)).body.identities).to.deep.equal({ [oidc.target]: { userId: 'upstream-2' } });
+    expect(all.body).to.deep.equal({
+      socialIdentities: [{ target: oidc.target, identity: { userId: 'upstream-2' } }],
+      ssoIdentities: [],
+    });
+    expect((await service.api.get(`users/${user.id}`)).body.identities).to.deep.equal({
+      [oidc.target]: { userId: 'upstream-2' },
+    });
 
     const removed = await service.api.delete(`users/${user.id}/identities/${oidc.target}`);
     expectStatus(removed, 200);
     expect(removed.body).to.include({ id: user.id });
     expect(removed.body.identities).to.deep.equal({});
-    expectError(await service.api.delete(`users/${user.id}/identities/${oidc.target}`), 404, 'entity.not_exists_with_id');
+    expectError(
+      await service.api.delete(`users/${user.id}/identities/${oidc.target}`),
+      404,
+      'entity.not_exists_with_id',
+    );
 
     expectError(await service.api.get('users/no-such-user/identities'), 404, 'entity.not_exists_with_id');
     expectError(await service.api.get('users/no-such-user/all-identities'), 404, 'entity.not_exists_with_id');
-    expectError(await service.api.put(`users/no-such-user/identities/${oidc.target}`, { json: { userId: 'x' } }), 404, 'entity.not_exists_with_id');
-    expectError(await service.api.put(`users/${user.id}/identities/${oidc.target}`, { json: {} }), 400, 'guard.invalid_input');
-    expectError(await service.api.put(`users/${user.id}/identities/${oidc.target}`, { json: { userId: 'x', extra: 1 } }), 400, 'guard.invalid_input');
+    expectError(
+      await service.api.put(`users/no-such-user/identities/${oidc.target}`, { json: { userId: 'x' } }),
+      404,
+      'entity.not_exists_with_id',
+    );
+    expectError(
+      await service.api.put(`users/${user.id}/identities/${oidc.target}`, { json: {} }),
+      400,
+      'guard.invalid_input',
+    );
+    expectError(
+      await service.api.put(`users/${user.id}/identities/${oidc.target}`, { json: { userId: 'x', extra: 1 } }),
+      400,
+      'guard.invalid_input',
+    );
   });
 
   it('a removed identity no longer signs its former holder in', async () => {

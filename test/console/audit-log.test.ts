@@ -28,13 +28,21 @@ describe('console: the audit log page', function () {
     await page.getByLabel('Description').fill('Read the trail');
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.getByRole('heading', { level: 1, name: 'Auditors' }).waitFor();
-    const created = await waitForLog(service, { logKey: 'Management.Write' }, (entry) => entry.names[entry.payload.createdId] === 'Auditors');
+    const created = await waitForLog(
+      service,
+      { logKey: 'Management.Write' },
+      (entry) => entry.names[entry.payload.createdId] === 'Auditors',
+    );
     const adminId = created.payload.userId as string;
     expect(created.names[adminId]).to.equal(admin.username);
 
     const spa = await createSpa(service);
     const browser = await openExperience(service, spa.id);
-    expectError(await passwordVerification(browser, { type: 'username', value: admin.username }, 'Not-My-Password-1'), 422, 'session.invalid_credentials');
+    expectError(
+      await passwordVerification(browser, { type: 'username', value: admin.username }, 'Not-My-Password-1'),
+      422,
+      'session.invalid_credentials',
+    );
     await waitForLog(service, { result: 'Error' }, (entry) => entry.payload.identifier?.value === admin.username);
 
     await openSection(page, 'Audit log');

@@ -22,7 +22,12 @@ describe('GET /api/dashboard', () => {
     expect(month.body.days).to.have.length(30);
     const today = month.body.days.at(-1);
     expect(today.day).to.equal(Date.now() - (Date.now() % 86_400_000));
-    expect(today).to.deep.include({ registrations: 2, signIns: 0, tokenExchanges: { success: 0, failure: 0 }, webhookDeliveries: { success: 0, failure: 0 } });
+    expect(today).to.deep.include({
+      registrations: 2,
+      signIns: 0,
+      tokenExchanges: { success: 0, failure: 0 },
+      webhookDeliveries: { success: 0, failure: 0 },
+    });
     expect(month.body.webhookLatencyP50Ms).to.equal(null);
 
     expect((await service.api.get('dashboard')).body.days).to.have.length(7);

@@ -35,7 +35,9 @@ describe('console: the first administrator', () => {
 
   it('refuses a password the policy refuses, with its issues', async () => {
     service = await startService();
-    const response = await service.http.post('api/console/first-administrator', { json: { username: 'admin', password: 'abc' } });
+    const response = await service.http.post('api/console/first-administrator', {
+      json: { username: 'admin', password: 'abc' },
+    });
     expect(response.statusCode).to.equal(422);
     expect(response.body.code).to.equal('password.rejected');
     expect((await service.http.get('api/console/config')).body.hasAdministrator).to.equal(false);
@@ -51,7 +53,13 @@ describe('console: the first administrator', () => {
     const application = await service.api.delete('applications/console');
     expect(application.statusCode).to.equal(403);
     expect(application.body.code).to.equal('application.internal_application_violation');
-    expect((await service.api.patch('applications/console', { json: { oidcClientMetadata: { redirectUris: ['https://evil.example/cb'] } } })).statusCode).to.equal(403);
+    expect(
+      (
+        await service.api.patch('applications/console', {
+          json: { oidcClientMetadata: { redirectUris: ['https://evil.example/cb'] } },
+        })
+      ).statusCode,
+    ).to.equal(403);
 
     const scopes = await service.api.get('roles/console-admin/scopes');
     expect(scopes.body.map((scope: { name: string }) => scope.name)).to.deep.equal(['all']);
@@ -63,15 +71,30 @@ describe('console: the first administrator', () => {
     const dbUrl = await freshDatabaseUrl();
     const env = { ...process.env, DB_URL: dbUrl, LOG_LEVEL: 'silent', ENDPOINT: 'https://id.example.com/identity' };
     for (const username of ['cli_admin', 'cli_admin_2']) {
-      const { stdout } = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', username, '--password', 'Sturdy-Console-7'], { env });
-      expect(stdout).to.match(new RegExp(`^Created administrator ${username} \\(user id \\w+\\)\\. Sign in at https://id\\.example\\.com/identity/console\\n$`));
+      const { stdout } = await run(
+        process.execPath,
+        [builtScripts.cli, 'create-admin', '--username', username, '--password', 'Sturdy-Console-7'],
+        { env },
+      );
+      expect(stdout).to.match(
+        new RegExp(
+          `^Created administrator ${username} \\(user id \\w+\\)\\. Sign in at https://id\\.example\\.com/identity/console\\n$`,
+        ),
+      );
     }
-    const refused = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env }).catch((error: { code: number; stderr: string }) => error);
+    const refused = await run(
+      process.execPath,
+      [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'],
+      { env },
+    ).catch((error: { code: number; stderr: string }) => error);
     expect(refused).to.include({ code: 1 });
     expect((refused as { stderr: string }).stderr).to.contain('username is already in use');
 
     service = await startService({ dbUrl });
     const holders = await service.api.get('roles/console-admin/users');
-    expect(holders.body.map((user: { username: string }) => user.username).sort()).to.deep.equal(['cli_admin', 'cli_admin_2']);
+    expect(holders.body.map((user: { username: string }) => user.username).sort()).to.deep.equal([
+      'cli_admin',
+      'cli_admin_2',
+    ]);
   });
 });

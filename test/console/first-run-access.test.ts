@@ -37,26 +37,45 @@ describe('console: who may create the first administrator', () => {
     expect(config.body).to.include({ hasAdministrator: false, firstRun: 'setup-token' });
     expect((await service.http.get('api/console/config')).body.firstRun).to.equal('local');
 
-    const refused = await service.http.post('api/console/first-administrator', { json: newAdmin('stranger'), headers: fromAfar });
+    const refused = await service.http.post('api/console/first-administrator', {
+      json: newAdmin('stranger'),
+      headers: fromAfar,
+    });
     expect(refused.statusCode).to.equal(403);
     expect(refused.body.code).to.equal('console.setup_token_required');
     // A chain the client began itself (it claims loopback; the proxy appended the real address) is still from afar.
-    const spoofed = await service.http.post('api/console/first-administrator', { json: newAdmin('stranger'), headers: { 'x-forwarded-for': '127.0.0.1, 203.0.113.7' } });
+    const spoofed = await service.http.post('api/console/first-administrator', {
+      json: newAdmin('stranger'),
+      headers: { 'x-forwarded-for': '127.0.0.1, 203.0.113.7' },
+    });
     expect(spoofed.statusCode).to.equal(403);
     expect((await service.http.get('api/console/config')).body.hasAdministrator).to.equal(false);
 
     // A browser on this machine, directly or through the proxy on this machine.
-    const local = await service.http.post('api/console/first-administrator', { json: newAdmin('local_admin'), headers: { 'x-forwarded-for': '127.0.0.1' } });
+    const local = await service.http.post('api/console/first-administrator', {
+      json: newAdmin('local_admin'),
+      headers: { 'x-forwarded-for': '127.0.0.1' },
+    });
     expect(local.statusCode).to.equal(201);
-    expect((await service.http.get('api/console/config')).body).to.include({ hasAdministrator: true, firstRun: 'closed' });
+    expect((await service.http.get('api/console/config')).body).to.include({
+      hasAdministrator: true,
+      firstRun: 'closed',
+    });
   });
 
   it('without TRUST_PROXY, a forwarded request is never local, whatever address it names', async () => {
     const service = await start({});
-    const forwardedAs: Array<Record<string, string>> = [{ 'x-forwarded-for': '127.0.0.1' }, { forwarded: 'for=127.0.0.1' }, { 'x-real-ip': '127.0.0.1' }];
+    const forwardedAs: Array<Record<string, string>> = [
+      { 'x-forwarded-for': '127.0.0.1' },
+      { forwarded: 'for=127.0.0.1' },
+      { 'x-real-ip': '127.0.0.1' },
+    ];
     for (const headers of forwardedAs) {
       expect((await service.http.get('api/console/config', { headers })).body.firstRun).to.equal('setup-token');
-      const refused = await service.http.post('api/console/first-administrator', { json: newAdmin('proxied'), headers });
+      const refused = await service.http.post('api/console/first-administrator', {
+        json: newAdmin('proxied'),
+        headers,
+      });
       expect(refused.statusCode, JSON.stringify(headers)).to.equal(403);
       expect(refused.body.code).to.equal('console.setup_token_required');
     }
@@ -69,18 +88,30 @@ describe('console: who may create the first administrator', () => {
     // One structured line on the notices stream (stderr), nothing of it in the log.
     expect(service.notices().trim().split('\n')).to.have.length(1);
 
-    const wrong = await service.http.post('api/console/first-administrator', { json: { ...newAdmin('remote_admin'), setupToken: 'not-the-token' }, headers: fromAfar });
+    const wrong = await service.http.post('api/console/first-administrator', {
+      json: { ...newAdmin('remote_admin'), setupToken: 'not-the-token' },
+      headers: fromAfar,
+    });
     expect(wrong.statusCode).to.equal(403);
     expect(wrong.body.code).to.equal('console.setup_token_invalid');
     // A refused password does not spend the token.
-    const weak = await service.http.post('api/console/first-administrator', { json: { username: 'remote_admin', password: 'abc', setupToken: token }, headers: fromAfar });
+    const weak = await service.http.post('api/console/first-administrator', {
+      json: { username: 'remote_admin', password: 'abc', setupToken: token },
+      headers: fromAfar,
+    });
     expect(weak.statusCode).to.equal(422);
 
-    const created = await service.http.post('api/console/first-administrator', { json: { ...newAdmin('remote_admin'), setupToken: token }, headers: fromAfar });
+    const created = await service.http.post('api/console/first-administrator', {
+      json: { ...newAdmin('remote_admin'), setupToken: token },
+      headers: fromAfar,
+    });
     expect(created.statusCode).to.equal(201);
     expect(created.body.username).to.equal('remote_admin');
 
-    const reused = await service.http.post('api/console/first-administrator', { json: { ...newAdmin('second_admin'), setupToken: token }, headers: fromAfar });
+    const reused = await service.http.post('api/console/first-administrator', {
+      json: { ...newAdmin('second_admin'), setupToken: token },
+      headers: fromAfar,
+    });
     expect(reused.statusCode).to.equal(403);
     expect(reused.body.code).to.equal('console.setup_token_invalid');
   });
@@ -101,18 +132,28 @@ describe('console: who may create the first administrator', () => {
     // Another instance on the same database: closed too, and it prints no setup token.
     const other = await start({ dbUrl: service.config.dbUrl, env: { NODE_ENV: 'production' } });
     expect(printedTokens(other)).to.deep.equal([]);
-    expect((await other.http.post('api/console/first-administrator', { json: newAdmin('prod_admin_3') })).statusCode).to.equal(403);
+    expect(
+      (await other.http.post('api/console/first-administrator', { json: newAdmin('prod_admin_3') })).statusCode,
+    ).to.equal(403);
 
     const env = { ...process.env, DB_URL: service.config.dbUrl, NODE_ENV: 'production', LOG_LEVEL: 'silent' };
-    const { stdout } = await run(process.execPath, [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'], { env });
+    const { stdout } = await run(
+      process.execPath,
+      [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'],
+      { env },
+    );
     expect(stdout).to.contain('Created administrator cli_admin');
-    expect((await other.api.get('roles/console-admin/users')).body.map((user: { username: string }) => user.username)).to.deep.equal(['cli_admin']);
+    expect(
+      (await other.api.get('roles/console-admin/users')).body.map((user: { username: string }) => user.username),
+    ).to.deep.equal(['cli_admin']);
   });
 
   it('an administrator made through the management API closes the production first run as well', async () => {
     const service = await start({ env: { NODE_ENV: 'production' } });
     const user = await service.api.post('users', { json: { username: 'api_admin' } });
-    expect((await service.api.post(`users/${user.body.id}/roles`, { json: { roleIds: ['console-admin'] } })).statusCode).to.equal(201);
+    expect(
+      (await service.api.post(`users/${user.body.id}/roles`, { json: { roleIds: ['console-admin'] } })).statusCode,
+    ).to.equal(201);
     expect((await service.api.delete(`users/${user.body.id}`)).statusCode).to.equal(204);
     const refused = await service.http.post('api/console/first-administrator', { json: newAdmin('late_admin') });
     expect(refused.statusCode).to.equal(403);
@@ -145,7 +186,9 @@ describe('console: who may create the first administrator', () => {
       await page.getByLabel('Setup token').fill(printedTokens(service)[0]!);
       await page.getByRole('button', { name: 'Create administrator' }).click();
       await page.getByText('The administrator is created.').waitFor();
-      expect((await service.api.get('roles/console-admin/users')).body.map((user: { username: string }) => user.username)).to.deep.equal(['remote_admin']);
+      expect(
+        (await service.api.get('roles/console-admin/users')).body.map((user: { username: string }) => user.username),
+      ).to.deep.equal(['remote_admin']);
     } finally {
       await browser.close();
     }

@@ -9,7 +9,11 @@ import { startService, type TestService } from '../support/service.ts';
 export const executablePath = '/usr/bin/chromium';
 export const chromiumMissing = !existsSync(executablePath);
 
-export const launchChromium = () => chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+export const launchChromium = () =>
+  chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
 
 export type ConsoleSession = {
   service: TestService;

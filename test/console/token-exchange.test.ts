@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 
 import { createApplication } from '../support/fixtures.ts';
-import { accessTokenType, exchange, expectIssued, expectOAuthError, userAccessToken } from '../token-exchange/support.ts';
+import {
+  accessTokenType,
+  exchange,
+  expectIssued,
+  expectOAuthError,
+  userAccessToken,
+} from '../token-exchange/support.ts';
 import { chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
 
 /**
@@ -26,17 +32,26 @@ describe('console: the "Allow token exchange" switch', function () {
   });
 
   it('creates the first administrator only once', async () => {
-    const again = await session.service.http.post('api/console/first-administrator', { json: { username: 'intruder', password: 'Sturdy-Console-8' } });
+    const again = await session.service.http.post('api/console/first-administrator', {
+      json: { username: 'intruder', password: 'Sturdy-Console-8' },
+    });
     expect(again.statusCode).to.equal(409);
     expect(again.body.code).to.equal('console.administrator_exists');
     const config = await session.service.http.get('api/console/config');
-    expect(config.body).to.include({ clientId: 'console', hasAdministrator: true, redirectUri: `${session.service.url}/console/callback` });
+    expect(config.body).to.include({
+      clientId: 'console',
+      hasAdministrator: true,
+      redirectUri: `${session.service.url}/console/callback`,
+    });
   });
 
   it('sets up the delegation in the console; the switch allows and then refuses the exchange', async () => {
     const { page, service } = session;
     const apis: Record<string, string> = {};
-    for (const [name, permission] of [['API A', 'read:a'], ['API B', 'read:b']] as const) {
+    for (const [name, permission] of [
+      ['API A', 'read:a'],
+      ['API B', 'read:b'],
+    ] as const) {
       await openSection(page, 'API resources');
       const indicator = `https://${name.replace(' ', '-').toLowerCase()}.example.com`;
       await page.getByLabel('Name').fill(name);
@@ -64,7 +79,10 @@ describe('console: the "Allow token exchange" switch', function () {
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.getByRole('heading', { level: 1, name: 'B reader' }).waitFor();
     await page.getByLabel('API', { exact: true }).selectOption({ label: 'API B' });
-    await page.getByLabel('Permission', { exact: true }).locator('option', { hasText: 'read:b' }).waitFor({ state: 'attached' });
+    await page
+      .getByLabel('Permission', { exact: true })
+      .locator('option', { hasText: 'read:b' })
+      .waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Add permission' }).click();
     await page.getByRole('listitem').filter({ hasText: 'read:b' }).waitFor();
 
@@ -96,16 +114,28 @@ describe('console: the "Allow token exchange" switch', function () {
     expect(await allow.isChecked()).to.equal(true);
 
     // The script: a front end signs the user in for API A; API A's backend exchanges that token for API B.
-    const frontend = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: ['http://frontend.test/callback'], postLogoutRedirectUris: [] } });
+    const frontend = await createApplication(service, 'SPA', {
+      oidcClientMetadata: { redirectUris: ['http://frontend.test/callback'], postLogoutRedirectUris: [] },
+    });
     const subjectToken = await userAccessToken(service, frontend.id, user, apis['API A']);
-    const form = { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apis['API B']!, scope: 'read:b' };
+    const form = {
+      subject_token: subjectToken,
+      subject_token_type: accessTokenType,
+      resource: apis['API B']!,
+      scope: 'read:b',
+    };
     const issued = expectIssued(await exchange(service, backend, form));
     expect(issued.scope).to.equal('read:b');
 
     await allow.uncheck();
     await page.waitForFunction(() => !document.querySelector<HTMLInputElement>('[role=switch]')?.disabled);
     expect(await allow.isChecked()).to.equal(false);
-    expectOAuthError(await exchange(service, backend, form), 400, 'unauthorized_client', 'token exchange is not allowed for this application');
+    expectOAuthError(
+      await exchange(service, backend, form),
+      400,
+      'unauthorized_client',
+      'token exchange is not allowed for this application',
+    );
 
     // A public application's switch is off and cannot be turned on, and the page says why.
     await page.goto(`${service.url}/console/applications/${frontend.id}`);

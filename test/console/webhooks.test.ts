@@ -32,7 +32,9 @@ describe('console: webhooks', function () {
     await page.getByLabel('Headers').fill('X-Team: identity');
     const dataEvents = page.getByRole('group', { name: 'Data mutation events' });
     await dataEvents.getByLabel('User.Created', { exact: true }).check();
-    expect(await page.getByRole('group', { name: 'User interaction events' }).getByRole('checkbox').count()).to.equal(3);
+    expect(await page.getByRole('group', { name: 'User interaction events' }).getByRole('checkbox').count()).to.equal(
+      3,
+    );
     expect(await page.getByRole('group', { name: 'Exception events' }).getByRole('checkbox').count()).to.equal(2);
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await page.getByRole('heading', { level: 1, name: 'Audit sink' }).waitFor();
@@ -61,7 +63,10 @@ describe('console: webhooks', function () {
       return (await deliveries.getByRole('row').count()) > 1;
     });
     const row = deliveries.getByRole('row').nth(1);
-    expect(await row.textContent()).to.contain('User.Created').and.contain('Success').and.contain('200');
+    expect(await row.textContent())
+      .to.contain('User.Created')
+      .and.contain('Success')
+      .and.contain('200');
 
     // Deleting asks first: Escape keeps the webhook, the dialog's button deletes it.
     await page.getByRole('button', { name: 'Delete webhook' }).click();

@@ -38,7 +38,9 @@ describe('hosted sign-in pages in Chromium', function () {
 
   before(async function () {
     if (!existsSync(executablePath)) {
-      console.warn(`    skipped: ${executablePath} is missing (install it with: apt-get update && apt-get install -y chromium)`);
+      console.warn(
+        `    skipped: ${executablePath} is missing (install it with: apt-get update && apt-get install -y chromium)`,
+      );
       this.skip();
     }
     buildOnce('sign-in');
@@ -47,7 +49,9 @@ describe('hosted sign-in pages in Chromium', function () {
     callback = `${application.origin}/callback`;
     signedOut = `${application.origin}/signed-out`;
     clientId = (
-      await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [signedOut] } })
+      await createApplication(service, 'SPA', {
+        oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [signedOut] },
+      })
     ).id;
     browser = await chromium.launch({
       executablePath,
@@ -106,7 +110,13 @@ describe('hosted sign-in pages in Chromium', function () {
     const code = landed.searchParams.get('code');
     expect(code, landed.href).to.be.a('string');
     const response = await service.http.post('oidc/token', {
-      form: { grant_type: 'authorization_code', code: code!, code_verifier: verifier, client_id: clientId, redirect_uri: callback },
+      form: {
+        grant_type: 'authorization_code',
+        code: code!,
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: callback,
+      },
     });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
     expect(response.body.access_token).to.be.a('string').and.not.empty;
@@ -131,7 +141,9 @@ describe('hosted sign-in pages in Chromium', function () {
   async function latestCode(recipient: string, purpose: string): Promise<string> {
     const messages = await service.api.get('verification-messages', { searchParams: { recipient } });
     expect(messages.statusCode).to.equal(200);
-    const message = (messages.body as Array<{ purpose: string; code: string }>).find((item) => item.purpose === purpose);
+    const message = (messages.body as Array<{ purpose: string; code: string }>).find(
+      (item) => item.purpose === purpose,
+    );
     expect(message, `no ${purpose} code for ${recipient}`).to.exist;
     return message!.code;
   }
@@ -146,7 +158,8 @@ describe('hosted sign-in pages in Chromium', function () {
     const landing = await page.goto(first.url);
     expect(new URL(page.url()).pathname).to.equal('/register');
     expect(landing?.headers()).to.include({
-      'content-security-policy': "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
       'x-frame-options': 'DENY',
       'referrer-policy': 'no-referrer',
     });
@@ -214,7 +227,9 @@ describe('hosted sign-in pages in Chromium', function () {
 
   it('resets a forgotten password by email code, signs in with it, and signs in with an email code', async () => {
     const email = 'carol@example.com';
-    const user = await service.api.post('users', { json: { username: 'carol', primaryEmail: email, password: 'Old-Pass-Word-7' } });
+    const user = await service.api.post('users', {
+      json: { username: 'carol', primaryEmail: email, password: 'Old-Pass-Word-7' },
+    });
     expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
 
     const { page, problems } = await newPage({ width: 375, height: 700 });
@@ -270,7 +285,9 @@ describe('hosted sign-in pages in Chromium', function () {
   });
 
   it('enrols an authenticator app (with backup codes) at sign-in, signs out, then signs in with a TOTP code', async () => {
-    const settings = await service.api.patch('sign-in-exp', { json: { mfa: { factors: ['Totp', 'BackupCode'], policy: 'UserControlled' } } });
+    const settings = await service.api.patch('sign-in-exp', {
+      json: { mfa: { factors: ['Totp', 'BackupCode'], policy: 'UserControlled' } },
+    });
     expect(settings.statusCode).to.equal(200);
     try {
       const user = await service.api.post('users', { json: { username: 'dana', password: 'Blue-Kettle-Song-5' } });
@@ -323,7 +340,9 @@ describe('hosted sign-in pages in Chromium', function () {
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
       await screenshot(page, 'mfa-verify-375', { width: 375, height: 700 });
-      await page.getByLabel('Code from your authenticator app').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+      await page
+        .getByLabel('Code from your authenticator app')
+        .fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
       await page.getByRole('button', { name: 'Verify' }).click();
       const signedIn = await tokensFor(page, second);
       expect(signedIn.sub).to.equal(enrolled.sub);

@@ -36,7 +36,10 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
     const idpPort = await freePort();
     idp = await startService({ port: idpPort, env: { ENDPOINT: `http://localhost:${idpPort}` } });
     application = await startApplication();
-    browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
   });
 
   after(async () => {
@@ -48,7 +51,10 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
   it('registers through an OpenID Connect provider and comes back to the application signed in', async () => {
     const connectorId = 'e2e-idp';
     const upstream = await createApplication(idp, 'Traditional', {
-      oidcClientMetadata: { redirectUris: [`${service.config.endpoint}/callback/${connectorId}`], postLogoutRedirectUris: [] },
+      oidcClientMetadata: {
+        redirectUris: [`${service.config.endpoint}/callback/${connectorId}`],
+        postLogoutRedirectUris: [],
+      },
     });
     const connector = await service.api.post('connectors', {
       json: {
@@ -59,11 +65,15 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
       },
     });
     expect(connector.statusCode, JSON.stringify(connector.body)).to.equal(200);
-    const user = await idp.api.post('users', { json: { username: 'erin', password: 'Silver-Lantern-42', primaryEmail: 'erin@example.org', name: 'Erin' } });
+    const user = await idp.api.post('users', {
+      json: { username: 'erin', password: 'Silver-Lantern-42', primaryEmail: 'erin@example.org', name: 'Erin' },
+    });
     expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
 
     const callback = `${application.origin}/callback`;
-    const spa = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [] } });
+    const spa = await createApplication(service, 'SPA', {
+      oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [] },
+    });
     const verifier = randomBytes(32).toString('base64url');
     const query = new URLSearchParams({
       client_id: spa.id,
@@ -110,7 +120,13 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
     const landed = new URL(page.url());
     expect(landed.searchParams.get('state')).to.equal('app-state');
     const tokens = await service.http.post('oidc/token', {
-      form: { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: verifier, client_id: spa.id, redirect_uri: callback },
+      form: {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code')!,
+        code_verifier: verifier,
+        client_id: spa.id,
+        redirect_uri: callback,
+      },
     });
     expect(tokens.statusCode, JSON.stringify(tokens.body)).to.equal(200);
     const sub = decodeJwt(tokens.body.id_token).sub!;
@@ -123,7 +139,9 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
 
   /** An application's sign-in request, opened in a fresh browser context that reaches only this machine. */
   async function openSignIn() {
-    const spa = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [`${application.origin}/callback`], postLogoutRedirectUris: [] } });
+    const spa = await createApplication(service, 'SPA', {
+      oidcClientMetadata: { redirectUris: [`${application.origin}/callback`], postLogoutRedirectUris: [] },
+    });
     const query = new URLSearchParams({
       client_id: spa.id,
       redirect_uri: `${application.origin}/callback`,
@@ -151,13 +169,19 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
         id: 'e2e-down',
         connectorId: 'oidc',
         metadata: { target: 'e2e-down', name: { en: 'Down IdP' } },
-        config: { issuer: `http://127.0.0.1:${await freePort()}/oidc`, clientId: 'client', clientSecret: 'a-secret-of-the-down-idp' },
+        config: {
+          issuer: `http://127.0.0.1:${await freePort()}/oidc`,
+          clientId: 'client',
+          clientSecret: 'a-secret-of-the-down-idp',
+        },
       },
     });
     expect(connector.statusCode, JSON.stringify(connector.body)).to.equal(200);
     const { context, page } = await openSignIn();
     await page.getByRole('button', { name: 'Continue with Down IdP' }).click();
-    const alert = page.getByText('Signing in with this provider is not available right now. Try again later, or sign in another way.');
+    const alert = page.getByText(
+      'Signing in with this provider is not available right now. Try again later, or sign in another way.',
+    );
     await alert.waitFor();
     expect(await page.locator('body').innerText()).to.not.match(technicalWords);
     await context.close();
@@ -166,18 +190,27 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
   it('an IdP that refuses the connector (wrong client secret): the callback page says so in a sentence, with a way back', async () => {
     const connectorId = 'e2e-refused';
     const upstream = await createApplication(idp, 'Traditional', {
-      oidcClientMetadata: { redirectUris: [`${service.config.endpoint}/callback/${connectorId}`], postLogoutRedirectUris: [] },
+      oidcClientMetadata: {
+        redirectUris: [`${service.config.endpoint}/callback/${connectorId}`],
+        postLogoutRedirectUris: [],
+      },
     });
     const connector = await service.api.post('connectors', {
       json: {
         id: connectorId,
         connectorId: 'oidc',
         metadata: { target: connectorId, name: { en: 'Refusing IdP' } },
-        config: { issuer: `${idp.config.endpoint}/oidc`, clientId: upstream.id, clientSecret: 'not-the-client-secret-0000' },
+        config: {
+          issuer: `${idp.config.endpoint}/oidc`,
+          clientId: upstream.id,
+          clientSecret: 'not-the-client-secret-0000',
+        },
       },
     });
     expect(connector.statusCode, JSON.stringify(connector.body)).to.equal(200);
-    const user = await idp.api.post('users', { json: { username: 'rory', password: 'Silver-Lantern-42', primaryEmail: 'rory@example.org' } });
+    const user = await idp.api.post('users', {
+      json: { username: 'rory', password: 'Silver-Lantern-42', primaryEmail: 'rory@example.org' },
+    });
     expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
 
     const { context, page } = await openSignIn();
@@ -188,7 +221,9 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 
     await page.waitForURL((url) => url.pathname === `/callback/${connectorId}`);
-    await page.getByText('The identity provider did not confirm the sign-in. Try again, or sign in another way.').waitFor();
+    await page
+      .getByText('The identity provider did not confirm the sign-in. Try again, or sign in another way.')
+      .waitFor();
     expect(await page.locator('body').innerText()).to.not.match(technicalWords);
     expect(await page.getByRole('link', { name: 'Back to sign-in' }).getAttribute('href')).to.equal('/sign-in');
     await context.close();

@@ -58,7 +58,9 @@ export class Browser {
       if (next.origin !== new URL(this.service.url).origin && !next.href.startsWith(this.service.config.endpoint)) {
         return next;
       }
-      const path = next.href.replace(this.service.config.endpoint, this.service.url).replace(`${this.service.url}/`, '');
+      const path = next.href
+        .replace(this.service.config.endpoint, this.service.url)
+        .replace(`${this.service.url}/`, '');
       const response = await this.client.get(path, { responseType: 'text' });
       const location = response.headers.location;
       if (!location) {

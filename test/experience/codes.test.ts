@@ -37,7 +37,11 @@ describe('experience API: verification codes (register, sign in, reset a passwor
   });
 
   const userByEmail = async (email: string) => {
-    const users = (await service.api.get('users', { searchParams: { search: email } })).body as Array<{ id: string; primaryEmail: string; hasPassword: boolean }>;
+    const users = (await service.api.get('users', { searchParams: { search: email } })).body as Array<{
+      id: string;
+      primaryEmail: string;
+      hasPassword: boolean;
+    }>;
     return users.find((user) => user.primaryEmail === email.toLowerCase());
   };
 
@@ -46,11 +50,15 @@ describe('experience API: verification codes (register, sign in, reset a passwor
     let userId: string;
 
     before(async () => {
-      const patched = await service.api.patch('sign-in-exp', { json: { signUp: { identifiers: ['email'], password: false, verify: true } } });
+      const patched = await service.api.patch('sign-in-exp', {
+        json: { signUp: { identifiers: ['email'], password: false, verify: true } },
+      });
       expectStatus(patched, 200);
     });
     after(async () => {
-      await service.api.patch('sign-in-exp', { json: { signUp: { identifiers: ['username'], password: true, verify: false } } });
+      await service.api.patch('sign-in-exp', {
+        json: { signUp: { identifiers: ['username'], password: true, verify: false } },
+      });
     });
 
     it('registers with an email code: 201, then submit lands at the application with a code', async () => {
@@ -123,19 +131,32 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       expectStatus(await identify(browser, { verificationId }), 204);
 
       expectError(await browser.call('post', 'api/experience/submit'), 422, 'user.new_password_required_in_profile');
-      expectError(await browser.call('put', 'api/experience/profile/password', { password: 'Old-Harbor-73' }), 422, 'user.same_password');
+      expectError(
+        await browser.call('put', 'api/experience/profile/password', { password: 'Old-Harbor-73' }),
+        422,
+        'user.same_password',
+      );
       const weak = await browser.call('put', 'api/experience/profile/password', { password: 'short' });
       expectError(weak, 422, 'password.rejected');
-      expect(weak.body.data.issues.map((issue: { code: string }) => issue.code)).to.include('password_rejected.too_short');
+      expect(weak.body.data.issues.map((issue: { code: string }) => issue.code)).to.include(
+        'password_rejected.too_short',
+      );
       expectStatus(await browser.call('put', 'api/experience/profile/password', { password: 'New-Willow-84' }), 204);
 
       const submitted = await browser.call('post', 'api/experience/submit');
       expect(submitted.statusCode, JSON.stringify(submitted.body)).to.equal(204);
       expect(submitted.body ?? '').to.be.oneOf(['', undefined]);
 
-      expectStatus(await signInWithPassword(service, app.id, { type: 'username', value: username }, 'New-Willow-84'), 200);
+      expectStatus(
+        await signInWithPassword(service, app.id, { type: 'username', value: username }, 'New-Willow-84'),
+        200,
+      );
       expectStatus(await signInWithPassword(service, app.id, { type: 'email', value: email }, 'New-Willow-84'), 200);
-      expectError(await signInWithPassword(service, app.id, { type: 'username', value: username }, 'Old-Harbor-73'), 422, 'session.invalid_credentials');
+      expectError(
+        await signInWithPassword(service, app.id, { type: 'username', value: username }, 'Old-Harbor-73'),
+        422,
+        'session.invalid_credentials',
+      );
     });
 
     it('answers a reset for an unknown email with 200 and a verificationId, and sends nothing', async () => {
@@ -157,7 +178,11 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       const guessed = await verifyCode(browser, stranger, toStranger.body.verificationId, '000000');
       expect(guessed.statusCode).to.equal(400);
       expect(guessed.body.code).to.match(/^verification_code\./);
-      expectError(await identify(browser, { verificationId: toStranger.body.verificationId }), 400, 'session.verification_failed');
+      expectError(
+        await identify(browser, { verificationId: toStranger.body.verificationId }),
+        400,
+        'session.verification_failed',
+      );
     });
   });
 
@@ -168,11 +193,23 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       const sent = await sendCode(browser, email, 'Register');
       const code = await latestCode(service, email);
       for (let attempt = 1; attempt <= 5; attempt++) {
-        expectError(await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)), 400, 'verification_code.code_mismatch');
+        expectError(
+          await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)),
+          400,
+          'verification_code.code_mismatch',
+        );
       }
-      expectError(await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)), 400, 'verification_code.exceed_max_try');
+      expectError(
+        await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)),
+        400,
+        'verification_code.exceed_max_try',
+      );
       // Even the right code is refused now; a new code works.
-      expectError(await verifyCode(browser, email, sent.body.verificationId, code), 400, 'verification_code.exceed_max_try');
+      expectError(
+        await verifyCode(browser, email, sent.body.verificationId, code),
+        400,
+        'verification_code.exceed_max_try',
+      );
       await verifyEmail(service, browser, email, 'Register');
     });
 
@@ -186,8 +223,15 @@ describe('experience API: verification codes (register, sign in, reset a passwor
 
       const again = await sendCode(browser, email, 'Register');
       const second = await latestCode(service, email);
-      await db('verification_codes').where({ recipient: email }).whereNull('verified_at').update({ expires_at: Date.now() - 1000 });
-      expectError(await verifyCode(browser, email, again.body.verificationId, second), 400, 'verification_code.expired');
+      await db('verification_codes')
+        .where({ recipient: email })
+        .whereNull('verified_at')
+        .update({ expires_at: Date.now() - 1000 });
+      expectError(
+        await verifyCode(browser, email, again.body.verificationId, second),
+        400,
+        'verification_code.expired',
+      );
     });
 
     it('refuses an unknown verificationId (404) and a code checked against another email (400)', async () => {
@@ -195,11 +239,23 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       const browser = await openExperience(service, app.id, 'Register');
       const sent = await sendCode(browser, email, 'Register');
       const code = await latestCode(service, email);
-      expectError(await verifyCode(browser, email, 'no-such-verification', code), 404, 'session.verification_session_not_found');
-      expectError(await verifyCode(browser, newEmail('other'), sent.body.verificationId, code), 400, 'session.verification_failed');
+      expectError(
+        await verifyCode(browser, email, 'no-such-verification', code),
+        404,
+        'session.verification_session_not_found',
+      );
+      expectError(
+        await verifyCode(browser, newEmail('other'), sent.body.verificationId, code),
+        400,
+        'session.verification_failed',
+      );
       // A verification belongs to its interaction: another browser cannot use it.
       const other = await openExperience(service, app.id, 'Register');
-      expectError(await verifyCode(other, email, sent.body.verificationId, code), 404, 'session.verification_session_not_found');
+      expectError(
+        await verifyCode(other, email, sent.body.verificationId, code),
+        404,
+        'session.verification_session_not_found',
+      );
       expectStatus(await verifyCode(browser, email, sent.body.verificationId, code), 200);
     });
   });

@@ -26,7 +26,11 @@ const routes: Array<{ method: 'get' | 'post' | 'put'; path: string; body?: unkno
   { method: 'post', path: 'api/experience/profile', body: { type: 'username', value: 'someone' } },
   { method: 'put', path: 'api/experience/profile/password', body: { password: 'Fresh-Meadow-42' } },
   { method: 'post', path: 'api/experience/submit' },
-  { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'username', value: 'someone' }, password: 'x' } },
+  {
+    method: 'post',
+    path: 'api/experience/verification/password',
+    body: { identifier: { type: 'username', value: 'someone' }, password: 'x' },
+  },
   {
     method: 'post',
     path: 'api/experience/verification/new-password-identity',
@@ -75,7 +79,11 @@ describe('experience API: errors', () => {
       const username = newUsername();
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id);
-      const verification = await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-31');
+      const verification = await passwordVerification(
+        browser,
+        { type: 'username', value: username },
+        'Amber-Falcon-31',
+      );
       expectStatus(await identify(browser, { verificationId: verification.body.verificationId }), 204);
       await submitToApplication(browser);
       expectError(await browser.call('get', 'api/experience/interaction'), 400, 'session.not_found');
@@ -88,7 +96,11 @@ describe('experience API: errors', () => {
       const username = newUsername();
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id);
-      expectError(await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-32'), 422, 'session.invalid_credentials');
+      expectError(
+        await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-32'),
+        422,
+        'session.invalid_credentials',
+      );
     });
 
     it('answers an unknown username exactly as a wrong password (no enumeration)', async () => {
@@ -96,11 +108,19 @@ describe('experience API: errors', () => {
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id);
       const wrong = await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-32');
-      const unknown = await passwordVerification(browser, { type: 'username', value: newUsername('ghost') }, 'Amber-Falcon-32');
+      const unknown = await passwordVerification(
+        browser,
+        { type: 'username', value: newUsername('ghost') },
+        'Amber-Falcon-32',
+      );
       expectError(unknown, 422, 'session.invalid_credentials');
       expect(unknown.body).to.deep.equal(wrong.body);
 
-      const unknownEmail = await passwordVerification(browser, { type: 'email', value: newEmail('ghost') }, 'Amber-Falcon-32');
+      const unknownEmail = await passwordVerification(
+        browser,
+        { type: 'email', value: newEmail('ghost') },
+        'Amber-Falcon-32',
+      );
       expectError(unknownEmail, 422, 'session.invalid_credentials');
       expect(unknownEmail.body).to.deep.equal(wrong.body);
     });
@@ -112,10 +132,22 @@ describe('experience API: errors', () => {
       expectStatus(await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } }), 200);
 
       const browser = await openExperience(service, app.id);
-      expectError(await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-31'), 401, 'user.suspended');
-      expectError(await passwordVerification(browser, { type: 'email', value: primaryEmail }, 'Amber-Falcon-31'), 401, 'user.suspended');
+      expectError(
+        await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-31'),
+        401,
+        'user.suspended',
+      );
+      expectError(
+        await passwordVerification(browser, { type: 'email', value: primaryEmail }, 'Amber-Falcon-31'),
+        401,
+        'user.suspended',
+      );
       // The wrong password tells nothing about the account.
-      expectError(await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-30'), 422, 'session.invalid_credentials');
+      expectError(
+        await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-30'),
+        422,
+        'session.invalid_credentials',
+      );
 
       // Signing in by email code stops at identification.
       const codeBrowser = await openExperience(service, app.id);
@@ -131,11 +163,19 @@ describe('experience API: errors', () => {
   describe('identification and submit', () => {
     it('answers 404 session.verification_session_not_found for an unknown or missing verificationId', async () => {
       const browser = await openExperience(service, app.id);
-      expectError(await identify(browser, { verificationId: 'no-such-verification' }), 404, 'session.verification_session_not_found');
+      expectError(
+        await identify(browser, { verificationId: 'no-such-verification' }),
+        404,
+        'session.verification_session_not_found',
+      );
       expectError(await identify(browser, {}), 404, 'session.verification_session_not_found');
 
       const register = await openExperience(service, app.id, 'Register');
-      expectError(await identify(register, { verificationId: 'no-such-verification' }), 404, 'session.verification_session_not_found');
+      expectError(
+        await identify(register, { verificationId: 'no-such-verification' }),
+        404,
+        'session.verification_session_not_found',
+      );
     });
 
     it('answers 400 session.verification_failed for a code verification that was sent but not verified', async () => {
@@ -144,7 +184,11 @@ describe('experience API: errors', () => {
       const browser = await openExperience(service, app.id);
       const sent = await sendCode(browser, primaryEmail, 'SignIn');
       expectStatus(sent, 200);
-      expectError(await identify(browser, { verificationId: sent.body.verificationId }), 400, 'session.verification_failed');
+      expectError(
+        await identify(browser, { verificationId: sent.body.verificationId }),
+        400,
+        'session.verification_failed',
+      );
     });
 
     it('answers 404 session.identifier_not_found to a submit before identification', async () => {
@@ -164,9 +208,17 @@ describe('experience API: errors', () => {
   describe('password reset (Logto parity)', () => {
     it('refuses to switch to or from ForgotPassword with interaction-event: 400 session.not_supported_for_forgot_password', async () => {
       const reset = await openExperience(service, app.id, 'ForgotPassword');
-      expectError(await reset.call('put', 'api/experience/interaction-event', { interactionEvent: 'SignIn' }), 400, 'session.not_supported_for_forgot_password');
+      expectError(
+        await reset.call('put', 'api/experience/interaction-event', { interactionEvent: 'SignIn' }),
+        400,
+        'session.not_supported_for_forgot_password',
+      );
       const signIn = await openExperience(service, app.id, 'SignIn');
-      expectError(await signIn.call('put', 'api/experience/interaction-event', { interactionEvent: 'ForgotPassword' }), 400, 'session.not_supported_for_forgot_password');
+      expectError(
+        await signIn.call('put', 'api/experience/interaction-event', { interactionEvent: 'ForgotPassword' }),
+        400,
+        'session.not_supported_for_forgot_password',
+      );
       // Between sign-in and registration it is allowed.
       expectStatus(await signIn.call('put', 'api/experience/interaction-event', { interactionEvent: 'Register' }), 204);
     });
@@ -175,9 +227,17 @@ describe('experience API: errors', () => {
       const username = newUsername();
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id, 'ForgotPassword');
-      const verification = await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-31');
+      const verification = await passwordVerification(
+        browser,
+        { type: 'username', value: username },
+        'Amber-Falcon-31',
+      );
       expectStatus(verification, 200);
-      expectError(await identify(browser, { verificationId: verification.body.verificationId }), 422, 'session.not_supported_for_forgot_password');
+      expectError(
+        await identify(browser, { verificationId: verification.body.verificationId }),
+        422,
+        'session.not_supported_for_forgot_password',
+      );
     });
   });
 
@@ -207,7 +267,9 @@ describe('experience API: errors', () => {
         identifier: { type: 'username', value: username },
         password: 'short',
       });
-      expect(tooShort.body.data.issues.map((issue: { code: string }) => issue.code)).to.include('password_rejected.too_short');
+      expect(tooShort.body.data.issues.map((issue: { code: string }) => issue.code)).to.include(
+        'password_rejected.too_short',
+      );
       // The name stays free.
       const accepted = await browser.call('post', 'api/experience/verification/new-password-identity', {
         identifier: { type: 'username', value: username },
@@ -217,7 +279,9 @@ describe('experience API: errors', () => {
     });
 
     it('registers by email code when sign-up wants a password: missing_profile, then profile password, then identification', async () => {
-      const patched = await service.api.patch('sign-in-exp', { json: { signUp: { identifiers: ['email'], password: true, verify: true } } });
+      const patched = await service.api.patch('sign-in-exp', {
+        json: { signUp: { identifiers: ['email'], password: true, verify: true } },
+      });
       expectStatus(patched, 200);
       try {
         const email = newEmail('reg');
@@ -229,19 +293,31 @@ describe('experience API: errors', () => {
         expect(missing.body.data.missingProfile).to.deep.equal(['password']);
 
         // A weak password is refused here too.
-        expectError(await browser.call('post', 'api/experience/profile', { type: 'password', value: 'short' }), 422, 'password.rejected');
-        expectStatus(await browser.call('post', 'api/experience/profile', { type: 'password', value: 'Copper-Lantern-58' }), 204);
+        expectError(
+          await browser.call('post', 'api/experience/profile', { type: 'password', value: 'short' }),
+          422,
+          'password.rejected',
+        );
+        expectStatus(
+          await browser.call('post', 'api/experience/profile', { type: 'password', value: 'Copper-Lantern-58' }),
+          204,
+        );
         const created = await identify(browser, {});
         expectStatus(created, 201);
         await submitToApplication(browser);
 
-        const [user] = (await service.api.get('users', { searchParams: { search: email } })).body as Array<{ primaryEmail: string; hasPassword: boolean }>;
+        const [user] = (await service.api.get('users', { searchParams: { search: email } })).body as Array<{
+          primaryEmail: string;
+          hasPassword: boolean;
+        }>;
         expect(user).to.include({ primaryEmail: email, hasPassword: true });
         // And the account signs in with that email and password.
         const again = await openExperience(service, app.id);
         expectStatus(await passwordVerification(again, { type: 'email', value: email }, 'Copper-Lantern-58'), 200);
       } finally {
-        await service.api.patch('sign-in-exp', { json: { signUp: { identifiers: ['username'], password: true, verify: false } } });
+        await service.api.patch('sign-in-exp', {
+          json: { signUp: { identifiers: ['username'], password: true, verify: false } },
+        });
       }
     });
   });
@@ -257,22 +333,86 @@ describe('experience API: errors', () => {
       { method: 'put', path: 'api/experience/interaction-event', body: { interactionEvent: 7 } },
       { method: 'post', path: 'api/experience/verification/password', body: {} },
       { method: 'post', path: 'api/experience/verification/password', body: { identifier: 'alice', password: 'p' } },
-      { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'fax', value: 'x' }, password: 'p' } },
-      { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'username', value: '' }, password: 'p' } },
-      { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'username', value: 'alice' }, password: 123 } },
-      { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'username', value: 'alice' }, password: '' } },
-      { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'username', value: 'alice' }, password: 'x'.repeat(10_000) } },
-      { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'username', value: 'a'.repeat(5000) }, password: 'p' } },
-      { method: 'post', path: 'api/experience/verification/password', body: { identifier: { type: 'username', value: null }, password: 'p' } },
-      { method: 'post', path: 'api/experience/verification/new-password-identity', body: { identifier: { type: 'email', value: 'a@example.com' }, password: 'Copper-Lantern-58' } },
-      { method: 'post', path: 'api/experience/verification/new-password-identity', body: { identifier: { type: 'username', value: 'has space' }, password: 'Copper-Lantern-58' } },
-      { method: 'post', path: 'api/experience/verification/new-password-identity', body: { identifier: { type: 'username', value: 'bob' } } },
-      { method: 'post', path: 'api/experience/verification/verification-code', body: { identifier: { type: 'email', value: 'not-an-email' }, interactionEvent: 'SignIn' } },
-      { method: 'post', path: 'api/experience/verification/verification-code', body: { identifier: { type: 'email', value: 'a@example.com' } } },
-      { method: 'post', path: 'api/experience/verification/verification-code', body: { identifier: { type: 'username', value: 'alice' }, interactionEvent: 'SignIn' } },
-      { method: 'post', path: 'api/experience/verification/verification-code', body: { identifier: { type: 'phone', value: 'call me' }, interactionEvent: 'SignIn' } },
-      { method: 'post', path: 'api/experience/verification/verification-code/verify', body: { identifier: { type: 'email', value: 'a@example.com' }, verificationId: 'x', code: 123456 } },
-      { method: 'post', path: 'api/experience/verification/verification-code/verify', body: { identifier: { type: 'email', value: 'a@example.com' }, code: '123456' } },
+      {
+        method: 'post',
+        path: 'api/experience/verification/password',
+        body: { identifier: { type: 'fax', value: 'x' }, password: 'p' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/password',
+        body: { identifier: { type: 'username', value: '' }, password: 'p' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/password',
+        body: { identifier: { type: 'username', value: 'alice' }, password: 123 },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/password',
+        body: { identifier: { type: 'username', value: 'alice' }, password: '' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/password',
+        body: { identifier: { type: 'username', value: 'alice' }, password: 'x'.repeat(10_000) },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/password',
+        body: { identifier: { type: 'username', value: 'a'.repeat(5000) }, password: 'p' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/password',
+        body: { identifier: { type: 'username', value: null }, password: 'p' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/new-password-identity',
+        body: { identifier: { type: 'email', value: 'a@example.com' }, password: 'Copper-Lantern-58' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/new-password-identity',
+        body: { identifier: { type: 'username', value: 'has space' }, password: 'Copper-Lantern-58' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/new-password-identity',
+        body: { identifier: { type: 'username', value: 'bob' } },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/verification-code',
+        body: { identifier: { type: 'email', value: 'not-an-email' }, interactionEvent: 'SignIn' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/verification-code',
+        body: { identifier: { type: 'email', value: 'a@example.com' } },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/verification-code',
+        body: { identifier: { type: 'username', value: 'alice' }, interactionEvent: 'SignIn' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/verification-code',
+        body: { identifier: { type: 'phone', value: 'call me' }, interactionEvent: 'SignIn' },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/verification-code/verify',
+        body: { identifier: { type: 'email', value: 'a@example.com' }, verificationId: 'x', code: 123456 },
+      },
+      {
+        method: 'post',
+        path: 'api/experience/verification/verification-code/verify',
+        body: { identifier: { type: 'email', value: 'a@example.com' }, code: '123456' },
+      },
       { method: 'post', path: 'api/experience/identification', body: { verificationId: 42 } },
       { method: 'post', path: 'api/experience/identification', body: { verificationId: '' } },
       { method: 'post', path: 'api/experience/identification', body: { linkSocialIdentity: 'yes' } },
@@ -291,16 +431,32 @@ describe('experience API: errors', () => {
       const browser = await openExperience(service, app.id);
       for (const { method, path, body } of malformed) {
         const response = await browser.call(method, path, body);
-        expect(response.statusCode, `${method} ${path} ${JSON.stringify(body).slice(0, 100)}: ${JSON.stringify(response.body)}`).to.equal(400);
-        expect(response.body.code, `${method} ${path} ${JSON.stringify(body).slice(0, 100)}`).to.equal('guard.invalid_input');
+        expect(
+          response.statusCode,
+          `${method} ${path} ${JSON.stringify(body).slice(0, 100)}: ${JSON.stringify(response.body)}`,
+        ).to.equal(400);
+        expect(response.body.code, `${method} ${path} ${JSON.stringify(body).slice(0, 100)}`).to.equal(
+          'guard.invalid_input',
+        );
       }
     });
 
     it('answers 400 guard.invalid_input to bodies that are not JSON objects, 415 to bodies that are not JSON', async () => {
       const browser = await openExperience(service, app.id);
       const raw = (path: string, body: string, contentType = 'application/json') =>
-        browser.client(path, { method: 'put', body, headers: { 'content-type': contentType } }) as unknown as Promise<{ statusCode: number; body: { code: string } }>;
-      for (const body of ['{"interactionEvent":', 'null', '"SignIn"', '42', 'true', '{interactionEvent: SignIn}', '\u0000\u0001']) {
+        browser.client(path, { method: 'put', body, headers: { 'content-type': contentType } }) as unknown as Promise<{
+          statusCode: number;
+          body: { code: string };
+        }>;
+      for (const body of [
+        '{"interactionEvent":',
+        'null',
+        '"SignIn"',
+        '42',
+        'true',
+        '{interactionEvent: SignIn}',
+        '\u0000\u0001',
+      ]) {
         const response = await raw('api/experience', body);
         expect(response.statusCode, `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`).to.equal(400);
         expect(response.body.code, JSON.stringify(body)).to.equal('guard.invalid_input');
@@ -316,19 +472,37 @@ describe('experience API: errors', () => {
     it('never answers 500 to odd but well-formed JSON', async () => {
       const browser = await openExperience(service, app.id);
       const raw = (method: 'post' | 'put', path: string, body: string) =>
-        browser.client(path, { method, body, headers: { 'content-type': 'application/json' } }) as unknown as Promise<{ statusCode: number; body: { code?: string } }>;
+        browser.client(path, { method, body, headers: { 'content-type': 'application/json' } }) as unknown as Promise<{
+          statusCode: number;
+          body: { code?: string };
+        }>;
       const odd: Array<['post' | 'put', string, string]> = [
         ['put', 'api/experience', '{"interactionEvent":"SignIn","__proto__":{"admin":true}}'],
         ['put', 'api/experience', '{"constructor":{"prototype":{"x":1}},"interactionEvent":"SignIn"}'],
-        ['post', 'api/experience/verification/password', `{"identifier":${'['.repeat(2000)}${']'.repeat(2000)},"password":"p"}`],
+        [
+          'post',
+          'api/experience/verification/password',
+          `{"identifier":${'['.repeat(2000)}${']'.repeat(2000)},"password":"p"}`,
+        ],
         ['post', 'api/experience/identification', '{"verificationId":"toString"}'],
         ['post', 'api/experience/identification', '{"verificationId":"__proto__"}'],
-        ['post', 'api/experience/verification/verification-code/verify', '{"identifier":{"type":"email","value":"a@example.com"},"verificationId":"__proto__","code":"123456"}'],
-        ['post', 'api/experience/verification/verification-code/verify', '{"identifier":{"type":"email","value":"a@example.com"},"verificationId":"constructor","code":"123456"}'],
+        [
+          'post',
+          'api/experience/verification/verification-code/verify',
+          '{"identifier":{"type":"email","value":"a@example.com"},"verificationId":"__proto__","code":"123456"}',
+        ],
+        [
+          'post',
+          'api/experience/verification/verification-code/verify',
+          '{"identifier":{"type":"email","value":"a@example.com"},"verificationId":"constructor","code":"123456"}',
+        ],
       ];
       for (const [method, path, body] of odd) {
         const response = await raw(method, path, body);
-        expect(response.statusCode, `${path} ${body.slice(0, 80)}: ${JSON.stringify(response.body)}`).to.be.within(200, 499);
+        expect(response.statusCode, `${path} ${body.slice(0, 80)}: ${JSON.stringify(response.body)}`).to.be.within(
+          200,
+          499,
+        );
       }
     });
 

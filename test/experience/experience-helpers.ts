@@ -10,7 +10,14 @@ export const redirectUri = 'http://app.test/callback';
 
 export type InteractionEvent = 'SignIn' | 'Register' | 'ForgotPassword';
 export type Identifier = { type: 'username' | 'email' | 'phone'; value: string };
-export type Message = { id: string; recipient: string; type: 'email' | 'phone'; purpose: string; code: string; createdAt: number };
+export type Message = {
+  id: string;
+  recipient: string;
+  type: 'email' | 'phone';
+  purpose: string;
+  code: string;
+  createdAt: number;
+};
 
 let counter = 0;
 const suffix = () => `${Date.now().toString(36)}${++counter}${Math.random().toString(36).slice(2, 6)}`;
@@ -29,11 +36,17 @@ export function expectStatus(response: HttpResponse, status: number): void {
 
 /** A first-party SPA with the test redirect URI, for /oidc/auth. */
 export async function createSpa(service: TestService): Promise<{ id: string }> {
-  return createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } });
+  return createApplication(service, 'SPA', {
+    oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+  });
 }
 
 /** A browser at the sign-in page with an interaction, and (unless `event` is null) an experience started. */
-export async function openExperience(service: TestService, clientId: string, event: InteractionEvent | null = 'SignIn'): Promise<Browser> {
+export async function openExperience(
+  service: TestService,
+  clientId: string,
+  event: InteractionEvent | null = 'SignIn',
+): Promise<Browser> {
   const browser = new Browser(service);
   const { location } = await browser.authorize(clientId, redirectUri);
   expect(location).to.equal('/sign-in');
@@ -44,7 +57,10 @@ export async function openExperience(service: TestService, clientId: string, eve
 }
 
 /** A user made through the management API. */
-export async function createUser(service: TestService, body: { username?: string; primaryEmail?: string; password?: string }) {
+export async function createUser(
+  service: TestService,
+  body: { username?: string; primaryEmail?: string; password?: string },
+) {
   const response = await service.api.post('users', { json: body });
   expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
   return response.body as { id: string; username: string | null; primaryEmail: string | null };
@@ -70,7 +86,10 @@ export const passwordVerification = (browser: Browser, identifier: Identifier, p
   browser.call('post', 'api/experience/verification/password', { identifier, password });
 
 export const sendCode = (browser: Browser, email: string, interactionEvent: InteractionEvent) =>
-  browser.call('post', 'api/experience/verification/verification-code', { identifier: { type: 'email', value: email }, interactionEvent });
+  browser.call('post', 'api/experience/verification/verification-code', {
+    identifier: { type: 'email', value: email },
+    interactionEvent,
+  });
 
 export const verifyCode = (browser: Browser, email: string, verificationId: string, code: string) =>
   browser.call('post', 'api/experience/verification/verification-code/verify', {
@@ -80,7 +99,12 @@ export const verifyCode = (browser: Browser, email: string, verificationId: stri
   });
 
 /** Sends a code to `email` and verifies it with the code the development store holds; returns the verification id. */
-export async function verifyEmail(service: TestService, browser: Browser, email: string, event: InteractionEvent): Promise<string> {
+export async function verifyEmail(
+  service: TestService,
+  browser: Browser,
+  email: string,
+  event: InteractionEvent,
+): Promise<string> {
   const sent = await sendCode(browser, email, event);
   expectStatus(sent, 200);
   const verified = await verifyCode(browser, email, sent.body.verificationId, await latestCode(service, email));
@@ -89,7 +113,8 @@ export async function verifyEmail(service: TestService, browser: Browser, email:
   return verified.body.verificationId;
 }
 
-export const identify = (browser: Browser, body: Record<string, unknown> = {}) => browser.call('post', 'api/experience/identification', body);
+export const identify = (browser: Browser, body: Record<string, unknown> = {}) =>
+  browser.call('post', 'api/experience/identification', body);
 
 /** Submits a finished sign-in and follows it back to the application: the URL it lands on carries the code. */
 export async function submitToApplication(browser: Browser): Promise<URL> {
@@ -103,7 +128,12 @@ export async function submitToApplication(browser: Browser): Promise<URL> {
 }
 
 /** A whole password sign-in in a fresh browser, returning the status the password step answered. */
-export async function signInWithPassword(service: TestService, clientId: string, identifier: Identifier, password: string): Promise<HttpResponse> {
+export async function signInWithPassword(
+  service: TestService,
+  clientId: string,
+  identifier: Identifier,
+  password: string,
+): Promise<HttpResponse> {
   const browser = await openExperience(service, clientId);
   const verification = await passwordVerification(browser, identifier, password);
   if (verification.statusCode === 200) {

@@ -12,19 +12,31 @@ describe('sign-in experience: OIDC flows', () => {
   let app: { id: string; secret: string };
   before(async () => {
     service = await startService();
-    app = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } });
+    app = await createApplication(service, 'SPA', {
+      oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+    });
   });
   after(() => service.stop());
 
   async function exchange(code: string, verifier: string, extra: Record<string, string> = {}) {
     return service.http.post('oidc/token', {
-      form: { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: app.id, redirect_uri: redirectUri, ...extra },
+      form: {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: app.id,
+        redirect_uri: redirectUri,
+        ...extra,
+      },
     });
   }
 
   it('registers with a username and password, then signs in again, and the application gets tokens', async () => {
     const browser = new Browser(service);
-    const { verifier, location, state } = await browser.authorize(app.id, redirectUri, { scope: 'openid profile offline_access', prompt: 'consent' });
+    const { verifier, location, state } = await browser.authorize(app.id, redirectUri, {
+      scope: 'openid profile offline_access',
+      prompt: 'consent',
+    });
     expect(location).to.equal('/sign-in');
 
     expect((await browser.call('put', 'api/experience', { interactionEvent: 'Register' })).statusCode).to.equal(204);
@@ -33,7 +45,9 @@ describe('sign-in experience: OIDC flows', () => {
       password: 'Correct-Horse-9',
     });
     expect(identity.statusCode).to.equal(200);
-    const created = await browser.call('post', 'api/experience/identification', { verificationId: identity.body.verificationId });
+    const created = await browser.call('post', 'api/experience/identification', {
+      verificationId: identity.body.verificationId,
+    });
     expect(created.statusCode).to.equal(201);
     const submitted = await browser.call('post', 'api/experience/submit');
     expect(submitted.statusCode).to.equal(200);
@@ -55,7 +69,9 @@ describe('sign-in experience: OIDC flows', () => {
 
     // The refresh token works while the user is active, and stops when they are suspended.
     const refresh = (token: string) =>
-      service.http.post('oidc/token', { form: { grant_type: 'refresh_token', refresh_token: token, client_id: app.id } });
+      service.http.post('oidc/token', {
+        form: { grant_type: 'refresh_token', refresh_token: token, client_id: app.id },
+      });
     const refreshed = await refresh(tokens.body.refresh_token);
     expect(refreshed.statusCode, JSON.stringify(refreshed.body)).to.equal(200);
     expect(refreshed.body.access_token).to.be.a('string');
@@ -69,7 +85,10 @@ describe('sign-in experience: OIDC flows', () => {
       password: 'Correct-Horse-9',
     });
     expect(password.statusCode).to.equal(200);
-    expect((await second.call('post', 'api/experience/identification', { verificationId: password.body.verificationId })).statusCode).to.equal(204);
+    expect(
+      (await second.call('post', 'api/experience/identification', { verificationId: password.body.verificationId }))
+        .statusCode,
+    ).to.equal(204);
     const done = await second.call('post', 'api/experience/submit');
     const landed = await second.followToApplication(done.body.redirectTo);
     const secondTokens = await exchange(landed.searchParams.get('code')!, again.verifier);
@@ -87,23 +106,36 @@ describe('sign-in experience: OIDC flows', () => {
       }
       throw new Error(`no ${logKey} log`);
     };
-    expect(await logged('Interaction.Register.Submit')).to.include({ result: 'Success', userId: idToken.sub, applicationId: app.id });
+    expect(await logged('Interaction.Register.Submit')).to.include({
+      result: 'Success',
+      userId: idToken.sub,
+      applicationId: app.id,
+    });
     expect(await logged('Interaction.SignIn.Submit')).to.include({ result: 'Success', applicationId: app.id });
 
     await service.api.patch(`users/${idToken.sub}/is-suspended`, { json: { isSuspended: true } });
-    const afterSuspension = await refresh(secondTokens.body.refresh_token ?? refreshed.body.refresh_token ?? tokens.body.refresh_token);
+    const afterSuspension = await refresh(
+      secondTokens.body.refresh_token ?? refreshed.body.refresh_token ?? tokens.body.refresh_token,
+    );
     expect(afterSuspension.statusCode).to.equal(400);
     expect(afterSuspension.body.error).to.equal('invalid_grant');
   });
 
   it('issues a JWT for an API resource with the scopes the user holds through roles', async () => {
     const { resource, scopeIds } = await createResource(service, ['read:b', 'write:b']);
-    const role = (await service.api.post('roles', { json: { name: 'b-reader', description: 'reads b', scopeIds: [scopeIds['read:b']] } })).body;
+    const role = (
+      await service.api.post('roles', {
+        json: { name: 'b-reader', description: 'reads b', scopeIds: [scopeIds['read:b']] },
+      })
+    ).body;
     const user = (await service.api.post('users', { json: { username: 'bob', password: 'Sturdy-Tulip-7' } })).body;
     await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [role.id] } });
 
     const browser = new Browser(service);
-    const { verifier } = await browser.authorize(app.id, redirectUri, { scope: 'openid read:b write:b', resource: resource.indicator });
+    const { verifier } = await browser.authorize(app.id, redirectUri, {
+      scope: 'openid read:b write:b',
+      resource: resource.indicator,
+    });
     await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
     const password = await browser.call('post', 'api/experience/verification/password', {
       identifier: { type: 'username', value: 'bob' },

@@ -37,7 +37,9 @@ describe('experience API: identifier lockout (sentinel)', () => {
     service = await startService();
     db = openDatabase(service.config.dbUrl);
     app = await createSpa(service);
-    const patched = await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1 } } });
+    const patched = await service.api.patch('sign-in-exp', {
+      json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1 } },
+    });
     expectStatus(patched, 200);
     expect(patched.body.sentinelPolicy).to.deep.equal({ maxAttempts: 3, lockoutDuration: 1 });
   });
@@ -46,8 +48,10 @@ describe('experience API: identifier lockout (sentinel)', () => {
     await service?.stop();
   });
 
-  const wrong = (browser: Browser, identifier: Identifier) => passwordVerification(browser, identifier, 'Not-The-Password-1');
-  const unlock = (targets: string[]) => service.api.post('sentinel-activities/delete', { json: { targetType: 'User', targets } });
+  const wrong = (browser: Browser, identifier: Identifier) =>
+    passwordVerification(browser, identifier, 'Not-The-Password-1');
+  const unlock = (targets: string[]) =>
+    service.api.post('sentinel-activities/delete', { json: { targetType: 'User', targets } });
   /** The sentinel's rows for one account or identifier (the target's exact form is the service's business). */
   const rowsFor = (value: string) => db('sentinel_activities').where('target', 'like', `%${value.toLowerCase()}`);
 
@@ -122,14 +126,22 @@ describe('experience API: identifier lockout (sentinel)', () => {
     const sent = await sendCode(browser, email, 'SignIn');
     expectStatus(sent, 200);
     const code = await latestCode(service, email);
-    expectError(await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)), 400, 'verification_code.code_mismatch');
+    expectError(
+      await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)),
+      400,
+      'verification_code.code_mismatch',
+    );
     expectError(await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)), 400, blocked);
 
     // Locked for every kind of proof, right ones included.
     expectError(await verifyCode(browser, email, sent.body.verificationId, code), 400, blocked);
     expectError(await passwordVerification(browser, identifier, password), 400, blocked);
     // Typed in another case, it is the same identifier.
-    expectError(await passwordVerification(browser, { type: 'email', value: email.toUpperCase() }, password), 400, blocked);
+    expectError(
+      await passwordVerification(browser, { type: 'email', value: email.toUpperCase() }, password),
+      400,
+      blocked,
+    );
 
     expectStatus(await unlock([email]), 204);
     expectStatus(await verifyCode(browser, email, sent.body.verificationId, code), 200);
@@ -141,8 +153,16 @@ describe('experience API: identifier lockout (sentinel)', () => {
     const browser = await openExperience(service, app.id);
     const sent = await sendCode(browser, email, 'SignIn');
     const code = await latestCode(service, email);
-    expectError(await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)), 400, 'verification_code.code_mismatch');
-    expectError(await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)), 400, 'verification_code.code_mismatch');
+    expectError(
+      await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)),
+      400,
+      'verification_code.code_mismatch',
+    );
+    expectError(
+      await verifyCode(browser, email, sent.body.verificationId, wrongCode(code)),
+      400,
+      'verification_code.code_mismatch',
+    );
     expectError(await wrong(browser, { type: 'email', value: email }), 400, blocked);
   });
 
@@ -155,7 +175,11 @@ describe('experience API: identifier lockout (sentinel)', () => {
       await wrong(browser, identifier);
     }
     const before = Date.now();
-    const [row] = (await rowsFor(user.id)) as Array<{ target: string; failures: number; locked_until: number | string | null }>;
+    const [row] = (await rowsFor(user.id)) as Array<{
+      target: string;
+      failures: number;
+      locked_until: number | string | null;
+    }>;
     expect(row, 'a sentinel row for the locked account').to.not.equal(undefined);
     // lockoutDuration is in minutes.
     expect(Number(row!.locked_until)).to.be.within(before + 50_000, before + 61_000);
@@ -173,22 +197,34 @@ describe('experience API: identifier lockout (sentinel)', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => wrong(browser, identifier)));
     const codes = answers.map((answer) => `${answer.statusCode} ${answer.body.code}`);
     // At most maxAttempts - 1 failures are answered as plain failures; the rest find the identifier locked.
-    expect(codes.filter((code) => code === '422 session.invalid_credentials').length, codes.join(', ')).to.be.at.most(2);
+    expect(codes.filter((code) => code === '422 session.invalid_credentials').length, codes.join(', ')).to.be.at.most(
+      2,
+    );
     expect(codes.filter((code) => code === `400 ${blocked}`).length, codes.join(', ')).to.be.at.least(6);
     expectError(await passwordVerification(browser, identifier, password), 400, blocked);
   });
 
   it('lets only an admin unlock, and validates the request', async () => {
-    const anonymous = await service.http.post('api/sentinel-activities/delete', { json: { targetType: 'User', targets: ['someone'] } });
+    const anonymous = await service.http.post('api/sentinel-activities/delete', {
+      json: { targetType: 'User', targets: ['someone'] },
+    });
     expect(anonymous.statusCode).to.equal(401);
-    expectError(await service.api.post('sentinel-activities/delete', { json: { targetType: 'User', targets: [] } }), 400, 'guard.invalid_input');
-    expectError(await service.api.post('sentinel-activities/delete', { json: { targetType: 'Robot', targets: ['x'] } }), 400, 'guard.invalid_input');
+    expectError(
+      await service.api.post('sentinel-activities/delete', { json: { targetType: 'User', targets: [] } }),
+      400,
+      'guard.invalid_input',
+    );
+    expectError(
+      await service.api.post('sentinel-activities/delete', { json: { targetType: 'Robot', targets: ['x'] } }),
+      400,
+      'guard.invalid_input',
+    );
     // Unlocking what is not locked is fine.
     expectStatus(await unlock([newUsername('free')]), 204);
   });
 });
 
-describe('experience API: the lock is the account\'s, whichever identifier is typed', () => {
+describe("experience API: the lock is the account's, whichever identifier is typed", () => {
   let service: TestService;
   let events: HookEvents;
   let app: { id: string };
@@ -196,23 +232,32 @@ describe('experience API: the lock is the account\'s, whichever identifier is ty
     service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
     events = await HookEvents.start(service);
     app = await createSpa(service);
-    expectStatus(await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1 } } }), 200);
+    expectStatus(
+      await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1 } } }),
+      200,
+    );
   });
   after(async () => {
     await events?.stop();
     await service?.stop();
   });
 
-  const wrong = (browser: Browser, identifier: Identifier) => passwordVerification(browser, identifier, 'Not-The-Password-1');
-  const unlock = (targets: string[]) => service.api.post('sentinel-activities/delete', { json: { targetType: 'User', targets } });
+  const wrong = (browser: Browser, identifier: Identifier) =>
+    passwordVerification(browser, identifier, 'Not-The-Password-1');
+  const unlock = (targets: string[]) =>
+    service.api.post('sentinel-activities/delete', { json: { targetType: 'User', targets } });
   const account = async (prefix: string) => {
     const username = newUsername(prefix);
     const email = newEmail(prefix);
     const user = await createUser(service, { username, primaryEmail: email, password });
-    return { id: user.id, byUsername: { type: 'username', value: username } as Identifier, byEmail: { type: 'email', value: email } as Identifier };
+    return {
+      id: user.id,
+      byUsername: { type: 'username', value: username } as Identifier,
+      byEmail: { type: 'email', value: email } as Identifier,
+    };
   };
 
-  it('failures by username and by email add up: the one that reaches maxAttempts locks the account (the issue\'s 9 + 9)', async () => {
+  it("failures by username and by email add up: the one that reaches maxAttempts locks the account (the issue's 9 + 9)", async () => {
     const { byUsername, byEmail } = await account('spelled');
     const browser = await openExperience(service, app.id);
     expectError(await wrong(browser, byUsername), 422, 'session.invalid_credentials');
@@ -231,7 +276,11 @@ describe('experience API: the lock is the account\'s, whichever identifier is ty
     expectError(await signInWithPassword(service, app.id, byEmail, password), 400, blocked);
     const sent = await sendCode(browser, byEmail.value, 'SignIn');
     expectStatus(sent, 200);
-    expectError(await verifyCode(browser, byEmail.value, sent.body.verificationId, await latestCode(service, byEmail.value)), 400, blocked);
+    expectError(
+      await verifyCode(browser, byEmail.value, sent.body.verificationId, await latestCode(service, byEmail.value)),
+      400,
+      blocked,
+    );
   });
 
   it('wrong email codes count toward the same account as wrong passwords by username', async () => {
@@ -240,7 +289,11 @@ describe('experience API: the lock is the account\'s, whichever identifier is ty
     expectError(await wrong(browser, byUsername), 422, 'session.invalid_credentials');
     const sent = await sendCode(browser, byEmail.value, 'SignIn');
     const code = await latestCode(service, byEmail.value);
-    expectError(await verifyCode(browser, byEmail.value, sent.body.verificationId, wrongCode(code)), 400, 'verification_code.code_mismatch');
+    expectError(
+      await verifyCode(browser, byEmail.value, sent.body.verificationId, wrongCode(code)),
+      400,
+      'verification_code.code_mismatch',
+    );
     expectError(await verifyCode(browser, byEmail.value, sent.body.verificationId, wrongCode(code)), 400, blocked);
     expectError(await signInWithPassword(service, app.id, byUsername, password), 400, blocked);
   });
@@ -273,7 +326,7 @@ describe('experience API: the lock is the account\'s, whichever identifier is ty
     });
   });
 
-  it('an admin unlock by any of the account\'s identifiers, or its id, unlocks the account', async () => {
+  it("an admin unlock by any of the account's identifiers, or its id, unlocks the account", async () => {
     for (const by of ['email', 'username', 'id'] as const) {
       const { id, byUsername, byEmail } = await account(`unlock${by}`);
       const browser = await openExperience(service, app.id);
@@ -281,17 +334,23 @@ describe('experience API: the lock is the account\'s, whichever identifier is ty
         await wrong(browser, byUsername);
       }
       expectError(await signInWithPassword(service, app.id, byEmail, password), 400, blocked);
-      expectStatus(await unlock([by === 'email' ? byEmail.value.toUpperCase() : by === 'username' ? byUsername.value : id]), 204);
+      expectStatus(
+        await unlock([by === 'email' ? byEmail.value.toUpperCase() : by === 'username' ? byUsername.value : id]),
+        204,
+      );
       expectStatus(await signInWithPassword(service, app.id, byEmail, password), 200);
       expectStatus(await signInWithPassword(service, app.id, byUsername, password), 200);
     }
   });
 
-  it('the Account API\'s password check counts toward the same lock', async () => {
+  it("the Account API's password check counts toward the same lock", async () => {
     const { byUsername, byEmail } = await account('account');
     const token = await accessToken(byUsername);
     const checkPassword = (value: string) =>
-      service.http.post('api/verifications/password', { headers: { authorization: `Bearer ${token}` }, json: { password: value } });
+      service.http.post('api/verifications/password', {
+        headers: { authorization: `Bearer ${token}` },
+        json: { password: value },
+      });
     expectError(await checkPassword('Not-The-Password-1'), 422, 'session.invalid_credentials');
     expectError(await wrong(await openExperience(service, app.id), byEmail), 422, 'session.invalid_credentials');
     expectError(await checkPassword('Not-The-Password-1'), 400, blocked);
@@ -308,14 +367,20 @@ describe('experience API: the lock is the account\'s, whichever identifier is ty
     expectStatus(await identify(browser, { verificationId: verification.body.verificationId }), 204);
     const landed = await submitToApplication(browser);
     const tokens = await service.http.post('oidc/token', {
-      form: { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: verifier, client_id: app.id, redirect_uri: redirectUri },
+      form: {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code')!,
+        code_verifier: verifier,
+        client_id: app.id,
+        redirect_uri: redirectUri,
+      },
     });
     expectStatus(tokens, 200);
     return String(tokens.body.access_token);
   }
 });
 
-describe('experience API: two instances share one account\'s lock', () => {
+describe("experience API: two instances share one account's lock", () => {
   let a: TestService;
   let b: TestService;
   let app: { id: string };
@@ -325,7 +390,10 @@ describe('experience API: two instances share one account\'s lock', () => {
     const env = { ENDPOINT: 'http://identity.test' };
     [a, b] = await Promise.all([startService({ dbUrl, env }), startService({ dbUrl, env })]);
     app = await createSpa(a);
-    expectStatus(await a.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 4, lockoutDuration: 1 } } }), 200);
+    expectStatus(
+      await a.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 4, lockoutDuration: 1 } } }),
+      200,
+    );
   });
   after(() => Promise.all([a?.stop(), b?.stop()]));
 
@@ -336,9 +404,21 @@ describe('experience API: two instances share one account\'s lock', () => {
     const atA = await openExperience(a, app.id);
     const atB = await openExperience(b, app.id);
     const wrongPassword = 'Not-The-Password-1';
-    expectError(await passwordVerification(atA, { type: 'username', value: username }, wrongPassword), 422, 'session.invalid_credentials');
-    expectError(await passwordVerification(atB, { type: 'email', value: email }, wrongPassword), 422, 'session.invalid_credentials');
-    expectError(await passwordVerification(atA, { type: 'email', value: email }, wrongPassword), 422, 'session.invalid_credentials');
+    expectError(
+      await passwordVerification(atA, { type: 'username', value: username }, wrongPassword),
+      422,
+      'session.invalid_credentials',
+    );
+    expectError(
+      await passwordVerification(atB, { type: 'email', value: email }, wrongPassword),
+      422,
+      'session.invalid_credentials',
+    );
+    expectError(
+      await passwordVerification(atA, { type: 'email', value: email }, wrongPassword),
+      422,
+      'session.invalid_credentials',
+    );
     expectError(await passwordVerification(atB, { type: 'username', value: username }, wrongPassword), 400, blocked);
     expectError(await signInWithPassword(a, app.id, { type: 'email', value: email }, password), 400, blocked);
     expectError(await signInWithPassword(b, app.id, { type: 'username', value: username }, password), 400, blocked);

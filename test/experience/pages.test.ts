@@ -23,13 +23,21 @@ describe('hosted sign-in pages: what is served', () => {
   const text = (path: string) => service.http.get(path, { responseType: 'text', followRedirect: false });
 
   it('serves the page at each sign-in path with the strict headers, and its assets by hashed name', async () => {
-    const paths = ['sign-in', 'register', 'reset-password', 'callback', 'callback/my-connector', 'callback/sso/my-connector'];
+    const paths = [
+      'sign-in',
+      'register',
+      'reset-password',
+      'callback',
+      'callback/my-connector',
+      'callback/sso/my-connector',
+    ];
     const pages = await Promise.all(paths.map(text));
     for (const [index, page] of pages.entries()) {
       expect(page.statusCode, paths[index]).to.equal(200);
       expect(page.headers['content-type']).to.equal('text/html; charset=utf-8');
       expect(page.headers).to.include({
-        'content-security-policy': "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+        'content-security-policy':
+          "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
         'x-frame-options': 'DENY',
         'cache-control': 'no-store',
       });
@@ -50,7 +58,11 @@ describe('hosted sign-in pages: what is served', () => {
     ] as const) {
       const asset = await text(path.slice(1));
       expect(asset.statusCode, path).to.equal(200);
-      expect(asset.headers).to.include({ 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' });
+      expect(asset.headers).to.include({
+        'content-type': type,
+        'cache-control': 'public, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
+      });
       expect(asset.body).to.not.be.empty;
     }
   });

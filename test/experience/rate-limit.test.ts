@@ -4,7 +4,15 @@ import type { Knex } from 'knex';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 import type { Browser } from './browser.ts';
-import { createSpa, expectError, expectStatus, messagesTo, newEmail, openExperience, sendCode } from './experience-helpers.ts';
+import {
+  createSpa,
+  expectError,
+  expectStatus,
+  messagesTo,
+  newEmail,
+  openExperience,
+  sendCode,
+} from './experience-helpers.ts';
 
 const limited = 'request.message_rate_limited';
 const sendsPerWindow = 10;
@@ -33,7 +41,10 @@ describe('experience API: verification-code send rate limit', () => {
   it('sends 10 codes to one recipient in the window; the 11th is refused with 429', async () => {
     const email = newEmail('busy');
     const browser = await openExperience(service, app.id);
-    await sendMany(browser, Array.from({ length: sendsPerWindow }, () => email));
+    await sendMany(
+      browser,
+      Array.from({ length: sendsPerWindow }, () => email),
+    );
     expect(await messagesTo(service, email)).to.have.length(sendsPerWindow);
 
     expectError(await sendCode(browser, email, 'SignIn'), 429, limited);
@@ -49,7 +60,10 @@ describe('experience API: verification-code send rate limit', () => {
     const busy = newEmail('busy');
     const quiet = newEmail('quiet');
     const browser = await openExperience(service, app.id);
-    await sendMany(browser, Array.from({ length: sendsPerWindow }, () => busy));
+    await sendMany(
+      browser,
+      Array.from({ length: sendsPerWindow }, () => busy),
+    );
     expectError(await sendCode(browser, busy, 'SignIn'), 429, limited);
 
     expectStatus(await sendCode(browser, quiet, 'SignIn'), 200);
@@ -59,9 +73,17 @@ describe('experience API: verification-code send rate limit', () => {
   it('counts one recipient whatever the case of the email address', async () => {
     const email = newEmail('Mixed.Case');
     const [local, domain] = email.split('@') as [string, string];
-    const spellings = [email, email.toLowerCase(), email.toUpperCase(), `${local.toLowerCase()}@${domain.toUpperCase()}`];
+    const spellings = [
+      email,
+      email.toLowerCase(),
+      email.toUpperCase(),
+      `${local.toLowerCase()}@${domain.toUpperCase()}`,
+    ];
     const browser = await openExperience(service, app.id);
-    await sendMany(browser, Array.from({ length: sendsPerWindow }, (_, index) => spellings[index % spellings.length]!));
+    await sendMany(
+      browser,
+      Array.from({ length: sendsPerWindow }, (_, index) => spellings[index % spellings.length]!),
+    );
     for (const spelling of spellings) {
       expectError(await sendCode(browser, spelling, 'SignIn'), 429, limited);
     }
@@ -69,7 +91,10 @@ describe('experience API: verification-code send rate limit', () => {
 
   it('counts ForgotPassword sends to existing accounts, and refuses them the same way', async () => {
     const email = newEmail('resetter');
-    expectStatus(await service.api.post('users', { json: { primaryEmail: email, password: 'Granite-Kestrel-64' } }), 200);
+    expectStatus(
+      await service.api.post('users', { json: { primaryEmail: email, password: 'Granite-Kestrel-64' } }),
+      200,
+    );
     const browser = await openExperience(service, app.id, 'ForgotPassword');
     for (let index = 0; index < sendsPerWindow; index++) {
       expectStatus(await sendCode(browser, email, 'ForgotPassword'), 200);
@@ -80,7 +105,10 @@ describe('experience API: verification-code send rate limit', () => {
   it('applies the same limit to the management API send of the same recipient', async () => {
     const email = newEmail('shared');
     const browser = await openExperience(service, app.id);
-    await sendMany(browser, Array.from({ length: sendsPerWindow }, () => email));
+    await sendMany(
+      browser,
+      Array.from({ length: sendsPerWindow }, () => email),
+    );
     expectError(await service.api.post('verification-codes', { json: { email } }), 429, limited);
   });
 
@@ -93,11 +121,22 @@ describe('experience API: verification-code send rate limit', () => {
       // A race shows only sometimes: a few rounds, each to a recipient of its own.
       for (let round = 0; round < 3; round++) {
         const email = newEmail('burst');
-        await sendMany(browsers[0]!, Array.from({ length: earlier }, () => email));
-        const answers = await Promise.all(Array.from({ length: 16 }, (_, index) => sendCode(browsers[index % browsers.length]!, email, 'SignIn')));
+        await sendMany(
+          browsers[0]!,
+          Array.from({ length: earlier }, () => email),
+        );
+        const answers = await Promise.all(
+          Array.from({ length: 16 }, (_, index) => sendCode(browsers[index % browsers.length]!, email, 'SignIn')),
+        );
         const statuses = answers.map((answer) => answer.statusCode);
-        expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(' ')}`).to.have.length(sendsPerWindow - earlier);
-        expect(statuses.filter((status) => status === 429), `round ${round}: ${statuses.join(' ')}`).to.have.length(16 - sendsPerWindow + earlier);
+        expect(
+          statuses.filter((status) => status === 200),
+          `round ${round}: ${statuses.join(' ')}`,
+        ).to.have.length(sendsPerWindow - earlier);
+        expect(
+          statuses.filter((status) => status === 429),
+          `round ${round}: ${statuses.join(' ')}`,
+        ).to.have.length(16 - sendsPerWindow + earlier);
         expect(await messagesTo(service, email)).to.have.length(sendsPerWindow);
       }
     });
@@ -106,11 +145,16 @@ describe('experience API: verification-code send rate limit', () => {
   it('allows sends again once the earlier ones leave the window', async () => {
     const email = newEmail('later');
     const browser = await openExperience(service, app.id);
-    await sendMany(browser, Array.from({ length: sendsPerWindow }, () => email));
+    await sendMany(
+      browser,
+      Array.from({ length: sendsPerWindow }, () => email),
+    );
     expectError(await sendCode(browser, email, 'SignIn'), 429, limited);
 
     // The window is 600 s: move the recorded sends 601 s into the past.
-    await db('message_sends').where({ recipient: email }).update({ created_at: db.raw('created_at - ?', [601_000]) });
+    await db('message_sends')
+      .where({ recipient: email })
+      .update({ created_at: db.raw('created_at - ?', [601_000]) });
     expectStatus(await sendCode(browser, email, 'SignIn'), 200);
   });
 });

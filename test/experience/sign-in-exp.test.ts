@@ -20,12 +20,17 @@ type Settings = Record<string, unknown> & {
   signUp: { identifiers: string[]; password: boolean; verify: boolean };
   signIn: { methods: Method[] };
   forgotPasswordMethods: string[] | null;
-  passwordPolicy: { length: { min: number; max: number }; characterTypes: { min: number }; rejects: Record<string, unknown> };
+  passwordPolicy: {
+    length: { min: number; max: number };
+    characterTypes: { min: number };
+    rejects: Record<string, unknown>;
+  };
   sentinelPolicy: { maxAttempts: number; lockoutDuration: number };
   mfa: { factors: string[]; policy: string };
 };
 
-const issueCodes = (body: { data?: { issues?: Array<{ code: string }> } }) => (body.data?.issues ?? []).map((issue) => issue.code);
+const issueCodes = (body: { data?: { issues?: Array<{ code: string }> } }) =>
+  (body.data?.issues ?? []).map((issue) => issue.code);
 
 describe('management API: sign-in experience settings', () => {
   let service: TestService;
@@ -74,14 +79,22 @@ describe('management API: sign-in experience settings', () => {
 
   it('GET and PATCH need a management token', async () => {
     expect((await service.http.get('api/sign-in-exp')).statusCode).to.equal(401);
-    expect((await service.http.patch('api/sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 1, lockoutDuration: 1 } } })).statusCode).to.equal(401);
+    expect(
+      (
+        await service.http.patch('api/sign-in-exp', {
+          json: { sentinelPolicy: { maxAttempts: 1, lockoutDuration: 1 } },
+        })
+      ).statusCode,
+    ).to.equal(401);
     expect((await current()).sentinelPolicy).to.deep.equal({ maxAttempts: 10, lockoutDuration: 60 });
   });
 
   it('PATCH updates the fields given, keeps the others, and GET reflects it', async () => {
     const patch = {
       sentinelPolicy: { maxAttempts: 7, lockoutDuration: 30 },
-      signIn: { methods: [{ identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true }] },
+      signIn: {
+        methods: [{ identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true }],
+      },
       forgotPasswordMethods: null,
       supportEmail: 'help@example.com',
     };
@@ -97,7 +110,9 @@ describe('management API: sign-in experience settings', () => {
   });
 
   it('PATCH of one password policy section keeps the other sections', async () => {
-    const patched = await service.api.patch<Settings>('sign-in-exp', { json: { passwordPolicy: { length: { min: 10, max: 64 } } } });
+    const patched = await service.api.patch<Settings>('sign-in-exp', {
+      json: { passwordPolicy: { length: { min: 10, max: 64 } } },
+    });
     expectStatus(patched, 200);
     const after = await current();
     expect(after.passwordPolicy.length).to.deep.equal({ min: 10, max: 64 });
@@ -116,7 +131,13 @@ describe('management API: sign-in experience settings', () => {
     const bodies: unknown[] = [
       { colour: 'red' },
       { signUp: { identifiers: ['username'], password: true, verify: false, captcha: true } },
-      { signIn: { methods: [{ identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true, sso: true }] } },
+      {
+        signIn: {
+          methods: [
+            { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true, sso: true },
+          ],
+        },
+      },
       { signIn: { methods: [], extra: 1 } },
       { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1, window: 5 } },
       { passwordPolicy: { length: { min: 8, max: 256, average: 20 } } },
@@ -126,7 +147,9 @@ describe('management API: sign-in experience settings', () => {
       { sentinelPolicy: { maxAttempts: 'ten', lockoutDuration: 1 } },
       { sentinelPolicy: { maxAttempts: 3, lockoutDuration: -1 } },
       { signUp: { identifiers: ['fax'], password: true, verify: false } },
-      { signIn: { methods: [{ identifier: 'fax', password: true, verificationCode: false, isPasswordPrimary: true }] } },
+      {
+        signIn: { methods: [{ identifier: 'fax', password: true, verificationCode: false, isPasswordPrimary: true }] },
+      },
       { signIn: { methods: 'username' } },
       { passwordPolicy: { length: { min: 'eight', max: 256 } } },
       { mfa: { factors: ['Carrier pigeon'], policy: 'UserControlled' } },
@@ -144,7 +167,9 @@ describe('management API: sign-in experience settings', () => {
 
   describe('the password policy applies everywhere a password is set', () => {
     beforeEach(async () => {
-      const patched = await service.api.patch('sign-in-exp', { json: { passwordPolicy: { length: { min: 12, max: 256 } } } });
+      const patched = await service.api.patch('sign-in-exp', {
+        json: { passwordPolicy: { length: { min: 12, max: 256 } } },
+      });
       expectStatus(patched, 200);
     });
 
@@ -157,7 +182,9 @@ describe('management API: sign-in experience settings', () => {
       });
       expectError(short, 422, 'password.rejected');
       expect(issueCodes(short.body)).to.include('password_rejected.too_short');
-      const issue = short.body.data.issues.find((entry: { code: string }) => entry.code === 'password_rejected.too_short');
+      const issue = short.body.data.issues.find(
+        (entry: { code: string }) => entry.code === 'password_rejected.too_short',
+      );
       expect(issue.interpolation).to.deep.equal({ min: 12 });
 
       const accepted = await browser.call('post', 'api/experience/verification/new-password-identity', {
@@ -169,7 +196,9 @@ describe('management API: sign-in experience settings', () => {
     });
 
     it('management API: POST /api/users and PATCH /api/users/:id/password refuse a 10-character password', async () => {
-      const refused = await service.api.post('users', { json: { username: newUsername('policy'), password: 'Brisk-Owl9' } });
+      const refused = await service.api.post('users', {
+        json: { username: newUsername('policy'), password: 'Brisk-Owl9' },
+      });
       expectError(refused, 422, 'password.rejected');
       expect(issueCodes(refused.body)).to.include('password_rejected.too_short');
 
@@ -191,15 +220,27 @@ describe('management API: sign-in experience settings', () => {
     });
 
     it('a relaxed policy takes effect at once', async () => {
-      expectStatus(await service.api.patch('sign-in-exp', { json: { passwordPolicy: { length: { min: 8, max: 256 } } } }), 200);
-      const created = await service.api.post('users', { json: { username: newUsername('policy'), password: 'Brisk-Owl9' } });
+      expectStatus(
+        await service.api.patch('sign-in-exp', { json: { passwordPolicy: { length: { min: 8, max: 256 } } } }),
+        200,
+      );
+      const created = await service.api.post('users', {
+        json: { username: newUsername('policy'), password: 'Brisk-Owl9' },
+      });
       expectStatus(created, 200);
     });
   });
 
   it('rejects passwords holding a word of the policy', async () => {
-    expectStatus(await service.api.patch('sign-in-exp', { json: { passwordPolicy: { rejects: { ...defaults.passwordPolicy.rejects, words: ['tulip'] } } } }), 200);
-    const refused = await service.api.post('users', { json: { username: newUsername('words'), password: 'Sturdy-TULIP-7' } });
+    expectStatus(
+      await service.api.patch('sign-in-exp', {
+        json: { passwordPolicy: { rejects: { ...defaults.passwordPolicy.rejects, words: ['tulip'] } } },
+      }),
+      200,
+    );
+    const refused = await service.api.post('users', {
+      json: { username: newUsername('words'), password: 'Sturdy-TULIP-7' },
+    });
     expectError(refused, 422, 'password.rejected');
     expect(issueCodes(refused.body)).to.include('password_rejected.restricted.words');
   });
@@ -210,7 +251,11 @@ describe('management API: sign-in experience settings', () => {
       const browser = await openExperience(service, app.id, null);
       expectError(await browser.call('put', 'api/experience', { interactionEvent: 'Register' }), 403, 'auth.forbidden');
       expectStatus(await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' }), 204);
-      expectError(await browser.call('put', 'api/experience/interaction-event', { interactionEvent: 'Register' }), 403, 'auth.forbidden');
+      expectError(
+        await browser.call('put', 'api/experience/interaction-event', { interactionEvent: 'Register' }),
+        403,
+        'auth.forbidden',
+      );
 
       expectStatus(await service.api.patch('sign-in-exp', { json: { signInMode: 'Register' } }), 200);
       const other = await openExperience(service, app.id, null);
@@ -238,14 +283,30 @@ describe('management API: sign-in experience settings', () => {
       expectStatus(await signInWithPassword(service, app.id, { type: 'email', value: email }, 'Brisk-Owl9-Go'), 200);
 
       const patched = await service.api.patch('sign-in-exp', {
-        json: { signIn: { methods: [{ identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true }] } },
+        json: {
+          signIn: {
+            methods: [{ identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true }],
+          },
+        },
       });
       expectStatus(patched, 200);
       const browser = await openExperience(service, app.id);
-      expectError(await passwordVerification(browser, { type: 'email', value: email }, 'Brisk-Owl9-Go'), 422, 'user.sign_in_method_not_enabled');
+      expectError(
+        await passwordVerification(browser, { type: 'email', value: email }, 'Brisk-Owl9-Go'),
+        422,
+        'user.sign_in_method_not_enabled',
+      );
       // The same for an address without an account, and for a wrong password: nothing is learnt.
-      expectError(await passwordVerification(browser, { type: 'email', value: newEmail('nobody') }, 'Brisk-Owl9-Go'), 422, 'user.sign_in_method_not_enabled');
-      expectError(await passwordVerification(browser, { type: 'email', value: email }, 'wrong'), 422, 'user.sign_in_method_not_enabled');
+      expectError(
+        await passwordVerification(browser, { type: 'email', value: newEmail('nobody') }, 'Brisk-Owl9-Go'),
+        422,
+        'user.sign_in_method_not_enabled',
+      );
+      expectError(
+        await passwordVerification(browser, { type: 'email', value: email }, 'wrong'),
+        422,
+        'user.sign_in_method_not_enabled',
+      );
       expectStatus(await passwordVerification(browser, { type: 'username', value: username }, 'Brisk-Owl9-Go'), 200);
     });
 
@@ -253,7 +314,11 @@ describe('management API: sign-in experience settings', () => {
       const email = newEmail('coded');
       await createUser(service, { primaryEmail: email, password: 'Brisk-Owl9-Go' });
       const browser = await openExperience(service, app.id);
-      expectError(await passwordVerification(browser, { type: 'phone', value: '15550001234' }, 'Brisk-Owl9-Go'), 422, 'user.sign_in_method_not_enabled');
+      expectError(
+        await passwordVerification(browser, { type: 'phone', value: '15550001234' }, 'Brisk-Owl9-Go'),
+        422,
+        'user.sign_in_method_not_enabled',
+      );
 
       const patched = await service.api.patch('sign-in-exp', {
         json: {
@@ -266,7 +331,11 @@ describe('management API: sign-in experience settings', () => {
         },
       });
       expectStatus(patched, 200);
-      expectError(await passwordVerification(browser, { type: 'email', value: email }, 'Brisk-Owl9-Go'), 422, 'user.sign_in_method_not_enabled');
+      expectError(
+        await passwordVerification(browser, { type: 'email', value: email }, 'Brisk-Owl9-Go'),
+        422,
+        'user.sign_in_method_not_enabled',
+      );
     });
 
     it('refuses signing in by email code when email signs in by password only', async () => {

@@ -11,7 +11,12 @@ export function random(seed: number) {
     return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
   };
   const int = (max: number) => Math.floor(next() * max);
-  return { next, int, pick: <T>(items: readonly T[]): T => items[int(items.length)]!, chance: (probability: number) => next() < probability };
+  return {
+    next,
+    int,
+    pick: <T>(items: readonly T[]): T => items[int(items.length)]!,
+    chance: (probability: number) => next() < probability,
+  };
 }
 export type Random = ReturnType<typeof random>;
 
@@ -101,11 +106,17 @@ export function plausible(schema: Schema, rng: Random, depth = 0): unknown {
     return plausible(rng.pick(options), rng, depth);
   }
   if (schema.type === 'object' || schema.properties) {
-    const entries = Object.entries(schema.properties ?? {}).filter(([key]) => schema.required?.includes(key) || rng.chance(0.5));
-    return Object.fromEntries(entries.map(([key, property]) => [key, depth > 6 ? sample(property) : plausible(property, rng, depth + 1)]));
+    const entries = Object.entries(schema.properties ?? {}).filter(
+      ([key]) => schema.required?.includes(key) || rng.chance(0.5),
+    );
+    return Object.fromEntries(
+      entries.map(([key, property]) => [key, depth > 6 ? sample(property) : plausible(property, rng, depth + 1)]),
+    );
   }
   if (schema.type === 'array' && schema.items) {
-    return Array.from({ length: Math.min(schema.minItems ?? 0, 10) + rng.int(2) }, () => plausible(schema.items!, rng, depth + 1));
+    return Array.from({ length: Math.min(schema.minItems ?? 0, 10) + rng.int(2) }, () =>
+      plausible(schema.items!, rng, depth + 1),
+    );
   }
   return sample(schema);
 }
@@ -116,11 +127,15 @@ export function mutate(value: unknown, rng: Random): unknown {
     const keys = Object.keys(value);
     if (keys.length > 0 && rng.chance(0.8)) {
       const key = rng.pick(keys);
-      const copy: Record<string, unknown> = Array.isArray(value) ? ([...value] as unknown as Record<string, unknown>) : { ...value };
+      const copy: Record<string, unknown> = Array.isArray(value)
+        ? ([...value] as unknown as Record<string, unknown>)
+        : { ...value };
       copy[key] = mutate(copy[key], rng);
       return copy;
     }
-    return Array.isArray(value) ? [...value, rng.pick(badValues(rng))] : { ...value, [rng.pick(badStrings) || 'extra']: rng.pick(badValues(rng)) };
+    return Array.isArray(value)
+      ? [...value, rng.pick(badValues(rng))]
+      : { ...value, [rng.pick(badStrings) || 'extra']: rng.pick(badValues(rng)) };
   }
   return rng.pick(badValues(rng));
 }
@@ -133,5 +148,23 @@ export function badPathValue(rng: Random, owned: string[]): string {
   if (rng.chance(0.2)) {
     return rng.pick(['%', '%ff', '%E0%A4%A', '%00', '..%2F..%2F', '%ED%A0%80', ';', '~']);
   }
-  return encodeURIComponent(rng.pick(['x', 'x'.repeat(300), '..', '.', '/', '\u0000', '\u{1F600}', "'", '0', '-1', 'null', 'undefined', '__proto__', 'private-keys', 'cookie-keys']));
+  return encodeURIComponent(
+    rng.pick([
+      'x',
+      'x'.repeat(300),
+      '..',
+      '.',
+      '/',
+      '\u0000',
+      '\u{1F600}',
+      "'",
+      '0',
+      '-1',
+      'null',
+      'undefined',
+      '__proto__',
+      'private-keys',
+      'cookie-keys',
+    ]),
+  );
 }

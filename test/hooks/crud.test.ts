@@ -19,7 +19,11 @@ describe('hooks: management', () => {
 
   it('creates a hook with a generated signing key (201, Logto shape)', async () => {
     const response = await service.api.post('hooks', {
-      json: { name: 'users', events: ['User.Created', 'User.Deleted', 'User.Created'], config: { url: receiver.url, headers: { 'x-team': 'a' } } },
+      json: {
+        name: 'users',
+        events: ['User.Created', 'User.Deleted', 'User.Created'],
+        config: { url: receiver.url, headers: { 'x-team': 'a' } },
+      },
     });
     expect(response.statusCode).to.equal(201);
     const hook = response.body;
@@ -29,7 +33,17 @@ describe('hooks: management', () => {
     expect(hook.events).to.deep.equal(['User.Created', 'User.Deleted']);
     expect(hook.config).to.deep.equal({ url: receiver.url, headers: { 'x-team': 'a' } });
     expect(hook.createdAt).to.be.a('number');
-    expect(Object.keys(hook).sort()).to.deep.equal(['config', 'createdAt', 'enabled', 'event', 'events', 'id', 'name', 'signingKey', 'tenantId']);
+    expect(Object.keys(hook).sort()).to.deep.equal([
+      'config',
+      'createdAt',
+      'enabled',
+      'event',
+      'events',
+      'id',
+      'name',
+      'signingKey',
+      'tenantId',
+    ]);
 
     const fetched = await service.api.get(`hooks/${hook.id}`);
     expect(fetched.statusCode).to.equal(200);
@@ -102,7 +116,9 @@ describe('hooks: management', () => {
 
     const rekeyed = await service.api.patch(`hooks/${hook.id}/signing-key`);
     expect(rekeyed.statusCode).to.equal(200);
-    expect(rekeyed.body.signingKey).to.match(/^[0-9A-Za-z]{32}$/).and.not.equal(hook.signingKey);
+    expect(rekeyed.body.signingKey)
+      .to.match(/^[0-9A-Za-z]{32}$/)
+      .and.not.equal(hook.signingKey);
 
     expect((await service.api.delete(`hooks/${hook.id}`)).statusCode).to.equal(204);
     for (const response of [
@@ -197,7 +213,9 @@ describe('hooks: SSRF guard at save time', () => {
       const response = await lenient.api.post('hooks', { json: { events: ['PostSignIn'], config: { url } } });
       expect(response.statusCode, url).to.equal(201);
     }
-    const scheme = await lenient.api.post('hooks', { json: { events: ['PostSignIn'], config: { url: 'ftp://127.0.0.1/' } } });
+    const scheme = await lenient.api.post('hooks', {
+      json: { events: ['PostSignIn'], config: { url: 'ftp://127.0.0.1/' } },
+    });
     expect(scheme.statusCode).to.equal(400);
     expect(scheme.body.code).to.equal('hook.invalid_url');
   });

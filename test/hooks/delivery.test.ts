@@ -10,9 +10,13 @@ import { eventually, Receiver, sleep, type Received } from './receiver.ts';
 import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
 
 const verifyStandard = (signingKey: string, request: Received) =>
-  new Webhook(`whsec_${Buffer.from(signingKey).toString('base64')}`).verify(request.body, request.headers as Record<string, string>);
+  new Webhook(`whsec_${Buffer.from(signingKey).toString('base64')}`).verify(
+    request.body,
+    request.headers as Record<string, string>,
+  );
 
-const logtoSignature = (signingKey: string, body: string) => createHmac('sha256', signingKey).update(body).digest('hex');
+const logtoSignature = (signingKey: string, body: string) =>
+  createHmac('sha256', signingKey).update(body).digest('hex');
 
 describe('hooks: delivery', () => {
   let service: HooksService;
@@ -36,11 +40,15 @@ describe('hooks: delivery', () => {
     await service.stop();
   });
 
-  const statusOf = async (deliveryId: string) => (await service.db('hook_deliveries').where({ id: deliveryId }).first())?.status as string;
+  const statusOf = async (deliveryId: string) =>
+    (await service.db('hook_deliveries').where({ id: deliveryId }).first())?.status as string;
 
   it('posts the envelope as JSON with the extra headers and both signatures', async () => {
     const hook = await createHook(service, receiver.url, ['User.Created'], {
-      config: { url: receiver.url, headers: { 'x-team': 'identity', 'Content-Type': 'text/plain', 'webhook-id': 'forged' } },
+      config: {
+        url: receiver.url,
+        headers: { 'x-team': 'identity', 'Content-Type': 'text/plain', 'webhook-id': 'forged' },
+      },
     });
     const user = { id: 'u1', username: 'jane', primaryEmail: null, customData: { ü: 'ñ' } };
     const started = Date.now();
@@ -57,7 +65,14 @@ describe('hooks: delivery', () => {
 
     const payload = JSON.parse(request!.body);
     expect(Object.keys(payload).slice(0, 3)).to.deep.equal(['hookId', 'event', 'createdAt']);
-    expect(payload).to.deep.include({ hookId: hook.id, event: 'User.Created', data: user, path: '/api/users', method: 'POST', status: 200 });
+    expect(payload).to.deep.include({
+      hookId: hook.id,
+      event: 'User.Created',
+      data: user,
+      path: '/api/users',
+      method: 'POST',
+      status: 200,
+    });
     expect(new Date(payload.createdAt).toISOString()).to.equal(payload.createdAt);
     expect(Date.parse(payload.createdAt)).to.be.within(started - 1000, Date.now());
 
@@ -65,7 +80,12 @@ describe('hooks: delivery', () => {
     expect(verifyStandard(hook.signingKey, request!)).to.deep.equal(payload);
     expect(Number(request!.headers['webhook-timestamp'])).to.be.closeTo(Date.now() / 1000, 5);
     expect(String(request!.headers['webhook-signature'])).to.match(/^v1,[A-Za-z0-9+/]+=*$/);
-    expect(() => new Webhook(`whsec_${Buffer.from('other key').toString('base64')}`).verify(request!.body, request!.headers as Record<string, string>)).to.throw();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from('other key').toString('base64')}`).verify(
+        request!.body,
+        request!.headers as Record<string, string>,
+      ),
+    ).to.throw();
 
     await eventually(async () => (await statusOf(row!.id)) === 'succeeded', 5000, 'succeeded');
   });
@@ -142,7 +162,11 @@ describe('hooks: delivery', () => {
     receiver.answers.push({ status: 410 });
     await service.emit('Role.Data.Updated', { data: {} });
     await receiver.waitFor(1);
-    await eventually(async () => (await service.api.get(`hooks/${hook.id}`)).body.enabled === false, 5000, 'hook disabled');
+    await eventually(
+      async () => (await service.api.get(`hooks/${hook.id}`)).body.enabled === false,
+      5000,
+      'hook disabled',
+    );
     const [row] = await deliveryRows(service, hook.id);
     expect(row!.status).to.equal('failed');
     await service.emit('Role.Data.Updated', { data: {} });
@@ -162,7 +186,9 @@ describe('hooks: delivery', () => {
     const logs = await service.api.get(`hooks/${hook.id}/recent-logs`);
     expect(logs.statusCode).to.equal(200);
     expect(logs.headers['total-number']).to.equal('4');
-    expect(logs.body.map((entry: { payload: { attempt: number } }) => entry.payload.attempt)).to.deep.equal([4, 3, 2, 1]);
+    expect(logs.body.map((entry: { payload: { attempt: number } }) => entry.payload.attempt)).to.deep.equal([
+      4, 3, 2, 1,
+    ]);
     const [latest] = logs.body;
     expect(Object.keys(latest).sort()).to.deep.equal(['createdAt', 'id', 'key', 'payload']);
     expect(latest.key).to.equal('TriggerHook.User.Data.Updated');
@@ -171,12 +197,22 @@ describe('hooks: delivery', () => {
     expect(latest.payload.durationMs).to.be.a('number');
     expect(latest.payload.response.statusCode).to.equal(500);
     expect(latest.payload.response.body).to.have.length(2048);
-    expect(Object.keys(latest.payload).sort()).to.deep.equal(['attempt', 'durationMs', 'error', 'hookId', 'response', 'result', 'webhookId']);
+    expect(Object.keys(latest.payload).sort()).to.deep.equal([
+      'attempt',
+      'durationMs',
+      'error',
+      'hookId',
+      'response',
+      'result',
+      'webhookId',
+    ]);
 
     const paged = await service.api.get(`hooks/${hook.id}/recent-logs`, { searchParams: { page: 2, page_size: 3 } });
     expect(paged.body).to.have.length(1);
     expect(paged.body[0].payload.attempt).to.equal(1);
-    const filtered = await service.api.get(`hooks/${hook.id}/recent-logs`, { searchParams: { logKey: 'TriggerHook.User.Created' } });
+    const filtered = await service.api.get(`hooks/${hook.id}/recent-logs`, {
+      searchParams: { logKey: 'TriggerHook.User.Created' },
+    });
     expect(filtered.body).to.have.length(0);
     const old = await service.api.get(`hooks/${hook.id}/recent-logs`, { searchParams: { end_time: 1000 } });
     expect(old.body).to.have.length(0);
@@ -226,7 +262,9 @@ describe('hooks: delivery', () => {
       created_at: old,
       updated_at: old,
     });
-    await service.db('hook_deliveries').insert([row('oldsucceeded', 'succeeded'), row('oldfailed', 'failed'), row('oldpending', 'pending')]);
+    await service
+      .db('hook_deliveries')
+      .insert([row('oldsucceeded', 'succeeded'), row('oldfailed', 'failed'), row('oldpending', 'pending')]);
     await service.db('hook_attempts').insert(
       ['oldsucceeded', 'oldpending'].map((deliveryId) => ({
         id: `a${deliveryId}`,
@@ -241,10 +279,16 @@ describe('hooks: delivery', () => {
     );
     await service.emit('User.Created', { data: {} });
     await receiver.waitFor(1);
-    await eventually(async () => (await service.db('hook_attempts').where({ hook_id: hook.id })).length === 3, 5000, 'the fresh attempt');
+    await eventually(
+      async () => (await service.db('hook_attempts').where({ hook_id: hook.id })).length === 3,
+      5000,
+      'the fresh attempt',
+    );
     expect(await service.dispatcher.prune()).to.equal(4);
     const left = await deliveryRows(service, hook.id);
-    expect(left.map(({ id }) => id).sort()).to.include('oldpending').and.have.length(2);
+    expect(left.map(({ id }) => id).sort())
+      .to.include('oldpending')
+      .and.have.length(2);
     expect(await service.db('hook_attempts').where({ hook_id: hook.id })).to.have.length(1);
   });
 
@@ -252,7 +296,11 @@ describe('hooks: delivery', () => {
     const down = await Receiver.down();
     const hook = await createHook(service, down.url, ['OrganizationRole.Created']);
     await service.emit('OrganizationRole.Created', { data: {} });
-    await eventually(async () => (await service.db('hook_attempts').where({ hook_id: hook.id })).length > 0, 5000, 'an attempt');
+    await eventually(
+      async () => (await service.db('hook_attempts').where({ hook_id: hook.id })).length > 0,
+      5000,
+      'an attempt',
+    );
     await service.api.delete(`hooks/${hook.id}`);
     expect(await deliveryRows(service, hook.id)).to.have.length(0);
     expect(await service.db('hook_attempts').where({ hook_id: hook.id })).to.have.length(0);
@@ -293,7 +341,9 @@ describe('hooks: SSRF guard at send time', () => {
   let receiver: Receiver;
 
   before(async () => {
-    service = await startHooksService({ env: { HOOKS_ALLOW_PRIVATE_TARGETS: 'false', HOOKS_RETRY_SCHEDULE: '0.2,0.2,0.2' } });
+    service = await startHooksService({
+      env: { HOOKS_ALLOW_PRIVATE_TARGETS: 'false', HOOKS_RETRY_SCHEDULE: '0.2,0.2,0.2' },
+    });
     receiver = await Receiver.start();
   });
   after(async () => {
@@ -320,7 +370,11 @@ describe('hooks: SSRF guard at send time', () => {
       });
       await service.emit('PostRegister', { userId: 'u1' });
       const [row] = await deliveryRows(service, id);
-      await eventually(async () => (await service.db('hook_deliveries').where({ id: row!.id }).first()).status === 'failed', 5000, 'failed');
+      await eventually(
+        async () => (await service.db('hook_deliveries').where({ id: row!.id }).first()).status === 'failed',
+        5000,
+        'failed',
+      );
       await sleep(500);
       const attempts = await service.db('hook_attempts').where({ hook_id: id });
       expect(attempts).to.have.length(1);

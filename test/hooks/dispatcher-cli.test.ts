@@ -48,7 +48,13 @@ describe('hooks: npm run dispatcher', () => {
     }
 
     const child = spawn(process.execPath, [builtScripts.dispatcher], {
-      env: { ...process.env, DB_URL: dbUrl, NODE_ENV: 'production', LOG_LEVEL: 'info', HOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: {
+        ...process.env,
+        DB_URL: dbUrl,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        HOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -81,10 +87,14 @@ describe('hooks: npm run dispatcher', () => {
       const check = openDatabase(dbUrl);
       try {
         // The request in flight at SIGTERM finished and was recorded.
-        await eventually(async () => {
-          const statuses = await check('hook_deliveries').where({ hook_id: hookId }).pluck('status');
-          return statuses.length === 6 && statuses.every((status) => status === 'succeeded');
-        }, 2000, 'all succeeded');
+        await eventually(
+          async () => {
+            const statuses = await check('hook_deliveries').where({ hook_id: hookId }).pluck('status');
+            return statuses.length === 6 && statuses.every((status) => status === 'succeeded');
+          },
+          2000,
+          'all succeeded',
+        );
       } finally {
         await check.destroy();
       }

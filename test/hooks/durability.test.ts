@@ -35,7 +35,10 @@ describe('hooks: durability across restarts', () => {
       }
       await first.stop();
       first = undefined;
-      const queued = await whileStopped(dbUrl, async (db) => (await db('hook_deliveries').where({ hook_id: hook.id }).pluck('id')) as string[]);
+      const queued = await whileStopped(
+        dbUrl,
+        async (db) => (await db('hook_deliveries').where({ hook_id: hook.id }).pluck('id')) as string[],
+      );
       expect(queued).to.have.length(20);
 
       await receiver.listen();
@@ -44,7 +47,9 @@ describe('hooks: durability across restarts', () => {
       await sleep(300);
       expect(receiver.requests).to.have.length(20);
       expect([...receiver.ids].sort()).to.deep.equal([...queued].sort());
-      const indexes = receiver.requests.map((request) => JSON.parse(request.body).data.index as number).sort((a, b) => a - b);
+      const indexes = receiver.requests
+        .map((request) => JSON.parse(request.body).data.index as number)
+        .sort((a, b) => a - b);
       expect(indexes).to.deep.equal([...Array(20).keys()]);
     } finally {
       await receiver.close();
@@ -66,8 +71,12 @@ describe('hooks: durability across restarts', () => {
       // As a dispatcher that died mid-request leaves them: delivering, one lease over, one running 2.5 s more.
       await whileStopped(dbUrl, async (db) => {
         const now = Date.now();
-        await db('hook_deliveries').where({ id: rows[0]!.id }).update({ status: 'delivering', attempts: 1, lease_until: now - 1, next_attempt_at: now - 1 });
-        await db('hook_deliveries').where({ id: rows[1]!.id }).update({ status: 'delivering', attempts: 1, lease_until: now + 2500, next_attempt_at: now + 2500 });
+        await db('hook_deliveries')
+          .where({ id: rows[0]!.id })
+          .update({ status: 'delivering', attempts: 1, lease_until: now - 1, next_attempt_at: now - 1 });
+        await db('hook_deliveries')
+          .where({ id: rows[1]!.id })
+          .update({ status: 'delivering', attempts: 1, lease_until: now + 2500, next_attempt_at: now + 2500 });
       });
       await receiver.listen();
       const started = Date.now();
@@ -77,9 +86,16 @@ describe('hooks: durability across restarts', () => {
       const requests = await receiver.waitFor(2, 10_000);
       expect(requests[1]!.headers['webhook-id']).to.equal(rows[1]!.id);
       expect(requests[1]!.receivedAt - started).to.be.greaterThan(2000);
-      await eventually(async () => (await deliveryRows(service, hook.id)).every(({ status }) => status === 'succeeded'), 5000, 'succeeded');
+      await eventually(
+        async () => (await deliveryRows(service, hook.id)).every(({ status }) => status === 'succeeded'),
+        5000,
+        'succeeded',
+      );
       // The claim after the crash is attempt 2.
-      const attempts = await service.db('hook_attempts').where({ hook_id: hook.id, result: 'Success' }).pluck('attempt');
+      const attempts = await service
+        .db('hook_attempts')
+        .where({ hook_id: hook.id, result: 'Success' })
+        .pluck('attempt');
       expect(attempts).to.deep.equal([2, 2]);
     } finally {
       await receiver.close();
@@ -98,10 +114,18 @@ describe('hooks: durability across restarts', () => {
     try {
       for (let index = 0; index < 3; index++) {
         // Instances of one deployment share one public ENDPOINT (and so one management API indicator).
-        instances.push(await startHooksService({ dbUrl, env: { ENDPOINT: 'http://hooks.test', HOOKS_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2' } }));
+        instances.push(
+          await startHooksService({
+            dbUrl,
+            env: { ENDPOINT: 'http://hooks.test', HOOKS_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2' },
+          }),
+        );
       }
       const [a] = instances;
-      const hooks = [await createHook(a!, receiver.url, ['User.Created', 'Organization.Created']), await createHook(a!, receiver.url, ['User.Created'])];
+      const hooks = [
+        await createHook(a!, receiver.url, ['User.Created', 'Organization.Created']),
+        await createHook(a!, receiver.url, ['User.Created']),
+      ];
       const events: HookEvent[] = ['User.Created', 'Organization.Created'];
       const eventCount = 668;
       const deliveryCount = (eventCount / 2) * 3;
@@ -120,7 +144,9 @@ describe('hooks: durability across restarts', () => {
           }),
           (async () => {
             for (let index = eventCount / 2; index < eventCount; index++) {
-              await outsider.transaction((trx) => enqueueEvent(trx, outsiderCache, events[index % 2]!, { data: { index } }));
+              await outsider.transaction((trx) =>
+                enqueueEvent(trx, outsiderCache, events[index % 2]!, { data: { index } }),
+              );
             }
           })(),
         ]);
@@ -141,7 +167,9 @@ describe('hooks: durability across restarts', () => {
       expect(ids).to.have.length(deliveryCount);
       expect([...new Set(receiver.ids)].sort()).to.deep.equal(rows.map(({ id }) => id).sort());
       for (const hook of hooks) {
-        expect(receiver.requests.filter((request) => JSON.parse(request.body).hookId === hook.id).length).to.be.greaterThan(0);
+        expect(
+          receiver.requests.filter((request) => JSON.parse(request.body).hookId === hook.id).length,
+        ).to.be.greaterThan(0);
       }
       // The instances shared the work.
       expect(instances.filter((instance) => instance.dispatcher.stats.claimed > 0).length).to.be.at.least(2);

@@ -39,7 +39,7 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${++counter}`;
 const sorted = (values: string[]) => [...values].sort();
 
-describe('hooks: which action emits which event (the specification\'s tables)', () => {
+describe("hooks: which action emits which event (the specification's tables)", () => {
   let service: TestService;
   let receiver: Receiver;
   let db: Knex;
@@ -50,7 +50,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
     service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
     db = openDatabase(service.config.dbUrl);
     receiver = await Receiver.start();
-    const created = await service.api.post('hooks', { json: { name: 'all events', events: [...hookEvents], config: { url: receiver.url } } });
+    const created = await service.api.post('hooks', {
+      json: { name: 'all events', events: [...hookEvents], config: { url: receiver.url } },
+    });
     expectStatus(created, 201);
     hook = created.body;
     expect(sorted(hook.events)).to.deep.equal(sorted([...hookEvents]));
@@ -74,7 +76,10 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         seen = receiver.requests.length;
         changedAt = Date.now();
       }
-      const open = await db('hook_deliveries').where({ hook_id: hook.id }).whereIn('status', ['pending', 'delivering']).count({ n: '*' });
+      const open = await db('hook_deliveries')
+        .where({ hook_id: hook.id })
+        .whereIn('status', ['pending', 'delivering'])
+        .count({ n: '*' });
       const quiet = Date.now() - changedAt >= 300 && Date.now() - start >= minimumMs;
       if ((Number(open[0]!.n) === 0 && quiet) || Date.now() - start > 10_000) {
         return;
@@ -92,7 +97,12 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       const payload = JSON.parse(request.body) as Payload;
       return { event: String(payload.event), payload, request };
     });
-    return { result, events: deliveries.map((delivery) => delivery.event), payloads: deliveries.map((delivery) => delivery.payload), deliveries };
+    return {
+      result,
+      events: deliveries.map((delivery) => delivery.event),
+      payloads: deliveries.map((delivery) => delivery.payload),
+      deliveries,
+    };
   }
 
   /** Asserts exactly `expected` (in any order, each once) and returns the payloads by event. */
@@ -120,8 +130,16 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
   }
 
   /** The envelope of a data event of the management API. */
-  function expectDataEvent(payload: Payload, fields: { path: string; method: string; status: number; matchedRoute: string; params?: Record<string, string> }) {
-    expect(payload, JSON.stringify(payload)).to.include({ path: fields.path, method: fields.method, status: fields.status, matchedRoute: fields.matchedRoute });
+  function expectDataEvent(
+    payload: Payload,
+    fields: { path: string; method: string; status: number; matchedRoute: string; params?: Record<string, string> },
+  ) {
+    expect(payload, JSON.stringify(payload)).to.include({
+      path: fields.path,
+      method: fields.method,
+      status: fields.status,
+      matchedRoute: fields.matchedRoute,
+    });
     expect(payload.path.startsWith('/api/')).to.equal(true);
     expect(payload.matchedRoute.startsWith('/api')).to.equal(false);
     if (fields.params) {
@@ -142,7 +160,11 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
   describe('management API: users', () => {
     it('POST /users → User.Created with the user as returned', async () => {
       const username = newUsername('created');
-      const { response, payloads } = await management(() => api().post('users', { json: { username, password } }), 200, ['User.Created']);
+      const { response, payloads } = await management(
+        () => api().post('users', { json: { username, password } }),
+        200,
+        ['User.Created'],
+      );
       const payload = payloads['User.Created']!;
       expectDataEvent(payload, { path: '/api/users', method: 'POST', status: 200, matchedRoute: '/users', params: {} });
       expect(payload.data.id).to.equal(response.body.id);
@@ -158,7 +180,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
     ] as const) {
       it(`PATCH /users/:userId${suffix} → User.Data.Updated`, async () => {
         const user = await newUser();
-        const { payloads } = await management(() => api().patch(`users/${user.id}${suffix}`, { json: body }), 200, ['User.Data.Updated']);
+        const { payloads } = await management(() => api().patch(`users/${user.id}${suffix}`, { json: body }), 200, [
+          'User.Data.Updated',
+        ]);
         const payload = payloads['User.Data.Updated']!;
         expectDataEvent(payload, {
           path: `/api/users/${user.id}${suffix}`,
@@ -174,9 +198,11 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
     it('PATCH /users/:userId/is-suspended → User.SuspensionStatus.Updated (suspend and reactivate)', async () => {
       const user = await newUser();
       for (const isSuspended of [true, false]) {
-        const { payloads } = await management(() => api().patch(`users/${user.id}/is-suspended`, { json: { isSuspended } }), 200, [
-          'User.SuspensionStatus.Updated',
-        ]);
+        const { payloads } = await management(
+          () => api().patch(`users/${user.id}/is-suspended`, { json: { isSuspended } }),
+          200,
+          ['User.SuspensionStatus.Updated'],
+        );
         const payload = payloads['User.SuspensionStatus.Updated']!;
         expectDataEvent(payload, {
           path: `/api/users/${user.id}/is-suspended`,
@@ -194,7 +220,13 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       const shown = (await api().get(`users/${user.id}`)).body;
       const { payloads } = await management(() => api().delete(`users/${user.id}`), 204, ['User.Deleted']);
       const payload = payloads['User.Deleted']!;
-      expectDataEvent(payload, { path: `/api/users/${user.id}`, method: 'DELETE', status: 204, matchedRoute: '/users/:userId', params: { userId: user.id } });
+      expectDataEvent(payload, {
+        path: `/api/users/${user.id}`,
+        method: 'DELETE',
+        status: 204,
+        matchedRoute: '/users/:userId',
+        params: { userId: user.id },
+      });
       expect(payload.data).to.deep.equal(shown);
     });
   });
@@ -215,18 +247,35 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
     before(async () => {
       const indicator = `https://${unique('api').toLowerCase()}.example.com`;
       // Creating an API resource is not in the table: no event.
-      const { response } = await management(() => api().post('resources', { json: { name: indicator, indicator } }), 201, []);
+      const { response } = await management(
+        () => api().post('resources', { json: { name: indicator, indicator } }),
+        201,
+        [],
+      );
       resource = response.body;
     });
 
     it('POST /roles without scopeIds → Role.Created only', async () => {
-      const { response, payloads } = await management(() => api().post('roles', { json: { name: unique('role'), description: 'd' } }), 200, ['Role.Created']);
-      expectDataEvent(payloads['Role.Created']!, { path: '/api/roles', method: 'POST', status: 200, matchedRoute: '/roles' });
+      const { response, payloads } = await management(
+        () => api().post('roles', { json: { name: unique('role'), description: 'd' } }),
+        200,
+        ['Role.Created'],
+      );
+      expectDataEvent(payloads['Role.Created']!, {
+        path: '/api/roles',
+        method: 'POST',
+        status: 200,
+        matchedRoute: '/roles',
+      });
       expect(payloads['Role.Created']!.data).to.deep.equal(response.body);
     });
 
     it('POST /roles with empty scopeIds → Role.Created only', async () => {
-      await management(() => api().post('roles', { json: { name: unique('role'), description: 'd', scopeIds: [] } }), 200, ['Role.Created']);
+      await management(
+        () => api().post('roles', { json: { name: unique('role'), description: 'd', scopeIds: [] } }),
+        200,
+        ['Role.Created'],
+      );
     });
 
     it('POST /roles with scopeIds → Role.Created and Role.Scopes.Updated (roleId at top level)', async () => {
@@ -238,20 +287,39 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       );
       expect(payloads['Role.Created']!.data.id).to.equal(response.body.id);
       expect(payloads['Role.Scopes.Updated']!.roleId).to.equal(response.body.id);
-      expectDataEvent(payloads['Role.Scopes.Updated']!, { path: '/api/roles', method: 'POST', status: 200, matchedRoute: '/roles' });
+      expectDataEvent(payloads['Role.Scopes.Updated']!, {
+        path: '/api/roles',
+        method: 'POST',
+        status: 200,
+        matchedRoute: '/roles',
+      });
     });
 
     it('PATCH /roles/:id → Role.Data.Updated', async () => {
       const role = await newRole();
-      const { payloads } = await management(() => api().patch(`roles/${role.id}`, { json: { description: 'changed' } }), 200, ['Role.Data.Updated']);
-      expectDataEvent(payloads['Role.Data.Updated']!, { path: `/api/roles/${role.id}`, method: 'PATCH', status: 200, matchedRoute: '/roles/:id', params: { id: role.id } });
+      const { payloads } = await management(
+        () => api().patch(`roles/${role.id}`, { json: { description: 'changed' } }),
+        200,
+        ['Role.Data.Updated'],
+      );
+      expectDataEvent(payloads['Role.Data.Updated']!, {
+        path: `/api/roles/${role.id}`,
+        method: 'PATCH',
+        status: 200,
+        matchedRoute: '/roles/:id',
+        params: { id: role.id },
+      });
       expect(payloads['Role.Data.Updated']!.data.description).to.equal('changed');
     });
 
     it('POST /roles/:id/scopes and DELETE /roles/:id/scopes/:scopeId → Role.Scopes.Updated', async () => {
       const role = await newRole();
       const scope = await newScope();
-      const added = await management(() => api().post(`roles/${role.id}/scopes`, { json: { scopeIds: [scope.id] } }), 201, ['Role.Scopes.Updated']);
+      const added = await management(
+        () => api().post(`roles/${role.id}/scopes`, { json: { scopeIds: [scope.id] } }),
+        201,
+        ['Role.Scopes.Updated'],
+      );
       expect(added.payloads['Role.Scopes.Updated']!.roleId).to.equal(role.id);
       expectDataEvent(added.payloads['Role.Scopes.Updated']!, {
         path: `/api/roles/${role.id}/scopes`,
@@ -260,7 +328,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         matchedRoute: '/roles/:id/scopes',
         params: { id: role.id },
       });
-      const removed = await management(() => api().delete(`roles/${role.id}/scopes/${scope.id}`), 204, ['Role.Scopes.Updated']);
+      const removed = await management(() => api().delete(`roles/${role.id}/scopes/${scope.id}`), 204, [
+        'Role.Scopes.Updated',
+      ]);
       expect(removed.payloads['Role.Scopes.Updated']!.roleId).to.equal(role.id);
       expectDataEvent(removed.payloads['Role.Scopes.Updated']!, {
         path: `/api/roles/${role.id}/scopes/${scope.id}`,
@@ -277,11 +347,20 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       const { payloads } = await management(() => api().delete(`roles/${role.id}`), 204, ['Role.Deleted']);
       expect(payloads['Role.Deleted']!.data.id).to.equal(role.id);
       expect(payloads['Role.Deleted']!.data).to.deep.include({ id: shown.id, name: shown.name });
-      expectDataEvent(payloads['Role.Deleted']!, { path: `/api/roles/${role.id}`, method: 'DELETE', status: 204, matchedRoute: '/roles/:id' });
+      expectDataEvent(payloads['Role.Deleted']!, {
+        path: `/api/roles/${role.id}`,
+        method: 'DELETE',
+        status: 204,
+        matchedRoute: '/roles/:id',
+      });
     });
 
     it('POST, PATCH, DELETE /resources/:resourceId/scopes → Scope.Created, Scope.Data.Updated, Scope.Deleted', async () => {
-      const created = await management(() => api().post(`resources/${resource.id}/scopes`, { json: { name: unique('write') } }), 201, ['Scope.Created']);
+      const created = await management(
+        () => api().post(`resources/${resource.id}/scopes`, { json: { name: unique('write') } }),
+        201,
+        ['Scope.Created'],
+      );
       const scope = created.response.body;
       expect(created.payloads['Scope.Created']!.data).to.deep.equal(scope);
       expectDataEvent(created.payloads['Scope.Created']!, {
@@ -291,9 +370,11 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         matchedRoute: '/resources/:resourceId/scopes',
         params: { resourceId: resource.id },
       });
-      const updated = await management(() => api().patch(`resources/${resource.id}/scopes/${scope.id}`, { json: { description: 'new' } }), 200, [
-        'Scope.Data.Updated',
-      ]);
+      const updated = await management(
+        () => api().patch(`resources/${resource.id}/scopes/${scope.id}`, { json: { description: 'new' } }),
+        200,
+        ['Scope.Data.Updated'],
+      );
       expect(updated.payloads['Scope.Data.Updated']!.data.description).to.equal('new');
       expectDataEvent(updated.payloads['Scope.Data.Updated']!, {
         path: `/api/resources/${resource.id}/scopes/${scope.id}`,
@@ -302,7 +383,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         matchedRoute: '/resources/:resourceId/scopes/:scopeId',
         params: { resourceId: resource.id, scopeId: scope.id },
       });
-      const deleted = await management(() => api().delete(`resources/${resource.id}/scopes/${scope.id}`), 204, ['Scope.Deleted']);
+      const deleted = await management(() => api().delete(`resources/${resource.id}/scopes/${scope.id}`), 204, [
+        'Scope.Deleted',
+      ]);
       expect(deleted.payloads['Scope.Deleted']!.data.id).to.equal(scope.id);
       expectDataEvent(deleted.payloads['Scope.Deleted']!, {
         path: `/api/resources/${resource.id}/scopes/${scope.id}`,
@@ -338,13 +421,22 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
     }
 
     it('POST, PATCH, DELETE /organizations → Organization.Created, Data.Updated, Deleted', async () => {
-      const created = await management(() => api().post('organizations', { json: { name: unique('org') } }), 201, ['Organization.Created']);
+      const created = await management(() => api().post('organizations', { json: { name: unique('org') } }), 201, [
+        'Organization.Created',
+      ]);
       const organization = created.response.body;
       expect(created.payloads['Organization.Created']!.data).to.deep.equal(organization);
-      expectDataEvent(created.payloads['Organization.Created']!, { path: '/api/organizations', method: 'POST', status: 201, matchedRoute: '/organizations' });
-      const updated = await management(() => api().patch(`organizations/${organization.id}`, { json: { description: 'desc' } }), 200, [
-        'Organization.Data.Updated',
-      ]);
+      expectDataEvent(created.payloads['Organization.Created']!, {
+        path: '/api/organizations',
+        method: 'POST',
+        status: 201,
+        matchedRoute: '/organizations',
+      });
+      const updated = await management(
+        () => api().patch(`organizations/${organization.id}`, { json: { description: 'desc' } }),
+        200,
+        ['Organization.Data.Updated'],
+      );
       expect(updated.payloads['Organization.Data.Updated']!.data.description).to.equal('desc');
       expectDataEvent(updated.payloads['Organization.Data.Updated']!, {
         path: `/api/organizations/${organization.id}`,
@@ -353,18 +445,27 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         matchedRoute: '/organizations/:id',
         params: { id: organization.id },
       });
-      const deleted = await management(() => api().delete(`organizations/${organization.id}`), 204, ['Organization.Deleted']);
+      const deleted = await management(() => api().delete(`organizations/${organization.id}`), 204, [
+        'Organization.Deleted',
+      ]);
       expect(deleted.payloads['Organization.Deleted']!.data.id).to.equal(organization.id);
       expect(deleted.payloads['Organization.Deleted']!.data.name).to.equal(organization.name);
-      expectDataEvent(deleted.payloads['Organization.Deleted']!, { path: `/api/organizations/${organization.id}`, method: 'DELETE', status: 204, matchedRoute: '/organizations/:id' });
+      expectDataEvent(deleted.payloads['Organization.Deleted']!, {
+        path: `/api/organizations/${organization.id}`,
+        method: 'DELETE',
+        status: 204,
+        matchedRoute: '/organizations/:id',
+      });
     });
 
     it('POST, PUT /organizations/:id/users and DELETE …/users/:userId → Organization.Membership.Updated with the user deltas', async () => {
       const organization = await newOrganization();
       const [one, two, three] = [await newUser(), await newUser(), await newUser()];
-      const added = await management(() => api().post(`organizations/${organization.id}/users`, { json: { userIds: [one!.id, two!.id] } }), 201, [
-        'Organization.Membership.Updated',
-      ]);
+      const added = await management(
+        () => api().post(`organizations/${organization.id}/users`, { json: { userIds: [one!.id, two!.id] } }),
+        201,
+        ['Organization.Membership.Updated'],
+      );
       const addedPayload = added.payloads['Organization.Membership.Updated']!;
       expectMembership(addedPayload, organization.id, { addedUserIds: [one!.id, two!.id] });
       expectDataEvent(addedPayload, {
@@ -375,13 +476,20 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         params: { id: organization.id },
       });
 
-      const replaced = await management(() => api().put(`organizations/${organization.id}/users`, { json: { userIds: [two!.id, three!.id] } }), 204, [
-        'Organization.Membership.Updated',
-      ]);
-      expectMembership(replaced.payloads['Organization.Membership.Updated']!, organization.id, { addedUserIds: [three!.id], removedUserIds: [one!.id] });
+      const replaced = await management(
+        () => api().put(`organizations/${organization.id}/users`, { json: { userIds: [two!.id, three!.id] } }),
+        204,
+        ['Organization.Membership.Updated'],
+      );
+      expectMembership(replaced.payloads['Organization.Membership.Updated']!, organization.id, {
+        addedUserIds: [three!.id],
+        removedUserIds: [one!.id],
+      });
       expect(replaced.payloads['Organization.Membership.Updated']!.matchedRoute).to.equal('/organizations/:id/users');
 
-      const removed = await management(() => api().delete(`organizations/${organization.id}/users/${two!.id}`), 204, ['Organization.Membership.Updated']);
+      const removed = await management(() => api().delete(`organizations/${organization.id}/users/${two!.id}`), 204, [
+        'Organization.Membership.Updated',
+      ]);
       const removedPayload = removed.payloads['Organization.Membership.Updated']!;
       expectMembership(removedPayload, organization.id, { removedUserIds: [two!.id] });
       expectDataEvent(removedPayload, {
@@ -397,15 +505,23 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       const organization = await newOrganization();
       const [one, two, three] = [await newMachine(), await newMachine(), await newMachine()];
       const added = await management(
-        () => api().post(`organizations/${organization.id}/applications`, { json: { applicationIds: [one!.id, two!.id] } }),
+        () =>
+          api().post(`organizations/${organization.id}/applications`, { json: { applicationIds: [one!.id, two!.id] } }),
         201,
         ['Organization.Membership.Updated'],
       );
-      expectMembership(added.payloads['Organization.Membership.Updated']!, organization.id, { addedApplicationIds: [one!.id, two!.id] });
-      expect(added.payloads['Organization.Membership.Updated']!.matchedRoute).to.equal('/organizations/:id/applications');
+      expectMembership(added.payloads['Organization.Membership.Updated']!, organization.id, {
+        addedApplicationIds: [one!.id, two!.id],
+      });
+      expect(added.payloads['Organization.Membership.Updated']!.matchedRoute).to.equal(
+        '/organizations/:id/applications',
+      );
 
       const replaced = await management(
-        () => api().put(`organizations/${organization.id}/applications`, { json: { applicationIds: [two!.id, three!.id] } }),
+        () =>
+          api().put(`organizations/${organization.id}/applications`, {
+            json: { applicationIds: [two!.id, three!.id] },
+          }),
         204,
         ['Organization.Membership.Updated'],
       );
@@ -414,9 +530,11 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         removedApplicationIds: [one!.id],
       });
 
-      const removed = await management(() => api().delete(`organizations/${organization.id}/applications/${two!.id}`), 204, [
-        'Organization.Membership.Updated',
-      ]);
+      const removed = await management(
+        () => api().delete(`organizations/${organization.id}/applications/${two!.id}`),
+        204,
+        ['Organization.Membership.Updated'],
+      );
       const payload = removed.payloads['Organization.Membership.Updated']!;
       expectMembership(payload, organization.id, { removedApplicationIds: [two!.id] });
       expectDataEvent(payload, {
@@ -438,7 +556,10 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         });
       const first = await management(() => invite(), 201, []);
       const accepted = await management(
-        () => api().put(`organization-invitations/${first.response.body.id}/status`, { json: { status: 'Accepted', acceptedUserId: invitee.id } }),
+        () =>
+          api().put(`organization-invitations/${first.response.body.id}/status`, {
+            json: { status: 'Accepted', acceptedUserId: invitee.id },
+          }),
         200,
         ['Organization.Membership.Updated'],
       );
@@ -452,17 +573,32 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       });
 
       const second = await management(() => invite(`${unique('other')}@example.com`), 201, []);
-      await management(() => api().put(`organization-invitations/${second.response.body.id}/status`, { json: { status: 'Revoked' } }), 200, []);
+      await management(
+        () => api().put(`organization-invitations/${second.response.body.id}/status`, { json: { status: 'Revoked' } }),
+        200,
+        [],
+      );
     });
 
     it('organization roles: POST (with and without scopes), PATCH, DELETE and their scope routes', async () => {
-      const scope = (await api().post('organization-scopes', { json: { name: unique('oscope') } })).body as { id: string };
-      const other = (await api().post('organization-scopes', { json: { name: unique('oscope') } })).body as { id: string };
+      const scope = (await api().post('organization-scopes', { json: { name: unique('oscope') } })).body as {
+        id: string;
+      };
+      const other = (await api().post('organization-scopes', { json: { name: unique('oscope') } })).body as {
+        id: string;
+      };
 
-      const plain = await management(() => api().post('organization-roles', { json: { name: unique('orole') } }), 201, ['OrganizationRole.Created']);
+      const plain = await management(() => api().post('organization-roles', { json: { name: unique('orole') } }), 201, [
+        'OrganizationRole.Created',
+      ]);
       const role = plain.response.body;
       expect(plain.payloads['OrganizationRole.Created']!.data).to.deep.equal(role);
-      expectDataEvent(plain.payloads['OrganizationRole.Created']!, { path: '/api/organization-roles', method: 'POST', status: 201, matchedRoute: '/organization-roles' });
+      expectDataEvent(plain.payloads['OrganizationRole.Created']!, {
+        path: '/api/organization-roles',
+        method: 'POST',
+        status: 201,
+        matchedRoute: '/organization-roles',
+      });
 
       const scoped = await management(
         () => api().post('organization-roles', { json: { name: unique('orole'), organizationScopeIds: [scope.id] } }),
@@ -471,9 +607,11 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       );
       expect(scoped.payloads['OrganizationRole.Scopes.Updated']!.organizationRoleId).to.equal(scoped.response.body.id);
 
-      const updated = await management(() => api().patch(`organization-roles/${role.id}`, { json: { description: 'changed' } }), 200, [
-        'OrganizationRole.Data.Updated',
-      ]);
+      const updated = await management(
+        () => api().patch(`organization-roles/${role.id}`, { json: { description: 'changed' } }),
+        200,
+        ['OrganizationRole.Data.Updated'],
+      );
       expectDataEvent(updated.payloads['OrganizationRole.Data.Updated']!, {
         path: `/api/organization-roles/${role.id}`,
         method: 'PATCH',
@@ -482,20 +620,26 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         params: { id: role.id },
       });
 
-      const put = await management(() => api().put(`organization-roles/${role.id}/scopes`, { json: { organizationScopeIds: [scope.id] } }), 204, [
-        'OrganizationRole.Scopes.Updated',
-      ]);
+      const put = await management(
+        () => api().put(`organization-roles/${role.id}/scopes`, { json: { organizationScopeIds: [scope.id] } }),
+        204,
+        ['OrganizationRole.Scopes.Updated'],
+      );
       expect(put.payloads['OrganizationRole.Scopes.Updated']!.organizationRoleId).to.equal(role.id);
       expect(put.payloads['OrganizationRole.Scopes.Updated']!.matchedRoute).to.equal('/organization-roles/:id/scopes');
       expect(put.payloads['OrganizationRole.Scopes.Updated']!.method).to.equal('PUT');
 
-      const posted = await management(() => api().post(`organization-roles/${role.id}/scopes`, { json: { organizationScopeIds: [other.id] } }), 201, [
-        'OrganizationRole.Scopes.Updated',
-      ]);
+      const posted = await management(
+        () => api().post(`organization-roles/${role.id}/scopes`, { json: { organizationScopeIds: [other.id] } }),
+        201,
+        ['OrganizationRole.Scopes.Updated'],
+      );
       expect(posted.payloads['OrganizationRole.Scopes.Updated']!.organizationRoleId).to.equal(role.id);
       expect(posted.payloads['OrganizationRole.Scopes.Updated']!.method).to.equal('POST');
 
-      const removed = await management(() => api().delete(`organization-roles/${role.id}/scopes/${other.id}`), 204, ['OrganizationRole.Scopes.Updated']);
+      const removed = await management(() => api().delete(`organization-roles/${role.id}/scopes/${other.id}`), 204, [
+        'OrganizationRole.Scopes.Updated',
+      ]);
       const payload = removed.payloads['OrganizationRole.Scopes.Updated']!;
       expect(payload.organizationRoleId).to.equal(role.id);
       expectDataEvent(payload, {
@@ -506,7 +650,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         params: { id: role.id, organizationScopeId: other.id },
       });
 
-      const deleted = await management(() => api().delete(`organization-roles/${role.id}`), 204, ['OrganizationRole.Deleted']);
+      const deleted = await management(() => api().delete(`organization-roles/${role.id}`), 204, [
+        'OrganizationRole.Deleted',
+      ]);
       expect(deleted.payloads['OrganizationRole.Deleted']!.data.id).to.equal(role.id);
       expectDataEvent(deleted.payloads['OrganizationRole.Deleted']!, {
         path: `/api/organization-roles/${role.id}`,
@@ -517,7 +663,11 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
     });
 
     it('POST, PATCH, DELETE /organization-scopes → OrganizationScope.Created, Data.Updated, Deleted', async () => {
-      const created = await management(() => api().post('organization-scopes', { json: { name: unique('oscope') } }), 201, ['OrganizationScope.Created']);
+      const created = await management(
+        () => api().post('organization-scopes', { json: { name: unique('oscope') } }),
+        201,
+        ['OrganizationScope.Created'],
+      );
       const scope = created.response.body;
       expect(created.payloads['OrganizationScope.Created']!.data).to.deep.equal(scope);
       expectDataEvent(created.payloads['OrganizationScope.Created']!, {
@@ -526,12 +676,16 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         status: 201,
         matchedRoute: '/organization-scopes',
       });
-      const updated = await management(() => api().patch(`organization-scopes/${scope.id}`, { json: { description: 'changed' } }), 200, [
-        'OrganizationScope.Data.Updated',
-      ]);
+      const updated = await management(
+        () => api().patch(`organization-scopes/${scope.id}`, { json: { description: 'changed' } }),
+        200,
+        ['OrganizationScope.Data.Updated'],
+      );
       expect(updated.payloads['OrganizationScope.Data.Updated']!.data.description).to.equal('changed');
       expect(updated.payloads['OrganizationScope.Data.Updated']!.matchedRoute).to.equal('/organization-scopes/:id');
-      const deleted = await management(() => api().delete(`organization-scopes/${scope.id}`), 204, ['OrganizationScope.Deleted']);
+      const deleted = await management(() => api().delete(`organization-scopes/${scope.id}`), 204, [
+        'OrganizationScope.Deleted',
+      ]);
       expect(deleted.payloads['OrganizationScope.Deleted']!.data.id).to.equal(scope.id);
       expectDataEvent(deleted.payloads['OrganizationScope.Deleted']!, {
         path: `/api/organization-scopes/${scope.id}`,
@@ -545,7 +699,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
   describe('failed requests emit nothing', () => {
     it('POST /users with a taken username (422), DELETE an unknown role (404), PATCH an unknown user (404), and more', async () => {
       const user = await newUser();
-      const organization = (await api().post('organizations', { json: { name: unique('org') } })).body as { id: string };
+      const organization = (await api().post('organizations', { json: { name: unique('org') } })).body as {
+        id: string;
+      };
       const failures: Array<[() => Promise<HttpResponse>, number]> = [
         [() => api().post('users', { json: { username: user.username, password } }), 422],
         [() => api().delete('roles/no-such-role'), 404],
@@ -571,12 +727,17 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       const username = newUsername('registered');
       const browser = await openExperience(service, spa.id, 'Register');
       const identity = await eventsOf(() =>
-        browser.call('post', 'api/experience/verification/new-password-identity', { identifier: { type: 'username', value: username }, password }),
+        browser.call('post', 'api/experience/verification/new-password-identity', {
+          identifier: { type: 'username', value: username },
+          password,
+        }),
       );
       expectStatus(identity.result, 200);
       expectEvents(identity, []);
 
-      const identified = await eventsOf(() => identify(browser, { verificationId: identity.result.body.verificationId }));
+      const identified = await eventsOf(() =>
+        identify(browser, { verificationId: identity.result.body.verificationId }),
+      );
       expectStatus(identified.result, 201);
       const created = expectEvents(identified, ['User.Created'])['User.Created']!;
       expect(created.data.username).to.equal(username);
@@ -627,7 +788,10 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       expectStatus(sent, 200);
       expectStatus(await verifyCode(browser, email, sent.body.verificationId, await latestCode(service, email)), 200);
       expectStatus(await identify(browser, { verificationId: sent.body.verificationId }), 204);
-      expectStatus(await browser.call('put', 'api/experience/profile/password', { password: 'Fresh-Heron-Password-51' }), 204);
+      expectStatus(
+        await browser.call('put', 'api/experience/profile/password', { password: 'Fresh-Heron-Password-51' }),
+        204,
+      );
       const submitted = await eventsOf(() => browser.call('post', 'api/experience/submit'));
       expectStatus(submitted.result, 204);
       const payloads = expectEvents(submitted, ['User.Data.Updated', 'PostResetPassword']);
@@ -637,10 +801,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
       expect(payloads['PostResetPassword']!.application.id).to.equal(spa.id);
 
       await settle();
-      expect(sorted(receiver.requests.slice(start).map((request) => JSON.parse(request.body).event as string))).to.deep.equal([
-        'PostResetPassword',
-        'User.Data.Updated',
-      ]);
+      expect(
+        sorted(receiver.requests.slice(start).map((request) => JSON.parse(request.body).event as string)),
+      ).to.deep.equal(['PostResetPassword', 'User.Data.Updated']);
     });
 
     describe('Account API', () => {
@@ -657,7 +820,13 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         expectStatus(await identify(browser, { verificationId: verification.body.verificationId }), 204);
         const landed = await submitToApplication(browser);
         const tokens = await service.http.post('oidc/token', {
-          form: { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: verifier, client_id: spa.id, redirect_uri: redirectUri },
+          form: {
+            grant_type: 'authorization_code',
+            code: landed.searchParams.get('code')!,
+            code_verifier: verifier,
+            client_id: spa.id,
+            redirect_uri: redirectUri,
+          },
         });
         expectStatus(tokens, 200);
         token = tokens.body.access_token;
@@ -686,12 +855,20 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
               code: await latestCode(service, value),
             });
             expectStatus(verified, 200);
-            return { proof: proof.body.verificationRecordId as string, record: sent.body.verificationRecordId as string };
+            return {
+              proof: proof.body.verificationRecordId as string,
+              record: sent.body.verificationRecordId as string,
+            };
           });
           expectEvents(steps, []);
 
           const linked = await eventsOf(() =>
-            call('post', `my-account/primary-${kind}`, { [kind]: value, newIdentifierVerificationRecordId: steps.result.record }, steps.result.proof),
+            call(
+              'post',
+              `my-account/primary-${kind}`,
+              { [kind]: value, newIdentifierVerificationRecordId: steps.result.record },
+              steps.result.proof,
+            ),
           );
           expectStatus(linked.result, 204);
           const payload = expectEvents(linked, ['User.Data.Updated'])['User.Data.Updated']!;
@@ -705,11 +882,16 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
         const email = newEmail('accountlimit');
         const sends = await eventsOf(async () => {
           for (let index = 0; index < 10; index++) {
-            expectStatus(await call('post', 'verifications/verification-code', { identifier: { type: 'email', value: email } }), 201);
+            expectStatus(
+              await call('post', 'verifications/verification-code', { identifier: { type: 'email', value: email } }),
+              201,
+            );
           }
         });
         expectEvents(sends, []);
-        const limited = await eventsOf(() => call('post', 'verifications/verification-code', { identifier: { type: 'email', value: email } }));
+        const limited = await eventsOf(() =>
+          call('post', 'verifications/verification-code', { identifier: { type: 'email', value: email } }),
+        );
         expectError(limited.result, 429, 'request.message_rate_limited');
         const payload = expectEvents(limited, ['Message.RateLimited'])['Message.RateLimited']!;
         expect(payload).to.include({ action: 'VerificationCodeSend', recipient: email.toLowerCase() });
@@ -748,7 +930,9 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
     });
 
     it('lockout: the failure that reaches maxAttempts emits one Identifier.Lockout {type, value}; attempts while locked emit nothing', async () => {
-      const policy = await eventsOf(() => api().patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1 } } }));
+      const policy = await eventsOf(() =>
+        api().patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1 } } }),
+      );
       expectStatus(policy.result, 200);
       expectEvents(policy, []);
       const username = newUsername('locked');
@@ -769,7 +953,11 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
 
       const whileLocked = await eventsOf(async () => {
         expectError(await wrong(), 400, 'session.verification_blocked_too_many_attempts');
-        expectError(await passwordVerification(browser, identifier, password), 400, 'session.verification_blocked_too_many_attempts');
+        expectError(
+          await passwordVerification(browser, identifier, password),
+          400,
+          'session.verification_blocked_too_many_attempts',
+        );
         expectError(await wrong(), 400, 'session.verification_blocked_too_many_attempts');
       });
       expectEvents(whileLocked, []);
@@ -777,23 +965,25 @@ describe('hooks: which action emits which event (the specification\'s tables)', 
   });
 
   describe('headers (after all the above)', () => {
-  it('every delivery carries the Logto and Standard Webhooks signature headers', async () => {
-    await settle();
-    expect(receiver.requests.length).to.be.greaterThan(40);
-    for (const request of receiver.requests) {
-      expect(request.method).to.equal('POST');
-      expect(request.headers['content-type']).to.match(/^application\/json/);
-      const logto = request.headers['logto-signature-sha-256'];
-      expect(logto).to.equal(createHmac('sha256', hook.signingKey).update(request.body).digest('hex'));
-      const id = String(request.headers['webhook-id']);
-      const timestamp = String(request.headers['webhook-timestamp']);
-      expect(id).to.not.equal('undefined');
-      expect(timestamp).to.match(/^\d+$/);
-      const expected = createHmac('sha256', Buffer.from(hook.signingKey, 'utf8')).update(`${id}.${timestamp}.${request.body}`).digest('base64');
-      expect(String(request.headers['webhook-signature']).split(' ')).to.include(`v1,${expected}`);
-    }
-    // Each event once: no delivery was repeated (every answer was 200).
-    expect(new Set(receiver.ids).size).to.equal(receiver.requests.length);
-  });
+    it('every delivery carries the Logto and Standard Webhooks signature headers', async () => {
+      await settle();
+      expect(receiver.requests.length).to.be.greaterThan(40);
+      for (const request of receiver.requests) {
+        expect(request.method).to.equal('POST');
+        expect(request.headers['content-type']).to.match(/^application\/json/);
+        const logto = request.headers['logto-signature-sha-256'];
+        expect(logto).to.equal(createHmac('sha256', hook.signingKey).update(request.body).digest('hex'));
+        const id = String(request.headers['webhook-id']);
+        const timestamp = String(request.headers['webhook-timestamp']);
+        expect(id).to.not.equal('undefined');
+        expect(timestamp).to.match(/^\d+$/);
+        const expected = createHmac('sha256', Buffer.from(hook.signingKey, 'utf8'))
+          .update(`${id}.${timestamp}.${request.body}`)
+          .digest('base64');
+        expect(String(request.headers['webhook-signature']).split(' ')).to.include(`v1,${expected}`);
+      }
+      // Each event once: no delivery was repeated (every answer was 200).
+      expect(new Set(receiver.ids).size).to.equal(receiver.requests.length);
+    });
   });
 });

@@ -20,7 +20,9 @@ describe('webhooks: failed delivery attempts in the log', () => {
   it('logs each failed attempt at warn (one to be retried, then the last), with ids and the target host only', async () => {
     receiver.answer = () => ({ status: 500, body: 'receiver-body-not-for-the-log' });
     const url = `http://127.0.0.1:${receiver.port}/path-token-0123/hook?key=query-secret-4567`;
-    const hook = await service.api.post('hooks', { json: { name: 'failing', events: ['User.Created'], config: { url } } });
+    const hook = await service.api.post('hooks', {
+      json: { name: 'failing', events: ['User.Created'], config: { url } },
+    });
     expect(hook.statusCode).to.equal(201);
     const username = newUsername('payload');
     expect((await service.api.post('users', { json: { username } })).statusCode).to.equal(200);
@@ -38,10 +40,21 @@ describe('webhooks: failed delivery attempts in the log', () => {
     }
     const [retry, last] = lines;
     expect(lines).to.have.length(2);
-    const fields = { level: 40, hookId: hook.body.id, event: 'User.Created', host: `127.0.0.1:${receiver.port}`, statusCode: 500 };
+    const fields = {
+      level: 40,
+      hookId: hook.body.id,
+      event: 'User.Created',
+      host: `127.0.0.1:${receiver.port}`,
+      statusCode: 500,
+    };
     expect(retry).to.include({ ...fields, attempt: 1, msg: 'webhook delivery attempt failed: will retry' });
     expect(retry!.retryInSeconds).to.be.a('number');
-    expect(last).to.include({ ...fields, attempt: 2, msg: 'webhook delivery failed: no more retries', deliveryId: retry!.deliveryId });
+    expect(last).to.include({
+      ...fields,
+      attempt: 2,
+      msg: 'webhook delivery failed: no more retries',
+      deliveryId: retry!.deliveryId,
+    });
     const logs = service.logs();
     for (const secret of ['path-token-0123', 'query-secret-4567', 'receiver-body-not-for-the-log', username]) {
       expect(logs).to.not.include(secret);

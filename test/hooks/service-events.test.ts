@@ -19,11 +19,19 @@ describe('hooks: events from the management API', () => {
 
   it('POST /api/users delivers User.Created with the user as the API returned it', async () => {
     const hook = await createHook(service, receiver.url, ['User.Created']);
-    const created = await service.api.post('users', { json: { username: `hook_user_${Date.now()}`, password: 'A-long-passw0rd!' } });
+    const created = await service.api.post('users', {
+      json: { username: `hook_user_${Date.now()}`, password: 'A-long-passw0rd!' },
+    });
     expect(created.statusCode).to.equal(200);
     const [request] = await receiver.waitFor(1);
     const payload = JSON.parse(request!.body);
-    expect(payload).to.include({ hookId: hook.id, event: 'User.Created', path: '/api/users', method: 'POST', matchedRoute: '/users' });
+    expect(payload).to.include({
+      hookId: hook.id,
+      event: 'User.Created',
+      path: '/api/users',
+      method: 'POST',
+      matchedRoute: '/users',
+    });
     expect(payload.data).to.deep.equal(created.body);
   });
 

@@ -68,12 +68,17 @@ describe('hooks: an event committed before a SIGKILL', () => {
         'the first start',
       );
       const api = got.extend({ prefixUrl: `${base}/api`, headers: { authorization: `Bearer ${token}` } });
-      const hook = await api.post('hooks', { json: { name: 'down for now', events: ['User.Created'], config: { url: receiver.url } } }).json<{ id: string }>();
+      const hook = await api
+        .post('hooks', { json: { name: 'down for now', events: ['User.Created'], config: { url: receiver.url } } })
+        .json<{ id: string }>();
       const user = await api.post('users', { json: { username: 'survivor' } }).json<{ id: string }>();
 
       // Committed with the user; the receiver is down, so the first attempt failed and the next is
       // two seconds away (not in flight: a delivery in flight would wait for its lease). Kill -9.
-      await until(async () => ((await api.get(`hooks/${hook.id}/recent-logs`).json<unknown[]>()).length > 0 ? true : undefined), 'the first attempt');
+      await until(
+        async () => ((await api.get(`hooks/${hook.id}/recent-logs`).json<unknown[]>()).length > 0 ? true : undefined),
+        'the first attempt',
+      );
       service.kill('SIGKILL');
       await once(service, 'exit');
       await receiver.listen();

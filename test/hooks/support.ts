@@ -26,7 +26,9 @@ export type HooksService = {
  * Starts the real service on a database of its own (or `dbUrl`) and finds the dispatcher it
  * started, so tests can write events on its connection and read its counters.
  */
-export async function startHooksService(options: { dbUrl?: string; env?: Record<string, string> } = {}): Promise<HooksService> {
+export async function startHooksService(
+  options: { dbUrl?: string; env?: Record<string, string> } = {},
+): Promise<HooksService> {
   const before = new Set(activeDispatchers);
   const service = await startService({ dbUrl: options.dbUrl ?? (await freshDatabaseUrl()), env: options.env });
   const dispatcher = [...activeDispatchers].find((candidate) => !before.has(candidate))!;
@@ -47,12 +49,23 @@ export async function startHooksService(options: { dbUrl?: string; env?: Record<
 }
 
 /** Creates a hook on `url` for `events` (all enabled) and returns it. */
-export async function createHook(service: HooksService, url: string, events: HookEvent[] = ['User.Created'], extra: Record<string, unknown> = {}) {
+export async function createHook(
+  service: HooksService,
+  url: string,
+  events: HookEvent[] = ['User.Created'],
+  extra: Record<string, unknown> = {},
+) {
   const response = await service.api.post('hooks', { json: { name: 'test hook', events, config: { url }, ...extra } });
   if (response.statusCode !== 201) {
     throw new Error(`hook not created: ${response.statusCode} ${JSON.stringify(response.body)}`);
   }
-  return response.body as { id: string; signingKey: string; events: string[]; config: { url: string; headers?: Record<string, string> }; enabled: boolean };
+  return response.body as {
+    id: string;
+    signingKey: string;
+    events: string[];
+    config: { url: string; headers?: Record<string, string> };
+    enabled: boolean;
+  };
 }
 
 export async function deliveryRows(service: HooksService, hookId?: string) {
@@ -60,5 +73,12 @@ export async function deliveryRows(service: HooksService, hookId?: string) {
   if (hookId) {
     query.where({ hook_id: hookId });
   }
-  return (await query) as Array<{ id: string; hook_id: string; event: string; payload: string; status: string; attempts: number }>;
+  return (await query) as Array<{
+    id: string;
+    hook_id: string;
+    event: string;
+    payload: string;
+    status: string;
+    attempts: number;
+  }>;
 }

@@ -34,7 +34,10 @@ describe('hooks: retry decisions', () => {
     expect(decideOutcome({ statusCode: 204 }, 4, schedule)).to.deep.equal({ status: 'succeeded' });
     expect(decideOutcome({ statusCode: 410 }, 1, schedule)).to.deep.equal({ status: 'failed', disableHook: true });
     for (const statusCode of [301, 302, 400, 401, 403, 404, 422]) {
-      expect(decideOutcome({ statusCode }, 1, schedule), String(statusCode)).to.deep.equal({ status: 'failed', disableHook: false });
+      expect(decideOutcome({ statusCode }, 1, schedule), String(statusCode)).to.deep.equal({
+        status: 'failed',
+        disableHook: false,
+      });
     }
     expect(decideOutcome({ refused: true }, 1, schedule)).to.deep.equal({ status: 'failed', disableHook: false });
   });
@@ -43,8 +46,14 @@ describe('hooks: retry decisions', () => {
     for (const statusCode of [undefined, 408, 429, 500, 502, 503, 504]) {
       expect(decideOutcome({ statusCode }, 1, schedule, noJitter)).to.deep.equal({ status: 'pending', waitMs: 5000 });
     }
-    expect(decideOutcome({ statusCode: 500 }, 2, schedule, noJitter)).to.deep.equal({ status: 'pending', waitMs: 300_000 });
-    expect(decideOutcome({ statusCode: 500 }, 3, schedule, fullJitter)).to.deep.equal({ status: 'pending', waitMs: 2_160_000 });
+    expect(decideOutcome({ statusCode: 500 }, 2, schedule, noJitter)).to.deep.equal({
+      status: 'pending',
+      waitMs: 300_000,
+    });
+    expect(decideOutcome({ statusCode: 500 }, 3, schedule, fullJitter)).to.deep.equal({
+      status: 'pending',
+      waitMs: 2_160_000,
+    });
     expect(decideOutcome({ statusCode: 500 }, 4, schedule)).to.deep.equal({ status: 'failed', disableHook: false });
     for (let run = 0; run < 100; run++) {
       const outcome = decideOutcome({ statusCode: 503 }, 1, schedule) as { waitMs: number };
@@ -53,14 +62,23 @@ describe('hooks: retry decisions', () => {
   });
 
   it('a longer Retry-After replaces the wait; a shorter one does not; capped at a day', () => {
-    expect(decideOutcome({ statusCode: 429, retryAfterMs: 60_000 }, 1, schedule, noJitter)).to.deep.equal({ status: 'pending', waitMs: 60_000 });
-    expect(decideOutcome({ statusCode: 503, retryAfterMs: 1000 }, 1, schedule, noJitter)).to.deep.equal({ status: 'pending', waitMs: 5000 });
+    expect(decideOutcome({ statusCode: 429, retryAfterMs: 60_000 }, 1, schedule, noJitter)).to.deep.equal({
+      status: 'pending',
+      waitMs: 60_000,
+    });
+    expect(decideOutcome({ statusCode: 503, retryAfterMs: 1000 }, 1, schedule, noJitter)).to.deep.equal({
+      status: 'pending',
+      waitMs: 5000,
+    });
     expect(decideOutcome({ statusCode: 503, retryAfterMs: 10 * 86_400_000 }, 1, schedule, noJitter)).to.deep.equal({
       status: 'pending',
       waitMs: 86_400_000,
     });
     // Retry-After does not extend the schedule.
-    expect(decideOutcome({ statusCode: 503, retryAfterMs: 1000 }, 4, schedule)).to.deep.equal({ status: 'failed', disableHook: false });
+    expect(decideOutcome({ statusCode: 503, retryAfterMs: 1000 }, 4, schedule)).to.deep.equal({
+      status: 'failed',
+      disableHook: false,
+    });
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {
@@ -111,7 +129,16 @@ describe('hooks: address classification', () => {
     '2001:db8::1',
     'not an address',
   ];
-  const allowed = ['93.184.215.14', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '::ffff:8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001::200e'];
+  const allowed = [
+    '93.184.215.14',
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '::ffff:8.8.8.8',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001::200e',
+  ];
 
   it('refuses loopback, private, link-local, unique-local, CGNAT, multicast, unspecified, reserved and embedded forms', () => {
     for (const address of refused) {
@@ -133,12 +160,25 @@ describe('hooks: signatures', () => {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = signatureHeaders(key, 'msg1', body, timestamp);
     expect(headers['logto-signature-sha-256']).to.equal(createHmac('sha256', key).update(body).digest('hex'));
-    expect(headers['webhook-signature']).to.equal(`v1,${createHmac('sha256', key).update(`msg1.${timestamp}.${body}`).digest('base64')}`);
-    expect(new Webhook(`whsec_${Buffer.from(key).toString('base64')}`).verify(body, headers)).to.have.property('ü', 'ñ');
+    expect(headers['webhook-signature']).to.equal(
+      `v1,${createHmac('sha256', key).update(`msg1.${timestamp}.${body}`).digest('base64')}`,
+    );
+    expect(new Webhook(`whsec_${Buffer.from(key).toString('base64')}`).verify(body, headers)).to.have.property(
+      'ü',
+      'ñ',
+    );
   });
 
   it("keeps the hook's headers but not over the service's own", () => {
-    const headers = requestHeaders({ url: 'https://x', headers: { 'X-Api-Key': 'k', 'Content-Type': 'text/plain', 'Webhook-Signature': 'v1,forged' } }, 'key', 'id1', '{}');
+    const headers = requestHeaders(
+      {
+        url: 'https://x',
+        headers: { 'X-Api-Key': 'k', 'Content-Type': 'text/plain', 'Webhook-Signature': 'v1,forged' },
+      },
+      'key',
+      'id1',
+      '{}',
+    );
     expect(headers['x-api-key']).to.equal('k');
     expect(headers['content-type']).to.equal('application/json');
     expect(headers['webhook-signature']).not.to.equal('v1,forged');
@@ -159,7 +199,10 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
 
   it('the Node-only Standard Webhooks check accepts our signature and refuses another key', () => {
     const code = blocks.find((block) => block.includes('function verify('))!;
-    const verify = new Function('createHmac', 'timingSafeEqual', `${code}; return verify;`)(createHmac, timingSafeEqual);
+    const verify = new Function('createHmac', 'timingSafeEqual', `${code}; return verify;`)(
+      createHmac,
+      timingSafeEqual,
+    );
     expect(verify(key, body, headers)).to.equal(true);
     expect(verify('another key', body, headers)).to.equal(false);
     expect(verify(key, `${body} `, headers)).to.equal(false);
@@ -168,14 +211,26 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
   it('the Logto header check accepts our signature', () => {
     const code = blocks.find((block) => block.includes('logto-signature-sha-256'))!;
     const run = (signingKey: string) =>
-      new Function('createHmac', 'timingSafeEqual', 'signingKey', 'rawBody', 'headers', `${code}; return valid;`)(createHmac, timingSafeEqual, signingKey, body, headers);
+      new Function('createHmac', 'timingSafeEqual', 'signingKey', 'rawBody', 'headers', `${code}; return valid;`)(
+        createHmac,
+        timingSafeEqual,
+        signingKey,
+        body,
+        headers,
+      );
     expect(run(key)).to.equal(true);
     expect(run('another key')).to.equal(false);
   });
 
   it('the standardwebhooks snippet verifies', () => {
     const code = blocks.find((block) => block.includes('new Webhook('))!;
-    const payload = new Function('Webhook', 'Buffer', 'signingKey', 'rawBody', 'headers', `${code}; return payload;`)(Webhook, Buffer, key, body, headers);
+    const payload = new Function('Webhook', 'Buffer', 'signingKey', 'rawBody', 'headers', `${code}; return payload;`)(
+      Webhook,
+      Buffer,
+      key,
+      body,
+      headers,
+    );
     expect(payload).to.have.property('event', 'PostSignIn');
   });
 });

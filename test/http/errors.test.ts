@@ -55,7 +55,9 @@ describe('an error outside the catalogue', () => {
       .filter((line) => line.msg === 'request failed');
 
   it('is a 500 `unknown` that tells the client only a log id, which the log line of the failure carries', async () => {
-    const resource = await service.api.post('resources', { json: { name: 'Failing API', indicator: 'https://failing.example.com' } });
+    const resource = await service.api.post('resources', {
+      json: { name: 'Failing API', indicator: 'https://failing.example.com' },
+    });
     expect(resource.statusCode).to.equal(201);
     await refuseUpdates(beside, 'resources');
 

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 
-import { alternatives, apiOperations, operationUrl, requiredQuery, sample, type Operation, type Schema } from '../support/openapi.ts';
+import {
+  alternatives,
+  apiOperations,
+  operationUrl,
+  requiredQuery,
+  sample,
+  type Operation,
+  type Schema,
+} from '../support/openapi.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 
 /**
@@ -19,7 +27,10 @@ const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)
 function baseOf(schema: Schema): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(schema.properties ?? {})
-      .filter(([key, property]) => schema.required?.includes(key) || property.const !== undefined || property.enum?.length === 1)
+      .filter(
+        ([key, property]) =>
+          schema.required?.includes(key) || property.const !== undefined || property.enum?.length === 1,
+      )
       .map(([key, property]) => [key, sample(property)]),
   );
 }
@@ -40,7 +51,10 @@ function oversized(schema: Schema, path: Segment[], unlimited: string[]): Probe[
   }
   if (schema.type === 'array') {
     const items = schema.items ?? {};
-    const inner = oversized(items, [...path, 0], unlimited).map((probe) => ({ path: probe.path, value: [probe.value] }));
+    const inner = oversized(items, [...path, 0], unlimited).map((probe) => ({
+      path: probe.path,
+      value: [probe.value],
+    }));
     if (schema.maxItems === undefined) {
       unlimited.push(`${where}: a list without maxItems`);
       return inner;
@@ -49,7 +63,10 @@ function oversized(schema: Schema, path: Segment[], unlimited: string[]): Probe[
   }
   const base = baseOf(schema);
   const probes = Object.entries(schema.properties ?? {}).flatMap(([key, property]) =>
-    oversized(property, [...path, key], unlimited).map((probe) => ({ path: probe.path, value: { ...base, [key]: probe.value } })),
+    oversized(property, [...path, key], unlimited).map((probe) => ({
+      path: probe.path,
+      value: { ...base, [key]: probe.value },
+    })),
   );
   const values = schema.additionalProperties;
   if (values && typeof values === 'object') {
@@ -57,8 +74,18 @@ function oversized(schema: Schema, path: Segment[], unlimited: string[]): Probe[
     if (maxBytes !== undefined) {
       probes.push({ path, value: { key: 'x'.repeat(maxBytes) } });
     } else if (schema.maxProperties !== undefined) {
-      probes.push({ path, value: Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, index) => [`k${index}`, sample(values)])) });
-      probes.push(...oversized(values, [...path, 'k'], unlimited).map((probe) => ({ path: probe.path, value: { k: probe.value } })));
+      probes.push({
+        path,
+        value: Object.fromEntries(
+          Array.from({ length: schema.maxProperties + 1 }, (_, index) => [`k${index}`, sample(values)]),
+        ),
+      });
+      probes.push(
+        ...oversized(values, [...path, 'k'], unlimited).map((probe) => ({
+          path: probe.path,
+          value: { k: probe.value },
+        })),
+      );
     } else {
       unlimited.push(`${where}: a map without maxProperties or x-max-bytes`);
     }
@@ -82,7 +109,10 @@ function freeJsonFields(schema: Schema, path: string[]): string[][] {
     return options.flatMap((option) => freeJsonFields(option, path));
   }
   const own = schema['x-max-bytes'] === undefined ? [] : [path];
-  return [...own, ...Object.entries(schema.properties ?? {}).flatMap(([key, property]) => freeJsonFields(property, [...path, key]))];
+  return [
+    ...own,
+    ...Object.entries(schema.properties ?? {}).flatMap(([key, property]) => freeJsonFields(property, [...path, key])),
+  ];
 }
 
 describe('input limits: every field of every JSON body', () => {
@@ -91,7 +121,9 @@ describe('input limits: every field of every JSON body', () => {
 
   before(async () => {
     service = await startService();
-    operations = (await apiOperations(service)).filter((operation): operation is Operation & { body: Schema } => operation.body !== undefined);
+    operations = (await apiOperations(service)).filter(
+      (operation): operation is Operation & { body: Schema } => operation.body !== undefined,
+    );
     expect(operations.length).to.be.greaterThan(80);
   });
   after(() => service.stop());
@@ -117,8 +149,14 @@ describe('input limits: every field of every JSON body', () => {
         count++;
         const response = await send(operation, JSON.stringify(probe.value));
         const paths = ((response.body?.details ?? []) as Array<{ path: string }>).map((detail) => detail.path);
-        if (response.statusCode !== 400 || response.body?.code !== 'guard.invalid_input' || !paths.includes(probe.path.join('.'))) {
-          wrong.push(`${name} ${probe.path.join('.')}: ${response.statusCode} ${JSON.stringify(response.body).slice(0, 300)}`);
+        if (
+          response.statusCode !== 400 ||
+          response.body?.code !== 'guard.invalid_input' ||
+          !paths.includes(probe.path.join('.'))
+        ) {
+          wrong.push(
+            `${name} ${probe.path.join('.')}: ${response.statusCode} ${JSON.stringify(response.body).slice(0, 300)}`,
+          );
         }
       }
     }
@@ -133,7 +171,8 @@ describe('input limits: every field of every JSON body', () => {
     const wrong: string[] = [];
     for (const operation of operations) {
       const name = `${operation.method.toUpperCase()} ${operation.path}`;
-      const field = Object.keys(operation.body.properties ?? alternatives(operation.body)[0]?.properties ?? { a: {} })[0] ?? 'a';
+      const field =
+        Object.keys(operation.body.properties ?? alternatives(operation.body)[0]?.properties ?? { a: {} })[0] ?? 'a';
       const bodies = [
         `{"${field}":${deep(5000)}}`,
         `{"${field}":${deep(32)}}`,
@@ -145,8 +184,14 @@ describe('input limits: every field of every JSON body', () => {
       ];
       for (const body of bodies) {
         const response = await send(operation, body);
-        if (response.statusCode !== 400 || response.body?.code !== 'guard.invalid_input' || !/nested|surrogate/.test(String(response.body?.message))) {
-          wrong.push(`${name} ${body.slice(0, 40)}: ${response.statusCode} ${JSON.stringify(response.body).slice(0, 200)}`);
+        if (
+          response.statusCode !== 400 ||
+          response.body?.code !== 'guard.invalid_input' ||
+          !/nested|surrogate/.test(String(response.body?.message))
+        ) {
+          wrong.push(
+            `${name} ${body.slice(0, 40)}: ${response.statusCode} ${JSON.stringify(response.body).slice(0, 200)}`,
+          );
         }
       }
     }
@@ -154,7 +199,9 @@ describe('input limits: every field of every JSON body', () => {
   });
 
   it('31 levels of nesting and well-formed surrogate pairs are accepted', async () => {
-    const created = await service.api.post('users', { json: { customData: JSON.parse(deep(30)), name: 'Ada \u{1F600}' } });
+    const created = await service.api.post('users', {
+      json: { customData: JSON.parse(deep(30)), name: 'Ada \u{1F600}' },
+    });
     expect(created.statusCode, JSON.stringify(created.body)).to.equal(200);
     expect(created.body.name).to.equal('Ada \u{1F600}');
     expect(JSON.stringify(created.body.customData)).to.equal(deep(30));

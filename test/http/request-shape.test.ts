@@ -9,13 +9,18 @@ import { adminClient, startService, type TestService } from '../support/service.
 type RawResponse = { statusCode: number; contentType: string | undefined; body: string };
 
 /** A request Node's client would send as given (a header of any size). */
-function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
+function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ statusCode: response.statusCode!, contentType: response.headers['content-type'], body }));
+      response.on('end', () =>
+        resolve({ statusCode: response.statusCode!, contentType: response.headers['content-type'], body }),
+      );
     });
     request.on('error', reject);
     request.end(options.body);
@@ -42,8 +47,10 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
   });
   after(() => service.stop());
 
-  const userCount = async () => Number((await service.api.get('users', { searchParams: { page: 1, page_size: 1 } })).headers['total-number']);
-  const keyIds = async () => ((await service.api.get('configs/oidc/private-keys')).body as Array<{ id: string }>).map((key) => key.id).sort();
+  const userCount = async () =>
+    Number((await service.api.get('users', { searchParams: { page: 1, page_size: 1 } })).headers['total-number']);
+  const keyIds = async () =>
+    ((await service.api.get('configs/oidc/private-keys')).body as Array<{ id: string }>).map((key) => key.id).sort();
 
   it('a body that is not JSON is 415 before anything is done: no user made, no key rotated', async () => {
     const users = await userCount();
@@ -62,7 +69,10 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
       expect(response.body).to.include({ code: 'request.unsupported_media_type' });
     }
     // JSON without saying so is not read either.
-    const unlabelled = await service.api.post('users', { body: '{"username":"mallory"}', headers: { 'content-type': '' } });
+    const unlabelled = await service.api.post('users', {
+      body: '{"username":"mallory"}',
+      headers: { 'content-type': '' },
+    });
     expect(unlabelled.statusCode).to.equal(415);
 
     expect(await userCount()).to.equal(users);
@@ -70,8 +80,16 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
   });
 
   it('JSON by any of its names is read: application/json with or without charset, application/*+json', async () => {
-    for (const contentType of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/merge-patch+json']) {
-      const response = await service.api.post('users', { body: '{"name":"Ada"}', headers: { 'content-type': contentType } });
+    for (const contentType of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/merge-patch+json',
+    ]) {
+      const response = await service.api.post('users', {
+        body: '{"name":"Ada"}',
+        headers: { 'content-type': contentType },
+      });
       expect(response.statusCode, contentType).to.equal(200);
       expect(response.body.name).to.equal('Ada');
     }
@@ -85,7 +103,10 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
       apiIndicator: service.config.managementApiResource,
     });
     const before = await keyIds();
-    const rotated = await apiClient.POST('/api/configs/oidc/{keyType}/rotate', { params: { path: { keyType: 'private-keys' } }, body: {} });
+    const rotated = await apiClient.POST('/api/configs/oidc/{keyType}/rotate', {
+      params: { path: { keyType: 'private-keys' } },
+      body: {},
+    });
     expect(rotated.response.status, JSON.stringify(rotated.error)).to.equal(200);
     expect(rotated.response.headers.get('content-type')).to.match(/^application\/json/);
     const after = await keyIds();
@@ -94,13 +115,19 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
     // A rotation makes the cached management token's key a previous one: still valid.
     const bare = await service.api.post('configs/oidc/private-keys/rotate');
     expect(bare.statusCode, JSON.stringify(bare.body)).to.equal(200);
-    const empty = await service.api.post('configs/oidc/private-keys/rotate', { body: '', headers: { 'content-type': 'application/json' } });
+    const empty = await service.api.post('configs/oidc/private-keys/rotate', {
+      body: '',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(empty.statusCode, JSON.stringify(empty.body)).to.equal(200);
     expect(await keyIds()).to.have.length(after.length + 2);
   });
 
   it('a body over 1 MB is 413, and invalid UTF-8 is 400', async () => {
-    const large = await service.api.post('users', { body: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    const large = await service.api.post('users', {
+      body: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(large.statusCode).to.equal(413);
     expect(large.body).to.include({ code: 'request.entity_too_large' });
     const chunked = await service.api.got.post('users', {
@@ -112,7 +139,10 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
       headers: { 'content-type': 'application/json' },
     });
     expect(chunked.statusCode).to.equal(413);
-    const latin1 = await service.api.got.post('users', { body: Buffer.from('{"name":"\xe9"}', 'latin1'), headers: { 'content-type': 'application/json' } });
+    const latin1 = await service.api.got.post('users', {
+      body: Buffer.from('{"name":"\xe9"}', 'latin1'),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(latin1.statusCode).to.equal(400);
     expect(latin1.body).to.include({ code: 'guard.invalid_input' });
   });
@@ -121,7 +151,10 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
     const response = await rawRequest(`${service.url}/api/users`, { headers: { 'x-padding': 'x'.repeat(20 * 1024) } });
     expect(response.statusCode).to.equal(431);
     expect(response.contentType).to.match(/^application\/json/);
-    expect(JSON.parse(response.body)).to.deep.equal({ code: 'request.header_fields_too_large', message: 'The request headers are larger than 16 KB.' });
+    expect(JSON.parse(response.body)).to.deep.equal({
+      code: 'request.header_fields_too_large',
+      message: 'The request headers are larger than 16 KB.',
+    });
 
     const answer = await rawBytes(service.url, 'NOT HTTP AT ALL\r\n\r\n');
     expect(answer).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);

@@ -36,20 +36,31 @@ describe('input limits: what the API accepts at its limits, the database stores 
     const uri = (index: number) => `https://app.example.com/${index}/`.padEnd(2048 - 1000, 'p') + emoji.repeat(1000);
     const redirectUris = Array.from({ length: 100 }, (_, index) => uri(index));
     expect([...redirectUris[0]!]).to.have.length(2048);
-    const created = await service.api.post('applications', { json: { name: 'Wide', type: 'Traditional', oidcClientMetadata: { redirectUris, postLogoutRedirectUris: [] } } });
+    const created = await service.api.post('applications', {
+      json: { name: 'Wide', type: 'Traditional', oidcClientMetadata: { redirectUris, postLogoutRedirectUris: [] } },
+    });
     expectStatus(created, 200);
     const read = await service.api.get(`applications/${created.body.id}`);
     expect(read.body.oidcClientMetadata.redirectUris).to.deep.equal(redirectUris);
   });
 
   it('a hook with 50 headers of 8,192 two-byte characters', async () => {
-    const headers = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`x-header-${index}`, '\u00e9'.repeat(8192)]));
-    const created = await service.api.post('hooks', { json: { name: 'Wide', events: ['User.Created'], config: { url: 'https://hooks.example.com/in', headers } } });
+    const headers = Object.fromEntries(
+      Array.from({ length: 50 }, (_, index) => [`x-header-${index}`, '\u00e9'.repeat(8192)]),
+    );
+    const created = await service.api.post('hooks', {
+      json: { name: 'Wide', events: ['User.Created'], config: { url: 'https://hooks.example.com/in', headers } },
+    });
     expectStatus(created, 201);
     const read = await service.api.get(`hooks/${created.body.id}`);
     expect(read.body.config.headers).to.deep.equal(headers);
     const tooMany = { ...headers, 'x-one-more': 'x' };
-    expectInvalid(await service.api.patch(`hooks/${created.body.id}`, { json: { config: { url: 'https://hooks.example.com/in', headers: tooMany } } }), 'config.headers');
+    expectInvalid(
+      await service.api.patch(`hooks/${created.body.id}`, {
+        json: { config: { url: 'https://hooks.example.com/in', headers: tooMany } },
+      }),
+      'config.headers',
+    );
   });
 
   it('1,000 rejected password words of 128 four-byte characters in the sign-in experience', async () => {
@@ -63,10 +74,16 @@ describe('input limits: what the API accepts at its limits, the database stores 
   it('identity details and subject-token context of 64 KiB as JSON; a byte more is 400', async () => {
     const details = jsonOfBytes(64 * kib);
     expect(Buffer.byteLength(JSON.stringify(details))).to.equal(64 * kib);
-    expectStatus(await service.api.put(`users/${userId}/identities/wide`, { json: { userId: 'wide-1', details } }), 201);
+    expectStatus(
+      await service.api.put(`users/${userId}/identities/wide`, { json: { userId: 'wide-1', details } }),
+      201,
+    );
     expect((await service.api.get(`users/${userId}/identities`)).body.wide.details).to.deep.equal(details);
     const over = { ...details, b: '' };
-    expectInvalid(await service.api.put(`users/${userId}/identities/wider`, { json: { userId: 'wider-1', details: over } }), 'details');
+    expectInvalid(
+      await service.api.put(`users/${userId}/identities/wider`, { json: { userId: 'wider-1', details: over } }),
+      'details',
+    );
 
     expectStatus(await service.api.post('subject-tokens', { json: { userId, context: details } }), 201);
     expectInvalid(await service.api.post('subject-tokens', { json: { userId, context: over } }), 'context');
@@ -76,11 +93,19 @@ describe('input limits: what the API accepts at its limits, the database stores 
     const details = jsonOfBytes(64 * kib);
     const answers: number[] = [];
     for (let index = 0; index < 17; index++) {
-      answers.push((await service.api.put(`users/${userId}/identities/many-${index}`, { json: { userId: `many-${index}`, details } })).statusCode);
+      answers.push(
+        (
+          await service.api.put(`users/${userId}/identities/many-${index}`, {
+            json: { userId: `many-${index}`, details },
+          })
+        ).statusCode,
+      );
     }
     expect(answers.slice(0, 14)).to.deep.equal(Array(14).fill(201));
     expect(answers.at(-1)).to.equal(400);
-    const last = await service.api.put(`users/${userId}/identities/many-last`, { json: { userId: 'many-last', details } });
+    const last = await service.api.put(`users/${userId}/identities/many-last`, {
+      json: { userId: 'many-last', details },
+    });
     expectInvalid(last, 'identities');
     expect(Object.keys((await service.api.get(`users/${userId}/identities`)).body)).to.not.include('many-last');
   });
@@ -88,16 +113,26 @@ describe('input limits: what the API accepts at its limits, the database stores 
   it('custom data merged over 256 KiB is 400, and what was stored stays', async () => {
     const first = { first: 'x'.repeat(200 * kib) };
     expectStatus(await service.api.patch(`users/${userId}/custom-data`, { json: { customData: first } }), 200);
-    const grown = await service.api.patch(`users/${userId}/custom-data`, { json: { customData: { second: 'x'.repeat(100 * kib) } } });
+    const grown = await service.api.patch(`users/${userId}/custom-data`, {
+      json: { customData: { second: 'x'.repeat(100 * kib) } },
+    });
     expectInvalid(grown, 'customData');
     expect((await service.api.get(`users/${userId}/custom-data`)).body).to.deep.equal(first);
     // Each alone fits: the limit is on what is kept.
-    expectInvalid(await service.api.patch(`users/${userId}`, { json: { customData: { big: 'x'.repeat(257 * kib) } } }), 'customData');
-    expectStatus(await service.api.patch(`users/${userId}`, { json: { customData: { second: 'x'.repeat(100 * kib) } } }), 200);
+    expectInvalid(
+      await service.api.patch(`users/${userId}`, { json: { customData: { big: 'x'.repeat(257 * kib) } } }),
+      'customData',
+    );
+    expectStatus(
+      await service.api.patch(`users/${userId}`, { json: { customData: { second: 'x'.repeat(100 * kib) } } }),
+      200,
+    );
   });
 
   it('a social connector named in 100 locales of 128 four-byte characters', async () => {
-    const name = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`l${index}`.padEnd(64, 'x'), emoji.repeat(128)]));
+    const name = Object.fromEntries(
+      Array.from({ length: 100 }, (_, index) => [`l${index}`.padEnd(64, 'x'), emoji.repeat(128)]),
+    );
     const config = {
       authorizationEndpoint: 'https://idp.example.com/authorize',
       tokenEndpoint: 'https://idp.example.com/token',
@@ -105,7 +140,9 @@ describe('input limits: what the API accepts at its limits, the database stores 
       clientId: 'client',
       clientSecret: 'secret',
     };
-    const created = await service.api.post('connectors', { json: { connectorId: 'oauth2', config, metadata: { target: 'wide', name } } });
+    const created = await service.api.post('connectors', {
+      json: { connectorId: 'oauth2', config, metadata: { target: 'wide', name } },
+    });
     expectStatus(created, 200);
     expect((await service.api.get(`connectors/${created.body.id}`)).body.name).to.deep.equal(name);
   });

@@ -53,7 +53,11 @@ describe('management API: applications', () => {
   after(() => service.stop());
 
   /** One management API call; the body is typed as the caller expects it (an error body by default). */
-  async function call<T = ErrorBody>(method: 'get' | 'post' | 'patch' | 'delete', path: string, json?: unknown): Promise<Reply<T>> {
+  async function call<T = ErrorBody>(
+    method: 'get' | 'post' | 'patch' | 'delete',
+    path: string,
+    json?: unknown,
+  ): Promise<Reply<T>> {
     const { statusCode, headers, body } = await service.api[method](path, json === undefined ? {} : { json });
     return { statusCode, headers, body: body as T };
   }
@@ -95,7 +99,9 @@ describe('management API: applications', () => {
         expect(application.oidcClientMetadata).to.deep.equal({ redirectUris: [], postLogoutRedirectUris: [] });
         expect(application.customClientMetadata).to.deep.equal({});
         expect(application.customData).to.deep.equal({});
-        expect(application.createdAt).to.be.a('number').within(before - 1000, Date.now() + 1000);
+        expect(application.createdAt)
+          .to.be.a('number')
+          .within(before - 1000, Date.now() + 1000);
       });
     }
 
@@ -104,7 +110,10 @@ describe('management API: applications', () => {
         name: 'Full app',
         type: 'Traditional',
         description: 'Has everything',
-        oidcClientMetadata: { redirectUris: ['https://app.example.com/callback'], postLogoutRedirectUris: ['https://app.example.com'] },
+        oidcClientMetadata: {
+          redirectUris: ['https://app.example.com/callback'],
+          postLogoutRedirectUris: ['https://app.example.com'],
+        },
         customClientMetadata: { idTokenTtl: 600, corsAllowedOrigins: ['https://app.example.com'] },
         customData: { team: 'billing', level: 3 },
         isThirdParty: true,
@@ -112,7 +121,10 @@ describe('management API: applications', () => {
 
       expect(application).to.deep.include({
         description: 'Has everything',
-        oidcClientMetadata: { redirectUris: ['https://app.example.com/callback'], postLogoutRedirectUris: ['https://app.example.com'] },
+        oidcClientMetadata: {
+          redirectUris: ['https://app.example.com/callback'],
+          postLogoutRedirectUris: ['https://app.example.com'],
+        },
         customClientMetadata: { idTokenTtl: 600, corsAllowedOrigins: ['https://app.example.com'] },
         customData: { team: 'billing', level: 3 },
         isThirdParty: true,
@@ -132,7 +144,9 @@ describe('management API: applications', () => {
 
       expectInvalidInput(response);
       expect(response.body.details).to.be.an('array').that.is.not.empty;
-      expect(response.body.details!.some(({ path, message }) => `${path} ${message}`.includes('colour'))).to.equal(true);
+      expect(response.body.details!.some(({ path, message }) => `${path} ${message}`.includes('colour'))).to.equal(
+        true,
+      );
     });
 
     it('rejects a malformed JSON body with 400 guard.invalid_input', async () => {
@@ -155,7 +169,9 @@ describe('management API: applications', () => {
     it('rejects fields of the wrong type with 400', async () => {
       expectInvalidInput(await call('post', 'applications', { name: 123, type: 'SPA' }));
       expectInvalidInput(await call('post', 'applications', { name: 'Typed', type: 'Spaceship' }));
-      expectInvalidInput(await call('post', 'applications', { name: 'Typed', type: 'SPA', customData: ['not', 'an', 'object'] }));
+      expectInvalidInput(
+        await call('post', 'applications', { name: 'Typed', type: 'SPA', customData: ['not', 'an', 'object'] }),
+      );
     });
 
     it('rejects a missing name or type with 400', async () => {
@@ -176,7 +192,11 @@ describe('management API: applications', () => {
 
     for (const type of ['SPA', 'Native'] as const) {
       it(`refuses token exchange for a public ${type} client with 422`, async () => {
-        const response = await call('post', 'applications', { name: 'Public', type, customClientMetadata: { allowTokenExchange: true } });
+        const response = await call('post', 'applications', {
+          name: 'Public',
+          type,
+          customClientMetadata: { allowTokenExchange: true },
+        });
 
         expect(response.statusCode).to.equal(422);
         expect(response.body.code).to.be.a('string').and.not.empty;
@@ -185,7 +205,11 @@ describe('management API: applications', () => {
 
     for (const type of ['Traditional', 'MachineToMachine'] as const) {
       it(`allows token exchange for a confidential ${type} client`, async () => {
-        const application = await create({ name: 'Confidential', type, customClientMetadata: { allowTokenExchange: true } });
+        const application = await create({
+          name: 'Confidential',
+          type,
+          customClientMetadata: { allowTokenExchange: true },
+        });
 
         expect(application.customClientMetadata).to.deep.equal({ allowTokenExchange: true });
       });
@@ -235,7 +259,9 @@ describe('management API: applications', () => {
       const response = await call<Application[]>('get', 'applications?types=SPA');
 
       expect(response.statusCode).to.equal(200);
-      expect(response.body.map(({ type }) => type)).to.satisfy((listed: string[]) => listed.every((type) => type === 'SPA'));
+      expect(response.body.map(({ type }) => type)).to.satisfy((listed: string[]) =>
+        listed.every((type) => type === 'SPA'),
+      );
       const ids = response.body.map(({ id }) => id);
       expect(ids).to.include(spa.id).and.not.include(native.id);
       expect(response.headers['total-number']).to.equal(String(response.body.length));
@@ -261,7 +287,11 @@ describe('management API: applications', () => {
     it('searches names and descriptions, case-insensitively', async () => {
       const word = unique('needle');
       const byName = await create({ name: `Has ${word} in its name`, type: 'SPA' });
-      const byDescription = await create({ name: unique('other'), type: 'SPA', description: `About ${word.toUpperCase()}` });
+      const byDescription = await create({
+        name: unique('other'),
+        type: 'SPA',
+        description: `About ${word.toUpperCase()}`,
+      });
       await create({ name: unique('haystack'), type: 'SPA' });
 
       const response = await call<Application[]>('get', `applications?search=${word}`);
@@ -313,11 +343,17 @@ describe('management API: applications', () => {
   describe('PATCH /api/applications/:id', () => {
     it('updates the name and description', async () => {
       const created = await create({ name: 'Old name', type: 'SPA', description: 'old' });
-      const response = await call<Application>('patch', `applications/${created.id}`, { name: 'New name', description: 'new' });
+      const response = await call<Application>('patch', `applications/${created.id}`, {
+        name: 'New name',
+        description: 'new',
+      });
 
       expect(response.statusCode).to.equal(200);
       expect(response.body).to.deep.equal({ ...created, name: 'New name', description: 'new' });
-      expect((await call<Application>('get', `applications/${created.id}`)).body).to.deep.include({ name: 'New name', description: 'new' });
+      expect((await call<Application>('get', `applications/${created.id}`)).body).to.deep.include({
+        name: 'New name',
+        description: 'new',
+      });
     });
 
     it('clears the description with null', async () => {
@@ -332,7 +368,10 @@ describe('management API: applications', () => {
       const created = await create({
         name: 'Merged OIDC',
         type: 'Traditional',
-        oidcClientMetadata: { redirectUris: ['https://app.example.com/callback'], postLogoutRedirectUris: ['https://app.example.com'] },
+        oidcClientMetadata: {
+          redirectUris: ['https://app.example.com/callback'],
+          postLogoutRedirectUris: ['https://app.example.com'],
+        },
       });
       const response = await call<Application>('patch', `applications/${created.id}`, {
         oidcClientMetadata: { redirectUris: ['https://app.example.com/new-callback'] },
@@ -349,7 +388,11 @@ describe('management API: applications', () => {
     });
 
     it('merges customClientMetadata into what is there', async () => {
-      const created = await create({ name: 'Merged custom', type: 'Traditional', customClientMetadata: { idTokenTtl: 600 } });
+      const created = await create({
+        name: 'Merged custom',
+        type: 'Traditional',
+        customClientMetadata: { idTokenTtl: 600 },
+      });
       const response = await call<Application>('patch', `applications/${created.id}`, {
         customClientMetadata: { rotateRefreshToken: true },
       });
@@ -364,11 +407,16 @@ describe('management API: applications', () => {
 
     it('sets customData', async () => {
       const created = await create({ name: 'Custom data', type: 'SPA', customData: { plan: 'free' } });
-      const response = await call<Application>('patch', `applications/${created.id}`, { customData: { plan: 'pro', seats: 5 } });
+      const response = await call<Application>('patch', `applications/${created.id}`, {
+        customData: { plan: 'pro', seats: 5 },
+      });
 
       expect(response.statusCode).to.equal(200);
       expect(response.body.customData).to.deep.equal({ plan: 'pro', seats: 5 });
-      expect((await call<Application>('get', `applications/${created.id}`)).body.customData).to.deep.equal({ plan: 'pro', seats: 5 });
+      expect((await call<Application>('get', `applications/${created.id}`)).body.customData).to.deep.equal({
+        plan: 'pro',
+        seats: 5,
+      });
     });
 
     it('leaves everything else alone when the body is empty', async () => {
@@ -393,14 +441,23 @@ describe('management API: applications', () => {
       expectInvalidInput(unknown);
       expect(unknown.body.details).to.be.an('array').that.is.not.empty;
       expectInvalidInput(await call('patch', `applications/${id}`, { name: 123 }));
-      expectInvalidInput(await call('patch', `applications/${id}`, { oidcClientMetadata: { redirectUris: ['https://app.example.com/cb#x'] } }));
-      expect((await call<Application>('get', `applications/${id}`)).body).to.include({ name: 'Guarded', type: 'Traditional' });
+      expectInvalidInput(
+        await call('patch', `applications/${id}`, {
+          oidcClientMetadata: { redirectUris: ['https://app.example.com/cb#x'] },
+        }),
+      );
+      expect((await call<Application>('get', `applications/${id}`)).body).to.include({
+        name: 'Guarded',
+        type: 'Traditional',
+      });
     });
 
     for (const type of ['SPA', 'Native'] as const) {
       it(`refuses to turn on token exchange for a public ${type} client with 422`, async () => {
         const { id } = await create({ name: 'Public', type });
-        const response = await call('patch', `applications/${id}`, { customClientMetadata: { allowTokenExchange: true } });
+        const response = await call('patch', `applications/${id}`, {
+          customClientMetadata: { allowTokenExchange: true },
+        });
 
         expect(response.statusCode).to.equal(422);
         expect((await call<Application>('get', `applications/${id}`)).body.customClientMetadata).to.deep.equal({});
@@ -410,7 +467,9 @@ describe('management API: applications', () => {
     for (const type of ['Traditional', 'MachineToMachine'] as const) {
       it(`turns on token exchange for a confidential ${type} client`, async () => {
         const { id } = await create({ name: 'Confidential', type });
-        const response = await call<Application>('patch', `applications/${id}`, { customClientMetadata: { allowTokenExchange: true } });
+        const response = await call<Application>('patch', `applications/${id}`, {
+          customClientMetadata: { allowTokenExchange: true },
+        });
 
         expect(response.statusCode).to.equal(200);
         expect(response.body.customClientMetadata).to.deep.equal({ allowTokenExchange: true });
@@ -429,7 +488,9 @@ describe('management API: applications', () => {
       const fetched = await call('get', `applications/${id}`);
       expect(fetched.statusCode).to.equal(404);
       expect(fetched.body.code).to.equal('entity.not_exists_with_id');
-      expect((await call<Application[]>('get', 'applications')).body.map((application) => application.id)).to.not.include(id);
+      expect(
+        (await call<Application[]>('get', 'applications')).body.map((application) => application.id),
+      ).to.not.include(id);
     });
 
     it('answers 404 entity.not_exists_with_id for an unknown id', async () => {

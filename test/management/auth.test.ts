@@ -15,7 +15,11 @@ describe('management API: authentication', () => {
 
   /** A client credentials access token, asserting that the token endpoint issued one. */
   async function accessToken(application: Application, resource: string, scope: string): Promise<string> {
-    const response = await service.token(application.id, application.secret, { grant_type: 'client_credentials', resource, scope });
+    const response = await service.token(application.id, application.secret, {
+      grant_type: 'client_credentials',
+      resource,
+      scope,
+    });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
     return String(response.body.access_token);
   }
@@ -92,7 +96,9 @@ describe('management API: authentication', () => {
       const [header, payload, signature] = token.split('.');
       const middle = Math.floor(signature.length / 2);
       const flipped = signature[middle] === 'A' ? 'B' : 'A';
-      const tampered = [header, payload, `${signature.slice(0, middle)}${flipped}${signature.slice(middle + 1)}`].join('.');
+      const tampered = [header, payload, `${signature.slice(0, middle)}${flipped}${signature.slice(middle + 1)}`].join(
+        '.',
+      );
 
       const response = await listApplications(`Bearer ${tampered}`);
       expect(response.statusCode).to.equal(401);
@@ -121,7 +127,9 @@ describe('management API: authentication', () => {
       });
       expect(response.statusCode).to.equal(401);
       expect(response.body).to.include({ error: 'invalid_client' });
-      expect(response.headers['www-authenticate']).to.be.a('string').and.match(/^Basic /i);
+      expect(response.headers['www-authenticate'])
+        .to.be.a('string')
+        .and.match(/^Basic /i);
     });
 
     it('answers 400 invalid_target to an unknown resource indicator', async () => {

@@ -31,14 +31,18 @@ describe('management API: the @logto/api client', () => {
     const listed = await apiClient.GET('/api/resources');
 
     expect(listed.response.status).to.equal(200);
-    expect(listed.data?.map(({ id, indicator: listedIndicator }) => ({ id, indicator: listedIndicator }))).to.deep.include({
+    expect(
+      listed.data?.map(({ id, indicator: listedIndicator }) => ({ id, indicator: listedIndicator })),
+    ).to.deep.include({
       id: created.data?.id,
       indicator,
     });
   });
 
   it('creates a scope of a resource and sees it listed', async () => {
-    const resource = await apiClient.POST('/api/resources', { body: { name: 'Invoices', indicator: 'https://invoices.example.com/api' } });
+    const resource = await apiClient.POST('/api/resources', {
+      body: { name: 'Invoices', indicator: 'https://invoices.example.com/api' },
+    });
     expect(resource.response.status, JSON.stringify(resource.error)).to.equal(201);
     const resourceId = resource.data!.id;
 

@@ -3,7 +3,12 @@ import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
 
-type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: boolean | Schema };
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+};
 type Parameter = { name: string; in: string; required?: boolean; schema?: Schema };
 type Operation = {
   summary?: string;
@@ -11,7 +16,11 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, unknown>;
 };
-type OpenApiDocument = { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
+type OpenApiDocument = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+};
 
 const methods = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -116,14 +125,22 @@ describe('management API: OpenAPI document', () => {
       const inPath = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
       const declared = parameters.filter((parameter) => parameter.in === 'path');
 
-      expect(declared.map(({ name }) => name), route).to.have.members(inPath);
-      expect(declared.every(({ required }) => required === true), route).to.equal(true);
+      expect(
+        declared.map(({ name }) => name),
+        route,
+      ).to.have.members(inPath);
+      expect(
+        declared.every(({ required }) => required === true),
+        route,
+      ).to.equal(true);
       expect(Object.keys(responses), route).to.not.be.empty;
     }
   });
 
   it('documents the paging, type and search parameters of GET /api/applications', () => {
-    const names = (operation('get', '/api/applications').parameters ?? []).filter((p) => p.in === 'query').map(({ name }) => name);
+    const names = (operation('get', '/api/applications').parameters ?? [])
+      .filter((p) => p.in === 'query')
+      .map(({ name }) => name);
 
     expect(names).to.include.members(['page', 'page_size', 'types', 'search']);
   });
@@ -135,7 +152,14 @@ describe('management API: OpenAPI document', () => {
     expect(schema?.type).to.equal('object');
     expect(schema?.required).to.include.members(['name', 'type']);
     expect(schema?.additionalProperties).to.equal(false);
-    expect(schema?.properties).to.include.keys('name', 'type', 'description', 'oidcClientMetadata', 'customClientMetadata', 'customData');
+    expect(schema?.properties).to.include.keys(
+      'name',
+      'type',
+      'description',
+      'oidcClientMetadata',
+      'customClientMetadata',
+      'customData',
+    );
   });
 
   it('documents 200 for POST /api/applications and 201 for POST /api/resources, as Logto does', () => {

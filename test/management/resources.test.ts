@@ -2,8 +2,24 @@ import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
 
-type Scope = { tenantId: string; id: string; resourceId: string; name: string; description: string | null; createdAt: number };
-type Resource = { tenantId: string; id: string; name: string; indicator: string; isDefault: boolean; accessTokenTtl: number; isExchangeTarget: boolean; scopes?: Scope[] };
+type Scope = {
+  tenantId: string;
+  id: string;
+  resourceId: string;
+  name: string;
+  description: string | null;
+  createdAt: number;
+};
+type Resource = {
+  tenantId: string;
+  id: string;
+  name: string;
+  indicator: string;
+  isDefault: boolean;
+  accessTokenTtl: number;
+  isExchangeTarget: boolean;
+  scopes?: Scope[];
+};
 type ErrorBody = { code: string; message: string; details?: unknown[] };
 type Reply<T> = { statusCode: number; headers: Record<string, string | string[] | undefined>; body: T };
 
@@ -24,13 +40,21 @@ describe('management API: resources and scopes', () => {
   after(() => service.stop());
 
   /** One management API call; the body is typed as the caller expects it (an error body by default). */
-  async function call<T = ErrorBody>(method: 'get' | 'post' | 'patch' | 'delete', path: string, json?: unknown): Promise<Reply<T>> {
+  async function call<T = ErrorBody>(
+    method: 'get' | 'post' | 'patch' | 'delete',
+    path: string,
+    json?: unknown,
+  ): Promise<Reply<T>> {
     const { statusCode, headers, body } = await service.api[method](path, json === undefined ? {} : { json });
     return { statusCode, headers, body: body as T };
   }
 
   async function createResource(body: Partial<Resource> = {}): Promise<Resource> {
-    const response = await call<Resource>('post', 'resources', { name: 'Orders API', indicator: newIndicator(), ...body });
+    const response = await call<Resource>('post', 'resources', {
+      name: 'Orders API',
+      indicator: newIndicator(),
+      ...body,
+    });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(201);
     return response.body;
   }
@@ -80,7 +104,11 @@ describe('management API: resources and scopes', () => {
     it('refuses a second resource with the same indicator with 422 resource.resource_identifier_in_use', async () => {
       const { indicator } = await createResource();
 
-      expectError(await call('post', 'resources', { name: 'Copy', indicator }), 422, 'resource.resource_identifier_in_use');
+      expectError(
+        await call('post', 'resources', { name: 'Copy', indicator }),
+        422,
+        'resource.resource_identifier_in_use',
+      );
     });
 
     it('treats indicators that differ only in the case of their path as different resources', async () => {
@@ -104,7 +132,11 @@ describe('management API: resources and scopes', () => {
     }
 
     it('rejects a body with an unknown field or no name with 400', async () => {
-      expectError(await call('post', 'resources', { name: 'Extra', indicator: newIndicator(), isDefault: true }), 400, 'guard.invalid_input');
+      expectError(
+        await call('post', 'resources', { name: 'Extra', indicator: newIndicator(), isDefault: true }),
+        400,
+        'guard.invalid_input',
+      );
       expectError(await call('post', 'resources', { indicator: newIndicator() }), 400, 'guard.invalid_input');
     });
 
@@ -122,7 +154,7 @@ describe('management API: resources and scopes', () => {
       }
     });
 
-    it('includes each resource\'s scopes with ?includeScopes=true', async () => {
+    it("includes each resource's scopes with ?includeScopes=true", async () => {
       const resource = await createResource();
       const read = await createScope(resource.id, 'read:orders');
       const write = await createScope(resource.id, 'write:orders');
@@ -170,8 +202,16 @@ describe('management API: resources and scopes', () => {
     it('rejects an update of the indicator or a non-numeric TTL with 400', async () => {
       const created = await createResource();
 
-      expectError(await call('patch', `resources/${created.id}`, { indicator: newIndicator() }), 400, 'guard.invalid_input');
-      expectError(await call('patch', `resources/${created.id}`, { accessTokenTtl: 'long' }), 400, 'guard.invalid_input');
+      expectError(
+        await call('patch', `resources/${created.id}`, { indicator: newIndicator() }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await call('patch', `resources/${created.id}`, { accessTokenTtl: 'long' }),
+        400,
+        'guard.invalid_input',
+      );
       expect((await call<Resource>('get', `resources/${created.id}`)).body.indicator).to.equal(created.indicator);
     });
 
@@ -224,7 +264,11 @@ describe('management API: resources and scopes', () => {
       const { body: listed } = await call<Resource[]>('get', 'resources?includeScopes=true');
       expect(listed.flatMap(({ scopes = [] }) => scopes).map(({ id: scopeId }) => scopeId)).to.not.include(scope.id);
       // A role cannot be given a scope that no longer exists.
-      const role = await call('post', 'roles', { name: `holder-${scope.id}`, description: 'holds a deleted scope', scopeIds: [scope.id] });
+      const role = await call('post', 'roles', {
+        name: `holder-${scope.id}`,
+        description: 'holds a deleted scope',
+        scopeIds: [scope.id],
+      });
       expectError(role, 404, 'entity.not_exists_with_id');
     });
 
@@ -245,13 +289,23 @@ describe('management API: resources and scopes', () => {
 
     it('creates a scope with 201', async () => {
       const before = Date.now();
-      const response = await call<Scope>('post', `resources/${resource.id}/scopes`, { name: 'read:orders', description: 'Read orders' });
+      const response = await call<Scope>('post', `resources/${resource.id}/scopes`, {
+        name: 'read:orders',
+        description: 'Read orders',
+      });
 
       expect(response.statusCode).to.equal(201);
       expect(response.body).to.have.all.keys(scopeKeys);
-      expect(response.body).to.include({ tenantId: 'default', resourceId: resource.id, name: 'read:orders', description: 'Read orders' });
+      expect(response.body).to.include({
+        tenantId: 'default',
+        resourceId: resource.id,
+        name: 'read:orders',
+        description: 'Read orders',
+      });
       expect(response.body.id).to.be.a('string').and.not.empty;
-      expect(response.body.createdAt).to.be.a('number').within(before - 1000, Date.now() + 1000);
+      expect(response.body.createdAt)
+        .to.be.a('number')
+        .within(before - 1000, Date.now() + 1000);
     });
 
     it('gives a scope without a description a null one', async () => {
@@ -259,13 +313,21 @@ describe('management API: resources and scopes', () => {
     });
 
     it('rejects a scope name with a space with 400', async () => {
-      expectError(await call('post', `resources/${resource.id}/scopes`, { name: 'read orders' }), 400, 'guard.invalid_input');
+      expectError(
+        await call('post', `resources/${resource.id}/scopes`, { name: 'read orders' }),
+        400,
+        'guard.invalid_input',
+      );
     });
 
     it('refuses a duplicate name in the same resource with 422 scope.name_exists', async () => {
       await createScope(resource.id, 'read:orders');
 
-      expectError(await call('post', `resources/${resource.id}/scopes`, { name: 'read:orders' }), 422, 'scope.name_exists');
+      expectError(
+        await call('post', `resources/${resource.id}/scopes`, { name: 'read:orders' }),
+        422,
+        'scope.name_exists',
+      );
     });
 
     it('treats scope names as case-sensitive, as OAuth does', async () => {
@@ -275,10 +337,9 @@ describe('management API: resources and scopes', () => {
 
       expect(upper.statusCode, JSON.stringify(upper.body)).to.equal(201);
       expect(upper.body.name).to.equal('Read:Orders');
-      expect((await call<Scope[]>('get', `resources/${resource.id}/scopes`)).body.map(({ name }) => name)).to.have.members([
-        'read:orders',
-        'Read:Orders',
-      ]);
+      expect(
+        (await call<Scope[]>('get', `resources/${resource.id}/scopes`)).body.map(({ name }) => name),
+      ).to.have.members(['read:orders', 'Read:Orders']);
     });
 
     it('allows the same name in another resource', async () => {
@@ -290,7 +351,11 @@ describe('management API: resources and scopes', () => {
     });
 
     it('answers 404 when the resource does not exist', async () => {
-      expectError(await call('post', 'resources/unknown/scopes', { name: 'read:orders' }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await call('post', 'resources/unknown/scopes', { name: 'read:orders' }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await call('get', 'resources/unknown/scopes'), 404, 'entity.not_exists_with_id');
     });
 
@@ -337,7 +402,10 @@ describe('management API: resources and scopes', () => {
     it('renames a scope and changes its description', async () => {
       const scope = await createScope(resource.id, 'read:orders', 'old');
 
-      const response = await call<Scope>('patch', `resources/${resource.id}/scopes/${scope.id}`, { name: 'view:orders', description: 'new' });
+      const response = await call<Scope>('patch', `resources/${resource.id}/scopes/${scope.id}`, {
+        name: 'view:orders',
+        description: 'new',
+      });
 
       expect(response.statusCode).to.equal(200);
       expect(response.body).to.deep.equal({ ...scope, name: 'view:orders', description: 'new' });
@@ -347,7 +415,9 @@ describe('management API: resources and scopes', () => {
     it('keeps a scope its own name when the rename is to the same name', async () => {
       const scope = await createScope(resource.id, 'read:orders');
 
-      const response = await call<Scope>('patch', `resources/${resource.id}/scopes/${scope.id}`, { name: 'read:orders' });
+      const response = await call<Scope>('patch', `resources/${resource.id}/scopes/${scope.id}`, {
+        name: 'read:orders',
+      });
 
       expect(response.statusCode).to.equal(200);
       expect(response.body).to.deep.equal(scope);
@@ -360,16 +430,19 @@ describe('management API: resources and scopes', () => {
       const response = await call('patch', `resources/${resource.id}/scopes/${write.id}`, { name: 'read:orders' });
 
       expectError(response, 422, 'scope.name_exists');
-      expect((await call<Scope[]>('get', `resources/${resource.id}/scopes`)).body.map(({ name }) => name)).to.have.members([
-        'read:orders',
-        'write:orders',
-      ]);
+      expect(
+        (await call<Scope[]>('get', `resources/${resource.id}/scopes`)).body.map(({ name }) => name),
+      ).to.have.members(['read:orders', 'write:orders']);
     });
 
     it('rejects a rename to a name with a space with 400', async () => {
       const scope = await createScope(resource.id, 'read:orders');
 
-      expectError(await call('patch', `resources/${resource.id}/scopes/${scope.id}`, { name: 'read orders' }), 400, 'guard.invalid_input');
+      expectError(
+        await call('patch', `resources/${resource.id}/scopes/${scope.id}`, { name: 'read orders' }),
+        400,
+        'guard.invalid_input',
+      );
     });
 
     it('deletes a scope with 204', async () => {
@@ -379,7 +452,11 @@ describe('management API: resources and scopes', () => {
 
       expect(response.statusCode).to.equal(204);
       expect((await call<Scope[]>('get', `resources/${resource.id}/scopes`)).body).to.deep.equal([]);
-      expectError(await call('delete', `resources/${resource.id}/scopes/${scope.id}`), 404, 'entity.not_exists_with_id');
+      expectError(
+        await call('delete', `resources/${resource.id}/scopes/${scope.id}`),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
 
     it('answers 404 for an unknown scope, or a scope of another resource', async () => {
@@ -387,8 +464,16 @@ describe('management API: resources and scopes', () => {
       const foreign = await createScope(other.id, 'read:orders');
 
       for (const scopeId of ['unknown', foreign.id]) {
-        expectError(await call('patch', `resources/${resource.id}/scopes/${scopeId}`, { name: 'x' }), 404, 'entity.not_exists_with_id');
-        expectError(await call('delete', `resources/${resource.id}/scopes/${scopeId}`), 404, 'entity.not_exists_with_id');
+        expectError(
+          await call('patch', `resources/${resource.id}/scopes/${scopeId}`, { name: 'x' }),
+          404,
+          'entity.not_exists_with_id',
+        );
+        expectError(
+          await call('delete', `resources/${resource.id}/scopes/${scopeId}`),
+          404,
+          'entity.not_exists_with_id',
+        );
       }
       expect((await call<Scope[]>('get', `resources/${other.id}/scopes`)).body).to.deep.equal([foreign]);
     });

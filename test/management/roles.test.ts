@@ -3,10 +3,35 @@ import { decodeJwt } from 'jose';
 
 import { adminClient, startService, type TestService } from '../support/service.ts';
 
-type Role = { tenantId: string; id: string; name: string; description: string; type: 'User' | 'MachineToMachine'; isDefault: boolean };
-type RoleListItem = Role & { applicationsCount: number; featuredApplications: Array<{ id: string; name: string; type: string }> };
-type Resource = { tenantId: string; id: string; name: string; indicator: string; isDefault: boolean; accessTokenTtl: number; isExchangeTarget: boolean };
-type Scope = { tenantId: string; id: string; resourceId: string; name: string; description: string | null; createdAt: number };
+type Role = {
+  tenantId: string;
+  id: string;
+  name: string;
+  description: string;
+  type: 'User' | 'MachineToMachine';
+  isDefault: boolean;
+};
+type RoleListItem = Role & {
+  applicationsCount: number;
+  featuredApplications: Array<{ id: string; name: string; type: string }>;
+};
+type Resource = {
+  tenantId: string;
+  id: string;
+  name: string;
+  indicator: string;
+  isDefault: boolean;
+  accessTokenTtl: number;
+  isExchangeTarget: boolean;
+};
+type Scope = {
+  tenantId: string;
+  id: string;
+  resourceId: string;
+  name: string;
+  description: string | null;
+  createdAt: number;
+};
 type Application = { id: string; name: string; secret: string; type: string };
 type ErrorBody = { code: string; message: string; data?: unknown };
 
@@ -34,7 +59,9 @@ describe('management API: roles', () => {
 
   async function createResource(): Promise<Resource> {
     const name = unique('api');
-    const response = await service.api.post<Resource>('resources', { json: { name, indicator: `https://${name}.example.com` } });
+    const response = await service.api.post<Resource>('resources', {
+      json: { name, indicator: `https://${name}.example.com` },
+    });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(201);
     return response.body;
   }
@@ -45,7 +72,9 @@ describe('management API: roles', () => {
     return response.body;
   }
 
-  async function createApplication(type: 'MachineToMachine' | 'Traditional' = 'MachineToMachine'): Promise<Application> {
+  async function createApplication(
+    type: 'MachineToMachine' | 'Traditional' = 'MachineToMachine',
+  ): Promise<Application> {
     const response = await service.api.post<Application>('applications', { json: { name: unique('app'), type } });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
     return response.body;
@@ -57,7 +86,8 @@ describe('management API: roles', () => {
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(201);
   }
 
-  const scopesOf = async (roleId: string) => (await service.api.get<Array<Scope & { resource: Resource }>>(`roles/${roleId}/scopes`)).body;
+  const scopesOf = async (roleId: string) =>
+    (await service.api.get<Array<Scope & { resource: Resource }>>(`roles/${roleId}/scopes`)).body;
   const applicationIdsOf = async (roleId: string) =>
     (await service.api.get<Application[]>(`roles/${roleId}/applications`)).body.map(({ id }) => id);
   const roleIdsOfApplication = async (applicationId: string) =>
@@ -99,8 +129,24 @@ describe('management API: roles', () => {
       const { tenantId, id, name, indicator } = resource;
       for (const scope of response.body) {
         expect(scope).to.include({ resourceId: resource.id });
-        expect(scope).to.include.all.keys('tenantId', 'id', 'resourceId', 'name', 'description', 'createdAt', 'resource');
-        expect(scope.resource).to.deep.equal({ tenantId, id, name, indicator, isDefault: false, accessTokenTtl: 3600, isExchangeTarget: true });
+        expect(scope).to.include.all.keys(
+          'tenantId',
+          'id',
+          'resourceId',
+          'name',
+          'description',
+          'createdAt',
+          'resource',
+        );
+        expect(scope.resource).to.deep.equal({
+          tenantId,
+          id,
+          name,
+          indicator,
+          isDefault: false,
+          accessTokenTtl: 3600,
+          isExchangeTarget: true,
+        });
       }
     });
 
@@ -120,7 +166,9 @@ describe('management API: roles', () => {
       const scope = await createScope(resource.id, 'read:b');
       const name = unique('rollback');
 
-      const response = await service.api.post('roles', { json: { name, description: 'Never made.', scopeIds: [scope.id, 'no-such-scope'] } });
+      const response = await service.api.post('roles', {
+        json: { name, description: 'Never made.', scopeIds: [scope.id, 'no-such-scope'] },
+      });
       expectError(response, 404, 'entity.not_exists_with_id');
 
       const search = await service.api.get<Role[]>('roles', { searchParams: { search: name } });
@@ -161,12 +209,16 @@ describe('management API: roles', () => {
       const users = await service.api.get<Role[]>('roles', { searchParams: { type: 'User' } });
       expect(users.statusCode).to.equal(200);
       expect(users.body.every(({ type }) => type === 'User')).to.equal(true);
-      expect(users.body.map(({ id }) => id)).to.include(user.id).and.not.include(machine.id);
+      expect(users.body.map(({ id }) => id))
+        .to.include(user.id)
+        .and.not.include(machine.id);
       expect(users.headers['total-number']).to.equal(String(users.body.length));
 
       const machines = await service.api.get<Role[]>('roles', { searchParams: { type: 'MachineToMachine' } });
       expect(machines.body.every(({ type }) => type === 'MachineToMachine')).to.equal(true);
-      expect(machines.body.map(({ id }) => id)).to.include.members([machine.id, managementRoleId]).and.not.include(user.id);
+      expect(machines.body.map(({ id }) => id))
+        .to.include.members([machine.id, managementRoleId])
+        .and.not.include(user.id);
     });
 
     it('searches names and descriptions with ?search=', async () => {
@@ -194,7 +246,9 @@ describe('management API: roles', () => {
     it('updates name, description and isDefault', async () => {
       const role = await createRole();
       const name = unique('renamed');
-      const response = await service.api.patch<Role>(`roles/${role.id}`, { json: { name, description: 'New words.', isDefault: true } });
+      const response = await service.api.patch<Role>(`roles/${role.id}`, {
+        json: { name, description: 'New words.', isDefault: true },
+      });
       expect(response.statusCode).to.equal(200);
       const expected = { ...role, name, description: 'New words.', isDefault: true };
       expect(response.body).to.deep.equal(expected);
@@ -220,7 +274,11 @@ describe('management API: roles', () => {
 
     it('refuses to delete or patch the built-in management API role with 403 role.internal_role_violation', async () => {
       expectError(await service.api.delete(`roles/${managementRoleId}`), 403, 'role.internal_role_violation');
-      expectError(await service.api.patch(`roles/${managementRoleId}`, { json: { name: unique('hijack') } }), 403, 'role.internal_role_violation');
+      expectError(
+        await service.api.patch(`roles/${managementRoleId}`, { json: { name: unique('hijack') } }),
+        403,
+        'role.internal_role_violation',
+      );
 
       const role = await service.api.get<Role>(`roles/${managementRoleId}`);
       expect(role.statusCode).to.equal(200);
@@ -239,7 +297,9 @@ describe('management API: roles', () => {
       const first = await createScope(resource.id, unique('s'));
       const second = await createScope(resource.id, unique('s'));
 
-      const response = await service.api.post<Scope[]>(`roles/${role.id}/scopes`, { json: { scopeIds: [first.id, second.id] } });
+      const response = await service.api.post<Scope[]>(`roles/${role.id}/scopes`, {
+        json: { scopeIds: [first.id, second.id] },
+      });
       expect(response.statusCode).to.equal(201);
       expect(response.body).to.have.deep.members([first, second]);
       expect((await scopesOf(role.id)).map(({ id }) => id)).to.have.members([first.id, second.id]);
@@ -254,7 +314,11 @@ describe('management API: roles', () => {
 
     it('refuses an empty scopeIds array with 400', async () => {
       const role = await createRole();
-      expectError(await service.api.post(`roles/${role.id}/scopes`, { json: { scopeIds: [] } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.post(`roles/${role.id}/scopes`, { json: { scopeIds: [] } }),
+        400,
+        'guard.invalid_input',
+      );
     });
 
     it('unlinks a scope with 204, and 404 when it is not linked any more', async () => {
@@ -285,7 +349,9 @@ describe('management API: roles', () => {
       expect(await scopesOf(user.id)).to.deep.equal([]);
 
       const machine = await createRole({ type: 'MachineToMachine' });
-      const response = await service.api.post<Scope[]>(`roles/${machine.id}/scopes`, { json: { scopeIds: [managementScopeId] } });
+      const response = await service.api.post<Scope[]>(`roles/${machine.id}/scopes`, {
+        json: { scopeIds: [managementScopeId] },
+      });
       expect(response.statusCode).to.equal(201);
       expect(response.body.map(({ name }) => name)).to.deep.equal(['all']);
     });
@@ -296,7 +362,9 @@ describe('management API: roles', () => {
       const role = await createRole({ type: 'MachineToMachine' });
       const [first, second] = [await createApplication(), await createApplication()];
 
-      const response = await service.api.post(`roles/${role.id}/applications`, { json: { applicationIds: [first.id, second.id] } });
+      const response = await service.api.post(`roles/${role.id}/applications`, {
+        json: { applicationIds: [first.id, second.id] },
+      });
 
       const listed = await service.api.get<Application[]>(`roles/${role.id}/applications`);
       expect(listed.statusCode).to.equal(200);
@@ -309,7 +377,9 @@ describe('management API: roles', () => {
     it('refuses a User role with 422 application.invalid_role_type', async () => {
       const role = await createRole();
       const application = await createApplication();
-      const response = await service.api.post(`roles/${role.id}/applications`, { json: { applicationIds: [application.id] } });
+      const response = await service.api.post(`roles/${role.id}/applications`, {
+        json: { applicationIds: [application.id] },
+      });
       expectError(response, 422, 'application.invalid_role_type');
       expect(await applicationIdsOf(role.id)).to.deep.equal([]);
     });
@@ -317,7 +387,9 @@ describe('management API: roles', () => {
     it('refuses an application that is not MachineToMachine with 422 application.invalid_type', async () => {
       const role = await createRole({ type: 'MachineToMachine' });
       const application = await createApplication('Traditional');
-      const response = await service.api.post(`roles/${role.id}/applications`, { json: { applicationIds: [application.id] } });
+      const response = await service.api.post(`roles/${role.id}/applications`, {
+        json: { applicationIds: [application.id] },
+      });
       expectError(response, 422, 'application.invalid_type');
       expect(await applicationIdsOf(role.id)).to.deep.equal([]);
     });
@@ -327,7 +399,9 @@ describe('management API: roles', () => {
       const [holder, newcomer] = [await createApplication(), await createApplication()];
       await assignRoles(holder.id, [role.id]);
 
-      const response = await service.api.post(`roles/${role.id}/applications`, { json: { applicationIds: [newcomer.id, holder.id] } });
+      const response = await service.api.post(`roles/${role.id}/applications`, {
+        json: { applicationIds: [newcomer.id, holder.id] },
+      });
       expectError(response, 422, 'role.application_exists');
       expect(await applicationIdsOf(role.id)).to.deep.equal([holder.id]);
     });
@@ -339,7 +413,11 @@ describe('management API: roles', () => {
 
       expect((await service.api.delete(`roles/${role.id}/applications/${application.id}`)).statusCode).to.equal(204);
       expect(await applicationIdsOf(role.id)).to.deep.equal([]);
-      expectError(await service.api.delete(`roles/${role.id}/applications/${application.id}`), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.delete(`roles/${role.id}/applications/${application.id}`),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
   });
 
@@ -357,11 +435,16 @@ describe('management API: roles', () => {
     });
 
     it('assigns roles with 201 {roleIds, addedRoleIds}, ignoring roles already held', async () => {
-      const [held, fresh] = [await createRole({ type: 'MachineToMachine' }), await createRole({ type: 'MachineToMachine' })];
+      const [held, fresh] = [
+        await createRole({ type: 'MachineToMachine' }),
+        await createRole({ type: 'MachineToMachine' }),
+      ];
       const application = await createApplication();
       await assignRoles(application.id, [held.id]);
 
-      const response = await service.api.post(`applications/${application.id}/roles`, { json: { roleIds: [held.id, fresh.id] } });
+      const response = await service.api.post(`applications/${application.id}/roles`, {
+        json: { roleIds: [held.id, fresh.id] },
+      });
       expect(response.statusCode).to.equal(201);
       expect(response.body).to.deep.equal({ roleIds: [held.id, fresh.id], addedRoleIds: [fresh.id] });
       expect(await roleIdsOfApplication(application.id)).to.deep.equal([held.id, fresh.id].sort());
@@ -376,7 +459,9 @@ describe('management API: roles', () => {
       const application = await createApplication();
       await assignRoles(application.id, [a.id, b.id]);
 
-      const replaced = await service.api.put(`applications/${application.id}/roles`, { json: { roleIds: [b.id, c.id] } });
+      const replaced = await service.api.put(`applications/${application.id}/roles`, {
+        json: { roleIds: [b.id, c.id] },
+      });
       expect(await roleIdsOfApplication(application.id)).to.deep.equal([b.id, c.id].sort());
 
       const emptied = await service.api.put(`applications/${application.id}/roles`, { json: { roleIds: [] } });
@@ -392,7 +477,11 @@ describe('management API: roles', () => {
 
       expect((await service.api.delete(`applications/${application.id}/roles/${role.id}`)).statusCode).to.equal(204);
       expect(await roleIdsOfApplication(application.id)).to.deep.equal([]);
-      expectError(await service.api.delete(`applications/${application.id}/roles/${role.id}`), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.delete(`applications/${application.id}/roles/${role.id}`),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
   });
 
@@ -429,7 +518,9 @@ describe('management API: roles', () => {
     });
 
     it('grants a scope linked to the role on the next token request', async () => {
-      expect((await service.api.post(`roles/${role.id}/scopes`, { json: { scopeIds: [write.id] } })).statusCode).to.equal(201);
+      expect(
+        (await service.api.post(`roles/${role.id}/scopes`, { json: { scopeIds: [write.id] } })).statusCode,
+      ).to.equal(201);
       expect(await grantedScope()).to.equal('read:x write:x');
     });
 

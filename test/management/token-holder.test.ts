@@ -47,7 +47,9 @@ describe('management API: a token stops working when its holder may no longer ac
     const password = 'Sturdy-Console-7';
     const user = await service.api.post('users', { json: { username, password } });
     expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
-    expect((await service.api.post(`users/${user.body.id}/roles`, { json: { roleIds: [administratorRole] } })).statusCode).to.equal(201);
+    expect(
+      (await service.api.post(`users/${user.body.id}/roles`, { json: { roleIds: [administratorRole] } })).statusCode,
+    ).to.equal(201);
     const { access_token: token } = await consoleSignIn(service, { username, password });
     expect(decodeJwt(token)).to.include({ sub: user.body.id, client_id: 'console', scope: 'all' });
     await expectAccepted(service, token);
@@ -57,7 +59,10 @@ describe('management API: a token stops working when its holder may no longer ac
   /** A machine-to-machine application given the management role, with its client credentials token. */
   async function machine(): Promise<{ id: string; token: string }> {
     const application = await createApplication(service, 'MachineToMachine');
-    expect((await service.api.post(`applications/${application.id}/roles`, { json: { roleIds: [managementRole] } })).statusCode).to.equal(201);
+    expect(
+      (await service.api.post(`applications/${application.id}/roles`, { json: { roleIds: [managementRole] } }))
+        .statusCode,
+    ).to.equal(201);
     const response = await service.token(application.id, application.secret, {
       grant_type: 'client_credentials',
       resource: service.config.managementApiResource,
@@ -73,10 +78,14 @@ describe('management API: a token stops working when its holder may no longer ac
   describe('a user-bound token (the console administrator)', () => {
     it('is refused with 401 once the administrator is suspended, and works again when reinstated', async () => {
       const admin = await administrator();
-      expect((await service.api.patch(`users/${admin.id}/is-suspended`, { json: { isSuspended: true } })).statusCode).to.equal(200);
+      expect(
+        (await service.api.patch(`users/${admin.id}/is-suspended`, { json: { isSuspended: true } })).statusCode,
+      ).to.equal(200);
       await expectRefused(service, admin.token, 401, 'auth.unauthorized');
 
-      expect((await service.api.patch(`users/${admin.id}/is-suspended`, { json: { isSuspended: false } })).statusCode).to.equal(200);
+      expect(
+        (await service.api.patch(`users/${admin.id}/is-suspended`, { json: { isSuspended: false } })).statusCode,
+      ).to.equal(200);
       await expectAccepted(service, admin.token);
     });
 
@@ -95,7 +104,9 @@ describe('management API: a token stops working when its holder may no longer ac
     it('is refused with 401 by the other instance on its next request after a suspension through this one', async () => {
       const admin = await administrator();
       await expectAccepted(other, admin.token);
-      expect((await service.api.patch(`users/${admin.id}/is-suspended`, { json: { isSuspended: true } })).statusCode).to.equal(200);
+      expect(
+        (await service.api.patch(`users/${admin.id}/is-suspended`, { json: { isSuspended: true } })).statusCode,
+      ).to.equal(200);
       await expectRefused(other, admin.token, 401, 'auth.unauthorized');
     });
 
@@ -121,14 +132,18 @@ describe('management API: a token stops working when its holder may no longer ac
 
     it('is refused with 403 once the management role is removed from the application', async () => {
       const application = await machine();
-      expect((await service.api.delete(`applications/${application.id}/roles/${managementRole}`)).statusCode).to.equal(204);
+      expect((await service.api.delete(`applications/${application.id}/roles/${managementRole}`)).statusCode).to.equal(
+        204,
+      );
       await expectRefused(service, application.token, 403, 'auth.forbidden');
     });
 
     it('is refused by this instance on its next request after the role is removed through the other one', async () => {
       const application = await machine();
       await expectAccepted(other, application.token);
-      expect((await other.api.delete(`applications/${application.id}/roles/${managementRole}`)).statusCode).to.equal(204);
+      expect((await other.api.delete(`applications/${application.id}/roles/${managementRole}`)).statusCode).to.equal(
+        204,
+      );
       await expectRefused(service, application.token, 403, 'auth.forbidden');
     });
 

@@ -3,7 +3,14 @@ import { expect } from 'chai';
 import { generate } from 'otplib';
 
 import { Browser } from '../experience/browser.ts';
-import { createSpa, createUser, expectError, expectStatus, newUsername, redirectUri } from '../experience/experience-helpers.ts';
+import {
+  createSpa,
+  createUser,
+  expectError,
+  expectStatus,
+  newUsername,
+  redirectUri,
+} from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { adminClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
 
@@ -37,13 +44,25 @@ describe('MFA in the Account API and the management API', () => {
     const browser = new Browser(service);
     const { verifier } = await browser.authorize(spa.id, redirectUri);
     expectStatus(await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' }), 204);
-    const verification = await browser.call('post', 'api/experience/verification/password', { identifier: { type: 'username', value: username }, password });
-    expectStatus(await browser.call('post', 'api/experience/identification', { verificationId: verification.body.verificationId }), 204);
+    const verification = await browser.call('post', 'api/experience/verification/password', {
+      identifier: { type: 'username', value: username },
+      password,
+    });
+    expectStatus(
+      await browser.call('post', 'api/experience/identification', { verificationId: verification.body.verificationId }),
+      204,
+    );
     const submitted = await browser.call('post', 'api/experience/submit');
     expectStatus(submitted, 200);
     const landed = await browser.followToApplication(submitted.body.redirectTo);
     const tokens = await service.http.post('oidc/token', {
-      form: { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: verifier, client_id: spa.id, redirect_uri: redirectUri },
+      form: {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code')!,
+        code_verifier: verifier,
+        client_id: spa.id,
+        redirect_uri: redirectUri,
+      },
     });
     expectStatus(tokens, 200);
     return { id: user.id, token: tokens.body.access_token };
@@ -75,20 +94,44 @@ describe('MFA in the Account API and the management API', () => {
 
     // Generating changed nothing; binding needs the proof header.
     const bind = { type: 'Totp', secret, code: await totp(secret) };
-    expectError(await me.call('post', 'my-account/mfa-verifications', bind), 401, 'verification_record.permission_denied');
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', bind),
+      401,
+      'verification_record.permission_denied',
+    );
     const proof = await me.proof();
-    expectError(await me.call('post', 'my-account/mfa-verifications', { ...bind, code: '000000' }, proof), 400, 'session.mfa.invalid_totp_code');
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', { ...bind, code: '000000' }, proof),
+      400,
+      'session.mfa.invalid_totp_code',
+    );
 
-    const { result, payloads } = await events.expect(['User.Data.Updated'], () => me.call('post', 'my-account/mfa-verifications', bind, proof));
+    const { result, payloads } = await events.expect(['User.Data.Updated'], () =>
+      me.call('post', 'my-account/mfa-verifications', bind, proof),
+    );
     expect(result.statusCode, JSON.stringify(result.body)).to.equal(204);
     const updated = payloads['User.Data.Updated']![0]!;
     expect(updated.data.id).to.equal(user.id);
     expect(updated).to.include({ path: '/api/my-account/mfa-verifications', method: 'POST' });
 
     // The proof is used up; and one authenticator per account.
-    const second = await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret, code: await totp(secret, 1) }, proof);
+    const second = await me.call(
+      'post',
+      'my-account/mfa-verifications',
+      { type: 'Totp', secret, code: await totp(secret, 1) },
+      proof,
+    );
     expect(second.statusCode).to.be.within(400, 499);
-    expectError(await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret, code: await totp(secret, 1) }, await me.proof()), 422, 'user.totp_already_in_use');
+    expectError(
+      await me.call(
+        'post',
+        'my-account/mfa-verifications',
+        { type: 'Totp', secret, code: await totp(secret, 1) },
+        await me.proof(),
+      ),
+      422,
+      'user.totp_already_in_use',
+    );
 
     const listed = await me.call('get', 'my-account/mfa-verifications');
     expectStatus(listed, 200);
@@ -97,11 +140,21 @@ describe('MFA in the Account API and the management API', () => {
     expect(JSON.stringify(listed.body)).to.not.include(secret);
     const [factor] = listed.body;
 
-    expectError(await me.call('delete', `my-account/mfa-verifications/${factor.id}`), 401, 'verification_record.permission_denied');
-    const removal = await events.expect(['User.Data.Updated'], async () => me.call('delete', `my-account/mfa-verifications/${factor.id}`, undefined, await me.proof()));
+    expectError(
+      await me.call('delete', `my-account/mfa-verifications/${factor.id}`),
+      401,
+      'verification_record.permission_denied',
+    );
+    const removal = await events.expect(['User.Data.Updated'], async () =>
+      me.call('delete', `my-account/mfa-verifications/${factor.id}`, undefined, await me.proof()),
+    );
     expect(removal.result.statusCode).to.equal(204);
     expect((await me.call('get', 'my-account/mfa-verifications')).body).to.deep.equal([]);
-    expectError(await me.call('delete', `my-account/mfa-verifications/${factor.id}`, undefined, await me.proof()), 404, 'entity.not_exists_with_id');
+    expectError(
+      await me.call('delete', `my-account/mfa-verifications/${factor.id}`, undefined, await me.proof()),
+      404,
+      'entity.not_exists_with_id',
+    );
   });
 
   it('the user binds backup codes (User.Data.Updated); a new set replaces the old one', async () => {
@@ -111,29 +164,67 @@ describe('MFA in the Account API and the management API', () => {
     expectStatus(generated, 200);
     expect(generated.body.codes).to.have.length(10);
     await events.expect(['User.Data.Updated'], async () =>
-      expect((await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes: generated.body.codes }, await me.proof())).statusCode).to.equal(204),
+      expect(
+        (
+          await me.call(
+            'post',
+            'my-account/mfa-verifications',
+            { type: 'BackupCode', codes: generated.body.codes },
+            await me.proof(),
+          )
+        ).statusCode,
+      ).to.equal(204),
     );
     const renewed = (await me.call('post', 'my-account/mfa-verifications/backup-codes/generate')).body.codes;
-    expect((await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes: renewed }, await me.proof())).statusCode).to.equal(204);
+    expect(
+      (await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes: renewed }, await me.proof()))
+        .statusCode,
+    ).to.equal(204);
     const listed = (await me.call('get', 'my-account/mfa-verifications')).body;
     expect(listed).to.have.length(1);
     expect(listed[0]).to.include({ type: 'BackupCode', remainCodes: 10 });
 
-    expectError(await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes: ['short'] }, await me.proof()), 400, 'guard.invalid_input');
-    expectError(await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret: 'not base32!', code: '123456' }, await me.proof()), 400, 'guard.invalid_input');
-    expectError(await me.call('post', 'my-account/mfa-verifications', { type: 'WebAuthn' }, await me.proof()), 400, 'guard.invalid_input');
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes: ['short'] }, await me.proof()),
+      400,
+      'guard.invalid_input',
+    );
+    expectError(
+      await me.call(
+        'post',
+        'my-account/mfa-verifications',
+        { type: 'Totp', secret: 'not base32!', code: '123456' },
+        await me.proof(),
+      ),
+      400,
+      'guard.invalid_input',
+    );
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', { type: 'WebAuthn' }, await me.proof()),
+      400,
+      'guard.invalid_input',
+    );
   });
 
   it('refuses the Account API without a user token', async () => {
     expectError(await service.http.get('api/my-account/mfa-verifications'), 401, 'auth.authorization_header_missing');
-    expectError(await service.http.get('api/my-account/mfa-verifications', { headers: { authorization: 'Bearer nope' } }), 401, 'auth.unauthorized');
+    expectError(
+      await service.http.get('api/my-account/mfa-verifications', { headers: { authorization: 'Bearer nope' } }),
+      401,
+      'auth.unauthorized',
+    );
   });
 
-  it('admins list a user\'s factors without secrets and remove one (also through @logto/api)', async () => {
+  it("admins list a user's factors without secrets and remove one (also through @logto/api)", async () => {
     const user = await signedInUser();
     const me = account(user.token);
     const { secret } = (await me.call('post', 'my-account/mfa-verifications/totp-secret/generate')).body;
-    await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret, code: await totp(secret) }, await me.proof());
+    await me.call(
+      'post',
+      'my-account/mfa-verifications',
+      { type: 'Totp', secret, code: await totp(secret) },
+      await me.proof(),
+    );
     const { codes } = (await me.call('post', 'my-account/mfa-verifications/backup-codes/generate')).body;
     await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes }, await me.proof());
 
@@ -143,7 +234,9 @@ describe('MFA in the Account API and the management API', () => {
       baseUrl: service.url,
       apiIndicator: service.config.managementApiResource,
     });
-    const listed = await apiClient.GET('/api/users/{userId}/mfa-verifications', { params: { path: { userId: user.id } } });
+    const listed = await apiClient.GET('/api/users/{userId}/mfa-verifications', {
+      params: { path: { userId: user.id } },
+    });
     expect(listed.response.status, JSON.stringify(listed.error)).to.equal(200);
     expect(listed.data!.map((factor) => factor.type).sort()).to.deep.equal(['BackupCode', 'Totp']);
     for (const factor of listed.data!) {
@@ -160,9 +253,17 @@ describe('MFA in the Account API and the management API', () => {
     const left = await service.api.get(`users/${user.id}/mfa-verifications`);
     expect(left.body.map((factor: { type: string }) => factor.type)).to.deep.equal(['BackupCode']);
 
-    expectError(await service.api.delete(`users/${user.id}/mfa-verifications/${totpFactor.id}`), 404, 'entity.not_exists_with_id');
+    expectError(
+      await service.api.delete(`users/${user.id}/mfa-verifications/${totpFactor.id}`),
+      404,
+      'entity.not_exists_with_id',
+    );
     expectError(await service.api.get('users/no-such-user/mfa-verifications'), 404, 'entity.not_exists_with_id');
-    expectError(await service.api.delete(`users/no-such-user/mfa-verifications/${totpFactor.id}`), 404, 'entity.not_exists_with_id');
+    expectError(
+      await service.api.delete(`users/no-such-user/mfa-verifications/${totpFactor.id}`),
+      404,
+      'entity.not_exists_with_id',
+    );
     expect((await service.http.get(`api/users/${user.id}/mfa-verifications`)).statusCode).to.equal(401);
   });
 });

@@ -74,12 +74,24 @@ describe('MFA in the Experience API', () => {
     expectStatus(await browser.call('post', 'api/experience/profile/mfa', { type: 'Totp', verificationId }), 204);
     const backup = await browser.call('post', 'api/experience/verification/backup-code/generate');
     expectStatus(backup, 200);
-    expectStatus(await browser.call('post', 'api/experience/profile/mfa', { type: 'BackupCode', verificationId: backup.body.verificationId }), 204);
+    expectStatus(
+      await browser.call('post', 'api/experience/profile/mfa', {
+        type: 'BackupCode',
+        verificationId: backup.body.verificationId,
+      }),
+      204,
+    );
     return { secret, code, codes: backup.body.codes };
   }
 
   /** A user with an authenticator and backup codes bound through the flow. */
-  async function userWithTotp(): Promise<{ id: string; username: string; secret: string; code: string; codes: string[] }> {
+  async function userWithTotp(): Promise<{
+    id: string;
+    username: string;
+    secret: string;
+    code: string;
+    codes: string[];
+  }> {
     await setMfa('UserControlled');
     const user = await newUser();
     const browser = await identified(user.username);
@@ -105,12 +117,22 @@ describe('MFA in the Experience API', () => {
       expect(started.body.secretQrCode).to.match(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
       const { secret, verificationId } = started.body;
 
-      const wrong = await browser.call('post', 'api/experience/verification/totp/verify', { code: '000000', verificationId });
+      const wrong = await browser.call('post', 'api/experience/verification/totp/verify', {
+        code: '000000',
+        verificationId,
+      });
       expectError(wrong, 400, 'session.mfa.invalid_totp_code');
       // Not proven yet: it cannot be bound.
-      expectError(await browser.call('post', 'api/experience/profile/mfa', { type: 'Totp', verificationId }), 400, 'session.verification_failed');
+      expectError(
+        await browser.call('post', 'api/experience/profile/mfa', { type: 'Totp', verificationId }),
+        400,
+        'session.verification_failed',
+      );
 
-      const verified = await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(secret), verificationId });
+      const verified = await browser.call('post', 'api/experience/verification/totp/verify', {
+        code: await totp(secret),
+        verificationId,
+      });
       expectStatus(verified, 200);
       expect(verified.body).to.deep.equal({ verificationId });
       expectStatus(await browser.call('post', 'api/experience/profile/mfa', { type: 'Totp', verificationId }), 204);
@@ -124,7 +146,13 @@ describe('MFA in the Experience API', () => {
         expect(code).to.match(/^[0-9a-f]{10}$/);
       }
       expect(new Set(backup.body.codes).size).to.equal(10);
-      expectStatus(await browser.call('post', 'api/experience/profile/mfa', { type: 'BackupCode', verificationId: backup.body.verificationId }), 204);
+      expectStatus(
+        await browser.call('post', 'api/experience/profile/mfa', {
+          type: 'BackupCode',
+          verificationId: backup.body.verificationId,
+        }),
+        204,
+      );
 
       // Nothing is bound before submit.
       expect((await service.api.get(`users/${user.id}/mfa-verifications`)).body).to.deep.equal([]);
@@ -151,18 +179,29 @@ describe('MFA in the Experience API', () => {
       try {
         const browser = await openExperience(service, spa.id, 'Register');
         const username = newUsername('mfa_reg');
-        const identity = await browser.call('post', 'api/experience/verification/new-password-identity', { identifier: { type: 'username', value: username }, password });
+        const identity = await browser.call('post', 'api/experience/verification/new-password-identity', {
+          identifier: { type: 'username', value: username },
+          password,
+        });
         expectStatus(identity, 200);
-        const { payloads: created } = await events.expect(['User.Created'], () => identify(browser, { verificationId: identity.body.verificationId }));
+        const { payloads: created } = await events.expect(['User.Created'], () =>
+          identify(browser, { verificationId: identity.body.verificationId }),
+        );
         const userId = created['User.Created']![0]!.data.id;
 
         const owed = await submit(browser);
         expectError(owed, 422, 'user.missing_mfa');
         expect(owed.body.data).to.deep.equal({ availableFactors: ['Totp'], skippable: false });
-        expectError(await browser.call('post', 'api/experience/profile/mfa/mfa-skipped'), 422, 'session.mfa.mfa_policy_not_user_controlled');
+        expectError(
+          await browser.call('post', 'api/experience/profile/mfa/mfa-skipped'),
+          422,
+          'session.mfa.mfa_policy_not_user_controlled',
+        );
 
         await enrol(browser);
-        const { payloads } = await events.expect(['User.Data.Updated', 'PostRegister'], () => submitToApplication(browser));
+        const { payloads } = await events.expect(['User.Data.Updated', 'PostRegister'], () =>
+          submitToApplication(browser),
+        );
         expect(payloads['User.Data.Updated']![0]!.data.id).to.equal(userId);
         expect(payloads.PostRegister![0]).to.include({ userId, interactionEvent: 'Register' });
         expect((await service.api.get(`users/${userId}/mfa-verifications`)).body).to.have.length(2);
@@ -193,9 +232,14 @@ describe('MFA in the Experience API', () => {
       await setMfa('NoPrompt');
       try {
         const user = await newUser();
-        const organization = await service.api.post('organizations', { json: { name: `mfa-org-${Date.now()}`, isMfaRequired: true } });
+        const organization = await service.api.post('organizations', {
+          json: { name: `mfa-org-${Date.now()}`, isMfaRequired: true },
+        });
         expect(organization.statusCode, JSON.stringify(organization.body)).to.be.oneOf([200, 201]);
-        expectStatus(await service.api.post(`organizations/${organization.body.id}/users`, { json: { userIds: [user.id] } }), 201);
+        expectStatus(
+          await service.api.post(`organizations/${organization.body.id}/users`, { json: { userIds: [user.id] } }),
+          201,
+        );
         const owed = await submit(await identified(user.username));
         expectError(owed, 422, 'user.missing_mfa');
         expect(owed.body.data).to.deep.equal({ availableFactors: ['Totp'], skippable: false });
@@ -223,7 +267,11 @@ describe('MFA in the Experience API', () => {
       expect([...owed.body.data.availableFactors].sort()).to.deep.equal(['BackupCode', 'Totp']);
 
       // The code that enrolled the authenticator was used: replaying it is refused.
-      expectError(await browser.call('post', 'api/experience/verification/totp/verify', { code: user.code }), 400, 'session.mfa.invalid_totp_code');
+      expectError(
+        await browser.call('post', 'api/experience/verification/totp/verify', { code: user.code }),
+        400,
+        'session.mfa.invalid_totp_code',
+      );
       // The next period's code (within the one-step drift allowed) is fresh.
       const next = await totp(user.secret, 1);
       const verified = await browser.call('post', 'api/experience/verification/totp/verify', { code: next });
@@ -233,9 +281,16 @@ describe('MFA in the Experience API', () => {
 
       // The same code in another sign-in: refused (replay), and the sign-in cannot finish.
       const again = await identified(user.username);
-      expectError(await again.call('post', 'api/experience/verification/totp/verify', { code: next }), 400, 'session.mfa.invalid_totp_code');
+      expectError(
+        await again.call('post', 'api/experience/verification/totp/verify', { code: next }),
+        400,
+        'session.mfa.invalid_totp_code',
+      );
       expectError(await submit(again), 403, 'session.mfa.require_mfa_verification');
-      const factors = (await service.api.get(`users/${user.id}/mfa-verifications`)).body as Array<{ type: string; lastUsedAt?: string }>;
+      const factors = (await service.api.get(`users/${user.id}/mfa-verifications`)).body as Array<{
+        type: string;
+        lastUsedAt?: string;
+      }>;
       expect(factors.find((factor) => factor.type === 'Totp')!.lastUsedAt).to.be.a('string');
     });
 
@@ -243,39 +298,97 @@ describe('MFA in the Experience API', () => {
       const user = await userWithTotp();
       const browser = await identified(user.username);
       expectError(await submit(browser), 403, 'session.mfa.require_mfa_verification');
-      expectError(await browser.call('post', 'api/experience/verification/backup-code/verify', { code: 'ffffffffff' }), 400, 'session.mfa.invalid_backup_code');
-      expectStatus(await browser.call('post', 'api/experience/verification/backup-code/verify', { code: user.codes[0] }), 200);
+      expectError(
+        await browser.call('post', 'api/experience/verification/backup-code/verify', { code: 'ffffffffff' }),
+        400,
+        'session.mfa.invalid_backup_code',
+      );
+      expectStatus(
+        await browser.call('post', 'api/experience/verification/backup-code/verify', { code: user.codes[0] }),
+        200,
+      );
       await submitToApplication(browser);
 
       const again = await identified(user.username);
-      expectError(await again.call('post', 'api/experience/verification/backup-code/verify', { code: user.codes[0] }), 400, 'session.mfa.invalid_backup_code');
-      expectStatus(await again.call('post', 'api/experience/verification/backup-code/verify', { code: user.codes[1].toUpperCase() }), 200);
+      expectError(
+        await again.call('post', 'api/experience/verification/backup-code/verify', { code: user.codes[0] }),
+        400,
+        'session.mfa.invalid_backup_code',
+      );
+      expectStatus(
+        await again.call('post', 'api/experience/verification/backup-code/verify', {
+          code: user.codes[1].toUpperCase(),
+        }),
+        200,
+      );
       await submitToApplication(again);
 
-      const factors = (await service.api.get(`users/${user.id}/mfa-verifications`)).body as Array<{ type: string; remainCodes?: number }>;
+      const factors = (await service.api.get(`users/${user.id}/mfa-verifications`)).body as Array<{
+        type: string;
+        remainCodes?: number;
+      }>;
       expect(factors.find((factor) => factor.type === 'BackupCode')!.remainCodes).to.equal(8);
     });
 
     it('refuses bad input with 4xx error codes', async () => {
       const user = await userWithTotp();
       const anonymous = await openExperience(service, spa.id);
-      expectError(await anonymous.call('post', 'api/experience/verification/totp/secret'), 404, 'session.identifier_not_found');
-      expectError(await anonymous.call('post', 'api/experience/verification/totp/verify', { code: '123456' }), 404, 'session.identifier_not_found');
+      expectError(
+        await anonymous.call('post', 'api/experience/verification/totp/secret'),
+        404,
+        'session.identifier_not_found',
+      );
+      expectError(
+        await anonymous.call('post', 'api/experience/verification/totp/verify', { code: '123456' }),
+        404,
+        'session.identifier_not_found',
+      );
 
       const browser = await identified(user.username);
-      expectError(await browser.call('post', 'api/experience/verification/totp/verify', { code: 123456 }), 400, 'guard.invalid_input');
-      expectError(await browser.call('post', 'api/experience/verification/totp/verify', {}), 400, 'guard.invalid_input');
-      expectError(await browser.call('post', 'api/experience/verification/totp/verify', { code: 'abcdef' }), 400, 'session.mfa.invalid_totp_code');
-      expectError(await browser.call('post', 'api/experience/verification/totp/secret'), 422, 'user.totp_already_in_use');
-      expectError(await browser.call('post', 'api/experience/profile/mfa', { type: 'WebAuthn', verificationId: 'nope' }), 400, 'session.mfa.mfa_factor_not_enabled');
-      expectError(await browser.call('post', 'api/experience/profile/mfa', { type: 'Sms', verificationId: 'nope' }), 400, 'guard.invalid_input');
-      const unknown = await browser.call('post', 'api/experience/profile/mfa', { type: 'Totp', verificationId: 'nope' });
+      expectError(
+        await browser.call('post', 'api/experience/verification/totp/verify', { code: 123456 }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await browser.call('post', 'api/experience/verification/totp/verify', {}),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await browser.call('post', 'api/experience/verification/totp/verify', { code: 'abcdef' }),
+        400,
+        'session.mfa.invalid_totp_code',
+      );
+      expectError(
+        await browser.call('post', 'api/experience/verification/totp/secret'),
+        422,
+        'user.totp_already_in_use',
+      );
+      expectError(
+        await browser.call('post', 'api/experience/profile/mfa', { type: 'WebAuthn', verificationId: 'nope' }),
+        400,
+        'session.mfa.mfa_factor_not_enabled',
+      );
+      expectError(
+        await browser.call('post', 'api/experience/profile/mfa', { type: 'Sms', verificationId: 'nope' }),
+        400,
+        'guard.invalid_input',
+      );
+      const unknown = await browser.call('post', 'api/experience/profile/mfa', {
+        type: 'Totp',
+        verificationId: 'nope',
+      });
       expect(unknown.statusCode).to.be.within(400, 499);
       expect(unknown.body.code).to.be.a('string');
 
       await setMfa('UserControlled', ['BackupCode']);
       try {
-        expectError(await browser.call('post', 'api/experience/verification/totp/secret'), 400, 'session.mfa.mfa_factor_not_enabled');
+        expectError(
+          await browser.call('post', 'api/experience/verification/totp/secret'),
+          400,
+          'session.mfa.mfa_factor_not_enabled',
+        );
       } finally {
         await setMfa('UserControlled');
       }
@@ -288,7 +401,10 @@ describe('MFA in the Experience API', () => {
     const own = await userWithTotp();
     const other = await userWithTotp();
     const browser = await identified(own.username);
-    expectStatus(await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(own.secret, 1) }), 200);
+    expectStatus(
+      await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(own.secret, 1) }),
+      200,
+    );
     const verification = await passwordVerification(browser, { type: 'username', value: other.username }, password);
     expectStatus(verification, 200);
     expectStatus(await identify(browser, { verificationId: verification.body.verificationId }), 204);
@@ -297,16 +413,25 @@ describe('MFA in the Experience API', () => {
 
   describe('lockout of the second factor', () => {
     before(async () => {
-      expectStatus(await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 5 } } }), 200);
+      expectStatus(
+        await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 5 } } }),
+        200,
+      );
     });
     after(async () => {
-      expectStatus(await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 10, lockoutDuration: 60 } } }), 200);
+      expectStatus(
+        await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 10, lockoutDuration: 60 } } }),
+        200,
+      );
     });
 
     it('wrong TOTP codes lock the second factor (Identifier.Lockout {type: userId}) but not the password', async () => {
       const user = await userWithTotp();
       const browser = await identified(user.username);
-      const wrong = async () => browser.call('post', 'api/experience/verification/totp/verify', { code: String((Number(await totp(user.secret)) + 1) % 1e6).padStart(6, '0') });
+      const wrong = async () =>
+        browser.call('post', 'api/experience/verification/totp/verify', {
+          code: String((Number(await totp(user.secret)) + 1) % 1e6).padStart(6, '0'),
+        });
       expectError(await wrong(), 400, 'session.mfa.invalid_totp_code');
       expectError(await wrong(), 400, 'session.mfa.invalid_totp_code');
       const { payloads, result } = await events.expect(['Identifier.Lockout'], wrong);
@@ -314,9 +439,15 @@ describe('MFA in the Experience API', () => {
       expect(payloads['Identifier.Lockout']![0]).to.include({ type: 'userId', value: user.id });
 
       // Locked: even a right code is refused, and no second Lockout event.
-      const { result: right } = await events.expect([], async () => browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }));
+      const { result: right } = await events.expect([], async () =>
+        browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }),
+      );
       expectError(right, 400, 'session.verification_blocked_too_many_attempts');
-      expectError(await browser.call('post', 'api/experience/verification/backup-code/verify', { code: user.codes[0] }), 400, 'session.verification_blocked_too_many_attempts');
+      expectError(
+        await browser.call('post', 'api/experience/verification/backup-code/verify', { code: user.codes[0] }),
+        400,
+        'session.verification_blocked_too_many_attempts',
+      );
       expectError(await submit(browser), 403, 'session.mfa.require_mfa_verification');
 
       // The password was not what failed: it still verifies.
@@ -325,25 +456,51 @@ describe('MFA in the Experience API', () => {
 
       // An admin unlocks the second factor by the user's id.
       expectStatus(await service.api.post('sentinel-activities/delete', { json: { targets: [user.id] } }), 204);
-      expectStatus(await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }), 200);
+      expectStatus(
+        await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }),
+        200,
+      );
     });
 
     it('password failures and second-factor failures are counted apart', async () => {
       const user = await userWithTotp();
       const browser = await identified(user.username);
       for (let attempt = 0; attempt < 2; attempt++) {
-        expectError(await browser.call('post', 'api/experience/verification/totp/verify', { code: 'x00000' }), 400, 'session.mfa.invalid_totp_code');
+        expectError(
+          await browser.call('post', 'api/experience/verification/totp/verify', { code: 'x00000' }),
+          400,
+          'session.mfa.invalid_totp_code',
+        );
       }
       // Two second-factor failures and two password failures: under the limit of three for each.
       const other = await openExperience(service, spa.id);
-      expectError(await passwordVerification(other, { type: 'username', value: user.username }, 'Wrong-Password-11'), 422, 'session.invalid_credentials');
-      expectError(await passwordVerification(other, { type: 'username', value: user.username }, 'Wrong-Password-12'), 422, 'session.invalid_credentials');
+      expectError(
+        await passwordVerification(other, { type: 'username', value: user.username }, 'Wrong-Password-11'),
+        422,
+        'session.invalid_credentials',
+      );
+      expectError(
+        await passwordVerification(other, { type: 'username', value: user.username }, 'Wrong-Password-12'),
+        422,
+        'session.invalid_credentials',
+      );
       // A success ends the run: the second factor's count starts again.
-      expectStatus(await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }), 200);
+      expectStatus(
+        await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }),
+        200,
+      );
       await submitToApplication(browser);
       const third = await identified(user.username);
-      expectError(await third.call('post', 'api/experience/verification/totp/verify', { code: 'x00000' }), 400, 'session.mfa.invalid_totp_code');
-      expectError(await third.call('post', 'api/experience/verification/totp/verify', { code: 'x00000' }), 400, 'session.mfa.invalid_totp_code');
+      expectError(
+        await third.call('post', 'api/experience/verification/totp/verify', { code: 'x00000' }),
+        400,
+        'session.mfa.invalid_totp_code',
+      );
+      expectError(
+        await third.call('post', 'api/experience/verification/totp/verify', { code: 'x00000' }),
+        400,
+        'session.mfa.invalid_totp_code',
+      );
     });
   });
 });

@@ -4,7 +4,14 @@ import { decodeJwt, type JWTPayload } from 'jose';
 import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
 import { signIn } from '../support/sign-in.ts';
-import { accessTokenType, delegationSetup, exchange, expectIssued, expectOAuthError, signWithServiceKey } from '../token-exchange/support.ts';
+import {
+  accessTokenType,
+  delegationSetup,
+  exchange,
+  expectIssued,
+  expectOAuthError,
+  signWithServiceKey,
+} from '../token-exchange/support.ts';
 
 /**
  * Only tokens the provider could have issued are accepted: signed with our key is not enough when
@@ -27,12 +34,15 @@ describe('our access tokens: what the management API, the Account API and token 
   });
   after(() => service.stop());
 
-  const listApplications = (authorization: string) => service.http.get('api/applications', { headers: { authorization } });
+  const listApplications = (authorization: string) =>
+    service.http.get('api/applications', { headers: { authorization } });
 
   async function expectUnauthorized(authorization: string): Promise<void> {
     const response = await listApplications(authorization);
     expect(response.statusCode, `${authorization.slice(0, 40)}…: ${JSON.stringify(response.body)}`).to.equal(401);
-    expect(response.body.code).to.be.a('string').and.match(/^auth\./);
+    expect(response.body.code)
+      .to.be.a('string')
+      .and.match(/^auth\./);
   }
 
   /** The claims of the bootstrap admin's real management token, re-signed after `change`. */
@@ -61,7 +71,9 @@ describe('our access tokens: what the management API, the Account API and token 
     });
 
     it('refuses a management token issued in the future with 401', async () => {
-      await expectUnauthorized(`Bearer ${await resigned((claims) => (claims.iat = Math.floor(Date.now() / 1000) + 600))}`);
+      await expectUnauthorized(
+        `Bearer ${await resigned((claims) => (claims.iat = Math.floor(Date.now() / 1000) + 600))}`,
+      );
     });
 
     it('refuses a management token living longer than any resource allows (30 days) with 401', async () => {
@@ -93,11 +105,18 @@ describe('our access tokens: what the management API, the Account API and token 
 
   describe('the Authorization header at the Account API', () => {
     it('accepts one bearer token and refuses a second one after it', async () => {
-      const application = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: ['http://app.test/callback'], postLogoutRedirectUris: [] } });
+      const application = await createApplication(service, 'SPA', {
+        oidcClientMetadata: { redirectUris: ['http://app.test/callback'], postLogoutRedirectUris: [] },
+      });
       const username = `acc_${Math.random().toString(36).slice(2, 10)}`;
       const password = 'Sturdy-Tulip-7';
       expect((await service.api.post('users', { json: { username, password } })).statusCode).to.equal(200);
-      const { access_token: token } = await signIn(service, { clientId: application.id, redirectUri: 'http://app.test/callback' }, { username, password }, { scope: 'openid' });
+      const { access_token: token } = await signIn(
+        service,
+        { clientId: application.id, redirectUri: 'http://app.test/callback' },
+        { username, password },
+        { scope: 'openid' },
+      );
 
       const ok = await service.http.get('api/my-account', { headers: { authorization: `Bearer ${token}` } });
       expect(ok.statusCode, JSON.stringify(ok.body)).to.equal(200);
@@ -122,13 +141,28 @@ describe('our access tokens: what the management API, the Account API and token 
         iat: now,
         exp: now + 600,
       };
-      const form = (token: string) => ({ subject_token: token, subject_token_type: accessTokenType, resource: setup.apiB.resource.indicator, scope: 'read:b' });
+      const form = (token: string) => ({
+        subject_token: token,
+        subject_token_type: accessTokenType,
+        resource: setup.apiB.resource.indicator,
+        scope: 'read:b',
+      });
       expectIssued(await exchange(service, setup.backend, form(await signWithServiceKey(service, claims))));
 
       const { exp: _exp, ...noExp } = claims;
-      expectOAuthError(await exchange(service, setup.backend, form(await signWithServiceKey(service, noExp))), 400, 'invalid_request', /subject_token.*exp/);
+      expectOAuthError(
+        await exchange(service, setup.backend, form(await signWithServiceKey(service, noExp))),
+        400,
+        'invalid_request',
+        /subject_token.*exp/,
+      );
       const { iat: _iat, ...noIat } = claims;
-      expectOAuthError(await exchange(service, setup.backend, form(await signWithServiceKey(service, noIat))), 400, 'invalid_request', /subject_token.*iat/);
+      expectOAuthError(
+        await exchange(service, setup.backend, form(await signWithServiceKey(service, noIat))),
+        400,
+        'invalid_request',
+        /subject_token.*iat/,
+      );
     });
   });
 });

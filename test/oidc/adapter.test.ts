@@ -51,7 +51,9 @@ describe('oidc-provider storage', () => {
     it('ignores expired rows and purges them', async () => {
       const tokens = new (Adapter())('AccessToken');
       await tokens.upsert('old', { grantId: 'g4' }, 60);
-      await db('oidc_model_instances').where({ id: 'old' }).update({ expires_at: Date.now() - 1000 });
+      await db('oidc_model_instances')
+        .where({ id: 'old' })
+        .update({ expires_at: Date.now() - 1000 });
       expect(await tokens.find('old')).to.equal(undefined);
       expect(await purgeExpiredModels(db)).to.be.at.least(1);
       expect(await db('oidc_model_instances').where({ id: 'old' }).first()).to.equal(undefined);

@@ -15,7 +15,9 @@ const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secr
 function expectThrottled(response: TokenResponse | HttpResponse): number {
   expect(response.statusCode, JSON.stringify(response.body)).to.equal(429);
   expect(response.body).to.have.property('error', 'too_many_attempts');
-  expect(response.body.error_description).to.be.a('string').and.match(/failed client authentication/i);
+  expect(response.body.error_description)
+    .to.be.a('string')
+    .and.match(/failed client authentication/i);
   expect(String(response.headers['content-type'])).to.match(/^application\/json/);
   expect(response.headers['cache-control']).to.equal('no-store');
   const retryAfter = Number(response.headers['retry-after']);
@@ -44,7 +46,8 @@ describe('client authentication throttle', () => {
     });
     after(() => service?.stop());
 
-    const credentials = (who: Machine, secret = who.secret) => service.token(who.id, secret, { grant_type: 'client_credentials', resource: indicator, scope: 'read' });
+    const credentials = (who: Machine, secret = who.secret) =>
+      service.token(who.id, secret, { grant_type: 'client_credentials', resource: indicator, scope: 'read' });
 
     it('answers 429 with Retry-After after the limit, to the right secret too; after the window the right secret works', async () => {
       for (let attempt = 0; attempt < 3; attempt++) {
@@ -65,7 +68,13 @@ describe('client authentication throttle', () => {
     it('counts secrets posted in the body (client_secret_post) and refuses them while throttled', async () => {
       const posted = (secret: string) =>
         service.http.post('oidc/token', {
-          form: { grant_type: 'client_credentials', client_id: bystander.id, client_secret: secret, resource: indicator, scope: 'read' },
+          form: {
+            grant_type: 'client_credentials',
+            client_id: bystander.id,
+            client_secret: secret,
+            resource: indicator,
+            scope: 'read',
+          },
         });
       for (let attempt = 0; attempt < 3; attempt++) {
         expectInvalidClient(await posted('wrong-secret'));
@@ -77,7 +86,10 @@ describe('client authentication throttle', () => {
     it('throttles revocation and introspection, which authenticate clients too', async () => {
       const { application } = await createMachineWithScopes(service, []);
       const at = (path: string, secret: string) =>
-        service.http.post(path, { form: { token: 'some-token' }, headers: { authorization: basic(application.id, secret) } });
+        service.http.post(path, {
+          form: { token: 'some-token' },
+          headers: { authorization: basic(application.id, secret) },
+        });
       expectInvalidClient(await at('oidc/token/revocation', 'wrong-secret'));
       expectInvalidClient(await at('oidc/token/introspection', 'wrong-secret'));
       expectInvalidClient(await at('oidc/token/revocation', 'wrong-secret'));
@@ -93,7 +105,9 @@ describe('client authentication throttle', () => {
         expectInvalidClient(await request('wrong-secret'));
       }
       expectThrottled(await request(application.secret));
-      const unlocked = await service.api.post('sentinel-activities/delete', { json: { targetType: 'App', targets: [application.id] } });
+      const unlocked = await service.api.post('sentinel-activities/delete', {
+        json: { targetType: 'App', targets: [application.id] },
+      });
       expect(unlocked.statusCode, JSON.stringify(unlocked.body)).to.equal(204);
       expect((await request(application.secret)).statusCode).to.equal(200);
     });
@@ -105,12 +119,18 @@ describe('client authentication throttle', () => {
       expectThrottled(await service.token('no-such-client', 'guess', { grant_type: 'client_credentials' }));
     });
 
-    it('does not refuse a public client\'s id, which has no secret to guess (anyone could shut its users out)', async () => {
-      const spa = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: ['http://app.test/callback'], postLogoutRedirectUris: [] } });
+    it("does not refuse a public client's id, which has no secret to guess (anyone could shut its users out)", async () => {
+      const spa = await createApplication(service, 'SPA', {
+        oidcClientMetadata: { redirectUris: ['http://app.test/callback'], postLogoutRedirectUris: [] },
+      });
       for (let attempt = 0; attempt < 5; attempt++) {
-        expectInvalidClient(await service.token(spa.id, 'guess', { grant_type: 'refresh_token', refresh_token: 'nope' }));
+        expectInvalidClient(
+          await service.token(spa.id, 'guess', { grant_type: 'refresh_token', refresh_token: 'nope' }),
+        );
       }
-      const refresh = await service.http.post('oidc/token', { form: { grant_type: 'refresh_token', refresh_token: 'nope', client_id: spa.id } });
+      const refresh = await service.http.post('oidc/token', {
+        form: { grant_type: 'refresh_token', refresh_token: 'nope', client_id: spa.id },
+      });
       expect(refresh.statusCode, JSON.stringify(refresh.body)).to.equal(400);
       expect(refresh.body.error).to.equal('invalid_grant');
     });
@@ -120,9 +140,15 @@ describe('client authentication throttle', () => {
       for (let attempt = 0; attempt < 3; attempt++) {
         expectInvalidClient(await service.token(application.id, 'wrong-secret', { grant_type: 'client_credentials' }));
       }
-      const config = await client.discovery(new URL(`${service.url}/oidc`), application.id, application.secret, undefined, {
-        execute: [client.allowInsecureRequests],
-      });
+      const config = await client.discovery(
+        new URL(`${service.url}/oidc`),
+        application.id,
+        application.secret,
+        undefined,
+        {
+          execute: [client.allowInsecureRequests],
+        },
+      );
       const error = await client.clientCredentialsGrant(config, {}).then(
         () => undefined,
         (thrown: unknown) => thrown,
@@ -131,13 +157,18 @@ describe('client authentication throttle', () => {
       expect(error).to.include({ error: 'too_many_attempts', status: 429 });
     });
 
-    it('does not count requests that fail for other reasons than the client\'s credentials', async () => {
+    it("does not count requests that fail for other reasons than the client's credentials", async () => {
       const { application } = await createMachineWithScopes(service, []);
       for (let attempt = 0; attempt < 5; attempt++) {
-        const refused = await service.token(application.id, application.secret, { grant_type: 'client_credentials', resource: 'https://unknown.example.com' });
+        const refused = await service.token(application.id, application.secret, {
+          grant_type: 'client_credentials',
+          resource: 'https://unknown.example.com',
+        });
         expect(refused.statusCode).to.equal(400);
       }
-      expect((await service.token(application.id, application.secret, { grant_type: 'client_credentials' })).statusCode).to.equal(200);
+      expect(
+        (await service.token(application.id, application.secret, { grant_type: 'client_credentials' })).statusCode,
+      ).to.equal(200);
     });
   });
 
@@ -145,7 +176,12 @@ describe('client authentication throttle', () => {
     let service: TestService;
     before(async () => {
       service = await startService({
-        env: { TRUST_PROXY: 'true', CLIENT_AUTH_FAILURE_WINDOW: '60', CLIENT_AUTH_FAILURES_PER_CLIENT: '100', CLIENT_AUTH_FAILURES_PER_ADDRESS: '4' },
+        env: {
+          TRUST_PROXY: 'true',
+          CLIENT_AUTH_FAILURE_WINDOW: '60',
+          CLIENT_AUTH_FAILURES_PER_CLIENT: '100',
+          CLIENT_AUTH_FAILURES_PER_ADDRESS: '4',
+        },
       });
     });
     after(() => service?.stop());
@@ -194,14 +230,19 @@ describe('client authentication throttle', () => {
     before(async function () {
       this.timeout(180_000);
       const dbUrl = await freshDatabaseUrl();
-      const env = { ENDPOINT: 'http://identity.test', CLIENT_AUTH_FAILURE_WINDOW: '60', CLIENT_AUTH_FAILURES_PER_CLIENT: '4' };
+      const env = {
+        ENDPOINT: 'http://identity.test',
+        CLIENT_AUTH_FAILURE_WINDOW: '60',
+        CLIENT_AUTH_FAILURES_PER_CLIENT: '4',
+      };
       [a, b] = await Promise.all([startService({ dbUrl, env }), startService({ dbUrl, env })]);
     });
     after(() => Promise.all([a?.stop(), b?.stop()]));
 
     it('share the count: failures split across both reach the limit, and both refuse', async () => {
       const machine = await createApplication(a, 'MachineToMachine');
-      const at = (service: TestService, secret: string) => service.token(machine.id, secret, { grant_type: 'client_credentials' });
+      const at = (service: TestService, secret: string) =>
+        service.token(machine.id, secret, { grant_type: 'client_credentials' });
       expect((await at(b, machine.secret)).statusCode).to.equal(200);
       expectInvalidClient(await at(a, 'wrong-secret'));
       expectInvalidClient(await at(b, 'wrong-secret'));
@@ -214,10 +255,15 @@ describe('client authentication throttle', () => {
     it('hold the limit against a burst of concurrent wrong secrets', async () => {
       const machine = await createApplication(a, 'MachineToMachine');
       const answers = await Promise.all(
-        Array.from({ length: 12 }, (_, index) => (index % 2 ? a : b).token(machine.id, 'wrong-secret', { grant_type: 'client_credentials' })),
+        Array.from({ length: 12 }, (_, index) =>
+          (index % 2 ? a : b).token(machine.id, 'wrong-secret', { grant_type: 'client_credentials' }),
+        ),
       );
       const statuses = answers.map((answer) => answer.statusCode);
-      expect(statuses.every((status) => status === 401 || status === 429), statuses.join(', ')).to.equal(true);
+      expect(
+        statuses.every((status) => status === 401 || status === 429),
+        statuses.join(', '),
+      ).to.equal(true);
       expectThrottled(await a.token(machine.id, machine.secret, { grant_type: 'client_credentials' }));
       expectThrottled(await b.token(machine.id, machine.secret, { grant_type: 'client_credentials' }));
     });

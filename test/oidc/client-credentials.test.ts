@@ -31,7 +31,11 @@ describe('client credentials grant', () => {
     const token = String(body.access_token);
     expect(decodeProtectedHeader(token)).to.include({ typ: 'at+jwt', alg: 'ES256' });
     const jwks = createRemoteJWKSet(new URL(`${service.url}/oidc/jwks`));
-    const { payload } = await jwtVerify(token, jwks, { issuer: `${service.url}/oidc`, audience: indicator, typ: 'at+jwt' });
+    const { payload } = await jwtVerify(token, jwks, {
+      issuer: `${service.url}/oidc`,
+      audience: indicator,
+      typ: 'at+jwt',
+    });
     expect(payload).to.include({ sub: client.id, client_id: client.id, aud: indicator, scope: 'read:b write:b' });
     expect(payload.jti).to.be.a('string');
     expect(payload.exp! - payload.iat!).to.equal(900);

@@ -16,7 +16,9 @@ describe('OIDC: requests posted as forms', () => {
   let app: { id: string };
   before(async () => {
     service = await startService();
-    app = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [postLogoutRedirectUri] } });
+    app = await createApplication(service, 'SPA', {
+      oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [postLogoutRedirectUri] },
+    });
     await service.api.post('users', { json: { username: 'grace', password: 'Correct-Horse-9' } });
   });
   after(() => service.stop());
@@ -55,22 +57,32 @@ describe('OIDC: requests posted as forms', () => {
       password: 'Correct-Horse-9',
     });
     expect(verified.statusCode, JSON.stringify(verified.body)).to.equal(200);
-    expect((await browser.call('post', 'api/experience/identification', { verificationId: verified.body.verificationId })).statusCode).to.equal(204);
+    expect(
+      (await browser.call('post', 'api/experience/identification', { verificationId: verified.body.verificationId }))
+        .statusCode,
+    ).to.equal(204);
     const submitted = await browser.call('post', 'api/experience/submit');
     expect(submitted.statusCode, JSON.stringify(submitted.body)).to.equal(200);
     const back = await browser.followToApplication(submitted.body.redirectTo);
     expect(back.origin + back.pathname).to.equal(redirectUri);
 
     // The application finishes with a real OIDC client, as it would after a GET.
-    const configuration = await client.discovery(new URL(`${service.url}/oidc`), app.id, undefined, client.None(), { execute: [client.allowInsecureRequests] });
-    const tokens = await client.authorizationCodeGrant(configuration, back, { pkceCodeVerifier: verifier, expectedState: state });
+    const configuration = await client.discovery(new URL(`${service.url}/oidc`), app.id, undefined, client.None(), {
+      execute: [client.allowInsecureRequests],
+    });
+    const tokens = await client.authorizationCodeGrant(configuration, back, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
     expect(tokens.claims()?.aud).to.equal(app.id);
     const info = await client.fetchUserInfo(configuration, tokens.access_token, tokens.claims()!.sub);
     expect(info).to.include({ username: 'grace' });
 
     // The session the first sign-in left is used by a second posted request: no sign-in page.
     const again = await postAuthorization(browser, { prompt: 'none' });
-    const landed = await browser.followToApplication(new URL(String(again.answered.headers.location), `${service.url}/oidc/auth`).href);
+    const landed = await browser.followToApplication(
+      new URL(String(again.answered.headers.location), `${service.url}/oidc/auth`).href,
+    );
     expect(landed.origin + landed.pathname).to.equal(redirectUri);
     expect(landed.searchParams.get('code')).to.be.a('string');
     expect(landed.searchParams.get('state')).to.equal(again.state);
@@ -78,10 +90,15 @@ describe('OIDC: requests posted as forms', () => {
 
   it('a posted request with a bad client is the same error as by GET; a body that is no form is 415', async () => {
     const browser = new Browser(service);
-    const posted = await browser.client.post('oidc/auth', { form: { client_id: 'nobody', response_type: 'code', scope: 'openid' }, responseType: 'text' });
+    const posted = await browser.client.post('oidc/auth', {
+      form: { client_id: 'nobody', response_type: 'code', scope: 'openid' },
+      responseType: 'text',
+    });
     expect(posted.statusCode).to.equal(303);
     const answered = await browser.client.get(`oidc/${String(posted.headers.location)}`, { responseType: 'text' });
-    const byGet = await browser.client.get('oidc/auth?client_id=nobody&response_type=code&scope=openid', { responseType: 'text' });
+    const byGet = await browser.client.get('oidc/auth?client_id=nobody&response_type=code&scope=openid', {
+      responseType: 'text',
+    });
     expect(answered.statusCode).to.equal(byGet.statusCode).and.to.equal(400);
 
     const json = await browser.client.post('oidc/auth', { json: { client_id: app.id } });
@@ -98,8 +115,12 @@ describe('OIDC: requests posted as forms', () => {
       responseType: 'text',
     });
     expect(posted.statusCode).to.equal(303);
-    expect(posted.headers.location).to.equal(`end?${new URLSearchParams({ client_id: app.id, post_logout_redirect_uri: postLogoutRedirectUri })}`);
-    const answered = await browser.client.get(`oidc/session/${String(posted.headers.location)}`, { responseType: 'text' });
+    expect(posted.headers.location).to.equal(
+      `end?${new URLSearchParams({ client_id: app.id, post_logout_redirect_uri: postLogoutRedirectUri })}`,
+    );
+    const answered = await browser.client.get(`oidc/session/${String(posted.headers.location)}`, {
+      responseType: 'text',
+    });
     expect(answered.statusCode).to.equal(200);
     expect(String(answered.body)).to.include('<form');
   });

@@ -5,7 +5,14 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { pruneRevokedTokens } from '../../lib/oidc/revoked-tokens.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { accessTokenType, delegationSetup, exchange, expectIssued, expectOAuthError, userAccessToken } from '../token-exchange/support.ts';
+import {
+  accessTokenType,
+  delegationSetup,
+  exchange,
+  expectIssued,
+  expectOAuthError,
+  userAccessToken,
+} from '../token-exchange/support.ts';
 
 const managementRole = 'management-api-access';
 
@@ -30,7 +37,8 @@ describe('revocation of JWT access tokens', () => {
     await service?.stop();
   });
 
-  const basic = (client: { id: string; secret: string }) => `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
+  const basic = (client: { id: string; secret: string }) =>
+    `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
 
   /** POST /oidc/token/revocation, authenticated as a confidential client (Basic). */
   const revoke = (at: TestService, client: { id: string; secret: string }, token: string, hint?: string) =>
@@ -43,7 +51,10 @@ describe('revocation of JWT access tokens', () => {
   /** An application holding the management role and its client credentials token. */
   async function managementMachine() {
     const application = await createApplication(service, 'MachineToMachine');
-    expect((await service.api.post(`applications/${application.id}/roles`, { json: { roleIds: [managementRole] } })).statusCode).to.equal(201);
+    expect(
+      (await service.api.post(`applications/${application.id}/roles`, { json: { roleIds: [managementRole] } }))
+        .statusCode,
+    ).to.equal(201);
     const response = await service.token(application.id, application.secret, {
       grant_type: 'client_credentials',
       resource: service.config.managementApiResource,
@@ -53,10 +64,16 @@ describe('revocation of JWT access tokens', () => {
     return { application, token: String(response.body.access_token) };
   }
 
-  const listApplications = (at: TestService, token: string) => at.http.get('api/applications', { headers: { authorization: `Bearer ${token}` } });
+  const listApplications = (at: TestService, token: string) =>
+    at.http.get('api/applications', { headers: { authorization: `Bearer ${token}` } });
 
   const exchangeForB = (token: string) =>
-    exchange(service, setup.backend, { subject_token: token, subject_token_type: accessTokenType, resource: setup.apiB.resource.indicator, scope: 'read:b' });
+    exchange(service, setup.backend, {
+      subject_token: token,
+      subject_token_type: accessTokenType,
+      resource: setup.apiB.resource.indicator,
+      scope: 'read:b',
+    });
 
   describe('at the management API', () => {
     it('answers 200 to the owning client, and the token is refused at once on both instances', async () => {
@@ -75,7 +92,11 @@ describe('revocation of JWT access tokens', () => {
         expect(refused.body.message).to.match(/revoked/i);
       }
       // A fresh token of the same application still works: only that token was revoked.
-      const fresh = await service.token(application.id, application.secret, { grant_type: 'client_credentials', resource: service.config.managementApiResource, scope: 'all' });
+      const fresh = await service.token(application.id, application.secret, {
+        grant_type: 'client_credentials',
+        resource: service.config.managementApiResource,
+        scope: 'all',
+      });
       expect((await listApplications(service, String(fresh.body.access_token))).statusCode).to.equal(200);
     });
 
@@ -97,14 +118,21 @@ describe('revocation of JWT access tokens', () => {
 
     it('concurrent revocations of one token on both instances all answer 200 and record it once', async () => {
       const { application, token } = await managementMachine();
-      const answers = await Promise.all([service, other, service, other, service, other].map((at) => revoke(at, application, token)));
+      const answers = await Promise.all(
+        [service, other, service, other, service, other].map((at) => revoke(at, application, token)),
+      );
       expect(answers.map(({ statusCode }) => statusCode)).to.deep.equal([200, 200, 200, 200, 200, 200]);
       for (const at of [service, other]) {
         expect((await listApplications(at, token)).statusCode).to.equal(401);
       }
       const db = openDatabase(service.config.dbUrl);
       try {
-        expect(await db('revoked_tokens').where({ jti: decodeJwt(token).jti }).count({ n: '*' }).first()).to.satisfy(({ n }: { n: number | string }) => Number(n) === 1);
+        expect(
+          await db('revoked_tokens')
+            .where({ jti: decodeJwt(token).jti })
+            .count({ n: '*' })
+            .first(),
+        ).to.satisfy(({ n }: { n: number | string }) => Number(n) === 1);
       } finally {
         await db.destroy();
       }
@@ -147,7 +175,9 @@ describe('revocation of JWT access tokens', () => {
     it('answers 200 to a JWT-shaped string, a foreign JWT and an unknown opaque token, with no effect', async () => {
       const stranger = await createApplication(service, 'MachineToMachine');
       const header = Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'at+jwt' })).toString('base64url');
-      const payload = Buffer.from(JSON.stringify({ jti: 'x', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url');
+      const payload = Buffer.from(JSON.stringify({ jti: 'x', exp: Math.floor(Date.now() / 1000) + 60 })).toString(
+        'base64url',
+      );
       for (const token of [`${header}.${payload}.c2ln`, 'abc.def.ghi', 'not-a-token-at-all']) {
         const response = await revoke(service, stranger, token);
         expect(response.statusCode, `${token}: ${String(response.body)}`).to.equal(200);

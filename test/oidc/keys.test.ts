@@ -19,7 +19,8 @@ describe('signing keys', () => {
     });
     return String(body.access_token);
   };
-  const callWith = (token: string) => service.http.get('api/applications', { headers: { authorization: `Bearer ${token}` } });
+  const callWith = (token: string) =>
+    service.http.get('api/applications', { headers: { authorization: `Bearer ${token}` } });
 
   it('publishes an EC P-256 and an RSA public key, and no private parts', async () => {
     const { keys } = await jwks();
@@ -31,7 +32,11 @@ describe('signing keys', () => {
   });
 
   it('lists keys in Logto shape and rotates: the new key signs, the old one stays published and valid', async () => {
-    const before = (await service.api.get('configs/oidc/private-keys')).body as Array<{ id: string; status: string; signingKeyAlgorithm: string }>;
+    const before = (await service.api.get('configs/oidc/private-keys')).body as Array<{
+      id: string;
+      status: string;
+      signingKeyAlgorithm: string;
+    }>;
     expect(before.map((key) => key.status)).to.deep.equal(['Current', 'Current']);
     const oldToken = await managementToken();
     const oldKid = decodeProtectedHeader(oldToken).kid;
@@ -72,7 +77,10 @@ describe('signing keys', () => {
   it('rotates cookie keys without signing anyone out of the API', async () => {
     const response = await service.api.post('configs/oidc/cookie-keys/rotate', { json: {} });
     expect(response.statusCode).to.equal(200);
-    expect((response.body as Array<{ status: string }>).map((key) => key.status)).to.deep.equal(['Current', 'Previous']);
+    expect((response.body as Array<{ status: string }>).map((key) => key.status)).to.deep.equal([
+      'Current',
+      'Previous',
+    ]);
     expect((await service.http.get('oidc/.well-known/openid-configuration')).statusCode).to.equal(200);
   });
 

@@ -51,14 +51,18 @@ describe('health probes: /health/live and /health/ready', () => {
     it('logs probes at debug, not info (one every few seconds would drown the log)', async () => {
       await service.http.get('health/ready');
       await service.http.get('health/live');
-      const probes = logLines(service).filter((line) => line.msg === 'request' && String(line.path).startsWith('/health/'));
+      const probes = logLines(service).filter(
+        (line) => line.msg === 'request' && String(line.path).startsWith('/health/'),
+      );
       expect(probes.length).to.be.greaterThan(0);
       expect(probes.map((line) => line.level)).to.satisfy((levels: number[]) => levels.every((level) => level === 20));
     });
 
     it("answers 503 migrations_pending while the database lacks this version's newest migration, logs it once, and recovers", async () => {
       // As after restoring a backup taken before the last upgrade, under a running instance.
-      const newest = await db('knex_migrations').orderBy('id', 'desc').first<{ id: number; name: string; batch: number; migration_time: unknown }>();
+      const newest = await db('knex_migrations')
+        .orderBy('id', 'desc')
+        .first<{ id: number; name: string; batch: number; migration_time: unknown }>();
       await db('knex_migrations').where({ id: newest.id }).delete();
       try {
         const first = await service.http.get('health/ready');
@@ -71,7 +75,9 @@ describe('health probes: /health/live and /health/ready', () => {
         await db('knex_migrations').insert(newest);
       }
       expectReady(await service.http.get('health/ready'));
-      const changes = logLines(service).filter((line) => String(line.msg).startsWith('not ready') || String(line.msg).startsWith('ready again'));
+      const changes = logLines(service).filter(
+        (line) => String(line.msg).startsWith('not ready') || String(line.msg).startsWith('ready again'),
+      );
       expect(changes.map((line) => [line.level, line.reason])).to.deep.equal([
         [40, 'migrations_pending'],
         [30, undefined],
@@ -98,7 +104,11 @@ describe('health probes: /health/live and /health/ready', () => {
       }
       expectNotReady(await service.http.get('health/ready'), 'database_unavailable');
       expectReady(await service.http.get('health/live'));
-      const logged = logLines(service).filter((line) => line.msg === 'not ready: ' + 'The database did not answer.' || String(line.msg).startsWith('not ready: The database file'));
+      const logged = logLines(service).filter(
+        (line) =>
+          line.msg === 'not ready: ' + 'The database did not answer.' ||
+          String(line.msg).startsWith('not ready: The database file'),
+      );
       expect(logged).to.have.length(1);
       expect(logged[0]).to.include({ level: 40, reason: 'database_unavailable' });
     } finally {
@@ -120,7 +130,9 @@ describe('health probes: /health/live and /health/ready', () => {
     const service = await startService();
     try {
       const { port } = receiver.address() as AddressInfo;
-      const hook = await service.api.post('hooks', { json: { name: 'held', events: ['User.Created'], config: { url: `http://127.0.0.1:${port}/hook` } } });
+      const hook = await service.api.post('hooks', {
+        json: { name: 'held', events: ['User.Created'], config: { url: `http://127.0.0.1:${port}/hook` } },
+      });
       expect(hook.statusCode).to.equal(201);
       expect((await service.api.post('users', { json: { username: `held_${Date.now()}` } })).statusCode).to.equal(200);
       await delivery;

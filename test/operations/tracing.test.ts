@@ -10,8 +10,17 @@ import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
 import { adminClient, freePort } from '../support/service.ts';
 
 type Attribute = { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean } };
-type ExportedSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes: Attribute[] };
-type Export = { resourceSpans: Array<{ resource: { attributes: Attribute[] }; scopeSpans: Array<{ spans: ExportedSpan[] }> }> };
+type ExportedSpan = {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Attribute[];
+};
+type Export = {
+  resourceSpans: Array<{ resource: { attributes: Attribute[] }; scopeSpans: Array<{ spans: ExportedSpan[] }> }>;
+};
 
 /** A stand-in OpenTelemetry collector: OTLP over HTTP with JSON bodies, on this machine. */
 async function startCollector(): Promise<{ server: Server; url: string; exports: Export[]; contentTypes: string[] }> {
@@ -41,22 +50,29 @@ const sdkImportsShown = `data:text/javascript,${encodeURIComponent(
 )}`;
 
 /** The service as users run it, configured by environment. */
-async function startProcess(env: Record<string, string>, imports: string[] = []): Promise<{ child: ChildProcess; url: string; errors: () => string }> {
+async function startProcess(
+  env: Record<string, string>,
+  imports: string[] = [],
+): Promise<{ child: ChildProcess; url: string; errors: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...imports.flatMap((module) => ['--import', module]), '--import', 'tsx', 'lib/main.ts'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      PORT: String(port),
-      ENDPOINT: `http://127.0.0.1:${port}`,
-      DB_URL: await freshDatabaseUrl(),
-      BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
-      BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...imports.flatMap((module) => ['--import', module]), '--import', 'tsx', 'lib/main.ts'],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        PORT: String(port),
+        ENDPOINT: `http://127.0.0.1:${port}`,
+        DB_URL: await freshDatabaseUrl(),
+        BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
+        BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
@@ -107,7 +123,9 @@ describe('tracing with OpenTelemetry (OTLP over HTTP to a collector)', function 
     }
     expect(service.child.exitCode).to.equal(0);
 
-    const spans = collector.exports.flatMap((batch) => batch.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+    const spans = collector.exports.flatMap((batch) =>
+      batch.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)),
+    );
     const request = spans.find((span) => span.traceId === traceId && span.parentSpanId === callerSpanId);
     expect(request, JSON.stringify(spans.map((span) => span.name))).to.not.equal(undefined);
     expect(request!.name).to.equal('POST /oidc/token');
@@ -116,10 +134,16 @@ describe('tracing with OpenTelemetry (OTLP over HTTP to a collector)', function 
     expect(attribute(request!, 'http.response.status_code')).to.equal(200);
 
     // The application and its roles are read from the database on this first request (then cached).
-    const queries = spans.filter((span) => span.parentSpanId === request!.spanId && attribute(span, 'db.system.name') === (testDatabase === 'mysql' ? 'mysql' : 'sqlite'));
+    const queries = spans.filter(
+      (span) =>
+        span.parentSpanId === request!.spanId &&
+        attribute(span, 'db.system.name') === (testDatabase === 'mysql' ? 'mysql' : 'sqlite'),
+    );
     expect(queries.length, JSON.stringify(spans.map((span) => [span.name, span.parentSpanId]))).to.be.greaterThan(0);
     expect(queries.every((query) => query.traceId === traceId)).to.equal(true);
-    expect(queries.map((query) => String(attribute(query, 'db.query.text'))).join('\n')).to.match(/from `applications`/);
+    expect(queries.map((query) => String(attribute(query, 'db.query.text'))).join('\n')).to.match(
+      /from `applications`/,
+    );
     for (const query of spans.filter((span) => attribute(span, 'db.query.text') !== undefined)) {
       expect(String(attribute(query, 'db.query.text'))).to.not.include(adminClient.secret);
     }

@@ -2,7 +2,16 @@ import { expect } from 'chai';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { expectError, expectStatus, organizationFixtures, unique, type Invitation, type Member, type Organization, type User } from './support.ts';
+import {
+  expectError,
+  expectStatus,
+  organizationFixtures,
+  unique,
+  type Invitation,
+  type Member,
+  type Organization,
+  type User,
+} from './support.ts';
 
 describe('management API: organization invitations', () => {
   let service: TestService;
@@ -20,19 +29,27 @@ describe('management API: organization invitations', () => {
 
   async function invite(body: Record<string, unknown> = {}): Promise<Invitation> {
     const response = await service.api.post<Invitation>('organization-invitations', {
-      json: { invitee: `${unique('guest')}@example.com`, organizationId: organization.id, expiresAt: inAnHour(), ...body },
+      json: {
+        invitee: `${unique('guest')}@example.com`,
+        organizationId: organization.id,
+        expiresAt: inAnHour(),
+        ...body,
+      },
     });
     expectStatus(response, 201);
     return response.body;
   }
 
-  const setStatus = (id: string, json: Record<string, unknown>) => service.api.put<Invitation>(`organization-invitations/${id}/status`, { json });
+  const setStatus = (id: string, json: Record<string, unknown>) =>
+    service.api.put<Invitation>(`organization-invitations/${id}/status`, { json });
 
   /** Moves an invitation's expiry into the past, as time would. */
   async function expire(id: string): Promise<void> {
     const db = openDatabase(service.config.dbUrl);
     try {
-      await db('organization_invitations').where({ id }).update({ expires_at: Date.now() - 1000 });
+      await db('organization_invitations')
+        .where({ id })
+        .update({ expires_at: Date.now() - 1000 });
     } finally {
       await db.destroy();
     }
@@ -41,10 +58,20 @@ describe('management API: organization invitations', () => {
   describe('POST /api/organization-invitations', () => {
     it('creates a Pending invitation with 201, its roles as {id, name} by name', async () => {
       const inviter = await fixtures.createUser();
-      const [zed, amy] = [await fixtures.createRole({ name: unique('zed') }), await fixtures.createRole({ name: unique('amy') })];
+      const [zed, amy] = [
+        await fixtures.createRole({ name: unique('zed') }),
+        await fixtures.createRole({ name: unique('amy') }),
+      ];
       const expiresAt = inAnHour();
       const response = await service.api.post<Invitation>('organization-invitations', {
-        json: { inviterId: inviter.id, invitee: 'New.Person@Example.com', organizationId: organization.id, expiresAt, organizationRoleIds: [zed.id, amy.id], messagePayload: false },
+        json: {
+          inviterId: inviter.id,
+          invitee: 'New.Person@Example.com',
+          organizationId: organization.id,
+          expiresAt,
+          organizationRoleIds: [zed.id, amy.id],
+          messagePayload: false,
+        },
       });
       expectStatus(response, 201);
       expect(response.body).to.have.all.keys(
@@ -84,7 +111,12 @@ describe('management API: organization invitations', () => {
 
     it('refuses bad bodies with 400', async () => {
       const valid = { invitee: 'a@example.com', organizationId: organization.id, expiresAt: inAnHour() };
-      for (const json of [{ ...valid, invitee: 'not-an-email' }, { ...valid, expiresAt: 'soon' }, { ...valid, extra: 1 }, { invitee: 'a@example.com' }]) {
+      for (const json of [
+        { ...valid, invitee: 'not-an-email' },
+        { ...valid, expiresAt: 'soon' },
+        { ...valid, extra: 1 },
+        { invitee: 'a@example.com' },
+      ]) {
         expectError(await service.api.post('organization-invitations', { json }), 400, 'guard.invalid_input');
       }
     });
@@ -92,21 +124,50 @@ describe('management API: organization invitations', () => {
     it('refuses unknown organizations (404), unknown inviters and roles (422), MachineToMachine roles (422)', async () => {
       const machine = await fixtures.createRole({ type: 'MachineToMachine' });
       const base = { invitee: 'x@example.com', expiresAt: inAnHour() };
-      expectError(await service.api.post('organization-invitations', { json: { ...base, organizationId: 'nope' } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.post('organization-invitations', { json: { ...base, organizationId: 'nope' } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       const json = { ...base, organizationId: organization.id };
-      expectError(await service.api.post('organization-invitations', { json: { ...json, inviterId: 'ghost' } }), 422, 'entity.relation_foreign_key_not_found');
-      expectError(await service.api.post('organization-invitations', { json: { ...json, organizationRoleIds: ['nope'] } }), 422, 'entity.relation_foreign_key_not_found');
-      expectError(await service.api.post('organization-invitations', { json: { ...json, organizationRoleIds: [machine.id] } }), 422, 'entity.db_constraint_violated');
-      const listed = await service.api.get<Invitation[]>('organization-invitations', { searchParams: { organizationId: organization.id } });
+      expectError(
+        await service.api.post('organization-invitations', { json: { ...json, inviterId: 'ghost' } }),
+        422,
+        'entity.relation_foreign_key_not_found',
+      );
+      expectError(
+        await service.api.post('organization-invitations', { json: { ...json, organizationRoleIds: ['nope'] } }),
+        422,
+        'entity.relation_foreign_key_not_found',
+      );
+      expectError(
+        await service.api.post('organization-invitations', { json: { ...json, organizationRoleIds: [machine.id] } }),
+        422,
+        'entity.db_constraint_violated',
+      );
+      const listed = await service.api.get<Invitation[]>('organization-invitations', {
+        searchParams: { organizationId: organization.id },
+      });
       expect(listed.body).to.deep.equal([]);
     });
 
     it('refuses to send the invitation e-mail with 501, creating nothing', async () => {
       const response = await service.api.post('organization-invitations', {
-        json: { invitee: 'mail@example.com', organizationId: organization.id, expiresAt: inAnHour(), messagePayload: { link: 'https://x.example.com' } },
+        json: {
+          invitee: 'mail@example.com',
+          organizationId: organization.id,
+          expiresAt: inAnHour(),
+          messagePayload: { link: 'https://x.example.com' },
+        },
       });
       expectError(response, 501, 'request.feature_not_supported');
-      expect((await service.api.get<Invitation[]>('organization-invitations', { searchParams: { invitee: 'mail@example.com' } })).body).to.deep.equal([]);
+      expect(
+        (
+          await service.api.get<Invitation[]>('organization-invitations', {
+            searchParams: { invitee: 'mail@example.com' },
+          })
+        ).body,
+      ).to.deep.equal([]);
     });
 
     it('refuses to invite a member (by e-mail, whatever its case) with 422 request.invalid_input', async () => {
@@ -121,7 +182,9 @@ describe('management API: organization invitations', () => {
     it('allows one pending invitation per invitee and organization; a new one once the old has expired', async () => {
       const first = await invite({ invitee: 'twice@example.com' });
       expectError(
-        await service.api.post('organization-invitations', { json: { invitee: 'TWICE@example.com', organizationId: organization.id, expiresAt: inAnHour() } }),
+        await service.api.post('organization-invitations', {
+          json: { invitee: 'TWICE@example.com', organizationId: organization.id, expiresAt: inAnHour() },
+        }),
         422,
         'entity.unique_integrity_violation',
       );
@@ -130,7 +193,9 @@ describe('management API: organization invitations', () => {
       await expire(first.id);
       const second = await invite({ invitee: 'twice@example.com' });
       expect(second.status).to.equal('Pending');
-      expect((await service.api.get<Invitation>(`organization-invitations/${first.id}`)).body.status).to.equal('Expired');
+      expect((await service.api.get<Invitation>(`organization-invitations/${first.id}`)).body.status).to.equal(
+        'Expired',
+      );
     });
   });
 
@@ -141,14 +206,20 @@ describe('management API: organization invitations', () => {
       const [a, b] = [await invite({ inviterId: inviter.id }), await invite()];
       const c = await invite({ organizationId: other.id, invitee: 'Filter.Me@example.com' });
 
-      const byOrganization = await service.api.get<Invitation[]>('organization-invitations', { searchParams: { organizationId: organization.id } });
+      const byOrganization = await service.api.get<Invitation[]>('organization-invitations', {
+        searchParams: { organizationId: organization.id },
+      });
       expectStatus(byOrganization, 200);
       expect(byOrganization.headers['total-number']).to.equal('2');
       expect(byOrganization.body.map(({ id }) => id)).to.have.members([a.id, b.id]);
 
-      const byInviter = await service.api.get<Invitation[]>('organization-invitations', { searchParams: { inviterId: inviter.id } });
+      const byInviter = await service.api.get<Invitation[]>('organization-invitations', {
+        searchParams: { inviterId: inviter.id },
+      });
       expect(byInviter.body.map(({ id }) => id)).to.deep.equal([a.id]);
-      const byInvitee = await service.api.get<Invitation[]>('organization-invitations', { searchParams: { invitee: 'filter.me@EXAMPLE.com' } });
+      const byInvitee = await service.api.get<Invitation[]>('organization-invitations', {
+        searchParams: { invitee: 'filter.me@EXAMPLE.com' },
+      });
       expect(byInvitee.body.map(({ id }) => id)).to.deep.equal([c.id]);
       const all = await service.api.get<Invitation[]>('organization-invitations');
       expect(all.body.map(({ id }) => id)).to.include.members([a.id, b.id, c.id]);
@@ -158,7 +229,11 @@ describe('management API: organization invitations', () => {
       const invitation = await invite();
       expectStatus(await service.api.delete(`organization-invitations/${invitation.id}`), 204);
       expectError(await service.api.get(`organization-invitations/${invitation.id}`), 404, 'entity.not_exists_with_id');
-      expectError(await service.api.delete(`organization-invitations/${invitation.id}`), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.delete(`organization-invitations/${invitation.id}`),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await setStatus(invitation.id, { status: 'Revoked' }), 404, 'entity.not_exists_with_id');
     });
   });
@@ -171,11 +246,18 @@ describe('management API: organization invitations', () => {
 
     it('Accepted: the user joins with the invitation’s roles, and the invitation says so', async () => {
       const [admin, viewer] = [await fixtures.createRole(), await fixtures.createRole()];
-      const invitation = await invite({ invitee: invitee.primaryEmail!.toUpperCase(), organizationRoleIds: [admin.id, viewer.id] });
+      const invitation = await invite({
+        invitee: invitee.primaryEmail!.toUpperCase(),
+        organizationRoleIds: [admin.id, viewer.id],
+      });
 
       const response = await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id });
       expectStatus(response, 200);
-      expect(response.body).to.deep.include({ status: 'Accepted', acceptedUserId: invitee.id, organizationRoles: invitation.organizationRoles });
+      expect(response.body).to.deep.include({
+        status: 'Accepted',
+        acceptedUserId: invitee.id,
+        organizationRoles: invitation.organizationRoles,
+      });
       expect(response.body.updatedAt).to.be.at.least(invitation.updatedAt);
 
       const members = await service.api.get<Member[]>(`organizations/${organization.id}/users`);
@@ -183,7 +265,11 @@ describe('management API: organization invitations', () => {
       expect(members.body[0]!.organizationRoles.map(({ id }) => id)).to.have.members([admin.id, viewer.id]);
 
       expectError(await setStatus(invitation.id, { status: 'Revoked' }), 422, 'request.invalid_input');
-      expectError(await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id }), 422, 'request.invalid_input');
+      expectError(
+        await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id }),
+        422,
+        'request.invalid_input',
+      );
     });
 
     it('Accepted by a member already: their roles grow by the invitation’s', async () => {
@@ -198,11 +284,19 @@ describe('management API: organization invitations', () => {
     it('refuses an expired invitation with 422, which reads as Expired and adds nobody', async () => {
       const invitation = await invite({ invitee: invitee.primaryEmail });
       await expire(invitation.id);
-      expect((await service.api.get<Invitation>(`organization-invitations/${invitation.id}`)).body.status).to.equal('Expired');
-      const listed = await service.api.get<Invitation[]>('organization-invitations', { searchParams: { organizationId: organization.id } });
+      expect((await service.api.get<Invitation>(`organization-invitations/${invitation.id}`)).body.status).to.equal(
+        'Expired',
+      );
+      const listed = await service.api.get<Invitation[]>('organization-invitations', {
+        searchParams: { organizationId: organization.id },
+      });
       expect(listed.body[0]!.status).to.equal('Expired');
 
-      expectError(await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id }), 422, 'request.invalid_input');
+      expectError(
+        await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id }),
+        422,
+        'request.invalid_input',
+      );
       expectError(await setStatus(invitation.id, { status: 'Revoked' }), 422, 'request.invalid_input');
       expect(await fixtures.memberIds(organization.id)).to.deep.equal([]);
     });
@@ -210,11 +304,21 @@ describe('management API: organization invitations', () => {
     it('refuses a user without the invited e-mail (422), an unknown user (404) and a missing acceptedUserId (422)', async () => {
       const stranger = await fixtures.createUser();
       const invitation = await invite({ invitee: invitee.primaryEmail });
-      expectError(await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: stranger.id }), 422, 'request.invalid_input');
-      expectError(await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: 'ghost' }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: stranger.id }),
+        422,
+        'request.invalid_input',
+      );
+      expectError(
+        await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: 'ghost' }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await setStatus(invitation.id, { status: 'Accepted' }), 422, 'request.invalid_input');
       expect(await fixtures.memberIds(organization.id)).to.deep.equal([]);
-      expect((await service.api.get<Invitation>(`organization-invitations/${invitation.id}`)).body.status).to.equal('Pending');
+      expect((await service.api.get<Invitation>(`organization-invitations/${invitation.id}`)).body.status).to.equal(
+        'Pending',
+      );
     });
 
     it('Revoked: final, nobody joins', async () => {
@@ -222,7 +326,11 @@ describe('management API: organization invitations', () => {
       const revoked = await setStatus(invitation.id, { status: 'Revoked' });
       expectStatus(revoked, 200);
       expect(revoked.body).to.deep.include({ status: 'Revoked', acceptedUserId: null });
-      expectError(await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id }), 422, 'request.invalid_input');
+      expectError(
+        await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id }),
+        422,
+        'request.invalid_input',
+      );
       expect(await fixtures.memberIds(organization.id)).to.deep.equal([]);
     });
 
@@ -237,9 +345,9 @@ describe('management API: organization invitations', () => {
       const [kept, deleted] = [await fixtures.createRole(), await fixtures.createRole()];
       const invitation = await invite({ organizationRoleIds: [kept.id, deleted.id] });
       expectStatus(await service.api.delete(`organization-roles/${deleted.id}`), 204);
-      expect((await service.api.get<Invitation>(`organization-invitations/${invitation.id}`)).body.organizationRoles).to.deep.equal([
-        { id: kept.id, name: kept.name },
-      ]);
+      expect(
+        (await service.api.get<Invitation>(`organization-invitations/${invitation.id}`)).body.organizationRoles,
+      ).to.deep.equal([{ id: kept.id, name: kept.name }]);
     });
   });
 });

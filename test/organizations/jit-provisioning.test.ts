@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 
-import { createSpa, identify, openExperience, submitToApplication, verifyEmail } from '../experience/experience-helpers.ts';
+import {
+  createSpa,
+  identify,
+  openExperience,
+  submitToApplication,
+  verifyEmail,
+} from '../experience/experience-helpers.ts';
 import { Receiver } from '../hooks/receiver.ts';
 import { startService, type TestService } from '../support/service.ts';
 
@@ -14,7 +20,9 @@ describe('organizations: just-in-time membership by email domain', () => {
   before(async () => {
     service = await startService();
     receiver = await Receiver.start();
-    await service.api.post('hooks', { json: { name: 'membership', events: ['Organization.Membership.Updated'], config: { url: receiver.url } } });
+    await service.api.post('hooks', {
+      json: { name: 'membership', events: ['Organization.Membership.Updated'], config: { url: receiver.url } },
+    });
     organization = (await service.api.post('organizations', { json: { name: 'Acme' } })).body;
     role = (await service.api.post('organization-roles', { json: { name: `acme-member-${Date.now()}` } })).body;
     await service.api.put(`organizations/${organization.id}/jit/email-domains`, { json: { emailDomains: [domain] } });
@@ -26,11 +34,16 @@ describe('organizations: just-in-time membership by email domain', () => {
   });
 
   const membersOf = async () =>
-    (await service.api.get(`organizations/${organization.id}/users`)).body as Array<{ id: string; organizationRoles: Array<{ id: string }> }>;
+    (await service.api.get(`organizations/${organization.id}/users`)).body as Array<{
+      id: string;
+      organizationRoles: Array<{ id: string }>;
+    }>;
 
   const membershipEventFor = async (userId: string) => {
     for (let attempt = 0; attempt < 50; attempt++) {
-      const event = receiver.requests.map((request) => JSON.parse(request.body)).find((body) => body.addedUserIds?.includes(userId));
+      const event = receiver.requests
+        .map((request) => JSON.parse(request.body))
+        .find((body) => body.addedUserIds?.includes(userId));
       if (event) {
         return event;
       }
@@ -40,7 +53,9 @@ describe('organizations: just-in-time membership by email domain', () => {
   };
 
   it('makes a user who registers with a verified email of the domain a member, with the JIT roles', async () => {
-    await service.api.patch('sign-in-exp', { json: { signUp: { identifiers: ['email'], password: false, verify: true } } });
+    await service.api.patch('sign-in-exp', {
+      json: { signUp: { identifiers: ['email'], password: false, verify: true } },
+    });
     const spa = await createSpa(service);
     const browser = await openExperience(service, spa.id, 'Register');
     const email = `new.hire@${domain}`;
@@ -49,10 +64,15 @@ describe('organizations: just-in-time membership by email domain', () => {
     expect(created.statusCode, JSON.stringify(created.body)).to.equal(201);
     await submitToApplication(browser);
 
-    const user = ((await service.api.get('users', { searchParams: { search: 'new.hire' } })).body as Array<{ id: string }>)[0]!;
+    const user = (
+      (await service.api.get('users', { searchParams: { search: 'new.hire' } })).body as Array<{ id: string }>
+    )[0]!;
     const member = (await membersOf()).find(({ id }) => id === user.id);
     expect(member?.organizationRoles.map(({ id }) => id)).to.deep.equal([role.id]);
-    expect(await membershipEventFor(user.id)).to.include({ event: 'Organization.Membership.Updated', organizationId: organization.id });
+    expect(await membershipEventFor(user.id)).to.include({
+      event: 'Organization.Membership.Updated',
+      organizationId: organization.id,
+    });
   });
 
   it('leaves a user of another domain out', async () => {

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { expectError, expectStatus, organizationFixtures, type Organization, type OrganizationRole } from './support.ts';
+import {
+  expectError,
+  expectStatus,
+  organizationFixtures,
+  type Organization,
+  type OrganizationRole,
+} from './support.ts';
 
 type EmailDomain = { tenantId: string; organizationId: string; emailDomain: string };
 
@@ -20,14 +26,19 @@ describe('management API: organization just-in-time provisioning', () => {
 
   const domains = (id = organization.id) => `organizations/${id}/jit/email-domains`;
   const roles = (id = organization.id) => `organizations/${id}/jit/roles`;
-  const domainNames = async () => (await service.api.get<EmailDomain[]>(domains())).body.map(({ emailDomain }) => emailDomain);
+  const domainNames = async () =>
+    (await service.api.get<EmailDomain[]>(domains())).body.map(({ emailDomain }) => emailDomain);
   const roleIds = async () => (await service.api.get<OrganizationRole[]>(roles())).body.map(({ id }) => id).sort();
 
   describe('email domains', () => {
     it('POST adds a domain with 201 and the entity (lower-cased); GET lists with Total-Number', async () => {
       const response = await service.api.post<EmailDomain>(domains(), { json: { emailDomain: 'Example.COM' } });
       expectStatus(response, 201);
-      expect(response.body).to.deep.equal({ tenantId: response.body.tenantId, organizationId: organization.id, emailDomain: 'example.com' });
+      expect(response.body).to.deep.equal({
+        tenantId: response.body.tenantId,
+        organizationId: organization.id,
+        emailDomain: 'example.com',
+      });
       await service.api.post(domains(), { json: { emailDomain: 'another.example.org' } });
 
       const listed = await service.api.get<EmailDomain[]>(domains());
@@ -40,7 +51,11 @@ describe('management API: organization just-in-time provisioning', () => {
 
     it('refuses a domain already there with 422, and invalid ones with 400', async () => {
       await service.api.post(domains(), { json: { emailDomain: 'dup.example.com' } });
-      expectError(await service.api.post(domains(), { json: { emailDomain: 'DUP.example.com' } }), 422, 'entity.unique_integrity_violation');
+      expectError(
+        await service.api.post(domains(), { json: { emailDomain: 'DUP.example.com' } }),
+        422,
+        'entity.unique_integrity_violation',
+      );
       for (const emailDomain of ['', 'no-dot', 'user@example.com', 'spa ce.com', '-bad.com', 'x'.repeat(129)]) {
         expectError(await service.api.post(domains(), { json: { emailDomain } }), 400, 'guard.invalid_input');
       }
@@ -49,7 +64,12 @@ describe('management API: organization just-in-time provisioning', () => {
 
     it('PUT replaces the domains with 204 (duplicates collapse); DELETE removes one with 204, 404 when absent', async () => {
       await service.api.post(domains(), { json: { emailDomain: 'old.example.com' } });
-      expectStatus(await service.api.put(domains(), { json: { emailDomains: ['a.example.com', 'B.example.com', 'b.example.com'] } }), 204);
+      expectStatus(
+        await service.api.put(domains(), {
+          json: { emailDomains: ['a.example.com', 'B.example.com', 'b.example.com'] },
+        }),
+        204,
+      );
       expect(await domainNames()).to.deep.equal(['a.example.com', 'b.example.com']);
 
       expectStatus(await service.api.delete(`${domains()}/A.example.com`), 204);
@@ -62,8 +82,16 @@ describe('management API: organization just-in-time provisioning', () => {
 
     it('answers 404 for an unknown organization', async () => {
       expectError(await service.api.get(domains('nope')), 404, 'entity.not_exists_with_id');
-      expectError(await service.api.post(domains('nope'), { json: { emailDomain: 'a.com' } }), 404, 'entity.not_exists_with_id');
-      expectError(await service.api.put(domains('nope'), { json: { emailDomains: [] } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.post(domains('nope'), { json: { emailDomain: 'a.com' } }),
+        404,
+        'entity.not_exists_with_id',
+      );
+      expectError(
+        await service.api.put(domains('nope'), { json: { emailDomains: [] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await service.api.delete(`${domains('nope')}/a.com`), 404, 'entity.not_exists_with_id');
     });
   });
@@ -87,8 +115,16 @@ describe('management API: organization just-in-time provisioning', () => {
 
     it('refuses unknown roles (422), MachineToMachine roles (422), bad bodies (400) and unknown organizations (404)', async () => {
       const machine = await fixtures.createRole({ type: 'MachineToMachine' });
-      expectError(await service.api.post(roles(), { json: { organizationRoleIds: ['nope'] } }), 422, 'entity.relation_foreign_key_not_found');
-      expectError(await service.api.put(roles(), { json: { organizationRoleIds: [machine.id] } }), 422, 'entity.db_constraint_violated');
+      expectError(
+        await service.api.post(roles(), { json: { organizationRoleIds: ['nope'] } }),
+        422,
+        'entity.relation_foreign_key_not_found',
+      );
+      expectError(
+        await service.api.put(roles(), { json: { organizationRoleIds: [machine.id] } }),
+        422,
+        'entity.db_constraint_violated',
+      );
       expectError(await service.api.post(roles(), { json: { organizationRoleIds: [] } }), 400, 'guard.invalid_input');
       expectError(await service.api.get(roles('nope')), 404, 'entity.not_exists_with_id');
       expect(await roleIds()).to.deep.equal([]);

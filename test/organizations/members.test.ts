@@ -2,7 +2,15 @@ import { expect } from 'chai';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { expectError, expectStatus, organizationFixtures, unique, type Member, type Organization, type OrganizationRole } from './support.ts';
+import {
+  expectError,
+  expectStatus,
+  organizationFixtures,
+  unique,
+  type Member,
+  type Organization,
+  type OrganizationRole,
+} from './support.ts';
 
 describe('management API: organization members', () => {
   let service: TestService;
@@ -42,8 +50,18 @@ describe('management API: organization members', () => {
 
     it('answers 404 for an unknown organization and 400 for bad bodies', async () => {
       const ann = await fixtures.createUser();
-      expectError(await service.api.post(users('nope'), { json: { userIds: [ann.id] } }), 404, 'entity.not_exists_with_id');
-      for (const json of [{}, { userIds: [] }, { userIds: [''] }, { userIds: 'x' }, { userIds: [ann.id], extra: true }]) {
+      expectError(
+        await service.api.post(users('nope'), { json: { userIds: [ann.id] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
+      for (const json of [
+        {},
+        { userIds: [] },
+        { userIds: [''] },
+        { userIds: 'x' },
+        { userIds: [ann.id], extra: true },
+      ]) {
         expectError(await service.api.post(users(), { json }), 400, 'guard.invalid_input');
       }
     });
@@ -70,7 +88,11 @@ describe('management API: organization members', () => {
     it('refuses an unknown user with 422 and changes nothing', async () => {
       const ann = await fixtures.createUser();
       await fixtures.addUsers(organization.id, [ann.id]);
-      expectError(await service.api.put(users(), { json: { userIds: ['ghost'] } }), 422, 'entity.relation_foreign_key_not_found');
+      expectError(
+        await service.api.put(users(), { json: { userIds: ['ghost'] } }),
+        422,
+        'entity.relation_foreign_key_not_found',
+      );
       expect(await fixtures.memberIds(organization.id)).to.deep.equal([ann.id]);
       expectError(await service.api.put(users('nope'), { json: { userIds: [] } }), 404, 'entity.not_exists_with_id');
     });
@@ -79,7 +101,10 @@ describe('management API: organization members', () => {
   describe('GET /api/organizations/:id/users', () => {
     it('lists members in Logto’s user shape with their organizationRoles, Total-Number and pagination', async () => {
       const [ann, bob] = [await fixtures.createUser({ name: 'Ann' }), await fixtures.createUser({ name: 'Bob' })];
-      const [admin, viewer] = [await fixtures.createRole({ name: unique('admin') }), await fixtures.createRole({ name: unique('viewer') })];
+      const [admin, viewer] = [
+        await fixtures.createRole({ name: unique('admin') }),
+        await fixtures.createRole({ name: unique('viewer') }),
+      ];
       await fixtures.createUser(); // not a member
       await fixtures.addUsers(organization.id, [ann.id, bob.id]);
       await fixtures.addUserRoles(organization.id, ann.id, [admin.id, viewer.id]);
@@ -88,7 +113,16 @@ describe('management API: organization members', () => {
       expectStatus(response, 200);
       expect(response.headers['total-number']).to.equal('2');
       const listedAnn = response.body.find(({ id }) => id === ann.id)!;
-      expect(listedAnn).to.include.all.keys('id', 'username', 'primaryEmail', 'customData', 'identities', 'profile', 'isSuspended', 'organizationRoles');
+      expect(listedAnn).to.include.all.keys(
+        'id',
+        'username',
+        'primaryEmail',
+        'customData',
+        'identities',
+        'profile',
+        'isSuspended',
+        'organizationRoles',
+      );
       expect(listedAnn).to.not.have.any.keys('passwordDigest', 'password_digest');
       expect(listedAnn.organizationRoles).to.have.deep.members([
         { id: admin.id, name: admin.name },
@@ -159,9 +193,18 @@ describe('management API: organization members', () => {
     });
 
     it('PUT replaces the roles with 204', async () => {
-      const [first, second, third] = [await fixtures.createRole(), await fixtures.createRole(), await fixtures.createRole()];
+      const [first, second, third] = [
+        await fixtures.createRole(),
+        await fixtures.createRole(),
+        await fixtures.createRole(),
+      ];
       await fixtures.addUserRoles(organization.id, ann.id, [first.id, second.id]);
-      expectStatus(await service.api.put(userRoles(ann.id), { json: { organizationRoleIds: [second.id], organizationRoleNames: [third.name] } }), 204);
+      expectStatus(
+        await service.api.put(userRoles(ann.id), {
+          json: { organizationRoleIds: [second.id], organizationRoleNames: [third.name] },
+        }),
+        204,
+      );
       expect(await fixtures.roleIdsOfMember(organization.id, ann.id)).to.deep.equal([second.id, third.id].sort());
       expectStatus(await service.api.put(userRoles(ann.id), { json: { organizationRoleIds: [] } }), 204);
       expect(await fixtures.roleIdsOfMember(organization.id, ann.id)).to.deep.equal([]);
@@ -177,27 +220,51 @@ describe('management API: organization members', () => {
 
     it('refuses unknown roles: names with 422 organization.role_names_not_found, ids with 422, nothing given', async () => {
       const role = await fixtures.createRole();
-      const byName = await service.api.post(userRoles(ann.id), { json: { organizationRoleIds: [role.id], organizationRoleNames: ['nope-a', 'nope-b'] } });
+      const byName = await service.api.post(userRoles(ann.id), {
+        json: { organizationRoleIds: [role.id], organizationRoleNames: ['nope-a', 'nope-b'] },
+      });
       expectError(byName, 422, 'organization.role_names_not_found');
       expect(byName.body.data).to.deep.equal({ names: ['nope-a', 'nope-b'] });
-      const byId = await service.api.post(userRoles(ann.id), { json: { organizationRoleIds: [role.id, 'no-such-role'] } });
+      const byId = await service.api.post(userRoles(ann.id), {
+        json: { organizationRoleIds: [role.id, 'no-such-role'] },
+      });
       expectError(byId, 422, 'entity.relation_foreign_key_not_found');
       expect(await fixtures.roleIdsOfMember(organization.id, ann.id)).to.deep.equal([]);
-      expectError(await service.api.put(userRoles(ann.id), { json: { organizationRoleNames: ['nope'] } }), 422, 'organization.role_names_not_found');
+      expectError(
+        await service.api.put(userRoles(ann.id), { json: { organizationRoleNames: ['nope'] } }),
+        422,
+        'organization.role_names_not_found',
+      );
     });
 
     it('refuses MachineToMachine roles for users with 422 entity.db_constraint_violated', async () => {
       const machine = await fixtures.createRole({ type: 'MachineToMachine' });
-      expectError(await service.api.post(userRoles(ann.id), { json: { organizationRoleIds: [machine.id] } }), 422, 'entity.db_constraint_violated');
+      expectError(
+        await service.api.post(userRoles(ann.id), { json: { organizationRoleIds: [machine.id] } }),
+        422,
+        'entity.db_constraint_violated',
+      );
     });
 
     it('refuses roles for a non-member with 422 organization.require_membership on every method', async () => {
       const outsider = await fixtures.createUser();
       const role = await fixtures.createRole();
       expectError(await service.api.get(userRoles(outsider.id)), 422, 'organization.require_membership');
-      expectError(await service.api.post(userRoles(outsider.id), { json: { organizationRoleIds: [role.id] } }), 422, 'organization.require_membership');
-      expectError(await service.api.put(userRoles(outsider.id), { json: { organizationRoleIds: [role.id] } }), 422, 'organization.require_membership');
-      expectError(await service.api.delete(`${userRoles(outsider.id)}/${role.id}`), 422, 'organization.require_membership');
+      expectError(
+        await service.api.post(userRoles(outsider.id), { json: { organizationRoleIds: [role.id] } }),
+        422,
+        'organization.require_membership',
+      );
+      expectError(
+        await service.api.put(userRoles(outsider.id), { json: { organizationRoleIds: [role.id] } }),
+        422,
+        'organization.require_membership',
+      );
+      expectError(
+        await service.api.delete(`${userRoles(outsider.id)}/${role.id}`),
+        422,
+        'organization.require_membership',
+      );
       expectError(await service.api.get(userRoles(ann.id, 'nope')), 404, 'entity.not_exists_with_id');
     });
 
@@ -208,11 +275,17 @@ describe('management API: organization members', () => {
     });
 
     it('GET /scopes lists the organization scopes the member holds through their roles', async () => {
-      const [read, write, unused] = [await fixtures.createScope(), await fixtures.createScope(), await fixtures.createScope()];
+      const [read, write, unused] = [
+        await fixtures.createScope(),
+        await fixtures.createScope(),
+        await fixtures.createScope(),
+      ];
       const reader = await fixtures.createRole({ organizationScopeIds: [read.id] });
       const writer = await fixtures.createRole({ organizationScopeIds: [read.id, write.id] });
       await fixtures.addUserRoles(organization.id, ann.id, [reader.id, writer.id]);
-      const response = await service.api.get<Array<{ id: string }>>(`organizations/${organization.id}/users/${ann.id}/scopes`);
+      const response = await service.api.get<Array<{ id: string }>>(
+        `organizations/${organization.id}/users/${ann.id}/scopes`,
+      );
       expectStatus(response, 200);
       expect(response.body).to.have.deep.members([read, write]);
       expect(response.body.map(({ id }) => id)).to.not.include(unused.id);
@@ -226,7 +299,9 @@ describe('management API: organization members', () => {
       await fixtures.addUsers(organization.id, [ann.id, bob.id]);
       await fixtures.addUserRoles(organization.id, ann.id, [first.id]);
 
-      const response = await service.api.post(`${users()}/roles`, { json: { userIds: [ann.id, bob.id], organizationRoleIds: [first.id, second.id] } });
+      const response = await service.api.post(`${users()}/roles`, {
+        json: { userIds: [ann.id, bob.id], organizationRoleIds: [first.id, second.id] },
+      });
       expectStatus(response, 201);
       expect(await fixtures.roleIdsOfMember(organization.id, ann.id)).to.deep.equal([first.id, second.id].sort());
       expect(await fixtures.roleIdsOfMember(organization.id, bob.id)).to.deep.equal([first.id, second.id].sort());
@@ -236,10 +311,16 @@ describe('management API: organization members', () => {
       const [ann, outsider] = [await fixtures.createUser(), await fixtures.createUser()];
       const role = await fixtures.createRole();
       await fixtures.addUsers(organization.id, [ann.id]);
-      const response = await service.api.post(`${users()}/roles`, { json: { userIds: [ann.id, outsider.id], organizationRoleIds: [role.id] } });
+      const response = await service.api.post(`${users()}/roles`, {
+        json: { userIds: [ann.id, outsider.id], organizationRoleIds: [role.id] },
+      });
       expectError(response, 422, 'organization.require_membership');
       expect(await fixtures.roleIdsOfMember(organization.id, ann.id)).to.deep.equal([]);
-      expectError(await service.api.post(`${users()}/roles`, { json: { userIds: [ann.id], organizationRoleIds: [] } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.post(`${users()}/roles`, { json: { userIds: [ann.id], organizationRoleIds: [] } }),
+        400,
+        'guard.invalid_input',
+      );
     });
   });
 
@@ -267,7 +348,8 @@ describe('management API: organization members', () => {
     it('member role changes bump the roles cache version that token permissions are cached under', async () => {
       const db = openDatabase(service.config.dbUrl);
       try {
-        const version = async () => Number((await db('cache_versions').where({ name: 'roles' }).first<{ version: number }>())!.version);
+        const version = async () =>
+          Number((await db('cache_versions').where({ name: 'roles' }).first<{ version: number }>())!.version);
         const ann = await fixtures.createUser();
         const role = await fixtures.createRole();
         await fixtures.addUsers(organization.id, [ann.id]);

@@ -15,10 +15,22 @@ export type Organization = {
   customCss: string | null;
   createdAt: number;
 };
-export type OrganizationRole = { tenantId: string; id: string; name: string; description: string | null; type: 'User' | 'MachineToMachine' };
+export type OrganizationRole = {
+  tenantId: string;
+  id: string;
+  name: string;
+  description: string | null;
+  type: 'User' | 'MachineToMachine';
+};
 export type OrganizationScope = { tenantId: string; id: string; name: string; description: string | null };
 export type RoleReference = { id: string; name: string };
-export type User = { id: string; username: string | null; primaryEmail: string | null; name: string | null; avatar: string | null };
+export type User = {
+  id: string;
+  username: string | null;
+  primaryEmail: string | null;
+  name: string | null;
+  avatar: string | null;
+};
 export type Member = User & { organizationRoles: RoleReference[] };
 export type Application = { id: string; name: string; type: string };
 export type Invitation = {
@@ -65,7 +77,10 @@ export function organizationFixtures(service: () => TestService) {
 
     createUser: (body: Record<string, unknown> = {}) => {
       const username = unique('user');
-      return created<User>(api().post('users', { json: { username, primaryEmail: `${username}@example.com`, ...body } }), 200);
+      return created<User>(
+        api().post('users', { json: { username, primaryEmail: `${username}@example.com`, ...body } }),
+        200,
+      );
     },
 
     createApplication: (type: 'MachineToMachine' | 'Traditional' | 'SPA' = 'MachineToMachine') =>
@@ -80,10 +95,15 @@ export function organizationFixtures(service: () => TestService) {
     /** An API resource with scopes of the given names; returns their ids by name. */
     async createResourceScopes(names: string[]) {
       const indicator = `https://${unique('api').replaceAll('_', '-')}.example.com`;
-      const resource = await created<{ id: string; name: string }>(api().post('resources', { json: { name: indicator, indicator } }), 201);
+      const resource = await created<{ id: string; name: string }>(
+        api().post('resources', { json: { name: indicator, indicator } }),
+        201,
+      );
       const scopes: Record<string, string> = {};
       for (const name of names) {
-        scopes[name] = (await created<{ id: string }>(api().post(`resources/${resource.id}/scopes`, { json: { name } }), 201)).id;
+        scopes[name] = (
+          await created<{ id: string }>(api().post(`resources/${resource.id}/scopes`, { json: { name } }), 201)
+        ).id;
       }
       return { resource, scopes };
     },
@@ -93,7 +113,10 @@ export function organizationFixtures(service: () => TestService) {
     },
 
     addUserRoles: async (organizationId: string, userId: string, organizationRoleIds: string[]) => {
-      await created(api().post(`organizations/${organizationId}/users/${userId}/roles`, { json: { organizationRoleIds } }), 201);
+      await created(
+        api().post(`organizations/${organizationId}/users/${userId}/roles`, { json: { organizationRoleIds } }),
+        201,
+      );
     },
 
     memberIds: async (organizationId: string) => {

@@ -1,13 +1,27 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { expectError, expectStatus, organizationFixtures, unique, type OrganizationRole, type OrganizationScope } from './support.ts';
+import {
+  expectError,
+  expectStatus,
+  organizationFixtures,
+  unique,
+  type OrganizationRole,
+  type OrganizationScope,
+} from './support.ts';
 
 type RoleListItem = OrganizationRole & {
   scopes: Array<{ id: string; name: string }>;
   resourceScopes: Array<{ id: string; name: string; resource: { id: string; name: string } }>;
 };
-type ResourceScope = { tenantId: string; id: string; resourceId: string; name: string; description: string | null; createdAt: number };
+type ResourceScope = {
+  tenantId: string;
+  id: string;
+  resourceId: string;
+  name: string;
+  description: string | null;
+  createdAt: number;
+};
 
 describe('management API: organization template (scopes and roles)', () => {
   let service: TestService;
@@ -21,26 +35,43 @@ describe('management API: organization template (scopes and roles)', () => {
   describe('/api/organization-scopes', () => {
     it('creates with 201, gets, lists by name with q and pagination', async () => {
       const name = unique('read');
-      const response = await service.api.post<OrganizationScope>('organization-scopes', { json: { name, description: 'Read things.' } });
+      const response = await service.api.post<OrganizationScope>('organization-scopes', {
+        json: { name, description: 'Read things.' },
+      });
       expectStatus(response, 201);
       expect(response.body).to.have.all.keys('tenantId', 'id', 'name', 'description');
       expect(response.body).to.include({ name, description: 'Read things.' });
       expect((await service.api.get(`organization-scopes/${response.body.id}`)).body).to.deep.equal(response.body);
 
       const prefix = unique('listed');
-      const [b, a] = [await fixtures.createScope({ name: `${prefix}_b` }), await fixtures.createScope({ name: `${prefix}_a` })];
+      const [b, a] = [
+        await fixtures.createScope({ name: `${prefix}_b` }),
+        await fixtures.createScope({ name: `${prefix}_a` }),
+      ];
       const listed = await service.api.get<OrganizationScope[]>('organization-scopes', { searchParams: { q: prefix } });
       expectStatus(listed, 200);
       expect(listed.headers['total-number']).to.equal('2');
       expect(listed.body.map(({ id }) => id)).to.deep.equal([a.id, b.id]);
-      const page = await service.api.get<OrganizationScope[]>('organization-scopes', { searchParams: { q: prefix, page: 2, page_size: 1 } });
+      const page = await service.api.get<OrganizationScope[]>('organization-scopes', {
+        searchParams: { q: prefix, page: 2, page_size: 1 },
+      });
       expect(page.body.map(({ id }) => id)).to.deep.equal([b.id]);
     });
 
     it('refuses a name in use with 422 and bad bodies with 400', async () => {
       const scope = await fixtures.createScope();
-      expectError(await service.api.post('organization-scopes', { json: { name: scope.name } }), 422, 'entity.unique_integrity_violation');
-      for (const json of [{}, { name: '' }, { name: 'has space' }, { name: 'ok', other: 1 }, { name: 'x'.repeat(129) }]) {
+      expectError(
+        await service.api.post('organization-scopes', { json: { name: scope.name } }),
+        422,
+        'entity.unique_integrity_violation',
+      );
+      for (const json of [
+        {},
+        { name: '' },
+        { name: 'has space' },
+        { name: 'ok', other: 1 },
+        { name: 'x'.repeat(129) },
+      ]) {
         expectError(await service.api.post('organization-scopes', { json }), 400, 'guard.invalid_input');
       }
     });
@@ -48,10 +79,16 @@ describe('management API: organization template (scopes and roles)', () => {
     it('patches with 200 (name conflicts 422), deletes with 204 (roles lose it), 404 for unknown ids', async () => {
       const [scope, taken] = [await fixtures.createScope(), await fixtures.createScope()];
       const renamed = unique('renamed');
-      const patched = await service.api.patch<OrganizationScope>(`organization-scopes/${scope.id}`, { json: { name: renamed, description: null } });
+      const patched = await service.api.patch<OrganizationScope>(`organization-scopes/${scope.id}`, {
+        json: { name: renamed, description: null },
+      });
       expectStatus(patched, 200);
       expect(patched.body).to.deep.equal({ ...scope, name: renamed, description: null });
-      expectError(await service.api.patch(`organization-scopes/${scope.id}`, { json: { name: taken.name } }), 422, 'entity.unique_integrity_violation');
+      expectError(
+        await service.api.patch(`organization-scopes/${scope.id}`, { json: { name: taken.name } }),
+        422,
+        'entity.unique_integrity_violation',
+      );
       expectStatus(await service.api.patch(`organization-scopes/${scope.id}`, { json: { name: renamed } }), 200);
 
       const role = await fixtures.createRole({ organizationScopeIds: [scope.id, taken.id] });
@@ -60,7 +97,11 @@ describe('management API: organization template (scopes and roles)', () => {
       expect(remaining.body.map(({ id }) => id)).to.deep.equal([taken.id]);
 
       expectError(await service.api.get(`organization-scopes/${scope.id}`), 404, 'entity.not_exists_with_id');
-      expectError(await service.api.patch(`organization-scopes/${scope.id}`, { json: { name: 'x' } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.patch(`organization-scopes/${scope.id}`, { json: { name: 'x' } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await service.api.delete(`organization-scopes/${scope.id}`), 404, 'entity.not_exists_with_id');
     });
   });
@@ -71,7 +112,12 @@ describe('management API: organization template (scopes and roles)', () => {
       const { resource, scopes } = await fixtures.createResourceScopes(['read:x', 'write:x']);
       const name = unique('admin');
       const response = await service.api.post<OrganizationRole>('organization-roles', {
-        json: { name, description: 'Administers.', organizationScopeIds: [scope.id], resourceScopeIds: [scopes['read:x'], scopes['write:x']] },
+        json: {
+          name,
+          description: 'Administers.',
+          organizationScopeIds: [scope.id],
+          resourceScopeIds: [scopes['read:x'], scopes['write:x']],
+        },
       });
       expectStatus(response, 201);
       expect(response.body).to.have.all.keys('tenantId', 'id', 'name', 'description', 'type');
@@ -97,15 +143,33 @@ describe('management API: organization template (scopes and roles)', () => {
     it('creates nothing when a scope id is unknown (422), and refuses names in use (422) and bad bodies (400)', async () => {
       const scope = await fixtures.createScope();
       const name = unique('atomic');
-      const unknownScope = await service.api.post('organization-roles', { json: { name, organizationScopeIds: [scope.id, 'nope'] } });
+      const unknownScope = await service.api.post('organization-roles', {
+        json: { name, organizationScopeIds: [scope.id, 'nope'] },
+      });
       expectError(unknownScope, 422, 'entity.relation_foreign_key_not_found');
       expect(unknownScope.body.data).to.deep.equal({ name: 'organization scope', id: 'nope' });
-      expectError(await service.api.post('organization-roles', { json: { name, resourceScopeIds: ['nope'] } }), 422, 'entity.relation_foreign_key_not_found');
-      expect((await service.api.get<RoleListItem[]>('organization-roles', { searchParams: { q: name } })).body).to.deep.equal([]);
+      expectError(
+        await service.api.post('organization-roles', { json: { name, resourceScopeIds: ['nope'] } }),
+        422,
+        'entity.relation_foreign_key_not_found',
+      );
+      expect(
+        (await service.api.get<RoleListItem[]>('organization-roles', { searchParams: { q: name } })).body,
+      ).to.deep.equal([]);
 
       const role = await fixtures.createRole({ name });
-      expectError(await service.api.post('organization-roles', { json: { name: role.name } }), 422, 'entity.unique_integrity_violation');
-      for (const json of [{}, { name: '' }, { name: 'a', type: 'Robot' }, { name: 'a', scopeIds: [] }, { name: 'a', organizationScopeIds: 'x' }]) {
+      expectError(
+        await service.api.post('organization-roles', { json: { name: role.name } }),
+        422,
+        'entity.unique_integrity_violation',
+      );
+      for (const json of [
+        {},
+        { name: '' },
+        { name: 'a', type: 'Robot' },
+        { name: 'a', scopeIds: [] },
+        { name: 'a', organizationScopeIds: 'x' },
+      ]) {
         expectError(await service.api.post('organization-roles', { json }), 400, 'guard.invalid_input');
       }
     });
@@ -120,7 +184,9 @@ describe('management API: organization template (scopes and roles)', () => {
       const all = await service.api.get<RoleListItem[]>('organization-roles', { searchParams: { q: prefix } });
       expect(all.headers['total-number']).to.equal('3');
       expect(all.body.map(({ id }) => id)).to.deep.equal([a.id, b.id, c.id]);
-      const page = await service.api.get<RoleListItem[]>('organization-roles', { searchParams: { q: prefix, page: 2, page_size: 2 } });
+      const page = await service.api.get<RoleListItem[]>('organization-roles', {
+        searchParams: { q: prefix, page: 2, page_size: 2 },
+      });
       expect(page.body.map(({ id }) => id)).to.deep.equal([c.id]);
       expect(page.headers['total-number']).to.equal('3');
     });
@@ -128,12 +194,26 @@ describe('management API: organization template (scopes and roles)', () => {
     it('patches name and description with 200; the type is fixed; 404 and 422 as the scopes', async () => {
       const [role, taken] = [await fixtures.createRole(), await fixtures.createRole()];
       const name = unique('renamed');
-      const patched = await service.api.patch<OrganizationRole>(`organization-roles/${role.id}`, { json: { name, description: 'Now described.' } });
+      const patched = await service.api.patch<OrganizationRole>(`organization-roles/${role.id}`, {
+        json: { name, description: 'Now described.' },
+      });
       expectStatus(patched, 200);
       expect(patched.body).to.deep.equal({ ...role, name, description: 'Now described.' });
-      expectError(await service.api.patch(`organization-roles/${role.id}`, { json: { type: 'MachineToMachine' } }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch(`organization-roles/${role.id}`, { json: { name: taken.name } }), 422, 'entity.unique_integrity_violation');
-      expectError(await service.api.patch('organization-roles/nope', { json: { name: 'x' } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.patch(`organization-roles/${role.id}`, { json: { type: 'MachineToMachine' } }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await service.api.patch(`organization-roles/${role.id}`, { json: { name: taken.name } }),
+        422,
+        'entity.unique_integrity_violation',
+      );
+      expectError(
+        await service.api.patch('organization-roles/nope', { json: { name: 'x' } }),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
 
     it('deletes with 204; then 404', async () => {
@@ -169,9 +249,17 @@ describe('management API: organization template (scopes and roles)', () => {
       const scope = await fixtures.createScope();
       const path = `organization-roles/${role.id}/scopes`;
       await service.api.post(path, { json: { organizationScopeIds: [scope.id] } });
-      expectError(await service.api.put(path, { json: { organizationScopeIds: ['nope'] } }), 422, 'entity.relation_foreign_key_not_found');
+      expectError(
+        await service.api.put(path, { json: { organizationScopeIds: ['nope'] } }),
+        422,
+        'entity.relation_foreign_key_not_found',
+      );
       expect((await service.api.get<OrganizationScope[]>(path)).body.map(({ id }) => id)).to.deep.equal([scope.id]);
-      expectError(await service.api.post('organization-roles/nope/scopes', { json: { organizationScopeIds: [scope.id] } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.post('organization-roles/nope/scopes', { json: { organizationScopeIds: [scope.id] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await service.api.get('organization-roles/nope/scopes'), 404, 'entity.not_exists_with_id');
       expectError(await service.api.post(path, { json: { organizationScopeIds: [] } }), 400, 'guard.invalid_input');
     });
@@ -195,21 +283,38 @@ describe('management API: organization template (scopes and roles)', () => {
       expectStatus(await service.api.delete(`${path}/${scopes.c}`), 204);
       expect((await service.api.get<ResourceScope[]>(path)).body).to.deep.equal([]);
       expectError(await service.api.delete(`${path}/${scopes.c}`), 404, 'entity.not_exists_with_id');
-      expectError(await service.api.post(path, { json: { scopeIds: ['nope'] } }), 422, 'entity.relation_foreign_key_not_found');
+      expectError(
+        await service.api.post(path, { json: { scopeIds: ['nope'] } }),
+        422,
+        'entity.relation_foreign_key_not_found',
+      );
     });
 
     it('refuses the management API’s scope for User roles with 400, as user roles do; MachineToMachine roles may hold it', async () => {
       const managementScopeId = 'management-api-all';
       const userRole = await fixtures.createRole();
       const path = `organization-roles/${userRole.id}/resource-scopes`;
-      expectError(await service.api.post(path, { json: { scopeIds: [managementScopeId] } }), 400, 'role.management_api_scopes_not_assignable_to_user_role');
-      expectError(await service.api.put(path, { json: { scopeIds: [managementScopeId] } }), 400, 'role.management_api_scopes_not_assignable_to_user_role');
       expectError(
-        await service.api.post('organization-roles', { json: { name: unique('sneaky'), resourceScopeIds: [managementScopeId] } }),
+        await service.api.post(path, { json: { scopeIds: [managementScopeId] } }),
         400,
         'role.management_api_scopes_not_assignable_to_user_role',
       );
-      const machineRole = await fixtures.createRole({ type: 'MachineToMachine', resourceScopeIds: [managementScopeId] });
+      expectError(
+        await service.api.put(path, { json: { scopeIds: [managementScopeId] } }),
+        400,
+        'role.management_api_scopes_not_assignable_to_user_role',
+      );
+      expectError(
+        await service.api.post('organization-roles', {
+          json: { name: unique('sneaky'), resourceScopeIds: [managementScopeId] },
+        }),
+        400,
+        'role.management_api_scopes_not_assignable_to_user_role',
+      );
+      const machineRole = await fixtures.createRole({
+        type: 'MachineToMachine',
+        resourceScopeIds: [managementScopeId],
+      });
       const listed = await service.api.get<ResourceScope[]>(`organization-roles/${machineRole.id}/resource-scopes`);
       expect(listed.body.map(({ id }) => id)).to.deep.equal([managementScopeId]);
     });

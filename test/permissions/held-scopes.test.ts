@@ -52,14 +52,22 @@ describe('the permission model: scopes a user holds on a resource', () => {
     db = openDatabase(await freshDatabaseUrl());
     await migrateToLatest(db);
     await db('resources').insert(
-      ['r1', 'r2'].map((id) => ({ id, name: id, indicator: `https://${id}.example.com`, access_token_ttl: 3600, created_at: now })),
+      ['r1', 'r2'].map((id) => ({
+        id,
+        name: id,
+        indicator: `https://${id}.example.com`,
+        access_token_ttl: 3600,
+        created_at: now,
+      })),
     );
     await db('scopes').insert([
       { id: 'a', resource_id: 'r1', name: 'a', created_at: now },
       { id: 'b', resource_id: 'r1', name: 'b', created_at: now },
       { id: 'c', resource_id: 'r2', name: 'c', created_at: now },
     ]);
-    await db('roles').insert(['A', 'C'].map((id) => ({ id, name: id, description: id, type: 'User', created_at: now })));
+    await db('roles').insert(
+      ['A', 'C'].map((id) => ({ id, name: id, description: id, type: 'User', created_at: now })),
+    );
     await db('roles_scopes').insert([
       { role_id: 'A', scope_id: 'a' },
       { role_id: 'C', scope_id: 'c' },
@@ -72,14 +80,27 @@ describe('the permission model: scopes a user holds on a resource', () => {
       { organization_role_id: 'AC', scope_id: 'c' },
     ]);
     for (const [id, { roles, memberships }] of Object.entries(users)) {
-      await db('users').insert({ id, custom_data: '{}', profile: '{}', identities: '{}', created_at: now, updated_at: now });
+      await db('users').insert({
+        id,
+        custom_data: '{}',
+        profile: '{}',
+        identities: '{}',
+        created_at: now,
+        updated_at: now,
+      });
       for (const role of roles) {
         await db('users_roles').insert({ user_id: id, role_id: role });
       }
-      for (const [organization, organizationRoles] of Object.entries(memberships) as Array<[string, readonly string[]]>) {
+      for (const [organization, organizationRoles] of Object.entries(memberships) as Array<
+        [string, readonly string[]]
+      >) {
         await db('organization_users').insert({ organization_id: organization, user_id: id });
         for (const role of organizationRoles) {
-          await db('organization_user_roles').insert({ organization_id: organization, user_id: id, organization_role_id: role });
+          await db('organization_user_roles').insert({
+            organization_id: organization,
+            user_id: id,
+            organization_role_id: role,
+          });
         }
       }
     }

@@ -38,7 +38,10 @@ describe('browser protections', () => {
     }
 
     const startExperience = async (browser: Browser, headers: Record<string, string>) =>
-      (await browser.client.put('api/experience', { json: { interactionEvent: 'SignIn' }, headers })) as unknown as HttpResponse;
+      (await browser.client.put('api/experience', {
+        json: { interactionEvent: 'SignIn' },
+        headers,
+      })) as unknown as HttpResponse;
 
     it('the Experience API: another Origin, or Sec-Fetch-Site cross-site or same-site, gets 403 before the cookie is used', async () => {
       const browser = await signInPage();
@@ -58,12 +61,23 @@ describe('browser protections', () => {
         expect(refused.body.message).to.be.a('string');
       }
       // Refused requests changed nothing: the experience was never started.
-      expect((await browser.client.post('api/experience/submit', { headers: { origin: 'https://evil.example' } })).statusCode).to.equal(403);
-      expect((await browser.client.post('api/experience/submit')).body).to.deep.include({ code: 'session.interaction_not_found' });
+      expect(
+        (await browser.client.post('api/experience/submit', { headers: { origin: 'https://evil.example' } }))
+          .statusCode,
+      ).to.equal(403);
+      expect((await browser.client.post('api/experience/submit')).body).to.deep.include({
+        code: 'session.interaction_not_found',
+      });
     });
 
     it('the Experience API: its own origin, Sec-Fetch-Site same-origin or none, and no browser headers at all (a script) pass', async () => {
-      const passing: Array<Record<string, string>> = [{ origin: service.config.endpoint }, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, { origin: service.config.endpoint, 'sec-fetch-site': 'same-origin' }, {}];
+      const passing: Array<Record<string, string>> = [
+        { origin: service.config.endpoint },
+        { 'sec-fetch-site': 'same-origin' },
+        { 'sec-fetch-site': 'none' },
+        { origin: service.config.endpoint, 'sec-fetch-site': 'same-origin' },
+        {},
+      ];
       for (const headers of passing) {
         const browser = await signInPage();
         expect((await startExperience(browser, headers)).statusCode, JSON.stringify(headers)).to.equal(204);
@@ -71,7 +85,9 @@ describe('browser protections', () => {
     });
 
     it('reading is not refused: GET from another site still answers', async () => {
-      const response = await service.http.get('api/.well-known/sign-in-exp', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+      const response = await service.http.get('api/.well-known/sign-in-exp', {
+        headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      });
       expect(response.statusCode).to.equal(200);
     });
 
@@ -101,7 +117,14 @@ describe('browser protections', () => {
       const browser = new Browser(service);
       const { id } = await createSpa(service);
       const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-      const query = new URLSearchParams({ client_id: id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' });
+      const query = new URLSearchParams({
+        client_id: id,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       const response = await browser.client.get(`oidc/auth?${query}`, { responseType: 'text' });
       expect(response.headers.location).to.equal('/sign-in');
       return response.headers['set-cookie'] ?? [];
@@ -135,7 +158,15 @@ describe('browser protections', () => {
 
   describe('a production start', () => {
     it('warns when ENDPOINT is plain http on a name that is not this machine', async () => {
-      const service = await startService({ logs: true, env: { NODE_ENV: 'production', ENDPOINT: 'http://identity.test', SMTP_URL: 'smtp://127.0.0.1:2525', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
+      const service = await startService({
+        logs: true,
+        env: {
+          NODE_ENV: 'production',
+          ENDPOINT: 'http://identity.test',
+          SMTP_URL: 'smtp://127.0.0.1:2525',
+          SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        },
+      });
       try {
         const warnings = logLines(service).filter((line) => line.level === 40);
         expect(warnings.map((line) => line.msg)).to.have.length(1);
@@ -146,7 +177,14 @@ describe('browser protections', () => {
     });
 
     it('does not warn for an http ENDPOINT on loopback', async () => {
-      const service = await startService({ logs: true, env: { NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:2525', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
+      const service = await startService({
+        logs: true,
+        env: {
+          NODE_ENV: 'production',
+          SMTP_URL: 'smtp://127.0.0.1:2525',
+          SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        },
+      });
       try {
         expect(logLines(service).filter((line) => line.level === 40)).to.deep.equal([]);
       } finally {

@@ -9,7 +9,11 @@ import { Browser } from '../experience/browser.ts';
 import { openDatabase, refuseUpdates, testDatabase } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 
-type LogLine = { level: number; msg: string; err?: { type: string; message: string; stack?: string; code?: string } } & Record<string, unknown>;
+type LogLine = {
+  level: number;
+  msg: string;
+  err?: { type: string; message: string; stack?: string; code?: string };
+} & Record<string, unknown>;
 
 const logLines = (service: TestService): LogLine[] =>
   service
@@ -33,10 +37,14 @@ describe('secrets stay out of the log', () => {
   });
 
   it('a failed statement is logged with placeholders and its error code, never its values (a client secret, a hook signing key)', async () => {
-    const application = await service.api.post('applications', { json: { name: 'Leaky app', type: 'MachineToMachine' } });
+    const application = await service.api.post('applications', {
+      json: { name: 'Leaky app', type: 'MachineToMachine' },
+    });
     const clientSecret = String(application.body.secret);
     expect(clientSecret.length).to.be.above(10);
-    const hook = await service.api.post('hooks', { json: { name: 'Leaky hook', events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' } } });
+    const hook = await service.api.post('hooks', {
+      json: { name: 'Leaky hook', events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' } },
+    });
     expect(hook.statusCode).to.equal(201);
     const signingKey = String(hook.body.signingKey);
 
@@ -48,11 +56,18 @@ describe('secrets stay out of the log', () => {
       await service.api.patch(`hooks/${hook.body.id}`, { json: { name: marker } }),
     ];
     expect(failed.map((response) => response.statusCode)).to.deep.equal([500, 500]);
-    expect(failed[0]!.body).to.deep.equal({ code: 'unknown', message: 'Internal server error.', logId: failed[0]!.body.logId });
+    expect(failed[0]!.body).to.deep.equal({
+      code: 'unknown',
+      message: 'Internal server error.',
+      logId: failed[0]!.body.logId,
+    });
 
     const logged = logLines(service).filter((line) => line.msg === 'request failed');
     expect(logged).to.have.length(2);
-    for (const [line, table] of [[logged[0]!, 'applications'], [logged[1]!, 'hooks']] as const) {
+    for (const [line, table] of [
+      [logged[0]!, 'applications'],
+      [logged[1]!, 'hooks'],
+    ] as const) {
       expect(line.err!.code).to.be.a('string');
       expect(line.err!.message).to.contain(`update \`${table}\` set`).and.to.contain('= ?');
     }
@@ -73,7 +88,15 @@ describe('secrets stay out of the log', () => {
     const { id: clientId } = await createSpa(service);
     const state = `state-${randomBytes(6).toString('hex')}`;
     const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-    const query = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state, code_challenge: challenge, code_challenge_method: 'S256' });
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const response = await new Browser(service).client.get(`oidc/auth?${query}`, { responseType: 'text' });
     expect(response.statusCode).to.equal(500);
     await beside.raw('drop trigger probe_models');
@@ -112,18 +135,29 @@ describe('secrets stay out of the log', () => {
 
 describe('one-time secrets at start', () => {
   it('generated admin credentials go out once, as one JSON line on the notices stream (stderr), never into the log nor on a restart', async () => {
-    const env = { NODE_ENV: 'production', BOOTSTRAP_ADMIN_CLIENT_ID: '', BOOTSTRAP_ADMIN_CLIENT_SECRET: '', SMTP_URL: 'smtp://127.0.0.1:2525' };
+    const env = {
+      NODE_ENV: 'production',
+      BOOTSTRAP_ADMIN_CLIENT_ID: '',
+      BOOTSTRAP_ADMIN_CLIENT_SECRET: '',
+      SMTP_URL: 'smtp://127.0.0.1:2525',
+    };
     const first = await startService({ logs: true, env });
     let second: TestService | undefined;
     try {
       const lines = first.notices().trim().split('\n');
-      const credentials = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => 'clientSecret' in line);
+      const credentials = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => 'clientSecret' in line);
       expect(credentials).to.have.length(1);
       expect(credentials[0]).to.include({ level: 40, scope: 'all', resource: first.config.managementApiResource });
       const secret = String(credentials[0]!.clientSecret);
       expect(first.notices().split(secret)).to.have.length(2);
       expect(first.logs()).to.not.contain(secret);
-      const token = await first.token(String(credentials[0]!.clientId), secret, { grant_type: 'client_credentials', resource: first.config.managementApiResource, scope: 'all' });
+      const token = await first.token(String(credentials[0]!.clientId), secret, {
+        grant_type: 'client_credentials',
+        resource: first.config.managementApiResource,
+        scope: 'all',
+      });
       expect(token.statusCode).to.equal(200);
 
       second = await startService({ logs: true, dbUrl: first.config.dbUrl, env });
@@ -160,8 +194,12 @@ describe('production without SMTP_URL', () => {
 
     const beside = openDatabase(service.config.dbUrl);
     try {
-      expect(await beside('development_messages').count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
-      expect(await beside('verification_codes').count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
+      expect(await beside('development_messages').count({ n: '*' }).first()).to.satisfy(
+        (row: { n: number | string }) => Number(row.n) === 0,
+      );
+      expect(await beside('verification_codes').count({ n: '*' }).first()).to.satisfy(
+        (row: { n: number | string }) => Number(row.n) === 0,
+      );
     } finally {
       await beside.destroy();
     }

@@ -17,7 +17,8 @@ describe('enterprise SSO connectors: the management API', () => {
   });
   after(() => service.stop());
 
-  const create = (json: Record<string, unknown>) => service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: name(), ...json } });
+  const create = (json: Record<string, unknown>) =>
+    service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: name(), ...json } });
 
   it('lists the providers: OIDC', async () => {
     const providers = await service.api.get('sso-connector-providers');
@@ -26,10 +27,19 @@ describe('enterprise SSO connectors: the management API', () => {
   });
 
   it('creates, reads, lists, updates and deletes a connector; the secret never shows', async () => {
-    const created = await create({ config, domains: ['Corp.Example', 'corp.example', 'subsidiary.example'], branding: { displayName: 'Corp' } });
+    const created = await create({
+      config,
+      domains: ['Corp.Example', 'corp.example', 'subsidiary.example'],
+      branding: { displayName: 'Corp' },
+    });
     expectStatus(created, 200);
     const connector = created.body;
-    expect(connector).to.include({ providerName: 'OIDC', providerType: 'oidc', syncProfile: false, enableTokenStorage: false });
+    expect(connector).to.include({
+      providerName: 'OIDC',
+      providerType: 'oidc',
+      syncProfile: false,
+      enableTokenStorage: false,
+    });
     // Domains are lower-cased and kept once.
     expect(connector.domains).to.deep.equal(['corp.example', 'subsidiary.example']);
     expect(connector.config).to.include({ issuer: config.issuer, clientId: 'sso-client', trustUnverifiedEmail: false });
@@ -48,10 +58,18 @@ describe('enterprise SSO connectors: the management API', () => {
 
     // A masked secret sent back keeps the stored one; omitted config keys are kept.
     const patched = await service.api.patch(`sso-connectors/${connector.id}`, {
-      json: { config: { clientSecret: connector.config.clientSecret, scope: 'groups' }, domains: ['corp.example'], syncProfile: true },
+      json: {
+        config: { clientSecret: connector.config.clientSecret, scope: 'groups' },
+        domains: ['corp.example'],
+        syncProfile: true,
+      },
     });
     expectStatus(patched, 200);
-    expect(patched.body.config).to.include({ issuer: config.issuer, clientSecret: connector.config.clientSecret, scope: 'groups' });
+    expect(patched.body.config).to.include({
+      issuer: config.issuer,
+      clientSecret: connector.config.clientSecret,
+      scope: 'groups',
+    });
     expect(patched.body).to.include({ syncProfile: true });
     expect(patched.body.domains).to.deep.equal(['corp.example']);
     expect(patched.body.branding).to.deep.equal({ displayName: 'Corp' });
@@ -59,7 +77,11 @@ describe('enterprise SSO connectors: the management API', () => {
     expectStatus(await service.api.delete(`sso-connectors/${connector.id}`), 204);
     expectError(await service.api.get(`sso-connectors/${connector.id}`), 404, 'entity.not_exists_with_id');
     expectError(await service.api.delete(`sso-connectors/${connector.id}`), 404, 'entity.not_exists_with_id');
-    expectError(await service.api.patch(`sso-connectors/${connector.id}`, { json: { syncProfile: false } }), 404, 'entity.not_exists_with_id');
+    expectError(
+      await service.api.patch(`sso-connectors/${connector.id}`, { json: { syncProfile: false } }),
+      404,
+      'entity.not_exists_with_id',
+    );
   });
 
   it('a connector may be created before it is configured', async () => {
@@ -72,32 +94,61 @@ describe('enterprise SSO connectors: the management API', () => {
   it('refuses an invalid configuration with 400 connector.invalid_config and what is wrong', async () => {
     const invalid = await create({ config: { issuer: 'nope', clientSecret: '' } });
     expectError(invalid, 400, 'connector.invalid_config');
-    expect(invalid.body.details.map((detail: { path: string }) => detail.path)).to.include.members(['config.issuer', 'config.clientId', 'config.clientSecret']);
+    expect(invalid.body.details.map((detail: { path: string }) => detail.path)).to.include.members([
+      'config.issuer',
+      'config.clientId',
+      'config.clientSecret',
+    ]);
     const http = await create({ config: { ...config, issuer: 'http://login.corp.example/oidc' } });
     expectError(http, 400, 'connector.invalid_config');
     expect(http.body.details.map((detail: { path: string }) => detail.path)).to.deep.equal(['config.issuer']);
 
     const unconfigured = (await create({})).body;
-    const patched = await service.api.patch(`sso-connectors/${unconfigured.id}`, { json: { config: { issuer: config.issuer } } });
+    const patched = await service.api.patch(`sso-connectors/${unconfigured.id}`, {
+      json: { config: { issuer: config.issuer } },
+    });
     expectError(patched, 400, 'connector.invalid_config');
-    expect(patched.body.details.map((detail: { path: string }) => detail.path)).to.include.members(['config.clientId', 'config.clientSecret']);
+    expect(patched.body.details.map((detail: { path: string }) => detail.path)).to.include.members([
+      'config.clientId',
+      'config.clientSecret',
+    ]);
   });
 
   it('connector names are unique: 409 on create and on rename', async () => {
     const taken = name();
-    expectStatus(await service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: taken } }), 200);
-    expectError(await service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: taken } }), 409, 'single_sign_on.duplicate_connector_name');
+    expectStatus(
+      await service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: taken } }),
+      200,
+    );
+    expectError(
+      await service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: taken } }),
+      409,
+      'single_sign_on.duplicate_connector_name',
+    );
     const other = (await create({})).body;
-    expectError(await service.api.patch(`sso-connectors/${other.id}`, { json: { connectorName: taken } }), 409, 'single_sign_on.duplicate_connector_name');
+    expectError(
+      await service.api.patch(`sso-connectors/${other.id}`, { json: { connectorName: taken } }),
+      409,
+      'single_sign_on.duplicate_connector_name',
+    );
     // Its own name is no conflict.
-    expectStatus(await service.api.patch(`sso-connectors/${other.id}`, { json: { connectorName: other.connectorName } }), 200);
+    expectStatus(
+      await service.api.patch(`sso-connectors/${other.id}`, { json: { connectorName: other.connectorName } }),
+      200,
+    );
   });
 
   it('concurrent creates of one name: one wins, the others get 409', async () => {
     const taken = name();
-    const responses = await Promise.all(Array.from({ length: 6 }, () => service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: taken } })));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: taken } }),
+      ),
+    );
     const statuses = responses.map((response) => response.statusCode).sort();
-    expect(statuses, JSON.stringify(responses.map((response) => response.body))).to.deep.equal([200, 409, 409, 409, 409, 409]);
+    expect(statuses, JSON.stringify(responses.map((response) => response.body))).to.deep.equal([
+      200, 409, 409, 409, 409, 409,
+    ]);
   });
 
   it('answers bad input with 4xx and an error code, never 5xx', async () => {
@@ -128,13 +179,18 @@ describe('enterprise SSO connectors: the management API', () => {
       baseUrl: service.url,
       apiIndicator: service.config.managementApiResource,
     });
-    const created = await apiClient.POST('/api/sso-connectors', { body: { providerName: 'OIDC', connectorName: name(), config, domains: ['logto-client.example'] } });
+    const created = await apiClient.POST('/api/sso-connectors', {
+      body: { providerName: 'OIDC', connectorName: name(), config, domains: ['logto-client.example'] },
+    });
     expect(created.response.status, JSON.stringify(created.error)).to.equal(200);
     const read = await apiClient.GET('/api/sso-connectors/{id}', { params: { path: { id: created.data!.id } } });
     expect(read.response.status).to.equal(200);
     expect(read.data!.domains).to.deep.equal(['logto-client.example']);
     expect(JSON.stringify(read.data)).to.not.include(secret);
-    expect((await apiClient.DELETE('/api/sso-connectors/{id}', { params: { path: { id: created.data!.id } } })).response.status).to.equal(204);
+    expect(
+      (await apiClient.DELETE('/api/sso-connectors/{id}', { params: { path: { id: created.data!.id } } })).response
+        .status,
+    ).to.equal(204);
   });
 
   it('organizations admit SSO connectors just in time: GET/POST/PUT/DELETE jit/sso-connectors', async () => {
@@ -149,18 +205,30 @@ describe('enterprise SSO connectors: the management API', () => {
     expectStatus(await service.api.post(path, { json: { ssoConnectorIds: [first.id, second.id] } }), 201);
     const listed = await service.api.get(path);
     expectStatus(listed, 200);
-    expect(listed.body.map((connector: { id: string }) => connector.id).sort()).to.deep.equal([first.id, second.id].sort());
+    expect(listed.body.map((connector: { id: string }) => connector.id).sort()).to.deep.equal(
+      [first.id, second.id].sort(),
+    );
     expect(listed.headers['total-number']).to.equal('2');
     expect(JSON.stringify(listed.body)).to.not.include(secret);
 
     expectStatus(await service.api.put(path, { json: { ssoConnectorIds: [second.id] } }), 204);
-    expect((await service.api.get(path)).body.map((connector: { id: string }) => connector.id)).to.deep.equal([second.id]);
+    expect((await service.api.get(path)).body.map((connector: { id: string }) => connector.id)).to.deep.equal([
+      second.id,
+    ]);
     expectStatus(await service.api.delete(`${path}/${second.id}`), 204);
     expectError(await service.api.delete(`${path}/${second.id}`), 404, 'entity.not_exists_with_id');
     expectStatus(await service.api.put(path, { json: { ssoConnectorIds: [first.id] } }), 204);
 
-    expectError(await service.api.post(path, { json: { ssoConnectorIds: ['no-such-connector'] } }), 422, 'entity.relation_foreign_key_not_found');
-    expectError(await service.api.put(path, { json: { ssoConnectorIds: ['no-such-connector'] } }), 422, 'entity.relation_foreign_key_not_found');
+    expectError(
+      await service.api.post(path, { json: { ssoConnectorIds: ['no-such-connector'] } }),
+      422,
+      'entity.relation_foreign_key_not_found',
+    );
+    expectError(
+      await service.api.put(path, { json: { ssoConnectorIds: ['no-such-connector'] } }),
+      422,
+      'entity.relation_foreign_key_not_found',
+    );
     expectError(await service.api.post(path, { json: { ssoConnectorIds: [] } }), 400, 'guard.invalid_input');
     expectError(await service.api.post(path, { json: {} }), 400, 'guard.invalid_input');
     for (const call of [

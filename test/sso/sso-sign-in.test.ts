@@ -57,8 +57,16 @@ describe('enterprise SSO sign-in', () => {
     connector = created.body;
     organization = (await service.api.post('organizations', { json: { name: unique('corp-org-') } })).body;
     role = (await service.api.post('organization-roles', { json: { name: unique('member-') } })).body;
-    expectStatus(await service.api.post(`organizations/${organization.id}/jit/sso-connectors`, { json: { ssoConnectorIds: [connector.id] } }), 201);
-    expectStatus(await service.api.put(`organizations/${organization.id}/jit/roles`, { json: { organizationRoleIds: [role.id] } }), 204);
+    expectStatus(
+      await service.api.post(`organizations/${organization.id}/jit/sso-connectors`, {
+        json: { ssoConnectorIds: [connector.id] },
+      }),
+      201,
+    );
+    expectStatus(
+      await service.api.put(`organizations/${organization.id}/jit/roles`, { json: { organizationRoleIds: [role.id] } }),
+      204,
+    );
   });
   after(async () => {
     await events?.stop();
@@ -69,10 +77,17 @@ describe('enterprise SSO sign-in', () => {
   /** The SSO round trip through the IdP as `user`: the verified record's id. */
   async function ssoVerification(browser: Browser, user: IdpUser, connectorId = connector.id): Promise<string> {
     const state = newState();
-    const started = await browser.call('post', `api/experience/verification/sso/${connectorId}/authorization-uri`, { state, redirectUri: callback });
+    const started = await browser.call('post', `api/experience/verification/sso/${connectorId}/authorization-uri`, {
+      state,
+      redirectUri: callback,
+    });
     expectStatus(started, 200);
     const uri = new URL(started.body.authorizationUri);
-    expect(Object.fromEntries(uri.searchParams)).to.include({ client_id: idp.client.id, state, code_challenge_method: 'S256' });
+    expect(Object.fromEntries(uri.searchParams)).to.include({
+      client_id: idp.client.id,
+      state,
+      code_challenge_method: 'S256',
+    });
     expect(uri.searchParams.get('scope')!.split(' ')).to.include.members(['openid', 'profile', 'email']);
     expect(uri.searchParams.get('nonce')).to.be.a('string');
     const back = await signInAtIdp(idp, started.body.authorizationUri, user);
@@ -85,16 +100,31 @@ describe('enterprise SSO sign-in', () => {
     return verified.body.verificationId;
   }
 
-  const members = async () => ((await service.api.get(`organizations/${organization.id}/users`)).body as Array<{ id: string }>).map((user) => user.id);
+  const members = async () =>
+    ((await service.api.get(`organizations/${organization.id}/users`)).body as Array<{ id: string }>).map(
+      (user) => user.id,
+    );
 
-  it('finds the connector serving an email\'s domain (the page sends the user there)', async () => {
+  it("finds the connector serving an email's domain (the page sends the user there)", async () => {
     const browser = await openExperience(service, spa.id);
-    const found = await browser.call('get', `api/experience/sso-connectors?email=${encodeURIComponent(`someone@${domain.toUpperCase()}`)}`);
+    const found = await browser.call(
+      'get',
+      `api/experience/sso-connectors?email=${encodeURIComponent(`someone@${domain.toUpperCase()}`)}`,
+    );
     expectStatus(found, 200);
     expect(found.body).to.deep.equal({ connectorIds: [connector.id] });
-    expect((await browser.call('get', 'api/experience/sso-connectors?email=someone@elsewhere.example')).body).to.deep.equal({ connectorIds: [] });
-    expectError(await browser.call('get', 'api/experience/sso-connectors?email=not-an-email'), 400, 'guard.invalid_input');
-    expect((await service.http.get(`api/experience/sso-connectors?email=a@${domain}`)).statusCode).to.be.within(400, 499);
+    expect(
+      (await browser.call('get', 'api/experience/sso-connectors?email=someone@elsewhere.example')).body,
+    ).to.deep.equal({ connectorIds: [] });
+    expectError(
+      await browser.call('get', 'api/experience/sso-connectors?email=not-an-email'),
+      400,
+      'guard.invalid_input',
+    );
+    expect((await service.http.get(`api/experience/sso-connectors?email=a@${domain}`)).statusCode).to.be.within(
+      400,
+      499,
+    );
 
     const settings = await service.http.get('api/.well-known/sign-in-exp');
     expect(settings.body.ssoConnectors).to.deep.include({ id: connector.id, connectorName: 'Corp' });
@@ -107,17 +137,29 @@ describe('enterprise SSO sign-in', () => {
     const browser = await openExperience(service, spa.id);
     const verification = await passwordVerification(browser, { type: 'email', value: email }, password);
     expectStatus(verification, 200);
-    expectError(await identify(browser, { verificationId: verification.body.verificationId }), 422, 'session.sso_enabled');
+    expectError(
+      await identify(browser, { verificationId: verification.body.verificationId }),
+      422,
+      'session.sso_enabled',
+    );
 
     const coded = await openExperience(service, spa.id);
-    expectError(await identify(coded, { verificationId: await verifyEmail(service, coded, email, 'SignIn') }), 422, 'session.sso_enabled');
+    expectError(
+      await identify(coded, { verificationId: await verifyEmail(service, coded, email, 'SignIn') }),
+      422,
+      'session.sso_enabled',
+    );
   });
 
   it('an email in an SSO domain cannot register by code either: 422 session.sso_enabled, and no account', async () => {
     const email = `${unique('reg')}@${domain}`;
     const browser = await openExperience(service, spa.id);
     expectStatus(await browser.call('put', 'api/experience', { interactionEvent: 'Register' }), 204);
-    expectError(await identify(browser, { verificationId: await verifyEmail(service, browser, email, 'Register') }), 422, 'session.sso_enabled');
+    expectError(
+      await identify(browser, { verificationId: await verifyEmail(service, browser, email, 'Register') }),
+      422,
+      'session.sso_enabled',
+    );
     expect((await service.api.get('users', { searchParams: { search: email } })).body).to.deep.equal([]);
   });
 
@@ -125,7 +167,9 @@ describe('enterprise SSO sign-in', () => {
     const upstream = await createIdpUser(idp, `${unique('new')}@${domain}`);
     const browser = await openExperience(service, spa.id);
     const verificationId = await ssoVerification(browser, upstream);
-    const { result, payloads } = await events.expect(['User.Created', 'Organization.Membership.Updated'], () => identify(browser, { verificationId }));
+    const { result, payloads } = await events.expect(['User.Created', 'Organization.Membership.Updated'], () =>
+      identify(browser, { verificationId }),
+    );
     expectStatus(result, 201);
     const user = payloads['User.Created']![0]!.data;
     expect(user).to.include({ primaryEmail: upstream.email, name: upstream.name });
@@ -145,7 +189,12 @@ describe('enterprise SSO sign-in', () => {
     expect(identities.body.ssoIdentities).to.have.length(1);
     const [{ ssoConnectorId, ssoIdentity }] = identities.body.ssoIdentities;
     expect(ssoConnectorId).to.equal(connector.id);
-    expect(ssoIdentity).to.include({ userId: user.id, issuer: idp.issuer, identityId: upstream.id, ssoConnectorId: connector.id });
+    expect(ssoIdentity).to.include({
+      userId: user.id,
+      issuer: idp.issuer,
+      identityId: upstream.id,
+      ssoConnectorId: connector.id,
+    });
     expect(ssoIdentity.detail).to.include({ sub: upstream.id, email: upstream.email });
 
     // Next time the holder signs in: no data change, no new membership.
@@ -162,7 +211,9 @@ describe('enterprise SSO sign-in', () => {
     const account = await createUser(service, { username: newUsername('known'), primaryEmail: email, password });
     const browser = await openExperience(service, spa.id);
     const verificationId = await ssoVerification(browser, upstream);
-    const { result, payloads } = await events.expect(['User.Data.Updated', 'Organization.Membership.Updated'], () => identify(browser, { verificationId }));
+    const { result, payloads } = await events.expect(['User.Data.Updated', 'Organization.Membership.Updated'], () =>
+      identify(browser, { verificationId }),
+    );
     expectStatus(result, 204);
     expect(payloads['User.Data.Updated']![0]!.data.id).to.equal(account.id);
     expect(payloads['User.Data.Updated']![0]).to.include({ path: '/api/experience/identification', method: 'POST' });
@@ -170,39 +221,76 @@ describe('enterprise SSO sign-in', () => {
     await events.expect(['PostSignIn'], () => submitToApplication(browser));
 
     const identities = (await service.api.get(`users/${account.id}/all-identities`)).body;
-    expect(identities.ssoIdentities.map((identity: { ssoConnectorId: string }) => identity.ssoConnectorId)).to.deep.equal([connector.id]);
+    expect(
+      identities.ssoIdentities.map((identity: { ssoConnectorId: string }) => identity.ssoConnectorId),
+    ).to.deep.equal([connector.id]);
 
     // An admin removes the link; the next SSO sign-in links by email again.
     expectStatus(await service.api.delete(`users/${account.id}/sso-identities/${connector.id}`), 204);
-    expectError(await service.api.delete(`users/${account.id}/sso-identities/${connector.id}`), 404, 'entity.not_exists_with_id');
-    expectError(await service.api.delete(`users/no-such-user/sso-identities/${connector.id}`), 404, 'entity.not_exists_with_id');
+    expectError(
+      await service.api.delete(`users/${account.id}/sso-identities/${connector.id}`),
+      404,
+      'entity.not_exists_with_id',
+    );
+    expectError(
+      await service.api.delete(`users/no-such-user/sso-identities/${connector.id}`),
+      404,
+      'entity.not_exists_with_id',
+    );
     expect((await service.api.get(`users/${account.id}/all-identities`)).body.ssoIdentities).to.deep.equal([]);
     const again = await openExperience(service, spa.id);
     const relink = await ssoVerification(again, upstream);
-    await events.expect(['User.Data.Updated'], async () => expectStatus(await identify(again, { verificationId: relink }), 204));
+    await events.expect(['User.Data.Updated'], async () =>
+      expectStatus(await identify(again, { verificationId: relink }), 204),
+    );
   });
 
   it('refuses an unconfigured or unknown connector, a forged callback, and a social verification used as SSO', async () => {
     const browser = await openExperience(service, spa.id);
-    const unconfigured = (await service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: unique('bare-') } })).body;
+    const unconfigured = (
+      await service.api.post('sso-connectors', { json: { providerName: 'OIDC', connectorName: unique('bare-') } })
+    ).body;
     const state = newState();
     expectError(
-      await browser.call('post', `api/experience/verification/sso/${unconfigured.id}/authorization-uri`, { state, redirectUri: callback }),
+      await browser.call('post', `api/experience/verification/sso/${unconfigured.id}/authorization-uri`, {
+        state,
+        redirectUri: callback,
+      }),
       400,
       'connector.invalid_configuration',
     );
-    expectError(await browser.call('post', 'api/experience/verification/sso/nope/authorization-uri', { state, redirectUri: callback }), 404, 'entity.not_exists_with_id');
+    expectError(
+      await browser.call('post', 'api/experience/verification/sso/nope/authorization-uri', {
+        state,
+        redirectUri: callback,
+      }),
+      404,
+      'entity.not_exists_with_id',
+    );
 
     const upstream = await createIdpUser(idp, `${unique('forged')}@${domain}`);
-    const started = await browser.call('post', `api/experience/verification/sso/${connector.id}/authorization-uri`, { state, redirectUri: callback });
+    const started = await browser.call('post', `api/experience/verification/sso/${connector.id}/authorization-uri`, {
+      state,
+      redirectUri: callback,
+    });
     const back = Object.fromEntries((await signInAtIdp(idp, started.body.authorizationUri, upstream)).searchParams);
     const verify = (connectorData: Record<string, unknown>) =>
-      browser.call('post', `api/experience/verification/sso/${connector.id}/verify`, { connectorData, verificationId: started.body.verificationId });
+      browser.call('post', `api/experience/verification/sso/${connector.id}/verify`, {
+        connectorData,
+        verificationId: started.body.verificationId,
+      });
     expectError(await verify({ ...back, state: 'forged' }), 400, 'connector.authorization_failed');
     expectError(await verify({ ...back, code: 'not-the-code' }), 400, 'connector.authorization_failed');
-    expectError(await identify(browser, { verificationId: started.body.verificationId }), 400, 'session.verification_failed');
     expectError(
-      await browser.call('post', `api/experience/verification/social/${connector.id}/verify`, { connectorData: back, verificationId: started.body.verificationId }),
+      await identify(browser, { verificationId: started.body.verificationId }),
+      400,
+      'session.verification_failed',
+    );
+    expectError(
+      await browser.call('post', `api/experience/verification/social/${connector.id}/verify`, {
+        connectorData: back,
+        verificationId: started.body.verificationId,
+      }),
       400,
       'session.verification_failed',
     );
@@ -215,6 +303,8 @@ describe('enterprise SSO sign-in', () => {
     expectStatus(await service.api.patch(`users/${account.id}/is-suspended`, { json: { isSuspended: true } }), 200);
     const browser = await openExperience(service, spa.id);
     const verificationId = await ssoVerification(browser, upstream);
-    await events.expect([], async () => expectError(await identify(browser, { verificationId }), 401, 'user.suspended'));
+    await events.expect([], async () =>
+      expectError(await identify(browser, { verificationId }), 401, 'user.suspended'),
+    );
   });
 });

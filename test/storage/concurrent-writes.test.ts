@@ -8,7 +8,14 @@ import type { Knex } from 'knex';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { Receiver, sleep } from '../hooks/receiver.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
-import { adminClient, freePort, startService, type HttpClient, type HttpResponse, type TestService } from '../support/service.ts';
+import {
+  adminClient,
+  freePort,
+  startService,
+  type HttpClient,
+  type HttpResponse,
+  type TestService,
+} from '../support/service.ts';
 
 /** Starts `count` requests at once and waits for all of them. */
 const concurrently = <T>(count: number, request: (index: number) => Promise<T>): Promise<T[]> =>
@@ -43,7 +50,11 @@ describe('concurrent writes keep every change', () => {
 
   it('20 concurrent custom-data merges of a user keep all 20 keys', async () => {
     const user = await createUser();
-    expectAllOk(await concurrently(20, (index) => service.api.patch(`users/${user.id}/custom-data`, { json: { customData: { [`key${index}`]: index } } })));
+    expectAllOk(
+      await concurrently(20, (index) =>
+        service.api.patch(`users/${user.id}/custom-data`, { json: { customData: { [`key${index}`]: index } } }),
+      ),
+    );
     const { body } = await service.api.get(`users/${user.id}/custom-data`);
     expect(body).to.deep.equal(Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`key${index}`, index])));
   });
@@ -63,7 +74,13 @@ describe('concurrent writes keep every change', () => {
       zoneinfo: 'Europe/London',
       locale: 'en-GB',
     };
-    expectAllOk(await Promise.all(Object.entries(fields).map(([key, value]) => service.api.patch(`users/${user.id}/profile`, { json: { profile: { [key]: value } } }))));
+    expectAllOk(
+      await Promise.all(
+        Object.entries(fields).map(([key, value]) =>
+          service.api.patch(`users/${user.id}/profile`, { json: { profile: { [key]: value } } }),
+        ),
+      ),
+    );
     const { body } = await service.api.get(`users/${user.id}`);
     expect(body.profile).to.deep.equal(fields);
   });
@@ -72,14 +89,25 @@ describe('concurrent writes keep every change', () => {
     const user = await createUser();
     // Ten targets, each set twice at once: the second of each pair replaces the first.
     const responses = await concurrently(20, (index) =>
-      service.api.put(`users/${user.id}/identities/target${index % 10}`, { json: { userId: `${user.id}-${index}`, details: { index } } }),
+      service.api.put(`users/${user.id}/identities/target${index % 10}`, {
+        json: { userId: `${user.id}-${index}`, details: { index } },
+      }),
     );
     expectAllOk(responses);
     const { body: identities } = await service.api.get(`users/${user.id}/identities`);
-    expect(Object.keys(identities).sort()).to.deep.equal(Array.from({ length: 10 }, (_, index) => `target${index}`).sort());
-    const rows: Array<{ target: string; identity_id: string }> = await db('user_social_identities').where({ user_id: user.id }).select('target', 'identity_id');
+    expect(Object.keys(identities).sort()).to.deep.equal(
+      Array.from({ length: 10 }, (_, index) => `target${index}`).sort(),
+    );
+    const rows: Array<{ target: string; identity_id: string }> = await db('user_social_identities')
+      .where({ user_id: user.id })
+      .select('target', 'identity_id');
     expect(Object.fromEntries(rows.map((row) => [row.target, row.identity_id]))).to.deep.equal(
-      Object.fromEntries(Object.entries(identities as Record<string, { userId: string }>).map(([target, identity]) => [target, identity.userId])),
+      Object.fromEntries(
+        Object.entries(identities as Record<string, { userId: string }>).map(([target, identity]) => [
+          target,
+          identity.userId,
+        ]),
+      ),
     );
     // And what each answer said was set is what PUT left for that identity at the time: its own link.
     for (const [index, response] of responses.entries()) {
@@ -125,7 +153,10 @@ describe('concurrent writes keep every change', () => {
     const { body } = await service.api.get(`applications/${id}`);
     expect(body).to.include({ name: 'renamed', description: 'described' });
     expect(body.customData).to.deep.equal({ kept: true });
-    expect(body.oidcClientMetadata).to.include({ logoUri: 'https://app.example.com/logo.png', backchannelLogoutUri: 'https://app.example.com/logout' });
+    expect(body.oidcClientMetadata).to.include({
+      logoUri: 'https://app.example.com/logo.png',
+      backchannelLogoutUri: 'https://app.example.com/logout',
+    });
     expect(body.oidcClientMetadata.redirectUris).to.deep.equal(['https://app.example.com/callback']);
     expect(body.oidcClientMetadata.postLogoutRedirectUris).to.deep.equal(['https://app.example.com/bye']);
     expect(body.customClientMetadata).to.deep.include({
@@ -167,7 +198,9 @@ describe('concurrent writes keep every change', () => {
   });
 
   it('concurrent changes of different fields of a hook keep all of them', async () => {
-    const created = await service.api.post('hooks', { json: { name: unique('hook'), events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' } } });
+    const created = await service.api.post('hooks', {
+      json: { name: unique('hook'), events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' } },
+    });
     expect(created.statusCode).to.equal(201);
     const id = created.body.id as string;
     const changes = [
@@ -180,7 +213,12 @@ describe('concurrent writes keep every change', () => {
       expectAllOk(await Promise.all(changes.map((json) => service.api.patch(`hooks/${id}`, { json }))));
     }
     const { body } = await service.api.get(`hooks/${id}`);
-    expect(body).to.deep.include({ name: 'renamed', events: ['User.Deleted'], enabled: false, config: { url: 'http://127.0.0.1:9/other', headers: { 'x-kept': 'yes' } } });
+    expect(body).to.deep.include({
+      name: 'renamed',
+      events: ['User.Deleted'],
+      enabled: false,
+      config: { url: 'http://127.0.0.1:9/other', headers: { 'x-kept': 'yes' } },
+    });
   });
 
   it("concurrent merges of a social connector's config and metadata keep every key", async () => {
@@ -205,14 +243,27 @@ describe('concurrent writes keep every change', () => {
     ];
     expectAllOk(await Promise.all(changes.map((json) => service.api.patch(`connectors/${id}`, { json }))));
     const { body } = await service.api.get(`connectors/${id}`);
-    expect(body.config).to.deep.include({ clientId: 'changed-client', scope: 'openid email', trustUnverifiedEmail: true, tokenEndpointAuthMethod: 'client_secret_basic' });
-    expect(body.metadata).to.deep.include({ name: { en: 'Renamed' }, logo: 'https://idp.example.com/logo.png', logoDark: 'https://idp.example.com/dark.png' });
+    expect(body.config).to.deep.include({
+      clientId: 'changed-client',
+      scope: 'openid email',
+      trustUnverifiedEmail: true,
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
+    expect(body.metadata).to.deep.include({
+      name: { en: 'Renamed' },
+      logo: 'https://idp.example.com/logo.png',
+      logoDark: 'https://idp.example.com/dark.png',
+    });
     expect(body.syncProfile).to.equal(true);
   });
 
   it("concurrent merges of an SSO connector's config and branding keep every key", async () => {
     const created = await service.api.post('sso-connectors', {
-      json: { providerName: 'OIDC', connectorName: unique('sso'), config: { issuer: 'https://idp.example.com', clientId: 'client', clientSecret: 'secret' } },
+      json: {
+        providerName: 'OIDC',
+        connectorName: unique('sso'),
+        config: { issuer: 'https://idp.example.com', clientId: 'client', clientSecret: 'secret' },
+      },
     });
     expect(created.statusCode, JSON.stringify(created.body)).to.equal(200);
     const id = created.body.id as string;
@@ -229,14 +280,20 @@ describe('concurrent writes keep every change', () => {
     expectAllOk(await Promise.all(changes.map((json) => service.api.patch(`sso-connectors/${id}`, { json }))));
     const { body } = await service.api.get(`sso-connectors/${id}`);
     expect(body.config).to.deep.include({ clientId: 'changed-client', scope: 'groups', trustUnverifiedEmail: true });
-    expect(body.branding).to.deep.equal({ displayName: 'Example', logo: 'https://idp.example.com/logo.png', darkLogo: 'https://idp.example.com/dark.png' });
+    expect(body.branding).to.deep.equal({
+      displayName: 'Example',
+      logo: 'https://idp.example.com/logo.png',
+      darkLogo: 'https://idp.example.com/dark.png',
+    });
     expect(body.domains).to.deep.equal(['example.com']);
     expect(body.syncProfile).to.equal(true);
   });
 });
 
 /** The service as another process, on the same database and issuer as an in-process one. */
-async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
+async function startProcess(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/main.ts'], {
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: String(port), ...env },
@@ -278,7 +335,11 @@ describe('concurrent writes through two processes on one database', () => {
       BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
       BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
     });
-    const { body } = await a.token(adminClient.id, adminClient.secret, { grant_type: 'client_credentials', resource: a.config.managementApiResource, scope: 'all' });
+    const { body } = await a.token(adminClient.id, adminClient.secret, {
+      grant_type: 'client_credentials',
+      resource: a.config.managementApiResource,
+      scope: 'all',
+    });
     bApi = got.extend({
       prefixUrl: `${b.url}/api`,
       throwHttpErrors: false,
@@ -347,7 +408,7 @@ describe('a transaction run again after a lock conflict', () => {
    * only read so far.
    */
   async function waitForCacheVersionWait(database: string): Promise<void> {
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
       const [rows] = (await db.raw(
         "select count(*) as n from information_schema.processlist where db = ? and command = 'Query' and info like 'update `cache_versions`%'",
         [database],
@@ -362,7 +423,9 @@ describe('a transaction run again after a lock conflict', () => {
 
   it('answers 200 and emits its webhook event once', async function () {
     this.timeout(60_000);
-    const hook = await service.api.post('hooks', { json: { name: 'suspensions', events: ['User.SuspensionStatus.Updated'], config: { url: receiver.url } } });
+    const hook = await service.api.post('hooks', {
+      json: { name: 'suspensions', events: ['User.SuspensionStatus.Updated'], config: { url: receiver.url } },
+    });
     expect(hook.statusCode).to.equal(201);
     const created = await service.api.post('users', { json: { username: unique('user') } });
     const userId = created.body.id as string;
@@ -372,7 +435,10 @@ describe('a transaction run again after a lock conflict', () => {
       // A deadlock the request loses: the test's transaction holds the lock the request needs next
       // (the users cache version), then asks for the user row the request holds. The test's
       // transaction has written more, so MySQL rolls the request's back.
-      const deadlocks = async () => Number(((await db.raw("show global status like 'Innodb_deadlocks'")) as [Array<{ Value: string }>])[0][0]!.Value);
+      const deadlocks = async () =>
+        Number(
+          ((await db.raw("show global status like 'Innodb_deadlocks'")) as [Array<{ Value: string }>])[0][0]!.Value,
+        );
       const deadlocksBefore = await deadlocks();
       await db.schema.createTable('ballast', (table) => table.integer('n'));
       const trx = await db.transaction();
@@ -408,8 +474,12 @@ describe('a transaction run again after a lock conflict', () => {
       await sleep(20);
     }
     await sleep(200);
-    const events = receiver.requests.map((request) => JSON.parse(request.body) as { event: string; data: { id: string } });
-    expect(events.map((event) => [event.event, event.data.id])).to.deep.equal([['User.SuspensionStatus.Updated', userId]]);
+    const events = receiver.requests.map(
+      (request) => JSON.parse(request.body) as { event: string; data: { id: string } },
+    );
+    expect(events.map((event) => [event.event, event.data.id])).to.deep.equal([
+      ['User.SuspensionStatus.Updated', userId],
+    ]);
     const rows = await db('hook_deliveries').where({ hook_id: hook.body.id });
     expect(rows).to.have.length(1);
   });

@@ -23,10 +23,14 @@ describe('one database, several lives', () => {
     const second = await startService({ dbUrl, port });
     try {
       expect((await second.http.get('oidc/jwks')).body).to.deep.equal(jwksBefore);
-      const { payload } = await jwtVerify(String(body.access_token), createRemoteJWKSet(new URL(`${second.url}/oidc/jwks`)), {
-        issuer: `${second.url}/oidc`,
-        audience: resource.indicator,
-      });
+      const { payload } = await jwtVerify(
+        String(body.access_token),
+        createRemoteJWKSet(new URL(`${second.url}/oidc/jwks`)),
+        {
+          issuer: `${second.url}/oidc`,
+          audience: resource.indicator,
+        },
+      );
       expect(payload.scope).to.equal('read');
       const again = await second.token(application.id, application.secret, {
         grant_type: 'client_credentials',
@@ -56,7 +60,7 @@ describe('one database, several lives', () => {
 
     const jwksOf = (service: TestService) => createRemoteJWKSet(new URL(`${service.url}/oidc/jwks`));
 
-    it('publish the same keys and accept each other\'s tokens', async () => {
+    it("publish the same keys and accept each other's tokens", async () => {
       expect((await a.http.get('oidc/jwks')).body).to.deep.equal((await b.http.get('oidc/jwks')).body);
       const { resource, scopeIds } = await createResource(a, ['read']);
       const { application } = await createMachineWithScopes(a, [scopeIds.read!]);
@@ -78,8 +82,12 @@ describe('one database, several lives', () => {
 
     it('see a key rotation made by the other instance on the next request', async () => {
       await a.api.post('configs/oidc/private-keys/rotate', { json: {} });
-      const kidsAtA = ((await a.http.get('oidc/jwks')).body as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
-      const kidsAtB = ((await b.http.get('oidc/jwks')).body as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+      const kidsAtA = ((await a.http.get('oidc/jwks')).body as { keys: Array<{ kid: string }> }).keys.map(
+        (key) => key.kid,
+      );
+      const kidsAtB = ((await b.http.get('oidc/jwks')).body as { keys: Array<{ kid: string }> }).keys.map(
+        (key) => key.kid,
+      );
       expect(kidsAtB).to.deep.equal(kidsAtA);
       expect(kidsAtA).to.have.length(3);
     });

@@ -36,7 +36,8 @@ import { adminClient, freePort, startService, type TestService } from '../suppor
 
 const newKey = () => randomBytes(32).toString('base64');
 /** The key id in a sealed value: computed here independently, as the docs describe it. */
-const keyIdOf = (key: string) => createHash('sha256').update(Buffer.from(key, 'base64')).digest().subarray(0, 8).toString('base64url');
+const keyIdOf = (key: string) =>
+  createHash('sha256').update(Buffer.from(key, 'base64')).digest().subarray(0, 8).toString('base64url');
 const sealedShape = /^enc:v1:([\w-]{11}):[\w-]{16}:[\w-]{22,}$/;
 
 const password = 'Granite-Kestrel-64';
@@ -48,13 +49,25 @@ type Stored = { rows: string; values: Array<{ place: string; value: string }> };
 async function readDatabase(dbUrl: string): Promise<Stored> {
   const db = openDatabase(dbUrl);
   try {
-    const tables = ['oidc_keys', 'applications', 'hooks', 'user_mfa_verifications', 'social_connectors', 'sso_connectors'];
+    const tables = [
+      'oidc_keys',
+      'applications',
+      'hooks',
+      'user_mfa_verifications',
+      'social_connectors',
+      'sso_connectors',
+    ];
     const dump: Record<string, unknown[]> = {};
     for (const table of tables) {
       dump[table] = await db(table).select('*');
     }
     const values: Stored['values'] = [];
-    const add = (table: string, column: string, rows: unknown[], pick: (row: Record<string, string>) => unknown = (row) => row[column]) => {
+    const add = (
+      table: string,
+      column: string,
+      rows: unknown[],
+      pick: (row: Record<string, string>) => unknown = (row) => row[column],
+    ) => {
       for (const row of rows as Array<Record<string, string>>) {
         const value = pick(row);
         if (typeof value === 'string') {
@@ -63,7 +76,11 @@ async function readDatabase(dbUrl: string): Promise<Stored> {
       }
     };
     add('oidc_keys', 'value', dump.oidc_keys!);
-    add('applications', 'secret', dump.applications!.filter((row) => (row as { id: string }).id !== 'console'));
+    add(
+      'applications',
+      'secret',
+      dump.applications!.filter((row) => (row as { id: string }).id !== 'console'),
+    );
     add('hooks', 'signing_key', dump.hooks!);
     add('user_mfa_verifications', 'secret', dump.user_mfa_verifications!);
     for (const table of ['social_connectors', 'sso_connectors']) {
@@ -107,7 +124,13 @@ async function rotateSecrets(env: Record<string, string>): Promise<{ code: numbe
 async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [builtScripts.service], {
     // SMTP_URL: production may insist on one; nothing is sent.
-    env: environment({ NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(await freePort()), SMTP_URL: 'smtp://127.0.0.1:2525', ...env }),
+    env: environment({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      PORT: String(await freePort()),
+      SMTP_URL: 'smtp://127.0.0.1:2525',
+      ...env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -164,7 +187,12 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   async function allowCallback(service: TestService): Promise<void> {
     const application = (await idp.service.api.get(`applications/${idp.client.id}`)).body;
     const redirectUris = [...application.oidcClientMetadata.redirectUris, callback(service)];
-    expectStatus(await idp.service.api.patch(`applications/${idp.client.id}`, { json: { oidcClientMetadata: { ...application.oidcClientMetadata, redirectUris } } }), 200);
+    expectStatus(
+      await idp.service.api.patch(`applications/${idp.client.id}`, {
+        json: { oidcClientMetadata: { ...application.oidcClientMetadata, redirectUris } },
+      }),
+      200,
+    );
   }
 
   async function enrolTotp(service: TestService, spa: { id: string }): Promise<{ username: string; secret: string }> {
@@ -174,10 +202,22 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     const started = await browser.call('post', 'api/experience/verification/totp/secret');
     expectStatus(started, 200);
     const { secret, verificationId } = started.body;
-    expectStatus(await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(secret), verificationId }), 200);
+    expectStatus(
+      await browser.call('post', 'api/experience/verification/totp/verify', {
+        code: await totp(secret),
+        verificationId,
+      }),
+      200,
+    );
     expectStatus(await browser.call('post', 'api/experience/profile/mfa', { type: 'Totp', verificationId }), 204);
     const backup = await browser.call('post', 'api/experience/verification/backup-code/generate');
-    expectStatus(await browser.call('post', 'api/experience/profile/mfa', { type: 'BackupCode', verificationId: backup.body.verificationId }), 204);
+    expectStatus(
+      await browser.call('post', 'api/experience/profile/mfa', {
+        type: 'BackupCode',
+        verificationId: backup.body.verificationId,
+      }),
+      204,
+    );
     await submitToApplication(browser);
     return { username, secret };
   }
@@ -193,21 +233,36 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   async function createWorld(service: TestService): Promise<World> {
     const { resource, scopeIds } = await createResource(service, ['read']);
     const { application } = await createMachineWithScopes(service, [scopeIds.read!]);
-    const hook = await service.api.post('hooks', { json: { name: 'sealed', events: ['User.Created'], config: { url: receiver.url } } });
+    const hook = await service.api.post('hooks', {
+      json: { name: 'sealed', events: ['User.Created'], config: { url: receiver.url } },
+    });
     expectStatus(hook, 201);
-    expectStatus(await service.api.patch('sign-in-exp', { json: { mfa: { factors: ['Totp', 'BackupCode'], policy: 'UserControlled' } } }), 200);
+    expectStatus(
+      await service.api.patch('sign-in-exp', {
+        json: { mfa: { factors: ['Totp', 'BackupCode'], policy: 'UserControlled' } },
+      }),
+      200,
+    );
     const spa = await createSpa(service);
     const totpUsers = [];
     for (let index = 0; index < 3; index++) {
       totpUsers.push(await enrolTotp(service, spa));
     }
     const social = await service.api.post('connectors', {
-      json: { connectorId: 'oidc', config: { issuer: idp.issuer, clientId: idp.client.id, clientSecret: idp.client.secret }, metadata: { target: `sealed-${Date.now().toString(36)}` } },
+      json: {
+        connectorId: 'oidc',
+        config: { issuer: idp.issuer, clientId: idp.client.id, clientSecret: idp.client.secret },
+        metadata: { target: `sealed-${Date.now().toString(36)}` },
+      },
     });
     expectStatus(social, 200);
     const ssoSecret = `sso-secret-${randomBytes(12).toString('hex')}`;
     const sso = await service.api.post('sso-connectors', {
-      json: { providerName: 'OIDC', connectorName: `Sealed ${Date.now().toString(36)}`, config: { issuer: 'https://login.corp.example/oidc', clientId: 'sso-client', clientSecret: ssoSecret } },
+      json: {
+        providerName: 'OIDC',
+        connectorName: `Sealed ${Date.now().toString(36)}`,
+        config: { issuer: 'https://login.corp.example/oidc', clientId: 'sso-client', clientSecret: ssoSecret },
+      },
     });
     expectStatus(sso, 200);
     return {
@@ -222,28 +277,45 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
 
   /** Everything a secret is for still works: tokens, webhook signatures, TOTP, connectors' client authentication. */
   async function expectWorking(service: TestService, world: World): Promise<void> {
-    const token = await service.token(world.machine.id, world.machine.secret, { grant_type: 'client_credentials', resource: world.machine.indicator, scope: 'read' });
+    const token = await service.token(world.machine.id, world.machine.secret, {
+      grant_type: 'client_credentials',
+      resource: world.machine.indicator,
+      scope: 'read',
+    });
     expect(token.statusCode, JSON.stringify(token.body)).to.equal(200);
     const jwks = createRemoteJWKSet(new URL(`${service.url}/oidc/jwks`));
-    const { payload } = await jwtVerify(String(token.body.access_token), jwks, { issuer: service.config.issuer, audience: world.machine.indicator });
+    const { payload } = await jwtVerify(String(token.body.access_token), jwks, {
+      issuer: service.config.issuer,
+      audience: world.machine.indicator,
+    });
     expect(payload.scope).to.equal('read');
     // The bootstrap admin's secret and the management API (tokens we signed, verified by us).
     expectStatus(await service.api.get(`hooks/${world.hook.id}`), 200);
 
     const request = await deliveryOf(await createUser(service, { username: newUsername('hooked') }));
-    new Webhook(`whsec_${Buffer.from(world.hook.signingKey).toString('base64')}`).verify(request.body, request.headers as Record<string, string>);
+    new Webhook(`whsec_${Buffer.from(world.hook.signingKey).toString('base64')}`).verify(
+      request.body,
+      request.headers as Record<string, string>,
+    );
 
     const user = world.totpUsers[world.checks++]!;
     const spa = await createSpa(service);
     const browser = await identified(service, spa, user.username);
-    expectStatus(await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }), 200);
+    expectStatus(
+      await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }),
+      200,
+    );
     await submitToApplication(browser);
 
     // The IdP answers our token request only if the connector's client secret is right.
     await allowCallback(service);
     const social = await openExperience(service, spa.id);
     const state = newState();
-    const started = await social.call('post', `api/experience/verification/social/${world.social.id}/authorization-uri`, { state, redirectUri: callback(service) });
+    const started = await social.call(
+      'post',
+      `api/experience/verification/social/${world.social.id}/authorization-uri`,
+      { state, redirectUri: callback(service) },
+    );
     expectStatus(started, 200);
     const back = await signInAtIdp(idp, started.body.authorizationUri, idpUser);
     const verified = await social.call('post', `api/experience/verification/social/${world.social.id}/verify`, {
@@ -252,8 +324,12 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     });
     expectStatus(verified, 200);
     // Masks end like the secret: the stored one was opened.
-    expect((await service.api.get(`connectors/${world.social.id}`)).body.config.clientSecret).to.match(new RegExp(`${world.social.secret.slice(-4)}$`));
-    expect((await service.api.get(`sso-connectors/${world.sso.id}`)).body.config.clientSecret).to.match(new RegExp(`${world.sso.secret.slice(-4)}$`));
+    expect((await service.api.get(`connectors/${world.social.id}`)).body.config.clientSecret).to.match(
+      new RegExp(`${world.social.secret.slice(-4)}$`),
+    );
+    expect((await service.api.get(`sso-connectors/${world.sso.id}`)).body.config.clientSecret).to.match(
+      new RegExp(`${world.sso.secret.slice(-4)}$`),
+    );
   }
 
   /** The webhook delivery of the User.Created event of `user` (deliveries of earlier users may arrive first). */
@@ -267,7 +343,14 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   }
 
   function expectNoPlaintext(stored: Stored, world: World): void {
-    for (const secret of [adminClient.secret, world.machine.secret, world.hook.signingKey, world.social.secret, world.sso.secret, ...world.totpUsers.map((user) => user.secret)]) {
+    for (const secret of [
+      adminClient.secret,
+      world.machine.secret,
+      world.hook.signingKey,
+      world.social.secret,
+      world.sso.secret,
+      ...world.totpUsers.map((user) => user.secret),
+    ]) {
       expect(stored.rows).to.not.include(secret);
     }
     // Private JWKs' private parts.
@@ -275,7 +358,9 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     expect(stored.rows).to.not.include('\\"d\\":');
   }
 
-  const keyIdsIn = (stored: Stored) => [...new Set(stored.values.map(({ value }) => sealedShape.exec(value)?.[1] ?? 'plaintext'))];
+  const keyIdsIn = (stored: Stored) => [
+    ...new Set(stored.values.map(({ value }) => sealedShape.exec(value)?.[1] ?? 'plaintext')),
+  ];
 
   it('stores every secret encrypted, and everything still works', async () => {
     const key = newKey();
@@ -318,9 +403,17 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
       expect(keyIdsIn(await readDatabase(dbUrl)).sort()).to.deep.equal([keyIdOf(keyA), keyIdOf(keyB)].sort());
 
       // Beside the running instance, as an operator rotates.
-      const rotated = await rotateSecrets({ DB_URL: dbUrl, SECRETS_ENCRYPTION_KEY: keyB, SECRETS_ENCRYPTION_OLD_KEYS: keyA });
+      const rotated = await rotateSecrets({
+        DB_URL: dbUrl,
+        SECRETS_ENCRYPTION_KEY: keyB,
+        SECRETS_ENCRYPTION_OLD_KEYS: keyA,
+      });
       expect(rotated.code, rotated.output).to.equal(0);
-      expect(rotated.output).to.include(keyIdOf(keyB)).and.include(keyIdOf(keyA)).and.not.include(keyA).and.not.include(keyB);
+      expect(rotated.output)
+        .to.include(keyIdOf(keyB))
+        .and.include(keyIdOf(keyA))
+        .and.not.include(keyA)
+        .and.not.include(keyB);
       const stored = await readDatabase(dbUrl);
       expect(keyIdsIn(stored)).to.deep.equal([keyIdOf(keyB)]);
       expect(await recordedKeyIds(dbUrl)).to.deep.equal([keyIdOf(keyB)]);
@@ -386,10 +479,20 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
 
   it('a 256-character client secret fits once encrypted (MySQL columns are widened)', async () => {
     const secret = randomBytes(192).toString('base64url');
-    const service = await startService({ env: { SECRETS_ENCRYPTION_KEY: newKey(), BOOTSTRAP_ADMIN_CLIENT_ID: 'long-secret-admin', BOOTSTRAP_ADMIN_CLIENT_SECRET: secret } });
+    const service = await startService({
+      env: {
+        SECRETS_ENCRYPTION_KEY: newKey(),
+        BOOTSTRAP_ADMIN_CLIENT_ID: 'long-secret-admin',
+        BOOTSTRAP_ADMIN_CLIENT_SECRET: secret,
+      },
+    });
     try {
       expect(secret).to.have.length(256);
-      const token = await service.token('long-secret-admin', secret, { grant_type: 'client_credentials', resource: service.config.managementApiResource, scope: 'all' });
+      const token = await service.token('long-secret-admin', secret, {
+        grant_type: 'client_credentials',
+        resource: service.config.managementApiResource,
+        scope: 'all',
+      });
       expect(token.statusCode, JSON.stringify(token.body)).to.equal(200);
     } finally {
       await service.stop();
@@ -406,7 +509,9 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     const without = await runMain({ DB_URL: sealed });
     expect(without.code).to.equal(1);
     // One line, no stack trace (beside the production log's warning that no key is set, a JSON log line).
-    expect(without.output.split('\n').filter((line) => line.includes('SECRETS_ENCRYPTION_KEY') && !line.startsWith('{'))).to.have.length(1);
+    expect(
+      without.output.split('\n').filter((line) => line.includes('SECRETS_ENCRYPTION_KEY') && !line.startsWith('{')),
+    ).to.have.length(1);
     expect(without.output).to.not.match(/^\s+at /m);
     expect(without.output).to.include(keyIdOf(key)).and.not.include(key);
   });
@@ -419,9 +524,15 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   });
 
   it('a key that is not 32 bytes of base64 stops the start, naming the variable and not the value', () => {
-    for (const env of [{ SECRETS_ENCRYPTION_KEY: 'too-short' }, { SECRETS_ENCRYPTION_OLD_KEYS: `${newKey()},${randomBytes(16).toString('base64')}` }]) {
+    for (const env of [
+      { SECRETS_ENCRYPTION_KEY: 'too-short' },
+      { SECRETS_ENCRYPTION_OLD_KEYS: `${newKey()},${randomBytes(16).toString('base64')}` },
+    ]) {
       const value = Object.values(env)[0]!;
-      expect(() => loadConfig(env)).to.throw(new RegExp(Object.keys(env)[0]!)).with.property('message').that.does.not.include(value);
+      expect(() => loadConfig(env))
+        .to.throw(new RegExp(Object.keys(env)[0]!))
+        .with.property('message')
+        .that.does.not.include(value);
     }
     expect(loadConfig({ SECRETS_ENCRYPTION_KEY: newKey().replace(/=$/, '') }).secretKeys.current).to.have.length(32);
   });
@@ -433,7 +544,11 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     expect(box.seal('the secret', 'applications.secret:app-1')).to.not.equal(sealed);
     expect(box.open(sealed, 'applications.secret:app-1')).to.equal('the secret');
     expect(() => box.open(sealed, 'applications.secret:app-2')).to.throw(/applications\.secret:app-2/);
-    expect(() => box.open(sealed.slice(0, -2) + (sealed.endsWith('AA') ? 'AB' : 'AA'), 'applications.secret:app-1')).to.throw();
-    expect(() => new SecretBox({ old: [] }).open(sealed, 'applications.secret:app-1')).to.throw(/SECRETS_ENCRYPTION_KEY/);
+    expect(() =>
+      box.open(sealed.slice(0, -2) + (sealed.endsWith('AA') ? 'AB' : 'AA'), 'applications.secret:app-1'),
+    ).to.throw();
+    expect(() => new SecretBox({ old: [] }).open(sealed, 'applications.secret:app-1')).to.throw(
+      /SECRETS_ENCRYPTION_KEY/,
+    );
   });
 });

@@ -11,7 +11,9 @@ export function buildOnce(app: 'console' | 'sign-in'): void {
     return;
   }
   built.add(app);
-  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', app, '--logLevel', 'warn'], { stdio: 'inherit' });
+  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', app, '--logLevel', 'warn'], {
+    stdio: 'inherit',
+  });
   if (build.status !== 0) {
     throw new Error(`the ${app} build failed`);
   }

@@ -10,18 +10,23 @@ type Resource = { id: string; indicator: string };
 export async function createResource(service: TestService, scopes: string[], accessTokenTtl?: number) {
   const indicator = `https://${unique('api')}.example.com`;
   const resource = (
-    await service.api.post('resources', { json: { name: indicator, indicator, ...(accessTokenTtl && { accessTokenTtl }) } })
+    await service.api.post('resources', {
+      json: { name: indicator, indicator, ...(accessTokenTtl && { accessTokenTtl }) },
+    })
   ).body as Resource;
   const scopeIds: Record<string, string> = {};
   for (const name of scopes) {
-    const scope = (await service.api.post(`resources/${resource.id}/scopes`, { json: { name } })).body as { id: string };
+    const scope = (await service.api.post(`resources/${resource.id}/scopes`, { json: { name } })).body as {
+      id: string;
+    };
     scopeIds[name] = scope.id;
   }
   return { resource, scopeIds };
 }
 
 export async function createApplication(service: TestService, type: string, extra: Record<string, unknown> = {}) {
-  return (await service.api.post('applications', { json: { name: unique('app'), type, ...extra } })).body as Application;
+  return (await service.api.post('applications', { json: { name: unique('app'), type, ...extra } }))
+    .body as Application;
 }
 
 /** A machine-to-machine application holding one role with the given scope ids. */

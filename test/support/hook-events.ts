@@ -23,7 +23,9 @@ export class HookEvents {
 
   static async start(service: TestService): Promise<HookEvents> {
     const receiver = await Receiver.start();
-    const created = await service.api.post('hooks', { json: { name: 'all events', events: [...hookEvents], config: { url: receiver.url } } });
+    const created = await service.api.post('hooks', {
+      json: { name: 'all events', events: [...hookEvents], config: { url: receiver.url } },
+    });
     expect(created.statusCode, JSON.stringify(created.body)).to.equal(201);
     return new HookEvents(receiver, openDatabase(service.config.dbUrl), created.body.id);
   }
@@ -32,7 +34,10 @@ export class HookEvents {
   private async settle(): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const [row] = await this.db('hook_deliveries').where({ hook_id: this.hookId }).whereIn('status', ['pending', 'delivering']).count({ n: '*' });
+      const [row] = await this.db('hook_deliveries')
+        .where({ hook_id: this.hookId })
+        .whereIn('status', ['pending', 'delivering'])
+        .count({ n: '*' });
       if (Number(row!.n) === 0 || Date.now() > deadline) {
         return;
       }
@@ -44,7 +49,10 @@ export class HookEvents {
    * Runs `action` and asserts that exactly `expected` events (each as often as listed, any order)
    * reached the receiver because of it; returns the result and the payloads by event.
    */
-  async expect<T>(expected: string[], action: () => Promise<T>): Promise<{ result: T; payloads: Record<string, Payload[]> }> {
+  async expect<T>(
+    expected: string[],
+    action: () => Promise<T>,
+  ): Promise<{ result: T; payloads: Record<string, Payload[]> }> {
     await this.settle();
     const before = this.receiver.requests.length;
     const result = await action();

@@ -26,9 +26,16 @@ let counter = 0;
 
 export async function startIdp(redirectUris: string[]): Promise<Idp> {
   const service = await startService();
-  const application = await createApplication(service, 'Traditional', { oidcClientMetadata: { redirectUris, postLogoutRedirectUris: [] } });
+  const application = await createApplication(service, 'Traditional', {
+    oidcClientMetadata: { redirectUris, postLogoutRedirectUris: [] },
+  });
   expect(application.secret, 'a Traditional application has a secret').to.be.a('string');
-  return { service, issuer: `${service.config.endpoint}/oidc`, client: { id: application.id, secret: application.secret }, stop: () => service.stop() };
+  return {
+    service,
+    issuer: `${service.config.endpoint}/oidc`,
+    client: { id: application.id, secret: application.secret },
+    stop: () => service.stop(),
+  };
 }
 
 /** A user of the IdP; created by the management API with `primaryEmail`, their email counts as verified there. */
@@ -58,7 +65,9 @@ export async function signInAtIdp(idp: Idp, authorizationUri: string, user: IdpU
     password: user.password,
   });
   expect(verification.statusCode, JSON.stringify(verification.body)).to.equal(200);
-  const identified = await browser.call('post', 'api/experience/identification', { verificationId: verification.body.verificationId });
+  const identified = await browser.call('post', 'api/experience/identification', {
+    verificationId: verification.body.verificationId,
+  });
   expect(identified.statusCode, JSON.stringify(identified.body)).to.equal(204);
   const submitted = await browser.call('post', 'api/experience/submit');
   expect(submitted.statusCode, JSON.stringify(submitted.body)).to.equal(200);

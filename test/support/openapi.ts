@@ -36,7 +36,10 @@ export type Operation = {
 export async function apiOperations(service: TestService): Promise<Operation[]> {
   const response = await service.http.get('api/swagger.json');
   const document = response.body as {
-    paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+    paths: Record<
+      string,
+      Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>
+    >;
   };
   return Object.entries(document.paths).flatMap(([path, operations]) =>
     Object.entries(operations).map(([method, operation]) => ({
@@ -74,7 +77,11 @@ export function sample(schema: Schema): unknown {
     case 'object':
       return {};
     default:
-      return schema.format === 'email' ? 'a@example.com' : schema.format === 'uri' ? 'https://app.example.invalid/' : 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+      return schema.format === 'email'
+        ? 'a@example.com'
+        : schema.format === 'uri'
+          ? 'https://app.example.invalid/'
+          : 'x'.repeat(Math.max(1, schema.minLength ?? 1));
   }
 }
 
@@ -90,6 +97,8 @@ export function operationUrl(operation: Operation, values: Record<string, string
 /** Samples of the operation's required query parameters. */
 export function requiredQuery(operation: Operation): Record<string, string> {
   return Object.fromEntries(
-    operation.parameters.filter((parameter) => parameter.in === 'query' && parameter.required).map((parameter) => [parameter.name, String(sample(parameter.schema))]),
+    operation.parameters
+      .filter((parameter) => parameter.in === 'query' && parameter.required)
+      .map((parameter) => [parameter.name, String(sample(parameter.schema))]),
   );
 }

@@ -24,7 +24,16 @@ export async function freePort(): Promise<number> {
 
 /** What a test sees of a response; bodies are parsed JSON (`any`: tests assert on their shape). */
 export type HttpResponse<T = any> = { statusCode: number; headers: IncomingHttpHeaders; body: T };
-type RequestOptions = { json?: unknown; body?: string; searchParams?: Record<string, string | number | boolean> | URLSearchParams | string; headers?: Record<string, string>; form?: Record<string, string>; followRedirect?: boolean; prefixUrl?: string; responseType?: 'json' | 'text' };
+type RequestOptions = {
+  json?: unknown;
+  body?: string;
+  searchParams?: Record<string, string | number | boolean> | URLSearchParams | string;
+  headers?: Record<string, string>;
+  form?: Record<string, string>;
+  followRedirect?: boolean;
+  prefixUrl?: string;
+  responseType?: 'json' | 'text';
+};
 type Call = <T = any>(url: string, options?: RequestOptions) => Promise<HttpResponse<T>>;
 export type HttpClient = { get: Call; post: Call; put: Call; patch: Call; delete: Call; got: Got };
 
@@ -35,7 +44,14 @@ function client(instance: Got): HttpClient {
       const response = await instance(url, { method, ...options } as never);
       return response as unknown as HttpResponse<T>;
     };
-  return { get: call('get'), post: call('post'), put: call('put'), patch: call('patch'), delete: call('delete'), got: instance };
+  return {
+    get: call('get'),
+    post: call('post'),
+    put: call('put'),
+    patch: call('patch'),
+    delete: call('delete'),
+    got: instance,
+  };
 }
 
 export type TestService = {
@@ -75,7 +91,9 @@ function captured(): { stream: PassThrough; text: () => string } {
  * several instances or a restart do). Logs are silent unless TEST_LOG_LEVEL is set, or `logs` asks
  * to keep them (at every level) for the test to read.
  */
-export async function startService(options: { dbUrl?: string; port?: number; env?: Record<string, string>; logs?: boolean } = {}): Promise<TestService> {
+export async function startService(
+  options: { dbUrl?: string; port?: number; env?: Record<string, string>; logs?: boolean } = {},
+): Promise<TestService> {
   const port = options.port ?? (await freePort());
   const config = loadConfig({
     PORT: String(port),
@@ -89,21 +107,33 @@ export async function startService(options: { dbUrl?: string; port?: number; env
   });
   const logs = captured();
   const notices = captured();
-  const logger = options.logs ? createLogger({ production: true, logLevel: 'trace' }, logs.stream) : createLogger({ production: true, logLevel: config.logLevel });
+  const logger = options.logs
+    ? createLogger({ production: true, logLevel: 'trace' }, logs.stream)
+    : createLogger({ production: true, logLevel: config.logLevel });
   const service = await createService(config, logger, notices.stream);
   await service.listen(port);
   // Where the test reaches it; the public ENDPOINT (issuer) may be another name.
   const url = `http://127.0.0.1:${port}`;
   // An agent per service: a restarted service on the same port must not get a dead keep-alive socket.
   const agent = new Agent({ keepAlive: true });
-  const base = got.extend({ prefixUrl: url, throwHttpErrors: false, retry: { limit: 0 }, responseType: 'json', agent: { http: agent } });
+  const base = got.extend({
+    prefixUrl: url,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    responseType: 'json',
+    agent: { http: agent },
+  });
 
   const token = async (clientId: string, secret: string, form: Record<string, string>): Promise<TokenResponse> => {
     const response = await base.post('oidc/token', {
       form,
       headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
     });
-    return { statusCode: response.statusCode, headers: response.headers, body: response.body as unknown as Record<string, unknown> };
+    return {
+      statusCode: response.statusCode,
+      headers: response.headers,
+      body: response.body as unknown as Record<string, unknown>,
+    };
   };
 
   let managementToken: { value: string; expiresAt: number } | undefined;
@@ -121,7 +151,10 @@ export async function startService(options: { dbUrl?: string; port?: number; env
               resource: config.managementApiResource,
               scope: 'all',
             });
-            managementToken = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in) * 1000 };
+            managementToken = {
+              value: String(body.access_token),
+              expiresAt: Date.now() + Number(body.expires_in) * 1000,
+            };
           }
           request.headers.authorization = `Bearer ${managementToken.value}`;
         },

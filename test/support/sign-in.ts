@@ -60,9 +60,7 @@ export async function signIn(
 
 /** The admin console's sign-in: a management API token for the person (carrying `all` when they are an administrator). */
 export const consoleSignIn = (service: TestService, user: { username: string; password: string }) =>
-  signIn(
-    service,
-    { clientId: 'console', redirectUri: `${service.config.endpoint}/console/callback` },
-    user,
-    { scope: 'openid profile all', resource: service.config.managementApiResource },
-  );
+  signIn(service, { clientId: 'console', redirectUri: `${service.config.endpoint}/console/callback` }, user, {
+    scope: 'openid profile all',
+    resource: service.config.managementApiResource,
+  });

@@ -31,13 +31,20 @@ describe('token exchange: refusals and their order', () => {
     service = await startService();
     setup = await delegationSetup(service);
     subjectToken = await userAccessToken(service, setup.frontend.id, setup.user, setup.apiA.resource.indicator);
-    disabled = await createApplication(service, 'Traditional', { oidcClientMetadata: { redirectUris: ['http://disabled.test/cb'], postLogoutRedirectUris: [] } });
+    disabled = await createApplication(service, 'Traditional', {
+      oidcClientMetadata: { redirectUris: ['http://disabled.test/cb'], postLogoutRedirectUris: [] },
+    });
   });
   after(() => service.stop());
 
   const apiB = () => setup.apiB.resource.indicator;
   /** A complete, valid request; tests remove or spoil one field. */
-  const valid = () => ({ subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' });
+  const valid = () => ({
+    subject_token: subjectToken,
+    subject_token_type: accessTokenType,
+    resource: apiB(),
+    scope: 'read:b',
+  });
   const without = (form: Record<string, string>, ...names: string[]) =>
     Object.fromEntries(Object.entries(form).filter(([name]) => !names.includes(name)));
   const backend = () => setup.backend;
@@ -50,8 +57,15 @@ describe('token exchange: refusals and their order', () => {
     const username = `u_${Math.random().toString(36).slice(2, 10)}`;
     const password = 'Sturdy-Tulip-7';
     const user = (await service.api.post('users', { json: { username, password } })).body as { id: string };
-    expect((await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [setup.role.id] } })).statusCode).to.equal(201);
-    const token = await userAccessToken(service, setup.frontend.id, { username, password }, setup.apiA.resource.indicator);
+    expect(
+      (await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [setup.role.id] } })).statusCode,
+    ).to.equal(201);
+    const token = await userAccessToken(
+      service,
+      setup.frontend.id,
+      { username, password },
+      setup.apiA.resource.indicator,
+    );
     return { id: user.id, token };
   }
 
@@ -113,7 +127,9 @@ describe('token exchange: refusals and their order', () => {
     });
 
     it('refuses a Native application (a public client)', async () => {
-      const native = await createApplication(service, 'Native', { oidcClientMetadata: { redirectUris: ['com.example.app://callback'], postLogoutRedirectUris: [] } });
+      const native = await createApplication(service, 'Native', {
+        oidcClientMetadata: { redirectUris: ['com.example.app://callback'], postLogoutRedirectUris: [] },
+      });
       expectOAuthError(await asPublicClient(native.id, valid()), 400, 'unauthorized_client', notAllowed);
     });
   });
@@ -171,14 +187,18 @@ describe('token exchange: refusals and their order', () => {
 
     it('refuses a JWT signed by another key', async () => {
       const { privateKey } = await generateKeyPair('ES256');
-      const forged = await new SignJWT(userClaims()).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'forged' }).sign(privateKey);
+      const forged = await new SignJWT(userClaims())
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'forged' })
+        .sign(privateKey);
       await refused(forged, /signature/i);
     });
 
     it('refuses a JWT signed by another key that claims our key id', async () => {
       const { privateKey } = await generateKeyPair('ES256');
       const { kid } = JSON.parse(Buffer.from(subjectToken.split('.')[0]!, 'base64url').toString()) as { kid: string };
-      const forged = await new SignJWT(userClaims()).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).sign(privateKey);
+      const forged = await new SignJWT(userClaims())
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+        .sign(privateKey);
       await refused(forged, /signature/i);
     });
 
@@ -202,14 +222,24 @@ describe('token exchange: refusals and their order', () => {
     });
 
     it('refuses an ID token of ours (typ is not at+jwt)', async () => {
-      const { id_token: idToken } = await userTokens(service, setup.frontend.id, setup.user, setup.apiA.resource.indicator);
+      const { id_token: idToken } = await userTokens(
+        service,
+        setup.frontend.id,
+        setup.user,
+        setup.apiA.resource.indicator,
+      );
       expect(idToken.split('.')).to.have.length(3);
       await refused(idToken, /not an access token|ID token|typ/i);
     });
 
     it('refuses a client credentials token of ours (no user subject)', async () => {
-      const machine = await createApplication(service, 'MachineToMachine', { customClientMetadata: { allowTokenExchange: true } });
-      const issued = await service.token(machine.id, machine.secret, { grant_type: 'client_credentials', resource: apiB() });
+      const machine = await createApplication(service, 'MachineToMachine', {
+        customClientMetadata: { allowTokenExchange: true },
+      });
+      const issued = await service.token(machine.id, machine.secret, {
+        grant_type: 'client_credentials',
+        resource: apiB(),
+      });
       expect(issued.statusCode).to.equal(200);
       const description = await refused(String(issued.body.access_token), /user subject|client credentials/i);
       expect(description).not.to.match(/signature|expired|issuer/);
@@ -219,7 +249,9 @@ describe('token exchange: refusals and their order', () => {
     });
 
     it('refuses an opaque client credentials token of ours (no resource, so not a JWT)', async () => {
-      const machine = await createApplication(service, 'MachineToMachine', { customClientMetadata: { allowTokenExchange: true } });
+      const machine = await createApplication(service, 'MachineToMachine', {
+        customClientMetadata: { allowTokenExchange: true },
+      });
       const issued = await service.token(machine.id, machine.secret, { grant_type: 'client_credentials' });
       expect(issued.statusCode).to.equal(200);
       expect(String(issued.body.access_token).split('.')).to.have.length(1);
@@ -228,7 +260,9 @@ describe('token exchange: refusals and their order', () => {
 
     it('accepts a token signed with the service key (control for the self-signed tokens below)', async () => {
       const token = await signWithServiceKey(service, userClaims());
-      expect(expectIssued(await exchange(service, backend(), { ...valid(), subject_token: token })).scope).to.equal('read:b');
+      expect(expectIssued(await exchange(service, backend(), { ...valid(), subject_token: token })).scope).to.equal(
+        'read:b',
+      );
     });
 
     it('refuses an expired token (10 s past exp, beyond the 5 s clock tolerance)', async () => {
@@ -270,12 +304,23 @@ describe('token exchange: refusals and their order', () => {
     it('says which: each kind of invalid token has its own description', async () => {
       const { privateKey } = await generateKeyPair('ES256');
       const now = Math.floor(Date.now() / 1000);
-      const { id_token: idToken } = await userTokens(service, setup.frontend.id, setup.user, setup.apiA.resource.indicator);
+      const { id_token: idToken } = await userTokens(
+        service,
+        setup.frontend.id,
+        setup.user,
+        setup.apiA.resource.indicator,
+      );
       const machine = await createApplication(service, 'MachineToMachine');
-      const machineToken = String((await service.token(machine.id, machine.secret, { grant_type: 'client_credentials', resource: apiB() })).body.access_token);
+      const machineToken = String(
+        (await service.token(machine.id, machine.secret, { grant_type: 'client_credentials', resource: apiB() })).body
+          .access_token,
+      );
       const descriptions = await Promise.all([
         refused('abc.def.ghi', /./),
-        refused(await new SignJWT(userClaims()).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt' }).sign(privateKey), /./),
+        refused(
+          await new SignJWT(userClaims()).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt' }).sign(privateKey),
+          /./,
+        ),
         refused(idToken, /./),
         refused(machineToken, /./),
         refused(await signWithServiceKey(service, userClaims({ iat: now - 610, exp: now - 10 })), /./),
@@ -296,15 +341,24 @@ describe('token exchange: refusals and their order', () => {
 
     it('refuses a well-signed token for a user who never existed as deleted', async () => {
       const token = await signWithServiceKey(service, userClaims({ sub: 'no-such-user' }));
-      expectOAuthError(await exchange(service, backend(), { ...valid(), subject_token: token }), 400, 'invalid_request', /does not exist/);
+      expectOAuthError(
+        await exchange(service, backend(), { ...valid(), subject_token: token }),
+        400,
+        'invalid_request',
+        /does not exist/,
+      );
     });
 
     it('refuses the token of a suspended user, and accepts it again after reactivation', async () => {
       const user = await freshUser();
-      expect((await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } })).statusCode).to.equal(200);
+      expect(
+        (await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } })).statusCode,
+      ).to.equal(200);
       const response = await exchange(service, backend(), { ...valid(), subject_token: user.token });
       expectOAuthError(response, 400, 'invalid_request', /suspended/);
-      expect((await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: false } })).statusCode).to.equal(200);
+      expect(
+        (await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: false } })).statusCode,
+      ).to.equal(200);
       expectIssued(await exchange(service, backend(), { ...valid(), subject_token: user.token }));
     });
   });
@@ -332,8 +386,12 @@ describe('token exchange: refusals and their order', () => {
 
     it('gives missing, malformed and unknown resources distinct descriptions', async () => {
       const descriptions = await Promise.all(
-        [without(valid(), 'resource'), { ...valid(), resource: 'api-b' }, { ...valid(), resource: 'https://unknown-api.example.com' }].map(
-          async (form) => String(((await exchange(service, backend(), form)).body as { error_description: string }).error_description),
+        [
+          without(valid(), 'resource'),
+          { ...valid(), resource: 'api-b' },
+          { ...valid(), resource: 'https://unknown-api.example.com' },
+        ].map(async (form) =>
+          String(((await exchange(service, backend(), form)).body as { error_description: string }).error_description),
         ),
       );
       expect(new Set(descriptions).size, descriptions.join(' | ')).to.equal(3);
@@ -350,7 +408,12 @@ describe('token exchange: refusals and their order', () => {
     });
 
     it('the application before the parameters: a disabled app with a missing subject_token gets unauthorized_client', async () => {
-      expectOAuthError(await exchange(service, disabled, without(valid(), 'subject_token')), 400, 'unauthorized_client', notAllowed);
+      expectOAuthError(
+        await exchange(service, disabled, without(valid(), 'subject_token')),
+        400,
+        'unauthorized_client',
+        notAllowed,
+      );
     });
 
     it('the application before everything else: an SPA with no parameters gets unauthorized_client', async () => {
@@ -358,41 +421,66 @@ describe('token exchange: refusals and their order', () => {
     });
 
     it('presence before type: missing subject_token with an unsupported type names subject_token', async () => {
-      const response = await exchange(service, backend(), { subject_token_type: 'urn:ietf:params:oauth:token-type:id_token', resource: apiB() });
+      const response = await exchange(service, backend(), {
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        resource: apiB(),
+      });
       expectOAuthError(response, 400, 'invalid_request', /subject_token(?!_type)/);
     });
 
     it('presence before the resource: missing subject_token with an unknown resource is invalid_request', async () => {
-      const response = await exchange(service, backend(), { subject_token_type: accessTokenType, resource: 'https://unknown-api.example.com' });
+      const response = await exchange(service, backend(), {
+        subject_token_type: accessTokenType,
+        resource: 'https://unknown-api.example.com',
+      });
       expectOAuthError(response, 400, 'invalid_request', /subject_token(?!_type)/);
     });
 
     it('type before the token: an unsupported type with a garbage token says unsupported subject_token_type', async () => {
-      const response = await exchange(service, backend(), { ...valid(), subject_token: 'garbage', subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' });
+      const response = await exchange(service, backend(), {
+        ...valid(),
+        subject_token: 'garbage',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+      });
       expectOAuthError(response, 400, 'invalid_request', 'unsupported subject_token_type');
     });
 
     it('the token before the resource: a bad subject token with a missing resource is invalid_request', async () => {
-      const response = await exchange(service, backend(), { subject_token: 'abc.def.ghi', subject_token_type: accessTokenType });
+      const response = await exchange(service, backend(), {
+        subject_token: 'abc.def.ghi',
+        subject_token_type: accessTokenType,
+      });
       expectOAuthError(response, 400, 'invalid_request', /subject_token/);
     });
 
     it('the token before the resource: a revoked-or-unknown opaque token with a malformed resource is invalid_request', async () => {
-      const response = await exchange(service, backend(), { ...valid(), subject_token: 'unknown-opaque', resource: 'relative#x' });
+      const response = await exchange(service, backend(), {
+        ...valid(),
+        subject_token: 'unknown-opaque',
+        resource: 'relative#x',
+      });
       expectOAuthError(response, 400, 'invalid_request', /subject_token/);
     });
 
     it('the user before the resource: a suspended user with an unknown resource is invalid_request (suspended)', async () => {
       const user = await freshUser();
       await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } });
-      const response = await exchange(service, backend(), { ...valid(), subject_token: user.token, resource: 'https://unknown-api.example.com' });
+      const response = await exchange(service, backend(), {
+        ...valid(),
+        subject_token: user.token,
+        resource: 'https://unknown-api.example.com',
+      });
       expectOAuthError(response, 400, 'invalid_request', /suspended/);
     });
 
     it('the user before the resource: a deleted user with a missing resource is invalid_request (deleted)', async () => {
       const user = await freshUser();
       await service.api.delete(`users/${user.id}`);
-      const response = await exchange(service, backend(), without({ ...valid(), subject_token: user.token }, 'resource'));
+      const response = await exchange(
+        service,
+        backend(),
+        without({ ...valid(), subject_token: user.token }, 'resource'),
+      );
       expectOAuthError(response, 400, 'invalid_request', 'the subject user does not exist (deleted)');
     });
   });

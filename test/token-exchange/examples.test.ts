@@ -9,7 +9,9 @@ import { startService, type TestService } from '../support/service.ts';
 import { delegationSetup, userAccessToken } from './support.ts';
 
 const listen = (server: Server) =>
-  new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  new Promise<string>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 
 describe('examples: API A delegates to API B through token exchange', () => {
   let service: TestService;
@@ -49,7 +51,7 @@ describe('examples: API A delegates to API B through token exchange', () => {
     expect(body.fromApiB.scopes).to.deep.equal(['read:b']);
   });
 
-  it('API B refuses the user\'s own token (its audience is API A)', async () => {
+  it("API B refuses the user's own token (its audience is API A)", async () => {
     const userToken = await userAccessToken(service, setup.frontend.id, setup.user, setup.apiA.resource.indicator);
     const response = await fetch(`${apiBUrl}/orders`, { headers: { authorization: `Bearer ${userToken}` } });
     expect(response.status).to.equal(401);
@@ -64,11 +66,16 @@ describe('examples: API A delegates to API B through token exchange', () => {
       resource: setup.apiB.resource.indicator,
       scope: 'read:b',
     });
-    const post = await fetch(`${apiBUrl}/orders`, { method: 'POST', headers: { authorization: `Bearer ${exchanged.body.access_token}` } });
+    const post = await fetch(`${apiBUrl}/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${exchanged.body.access_token}` },
+    });
     expect(post.status).to.equal(403);
 
     const other = (
-      await service.api.post('applications', { json: { name: 'untrusted', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } } })
+      await service.api.post('applications', {
+        json: { name: 'untrusted', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } },
+      })
     ).body;
     const fromOther = await service.token(other.id, other.secret, {
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
@@ -77,7 +84,9 @@ describe('examples: API A delegates to API B through token exchange', () => {
       resource: setup.apiB.resource.indicator,
       scope: 'read:b',
     });
-    const refused = await fetch(`${apiBUrl}/orders`, { headers: { authorization: `Bearer ${fromOther.body.access_token}` } });
+    const refused = await fetch(`${apiBUrl}/orders`, {
+      headers: { authorization: `Bearer ${fromOther.body.access_token}` },
+    });
     expect(refused.status).to.equal(403);
   });
 });

@@ -82,7 +82,13 @@ describe('token exchange: the delegated call from API A to API B', () => {
       scope: 'read:b write:b',
     });
     const body = expectIssued(response);
-    expect(Object.keys(body).sort()).to.deep.equal(['access_token', 'expires_in', 'issued_token_type', 'scope', 'token_type']);
+    expect(Object.keys(body).sort()).to.deep.equal([
+      'access_token',
+      'expires_in',
+      'issued_token_type',
+      'scope',
+      'token_type',
+    ]);
     expect(body).to.include({
       issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
       token_type: 'Bearer',
@@ -119,13 +125,23 @@ describe('token exchange: the delegated call from API A to API B', () => {
     expect(subject.client_id).to.equal(setup.frontend.id);
     expect(subject.aud).to.equal(setup.apiA.resource.indicator);
     const body = expectIssued(
-      await exchange(service, setup.backend, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' }),
+      await exchange(service, setup.backend, {
+        subject_token: subjectToken,
+        subject_token_type: accessTokenType,
+        resource: apiB(),
+        scope: 'read:b',
+      }),
     );
     expect(claimsOf(body.access_token)).to.include({ sub: setup.user.id, client_id: setup.backend.id, aud: apiB() });
   });
 
   it('does not consume the subject token: the same token is exchanged twice, giving two distinct tokens', async () => {
-    const form = { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' };
+    const form = {
+      subject_token: subjectToken,
+      subject_token_type: accessTokenType,
+      resource: apiB(),
+      scope: 'read:b',
+    };
     const first = expectIssued(await exchange(service, setup.backend, form));
     const second = expectIssued(await exchange(service, setup.backend, form));
     expect(first.scope).to.equal('read:b');
@@ -137,7 +153,12 @@ describe('token exchange: the delegated call from API A to API B', () => {
     const opaque = await userAccessToken(service, setup.frontend.id, setup.user);
     expect(opaque.split('.')).to.have.length(1);
     const body = expectIssued(
-      await exchange(service, setup.backend, { subject_token: opaque, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b write:b' }),
+      await exchange(service, setup.backend, {
+        subject_token: opaque,
+        subject_token_type: accessTokenType,
+        resource: apiB(),
+        scope: 'read:b write:b',
+      }),
     );
     expect(body.scope).to.equal('read:b write:b');
     const payload = await apiBAccepts(body.access_token, ['read:b'], [setup.backend.id]);
@@ -145,9 +166,16 @@ describe('token exchange: the delegated call from API A to API B', () => {
   });
 
   it('lets a MachineToMachine application with token exchange enabled exchange too', async () => {
-    const machine = await createApplication(service, 'MachineToMachine', { customClientMetadata: { allowTokenExchange: true } });
+    const machine = await createApplication(service, 'MachineToMachine', {
+      customClientMetadata: { allowTokenExchange: true },
+    });
     const body = expectIssued(
-      await exchange(service, machine, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' }),
+      await exchange(service, machine, {
+        subject_token: subjectToken,
+        subject_token_type: accessTokenType,
+        resource: apiB(),
+        scope: 'read:b',
+      }),
     );
     expect(body.scope).to.equal('read:b');
     const payload = await apiBAccepts(body.access_token, ['read:b'], [machine.id]);
@@ -161,7 +189,12 @@ describe('token exchange: the delegated call from API A to API B', () => {
     expect(created.statusCode, JSON.stringify(created.body)).to.equal(200);
     const backend = created.body as { id: string; secret: string };
     const body = expectIssued(
-      await exchange(service, backend, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' }),
+      await exchange(service, backend, {
+        subject_token: subjectToken,
+        subject_token_type: accessTokenType,
+        resource: apiB(),
+        scope: 'read:b',
+      }),
     );
     expect(body.scope).to.equal('read:b');
     const payload = await apiBAccepts(body.access_token, ['read:b'], [backend.id]);

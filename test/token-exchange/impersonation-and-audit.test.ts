@@ -50,8 +50,18 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     return response.body as { subjectToken: string; expiresIn: number };
   }
 
-  const impersonate = (token: string, application: { id: string; secret: string } = setup.backend, extra: Record<string, string> = {}) =>
-    exchange(service, application, { subject_token: token, subject_token_type: impersonationTokenType, resource: apiB(), scope: 'read:b write:b delete:b', ...extra });
+  const impersonate = (
+    token: string,
+    application: { id: string; secret: string } = setup.backend,
+    extra: Record<string, string> = {},
+  ) =>
+    exchange(service, application, {
+      subject_token: token,
+      subject_token_type: impersonationTokenType,
+      resource: apiB(),
+      scope: 'read:b write:b delete:b',
+      ...extra,
+    });
 
   async function withDatabase<T>(use: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
     const db = openDatabase(service.config.dbUrl);
@@ -64,7 +74,9 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
 
   describe('impersonation', () => {
     it('POST /api/subject-tokens answers 201 {subjectToken, expiresIn: 600}', async () => {
-      const response = await service.api.post('subject-tokens', { json: { userId: setup.user.id, context: { ticket: 'T-1' } } });
+      const response = await service.api.post('subject-tokens', {
+        json: { userId: setup.user.id, context: { ticket: 'T-1' } },
+      });
       expect(response.statusCode, JSON.stringify(response.body)).to.equal(201);
       expect(Object.keys(response.body).sort()).to.deep.equal(['expiresIn', 'subjectToken']);
       expect(response.body.expiresIn).to.equal(600);
@@ -77,11 +89,25 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
       const response = await impersonate(token);
       const body = expectIssued(response);
       keep(body.access_token);
-      expect(body).to.include({ issued_token_type: accessTokenType, token_type: 'Bearer', expires_in: 900, scope: 'read:b write:b' });
+      expect(body).to.include({
+        issued_token_type: accessTokenType,
+        token_type: 'Bearer',
+        expires_in: 900,
+        scope: 'read:b write:b',
+      });
 
       const jwks = createRemoteJWKSet(new URL(`${service.url}/oidc/jwks`));
-      const { payload } = await jwtVerify(body.access_token, jwks, { issuer: `${service.url}/oidc`, audience: apiB(), typ: 'at+jwt' });
-      expect(payload).to.include({ sub: setup.user.id, client_id: setup.backend.id, aud: apiB(), scope: 'read:b write:b' });
+      const { payload } = await jwtVerify(body.access_token, jwks, {
+        issuer: `${service.url}/oidc`,
+        audience: apiB(),
+        typ: 'at+jwt',
+      });
+      expect(payload).to.include({
+        sub: setup.user.id,
+        client_id: setup.backend.id,
+        aud: apiB(),
+        scope: 'read:b write:b',
+      });
       expect(payload.act).to.deep.equal({ sub: adminClient.id });
     });
 
@@ -104,7 +130,12 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     it('does not consume the token when the application may not exchange', async () => {
       const { subjectToken: token } = await createSubjectToken(setup.user.id);
       const disabled = await createApplication(service, 'MachineToMachine');
-      expectOAuthError(await impersonate(token, disabled), 400, 'unauthorized_client', 'token exchange is not allowed for this application');
+      expectOAuthError(
+        await impersonate(token, disabled),
+        400,
+        'unauthorized_client',
+        'token exchange is not allowed for this application',
+      );
       expectIssued(await impersonate(token));
     });
 
@@ -141,7 +172,12 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     it('refuses an expired impersonation token', async () => {
       const { subjectToken: token } = await createSubjectToken(setup.user.id);
       // Ten minutes pass: age every unused token of this user in the database.
-      await withDatabase((db) => db('subject_tokens').where({ user_id: setup.user.id }).whereNull('consumed_at').update({ expires_at: Date.now() - 1000 }));
+      await withDatabase((db) =>
+        db('subject_tokens')
+          .where({ user_id: setup.user.id })
+          .whereNull('consumed_at')
+          .update({ expires_at: Date.now() - 1000 }),
+      );
       expectOAuthError(await impersonate(token), 400, 'invalid_request', /expired/);
     });
 
@@ -151,7 +187,12 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
 
     it('does not take an impersonation token as an access token, nor an access token as an impersonation token', async () => {
       const { subjectToken: token } = await createSubjectToken(setup.user.id);
-      const asAccess = await exchange(service, setup.backend, { subject_token: token, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' });
+      const asAccess = await exchange(service, setup.backend, {
+        subject_token: token,
+        subject_token_type: accessTokenType,
+        resource: apiB(),
+        scope: 'read:b',
+      });
       expectOAuthError(asAccess, 400, 'invalid_request', /subject_token/);
       expectOAuthError(await impersonate(subjectToken), 400, 'invalid_request', /impersonation/);
       // Neither attempt used the impersonation token up.
@@ -159,14 +200,18 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     });
 
     it('refuses impersonating a suspended user', async () => {
-      const user = (await service.api.post('users', { json: { username: `s_${Math.random().toString(36).slice(2, 10)}` } })).body as { id: string };
+      const user = (
+        await service.api.post('users', { json: { username: `s_${Math.random().toString(36).slice(2, 10)}` } })
+      ).body as { id: string };
       const { subjectToken: token } = await createSubjectToken(user.id);
       await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } });
       expectOAuthError(await impersonate(token), 400, 'invalid_request', /suspended/);
     });
 
     it('refuses an impersonation token whose user was deleted since', async () => {
-      const user = (await service.api.post('users', { json: { username: `d_${Math.random().toString(36).slice(2, 10)}` } })).body as { id: string };
+      const user = (
+        await service.api.post('users', { json: { username: `d_${Math.random().toString(36).slice(2, 10)}` } })
+      ).body as { id: string };
       const { subjectToken: token } = await createSubjectToken(user.id);
       expect((await service.api.delete(`users/${user.id}`)).statusCode).to.equal(204);
       expectOAuthError(await impersonate(token), 400, 'invalid_request');
@@ -177,13 +222,24 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     const forApplication = (applicationId: string) => ({ logKey, applicationId });
 
     it('records a successful exchange: application, user, resource, scopes requested and issued', async () => {
-      const backend = await createApplication(service, 'MachineToMachine', { customClientMetadata: { allowTokenExchange: true } });
+      const backend = await createApplication(service, 'MachineToMachine', {
+        customClientMetadata: { allowTokenExchange: true },
+      });
       keep(backend.secret);
       const body = expectIssued(
-        await exchange(service, backend, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b write:b delete:b' }),
+        await exchange(service, backend, {
+          subject_token: subjectToken,
+          subject_token_type: accessTokenType,
+          resource: apiB(),
+          scope: 'read:b write:b delete:b',
+        }),
       );
       keep(body.access_token);
-      const entry = await waitForLog(service, forApplication(backend.id), (found) => found.payload.result === 'Success');
+      const entry = await waitForLog(
+        service,
+        forApplication(backend.id),
+        (found) => found.payload.result === 'Success',
+      );
       expect(entry.key).to.equal(logKey);
       expect(entry.id).to.be.a('string');
       expect(entry.createdAt).to.be.a('number');
@@ -200,11 +256,17 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     });
 
     it('records an impersonated exchange with its actor', async () => {
-      const backend = await createApplication(service, 'MachineToMachine', { customClientMetadata: { allowTokenExchange: true } });
+      const backend = await createApplication(service, 'MachineToMachine', {
+        customClientMetadata: { allowTokenExchange: true },
+      });
       keep(backend.secret);
       const { subjectToken: token } = await createSubjectToken(setup.user.id);
       keep(expectIssued(await impersonate(token, backend)).access_token);
-      const entry = await waitForLog(service, forApplication(backend.id), (found) => found.payload.result === 'Success');
+      const entry = await waitForLog(
+        service,
+        forApplication(backend.id),
+        (found) => found.payload.result === 'Success',
+      );
       expect(entry.payload).to.include({ applicationId: backend.id, userId: setup.user.id });
       expect(entry.payload.params.subjectTokenType).to.equal(impersonationTokenType);
       expect(entry.payload.params.actor).to.equal(adminClient.id);
@@ -213,28 +275,62 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     it('records a refused exchange (unauthorized_client) as an Error entry with error and error_description', async () => {
       const disabled = await createApplication(service, 'MachineToMachine');
       keep(disabled.secret);
-      expectOAuthError(await exchange(service, disabled, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' }), 400, 'unauthorized_client');
+      expectOAuthError(
+        await exchange(service, disabled, {
+          subject_token: subjectToken,
+          subject_token_type: accessTokenType,
+          resource: apiB(),
+          scope: 'read:b',
+        }),
+        400,
+        'unauthorized_client',
+      );
       const entry = await waitForLog(service, forApplication(disabled.id), (found) => found.payload.result === 'Error');
       expect(entry.key).to.equal(logKey);
       expect(entry.payload.applicationId).to.equal(disabled.id);
-      expect(entry.payload.error).to.deep.equal({ error: 'unauthorized_client', error_description: 'token exchange is not allowed for this application' });
+      expect(entry.payload.error).to.deep.equal({
+        error: 'unauthorized_client',
+        error_description: 'token exchange is not allowed for this application',
+      });
       expect(entry.payload.params.resource).to.equal(apiB());
     });
 
     it('records an exchange refused for its subject token or its resource as Error entries', async () => {
-      const backend = await createApplication(service, 'MachineToMachine', { customClientMetadata: { allowTokenExchange: true } });
+      const backend = await createApplication(service, 'MachineToMachine', {
+        customClientMetadata: { allowTokenExchange: true },
+      });
       keep(backend.secret);
       const garbage = keep(`garbage-subject-${Math.random().toString(36).slice(2)}`);
-      expectOAuthError(await exchange(service, backend, { subject_token: garbage, subject_token_type: accessTokenType, resource: apiB() }), 400, 'invalid_request');
       expectOAuthError(
-        await exchange(service, backend, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: 'https://nowhere.example.com' }),
+        await exchange(service, backend, {
+          subject_token: garbage,
+          subject_token_type: accessTokenType,
+          resource: apiB(),
+        }),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await exchange(service, backend, {
+          subject_token: subjectToken,
+          subject_token_type: accessTokenType,
+          resource: 'https://nowhere.example.com',
+        }),
         400,
         'invalid_target',
       );
-      const badToken = await waitForLog(service, forApplication(backend.id), (found) => found.payload.error?.error === 'invalid_request');
+      const badToken = await waitForLog(
+        service,
+        forApplication(backend.id),
+        (found) => found.payload.error?.error === 'invalid_request',
+      );
       expect(badToken.payload.result).to.equal('Error');
       expect(badToken.payload.error.error_description).to.match(/subject_token/);
-      const badTarget = await waitForLog(service, forApplication(backend.id), (found) => found.payload.error?.error === 'invalid_target');
+      const badTarget = await waitForLog(
+        service,
+        forApplication(backend.id),
+        (found) => found.payload.error?.error === 'invalid_target',
+      );
       expect(badTarget.payload.result).to.equal('Error');
       expect(badTarget.payload.error.error_description).to.include('https://nowhere.example.com');
       expect(badTarget.payload.params.resource).to.equal('https://nowhere.example.com');
@@ -244,27 +340,51 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
       const marker = `https://marker-${Math.random().toString(36).slice(2)}.example.com`;
       const wrongSecret = keep(`wrong-secret-${Math.random().toString(36).slice(2)}`);
       expectOAuthError(
-        await exchange(service, { id: setup.backend.id, secret: wrongSecret }, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: marker }),
+        await exchange(
+          service,
+          { id: setup.backend.id, secret: wrongSecret },
+          { subject_token: subjectToken, subject_token_type: accessTokenType, resource: marker },
+        ),
         401,
         'invalid_client',
       );
       // The same with the secret in the body (client_secret_post).
       const posted = await service.http.post('oidc/token', {
-        form: { grant_type: tokenExchange, client_id: setup.backend.id, client_secret: wrongSecret, subject_token: subjectToken, subject_token_type: accessTokenType, resource: marker },
+        form: {
+          grant_type: tokenExchange,
+          client_id: setup.backend.id,
+          client_secret: wrongSecret,
+          subject_token: subjectToken,
+          subject_token_type: accessTokenType,
+          resource: marker,
+        },
       });
       expectOAuthError(posted, 401, 'invalid_client');
-      const entry = await waitForLog(service, { logKey }, (found) => found.payload.params?.resource === marker && found.payload.error?.error === 'invalid_client');
+      const entry = await waitForLog(
+        service,
+        { logKey },
+        (found) => found.payload.params?.resource === marker && found.payload.error?.error === 'invalid_client',
+      );
       expect(entry.payload.result).to.equal('Error');
     });
 
     it('never contains a subject token, an issued token or a client secret', async () => {
       // One more of each kind, then wait until it is written.
       const body = expectIssued(
-        await exchange(service, setup.backend, { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB(), scope: 'read:b' }),
+        await exchange(service, setup.backend, {
+          subject_token: subjectToken,
+          subject_token_type: accessTokenType,
+          resource: apiB(),
+          scope: 'read:b',
+        }),
       );
       keep(body.access_token);
       const jti = String(claimsOf(body.access_token).jti);
-      const latest = await waitForLog(service, forApplication(setup.backend.id), (found) => found.payload.result === 'Success' && Date.now() - found.createdAt < 30_000);
+      const latest = await waitForLog(
+        service,
+        forApplication(setup.backend.id),
+        (found) => found.payload.result === 'Success' && Date.now() - found.createdAt < 30_000,
+      );
       expect(latest).to.exist;
 
       const entries: AuditEntry[] = [];

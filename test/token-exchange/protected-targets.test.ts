@@ -45,7 +45,7 @@ describe('token exchange: resources that are not exchange targets', () => {
   }
 
   describe('the management API', () => {
-    it('is refused with 400 invalid_target saying why, for an administrator\'s API A token', async () => {
+    it("is refused with 400 invalid_target saying why, for an administrator's API A token", async () => {
       const response = await exchangeFor(service.config.managementApiResource, 'all');
       expectOAuthError(response, 400, 'invalid_target', managementTarget);
     });
@@ -55,7 +55,9 @@ describe('token exchange: resources that are not exchange targets', () => {
       const refused = await exchangeFor(service.config.managementApiResource, 'all', token, impersonationTokenType);
       expectOAuthError(refused, 400, 'invalid_target', managementTarget);
 
-      const issued = expectIssued(await exchangeFor(setup.apiB.resource.indicator, 'read:b', token, impersonationTokenType));
+      const issued = expectIssued(
+        await exchangeFor(setup.apiB.resource.indicator, 'read:b', token, impersonationTokenType),
+      );
       expect(claimsOf(issued.access_token)).to.include({ aud: setup.apiB.resource.indicator, scope: 'read:b' });
     });
 
@@ -68,19 +70,28 @@ describe('token exchange: resources that are not exchange targets', () => {
       expect(switched.statusCode, JSON.stringify(switched.body)).to.equal(400);
       expect(switched.body).to.include({ code: 'resource.cannot_modify_management_api' });
       expect((await service.api.get('resources/management-api')).body).to.include({ isExchangeTarget: false });
-      expectOAuthError(await exchangeFor(service.config.managementApiResource, 'all'), 400, 'invalid_target', managementTarget);
+      expectOAuthError(
+        await exchangeFor(service.config.managementApiResource, 'all'),
+        400,
+        'invalid_target',
+        managementTarget,
+      );
     });
   });
 
   describe('a resource marked isExchangeTarget: false', () => {
     it('is created with the flag, refused as a target, and accepted again once the flag is switched on', async () => {
       const indicator = `https://internal-${Date.now().toString(36)}.example.com`;
-      const created = await service.api.post('resources', { json: { name: 'Internal API', indicator, isExchangeTarget: false } });
+      const created = await service.api.post('resources', {
+        json: { name: 'Internal API', indicator, isExchangeTarget: false },
+      });
       expect(created.statusCode, JSON.stringify(created.body)).to.equal(201);
       expect(created.body).to.include({ indicator, isExchangeTarget: false });
       const scope = await service.api.post(`resources/${created.body.id}/scopes`, { json: { name: 'read:internal' } });
       expect(scope.statusCode).to.equal(201);
-      expect((await service.api.post(`roles/${setup.role.id}/scopes`, { json: { scopeIds: [scope.body.id] } })).statusCode).to.equal(201);
+      expect(
+        (await service.api.post(`roles/${setup.role.id}/scopes`, { json: { scopeIds: [scope.body.id] } })).statusCode,
+      ).to.equal(201);
 
       const refused = await exchangeFor(indicator, 'read:internal');
       expectOAuthError(refused, 400, 'invalid_target', notATarget);
@@ -99,10 +110,16 @@ describe('token exchange: resources that are not exchange targets', () => {
 
     it('still issues client credentials tokens for it: the flag is about token exchange only', async () => {
       const indicator = `https://machines-${Date.now().toString(36)}.example.com`;
-      const created = await service.api.post('resources', { json: { name: 'Machines only', indicator, isExchangeTarget: false } });
+      const created = await service.api.post('resources', {
+        json: { name: 'Machines only', indicator, isExchangeTarget: false },
+      });
       const scope = await service.api.post(`resources/${created.body.id}/scopes`, { json: { name: 'run' } });
       const { application } = await createMachineWithScopes(service, [scope.body.id]);
-      const response = await service.token(application.id, application.secret, { grant_type: 'client_credentials', resource: indicator, scope: 'run' });
+      const response = await service.token(application.id, application.secret, {
+        grant_type: 'client_credentials',
+        resource: indicator,
+        scope: 'run',
+      });
       expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
       expect(claimsOf(String(response.body.access_token))).to.include({ aud: indicator, scope: 'run' });
     });
@@ -112,7 +129,9 @@ describe('token exchange: resources that are not exchange targets', () => {
       const created = await service.api.post('resources', { json: { name: 'Plain', indicator } });
       expect(created.body).to.include({ isExchangeTarget: true });
       const listed = await service.api.get('resources');
-      expect(listed.body.find((resource: { id: string }) => resource.id === created.body.id)).to.include({ isExchangeTarget: true });
+      expect(listed.body.find((resource: { id: string }) => resource.id === created.body.id)).to.include({
+        isExchangeTarget: true,
+      });
 
       const bad = await service.api.patch(`resources/${created.body.id}`, { json: { isExchangeTarget: 'no' } });
       expect(bad.statusCode).to.equal(400);

@@ -18,14 +18,20 @@ export async function delegationSetup(service: TestService) {
   const apiB = await createResource(service, ['read:b', 'write:b', 'delete:b'], 900);
   const role = (
     await service.api.post('roles', {
-      json: { name: `b-user-${Date.now()}-${Math.random()}`, description: 'reads and writes B', scopeIds: [apiB.scopeIds['read:b'], apiB.scopeIds['write:b'], apiA.scopeIds['read:a']] },
+      json: {
+        name: `b-user-${Date.now()}-${Math.random()}`,
+        description: 'reads and writes B',
+        scopeIds: [apiB.scopeIds['read:b'], apiB.scopeIds['write:b'], apiA.scopeIds['read:a']],
+      },
     })
   ).body;
   const username = `user_${Math.random().toString(36).slice(2, 10)}`;
   const password = 'Sturdy-Tulip-7';
   const user = (await service.api.post('users', { json: { username, password } })).body;
   await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [role.id] } });
-  const frontend = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] } });
+  const frontend = await createApplication(service, 'SPA', {
+    oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+  });
   const backend = await createApplication(service, 'Traditional', {
     oidcClientMetadata: { redirectUris: ['http://api-a.test/callback'], postLogoutRedirectUris: [] },
     customClientMetadata: { allowTokenExchange: true },
@@ -82,13 +88,21 @@ export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
 
 /** A token exchange by a confidential application (HTTP Basic). */
-export const exchange = (service: TestService, application: { id: string; secret: string }, form: Record<string, string>) =>
-  service.token(application.id, application.secret, { grant_type: tokenExchange, ...form });
+export const exchange = (
+  service: TestService,
+  application: { id: string; secret: string },
+  form: Record<string, string>,
+) => service.token(application.id, application.secret, { grant_type: tokenExchange, ...form });
 
 type OAuthResponse = { statusCode: number; headers: Record<string, string | string[] | undefined>; body: unknown };
 
 /** An OAuth error response of the contract: status, `error`, `error_description`, `Cache-Control: no-store`. */
-export function expectOAuthError(response: OAuthResponse, status: number, error: string, description?: string | RegExp): void {
+export function expectOAuthError(
+  response: OAuthResponse,
+  status: number,
+  error: string,
+  description?: string | RegExp,
+): void {
   const body = response.body as { error?: unknown; error_description?: unknown };
   const shown = `${response.statusCode} ${JSON.stringify(response.body)}`;
   expect(response.statusCode, shown).to.equal(status);
@@ -104,7 +118,12 @@ export function expectOAuthError(response: OAuthResponse, status: number, error:
 }
 
 /** A successful exchange: 200 and the body, with `no-store`. */
-export function expectIssued(response: OAuthResponse): { access_token: string; scope: string; expires_in: number; [key: string]: unknown } {
+export function expectIssued(response: OAuthResponse): {
+  access_token: string;
+  scope: string;
+  expires_in: number;
+  [key: string]: unknown;
+} {
   expect(response.statusCode, `${response.statusCode} ${JSON.stringify(response.body)}`).to.equal(200);
   expect(String(response.headers['cache-control'])).to.include('no-store');
   return response.body as { access_token: string; scope: string; expires_in: number };
@@ -113,10 +132,19 @@ export function expectIssued(response: OAuthResponse): { access_token: string; s
 /** The claims of a JWT, unverified (the tests verify signatures where it matters). */
 export const claimsOf = (token: string) => decodeJwt(token);
 
-export type AuditEntry = { id: string; key: string; createdAt: number; payload: Record<string, any>; names: Record<string, string> };
+export type AuditEntry = {
+  id: string;
+  key: string;
+  createdAt: number;
+  payload: Record<string, any>;
+  names: Record<string, string>;
+};
 
 /** Audit log entries (newest first); writes are batched, so callers poll with `waitForLog`. */
-export async function auditLog(service: TestService, query: Record<string, string | number> = {}): Promise<AuditEntry[]> {
+export async function auditLog(
+  service: TestService,
+  query: Record<string, string | number> = {},
+): Promise<AuditEntry[]> {
   const response = await service.api.get('logs', { searchParams: { page_size: 100, ...query } });
   expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
   return response.body as AuditEntry[];
@@ -145,16 +173,25 @@ export async function waitForLog(
  * Signs a JWT with the service's own EC signing key, read from its database: the only way a test
  * makes a well-signed token with claims the service would not issue (an expired one, another issuer).
  */
-export async function signWithServiceKey(service: TestService, payload: JWTPayload, header: Partial<JWTHeaderParameters> = {}): Promise<string> {
+export async function signWithServiceKey(
+  service: TestService,
+  payload: JWTPayload,
+  header: Partial<JWTHeaderParameters> = {},
+): Promise<string> {
   const db = openDatabase(service.config.dbUrl);
   try {
-    const row = await db('oidc_keys').where({ kind: 'private-keys', algorithm: 'EC' }).whereNull('rotated_at').first<{ value: string } | undefined>();
+    const row = await db('oidc_keys')
+      .where({ kind: 'private-keys', algorithm: 'EC' })
+      .whereNull('rotated_at')
+      .first<{ value: string } | undefined>();
     if (!row) {
       throw new Error('no EC signing key in the database');
     }
     const jwk = JSON.parse(row.value) as JWK & { kid: string };
     const key = await importJWK(jwk, 'ES256');
-    return await new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid, ...header }).sign(key);
+    return await new SignJWT(payload)
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid, ...header })
+      .sign(key);
   } finally {
     await db.destroy();
   }

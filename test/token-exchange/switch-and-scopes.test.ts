@@ -47,16 +47,25 @@ describe('token exchange: the application switch and the issued scopes', () => {
     if (roleIds.length > 0) {
       expect((await service.api.post(`users/${user.id}/roles`, { json: { roleIds } })).statusCode).to.equal(201);
     }
-    const token = await userAccessToken(service, setup.frontend.id, { username, password }, setup.apiA.resource.indicator);
+    const token = await userAccessToken(
+      service,
+      setup.frontend.id,
+      { username, password },
+      setup.apiA.resource.indicator,
+    );
     return { id: user.id, token };
   }
 
   /** A Traditional web application (with a redirect URI, as one that signs users in has). */
   const traditional = () =>
-    createApplication(service, 'Traditional', { oidcClientMetadata: { redirectUris: ['http://web.test/callback'], postLogoutRedirectUris: [] } });
+    createApplication(service, 'Traditional', {
+      oidcClientMetadata: { redirectUris: ['http://web.test/callback'], postLogoutRedirectUris: [] },
+    });
 
   async function createRole(scopeIds: string[]) {
-    const response = await service.api.post('roles', { json: { name: `r-${Math.random().toString(36).slice(2)}`, description: 'test', scopeIds } });
+    const response = await service.api.post('roles', {
+      json: { name: `r-${Math.random().toString(36).slice(2)}`, description: 'test', scopeIds },
+    });
     expect(response.statusCode, JSON.stringify(response.body)).to.be.oneOf([200, 201]);
     return response.body as { id: string };
   }
@@ -76,7 +85,9 @@ describe('token exchange: the application switch and the issued scopes', () => {
       const on = await setSwitch(application.id, true);
       expect(on.statusCode, JSON.stringify(on.body)).to.equal(200);
       expect(on.body.customClientMetadata.allowTokenExchange).to.equal(true);
-      expect((await service.api.get(`applications/${application.id}`)).body.customClientMetadata.allowTokenExchange).to.equal(true);
+      expect(
+        (await service.api.get(`applications/${application.id}`)).body.customClientMetadata.allowTokenExchange,
+      ).to.equal(true);
       expect(await issuedScope('read:b', subjectToken, application)).to.equal('read:b');
 
       const off = await setSwitch(application.id, false);
@@ -103,14 +114,20 @@ describe('token exchange: the application switch and the issued scopes', () => {
     });
 
     it('keeps the other custom client metadata when the switch is changed', async () => {
-      const application = await createApplication(service, 'Traditional', { customClientMetadata: { idTokenTtl: 600 } });
+      const application = await createApplication(service, 'Traditional', {
+        customClientMetadata: { idTokenTtl: 600 },
+      });
       const on = await setSwitch(application.id, true);
       expect(on.body.customClientMetadata).to.include({ idTokenTtl: 600, allowTokenExchange: true });
     });
 
     it('refuses to switch it on for an SPA or a Native application (422), which stays off', async () => {
-      const spa = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: ['http://spa.test/cb'], postLogoutRedirectUris: [] } });
-      const native = await createApplication(service, 'Native', { oidcClientMetadata: { redirectUris: ['com.example.app://cb'], postLogoutRedirectUris: [] } });
+      const spa = await createApplication(service, 'SPA', {
+        oidcClientMetadata: { redirectUris: ['http://spa.test/cb'], postLogoutRedirectUris: [] },
+      });
+      const native = await createApplication(service, 'Native', {
+        oidcClientMetadata: { redirectUris: ['com.example.app://cb'], postLogoutRedirectUris: [] },
+      });
       for (const application of [spa, native]) {
         const response = await setSwitch(application.id, true);
         expect(response.statusCode, JSON.stringify(response.body)).to.equal(422);
@@ -132,7 +149,9 @@ describe('token exchange: the application switch and the issued scopes', () => {
     });
 
     it('accepts switching it off on a public application (nothing to refuse)', async () => {
-      const spa = await createApplication(service, 'SPA', { oidcClientMetadata: { redirectUris: ['http://spa.test/cb'], postLogoutRedirectUris: [] } });
+      const spa = await createApplication(service, 'SPA', {
+        oidcClientMetadata: { redirectUris: ['http://spa.test/cb'], postLogoutRedirectUris: [] },
+      });
       expect((await setSwitch(spa.id, false)).statusCode).to.equal(200);
     });
 
@@ -202,8 +221,11 @@ describe('token exchange: the application switch and the issued scopes', () => {
 
     it('issues scopes the user holds only through an organization role', async () => {
       const user = await userWithRoles([setup.role.id]);
-      const organization = (await service.api.post('organizations', { json: { name: `org-${Math.random()}` } })).body as { id: string };
-      expect((await service.api.post(`organizations/${organization.id}/users`, { json: { userIds: [user.id] } })).statusCode).to.equal(201);
+      const organization = (await service.api.post('organizations', { json: { name: `org-${Math.random()}` } }))
+        .body as { id: string };
+      expect(
+        (await service.api.post(`organizations/${organization.id}/users`, { json: { userIds: [user.id] } })).statusCode,
+      ).to.equal(201);
       const organizationRole = await service.api.post('organization-roles', {
         json: { name: `deleter-${Math.random()}`, resourceScopeIds: [setup.apiB.scopeIds['delete:b']] },
       });
@@ -219,7 +241,9 @@ describe('token exchange: the application switch and the issued scopes', () => {
       expect(claimsOf(body.access_token).scope).to.equal('read:b write:b delete:b');
 
       // Taken away again: the next exchange drops it.
-      const removed = await service.api.delete(`organizations/${organization.id}/users/${user.id}/roles/${organizationRole.body.id}`);
+      const removed = await service.api.delete(
+        `organizations/${organization.id}/users/${user.id}/roles/${organizationRole.body.id}`,
+      );
       expect(removed.statusCode).to.equal(204);
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('read:b write:b');
     });
@@ -227,16 +251,23 @@ describe('token exchange: the application switch and the issued scopes', () => {
     it('issues organization-role scopes to a user with no user role at all', async () => {
       const user = await userWithRoles([]);
       expect(await issuedScope('read:b write:b', user.token)).to.equal('');
-      const organization = (await service.api.post('organizations', { json: { name: `org-${Math.random()}` } })).body as { id: string };
+      const organization = (await service.api.post('organizations', { json: { name: `org-${Math.random()}` } }))
+        .body as { id: string };
       await service.api.post(`organizations/${organization.id}/users`, { json: { userIds: [user.id] } });
       const organizationRole = (
-        await service.api.post('organization-roles', { json: { name: `reader-${Math.random()}`, resourceScopeIds: [setup.apiB.scopeIds['read:b']] } })
+        await service.api.post('organization-roles', {
+          json: { name: `reader-${Math.random()}`, resourceScopeIds: [setup.apiB.scopeIds['read:b']] },
+        })
       ).body as { id: string };
-      await service.api.post(`organizations/${organization.id}/users/${user.id}/roles`, { json: { organizationRoleIds: [organizationRole.id] } });
+      await service.api.post(`organizations/${organization.id}/users/${user.id}/roles`, {
+        json: { organizationRoleIds: [organizationRole.id] },
+      });
       expect(await issuedScope('read:b write:b', user.token)).to.equal('read:b');
 
       // A resource scope added to the organization role counts at the next exchange.
-      const added = await service.api.post(`organization-roles/${organizationRole.id}/resource-scopes`, { json: { scopeIds: [setup.apiB.scopeIds['write:b']] } });
+      const added = await service.api.post(`organization-roles/${organizationRole.id}/resource-scopes`, {
+        json: { scopeIds: [setup.apiB.scopeIds['write:b']] },
+      });
       expect(added.statusCode).to.equal(201);
       expect(await issuedScope('read:b write:b', user.token)).to.equal('read:b write:b');
     });
@@ -251,7 +282,9 @@ describe('token exchange: the application switch and the issued scopes', () => {
       expect((await service.api.delete(`users/${user.id}/roles/${role.id}`)).statusCode).to.equal(204);
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('');
 
-      expect((await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [role.id] } })).statusCode).to.equal(201);
+      expect((await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [role.id] } })).statusCode).to.equal(
+        201,
+      );
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('read:b write:b');
     });
 
@@ -260,11 +293,15 @@ describe('token exchange: the application switch and the issued scopes', () => {
       const user = await userWithRoles([role.id]);
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('read:b');
 
-      const added = await service.api.post(`roles/${role.id}/scopes`, { json: { scopeIds: [setup.apiB.scopeIds['delete:b']] } });
+      const added = await service.api.post(`roles/${role.id}/scopes`, {
+        json: { scopeIds: [setup.apiB.scopeIds['delete:b']] },
+      });
       expect(added.statusCode, JSON.stringify(added.body)).to.be.oneOf([200, 201]);
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('read:b delete:b');
 
-      expect((await service.api.delete(`roles/${role.id}/scopes/${setup.apiB.scopeIds['delete:b']}`)).statusCode).to.equal(204);
+      expect(
+        (await service.api.delete(`roles/${role.id}/scopes/${setup.apiB.scopeIds['delete:b']}`)).statusCode,
+      ).to.equal(204);
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('read:b');
     });
 
@@ -280,18 +317,31 @@ describe('token exchange: the application switch and the issued scopes', () => {
       const apiD = await createResource(service, ['x:d', 'y:d']);
       const role = await createRole([apiD.scopeIds['x:d']!, apiD.scopeIds['y:d']!]);
       const user = await userWithRoles([role.id]);
-      const request = { subject_token: user.token, subject_token_type: accessTokenType, resource: apiD.resource.indicator, scope: 'x:d y:d' };
+      const request = {
+        subject_token: user.token,
+        subject_token_type: accessTokenType,
+        resource: apiD.resource.indicator,
+        scope: 'x:d y:d',
+      };
       expect(expectIssued(await exchange(service, setup.backend, request)).scope).to.equal('x:d y:d');
-      expect((await service.api.delete(`resources/${apiD.resource.id}/scopes/${apiD.scopeIds['y:d']}`)).statusCode).to.equal(204);
+      expect(
+        (await service.api.delete(`resources/${apiD.resource.id}/scopes/${apiD.scopeIds['y:d']}`)).statusCode,
+      ).to.equal(204);
       expect(expectIssued(await exchange(service, setup.backend, request)).scope).to.equal('x:d');
     });
 
     it('uses the resource TTL as it is now (expires_in and exp)', async () => {
       const apiE = await createResource(service, ['e'], 300);
-      const request = { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiE.resource.indicator };
+      const request = {
+        subject_token: subjectToken,
+        subject_token_type: accessTokenType,
+        resource: apiE.resource.indicator,
+      };
       const before = expectIssued(await exchange(service, setup.backend, request));
       expect(before.expires_in).to.equal(300);
-      expect((await service.api.patch(`resources/${apiE.resource.id}`, { json: { accessTokenTtl: 120 } })).statusCode).to.equal(200);
+      expect(
+        (await service.api.patch(`resources/${apiE.resource.id}`, { json: { accessTokenTtl: 120 } })).statusCode,
+      ).to.equal(200);
       const after = expectIssued(await exchange(service, setup.backend, request));
       expect(after.expires_in).to.equal(120);
       const claims = claimsOf(after.access_token);

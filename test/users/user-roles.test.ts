@@ -2,14 +2,28 @@ import { expect } from 'chai';
 
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 
-type Role = { tenantId: string; id: string; name: string; description: string; type: 'User' | 'MachineToMachine'; isDefault: boolean };
+type Role = {
+  tenantId: string;
+  id: string;
+  name: string;
+  description: string;
+  type: 'User' | 'MachineToMachine';
+  isDefault: boolean;
+};
 type RoleListItem = Role & {
   usersCount: number;
   featuredUsers: Array<{ id: string; avatar: string | null; name: string | null }>;
   applicationsCount: number;
   featuredApplications: Array<{ id: string; name: string; type: string }>;
 };
-type User = { id: string; username: string | null; name: string | null; avatar: string | null; hasPassword: boolean; isSuspended: boolean };
+type User = {
+  id: string;
+  username: string | null;
+  name: string | null;
+  avatar: string | null;
+  hasPassword: boolean;
+  isSuspended: boolean;
+};
 type ErrorBody = { code: string; message: string; data?: unknown };
 
 describe('management API: user roles', () => {
@@ -29,7 +43,9 @@ describe('management API: user roles', () => {
   }
 
   async function createRole(body: Record<string, unknown> = {}): Promise<Role> {
-    const response = await service.api.post<Role>('roles', { json: { name: unique('role'), description: 'A role made by a test.', ...body } });
+    const response = await service.api.post<Role>('roles', {
+      json: { name: unique('role'), description: 'A role made by a test.', ...body },
+    });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
     return response.body;
   }
@@ -40,9 +56,12 @@ describe('management API: user roles', () => {
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(201);
   }
 
-  const roleIdsOf = async (userId: string) => (await service.api.get<Role[]>(`users/${userId}/roles`)).body.map(({ id }) => id).sort();
-  const userIdsOf = async (roleId: string) => (await service.api.get<User[]>(`roles/${roleId}/users`)).body.map(({ id }) => id).sort();
-  const listedRole = async (roleId: string) => (await service.api.get<RoleListItem[]>('roles')).body.find(({ id }) => id === roleId);
+  const roleIdsOf = async (userId: string) =>
+    (await service.api.get<Role[]>(`users/${userId}/roles`)).body.map(({ id }) => id).sort();
+  const userIdsOf = async (roleId: string) =>
+    (await service.api.get<User[]>(`roles/${roleId}/users`)).body.map(({ id }) => id).sort();
+  const listedRole = async (roleId: string) =>
+    (await service.api.get<RoleListItem[]>('roles')).body.find(({ id }) => id === roleId);
 
   before(async () => {
     service = await startService();
@@ -75,9 +94,14 @@ describe('management API: user roles', () => {
         await createRole({ description: `Helps the ${marker.toLowerCase()} team.` }),
         await createRole(),
       ];
-      await assign(user.id, roles.map(({ id }) => id));
+      await assign(
+        user.id,
+        roles.map(({ id }) => id),
+      );
 
-      const searched = await service.api.get<Role[]>(`users/${user.id}/roles`, { searchParams: { search: marker.toUpperCase() } });
+      const searched = await service.api.get<Role[]>(`users/${user.id}/roles`, {
+        searchParams: { search: marker.toUpperCase() },
+      });
       expect(searched.body.map(({ id }) => id)).to.have.members(roles.slice(0, 3).map(({ id }) => id));
       expect(searched.headers['total-number']).to.equal('3');
 
@@ -111,7 +135,9 @@ describe('management API: user roles', () => {
       const user = await createUser();
       const [userRole, machineRole] = [await createRole(), await createRole({ type: 'MachineToMachine' })];
 
-      const response = await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [userRole.id, machineRole.id] } });
+      const response = await service.api.post(`users/${user.id}/roles`, {
+        json: { roleIds: [userRole.id, machineRole.id] },
+      });
       expectError(response, 422, 'user.invalid_role_type');
       expect(await roleIdsOf(user.id)).to.deep.equal([]);
     });
@@ -119,24 +145,44 @@ describe('management API: user roles', () => {
     it('refuses an unknown role with 404, assigning none of the batch', async () => {
       const user = await createUser();
       const role = await createRole();
-      expectError(await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [role.id, 'no-such-role'] } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [role.id, 'no-such-role'] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expect(await roleIdsOf(user.id)).to.deep.equal([]);
     });
 
     it('answers 404 for an unknown user and 400 for an empty or missing roleIds', async () => {
       const role = await createRole();
-      expectError(await service.api.post('users/no-such-user/roles', { json: { roleIds: [role.id] } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.post('users/no-such-user/roles', { json: { roleIds: [role.id] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       const user = await createUser();
-      expectError(await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [] } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [] } }),
+        400,
+        'guard.invalid_input',
+      );
       expectError(await service.api.post(`users/${user.id}/roles`, { json: {} }), 400, 'guard.invalid_input');
-      expectError(await service.api.post(`users/${user.id}/roles`, { json: { roleIds: role.id } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.post(`users/${user.id}/roles`, { json: { roleIds: role.id } }),
+        400,
+        'guard.invalid_input',
+      );
     });
 
     it('assigns a role sent several times at once exactly once, answering 201 to each', async () => {
       const user = await createUser();
       const role = await createRole();
       const responses = await Promise.all(
-        Array.from({ length: 5 }, () => service.api.post<{ roleIds: string[]; addedRoleIds: string[] }>(`users/${user.id}/roles`, { json: { roleIds: [role.id] } })),
+        Array.from({ length: 5 }, () =>
+          service.api.post<{ roleIds: string[]; addedRoleIds: string[] }>(`users/${user.id}/roles`, {
+            json: { roleIds: [role.id] },
+          }),
+        ),
       );
       expect(
         responses.map(({ statusCode }) => statusCode),
@@ -170,16 +216,28 @@ describe('management API: user roles', () => {
       const machineRole = await createRole({ type: 'MachineToMachine' });
       await assign(user.id, [kept.id]);
 
-      expectError(await service.api.put(`users/${user.id}/roles`, { json: { roleIds: [other.id, machineRole.id] } }), 422, 'user.invalid_role_type');
+      expectError(
+        await service.api.put(`users/${user.id}/roles`, { json: { roleIds: [other.id, machineRole.id] } }),
+        422,
+        'user.invalid_role_type',
+      );
       expect(await roleIdsOf(user.id)).to.deep.equal([kept.id]);
 
-      expectError(await service.api.put(`users/${user.id}/roles`, { json: { roleIds: [other.id, 'no-such-role'] } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.put(`users/${user.id}/roles`, { json: { roleIds: [other.id, 'no-such-role'] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expect(await roleIdsOf(user.id)).to.deep.equal([kept.id]);
     });
 
     it('answers 404 for an unknown user', async () => {
       const role = await createRole();
-      expectError(await service.api.put('users/no-such-user/roles', { json: { roleIds: [role.id] } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.put('users/no-such-user/roles', { json: { roleIds: [role.id] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
   });
 
@@ -210,7 +268,10 @@ describe('management API: user roles', () => {
   describe('roles ↔ users, from the role', () => {
     it('assigns a role to users with 201 and lists them as users, with Total-Number', async () => {
       const role = await createRole();
-      const [first, second] = [await createUser({ name: 'First', password: 'Tr0ub4dor&3x' }), await createUser({ name: 'Second' })];
+      const [first, second] = [
+        await createUser({ name: 'First', password: 'Tr0ub4dor&3x' }),
+        await createUser({ name: 'Second' }),
+      ];
 
       const response = await service.api.post(`roles/${role.id}/users`, { json: { userIds: [first.id, second.id] } });
       expect(response.statusCode, JSON.stringify(response.body)).to.equal(201);
@@ -238,7 +299,9 @@ describe('management API: user roles', () => {
       ];
       await service.api.post(`roles/${role.id}/users`, { json: { userIds: users.map(({ id }) => id) } });
 
-      const searched = await service.api.get<User[]>(`roles/${role.id}/users`, { searchParams: { search: marker.toLowerCase() } });
+      const searched = await service.api.get<User[]>(`roles/${role.id}/users`, {
+        searchParams: { search: marker.toLowerCase() },
+      });
       expect(searched.body.map(({ id }) => id)).to.have.members([users[0]!.id, users[1]!.id]);
       expect(searched.headers['total-number']).to.equal('2');
 
@@ -252,7 +315,9 @@ describe('management API: user roles', () => {
       const [holder, newcomer] = [await createUser(), await createUser()];
       await assign(holder.id, [role.id]);
 
-      const response = await service.api.post(`roles/${role.id}/users`, { json: { userIds: [newcomer.id, holder.id] } });
+      const response = await service.api.post(`roles/${role.id}/users`, {
+        json: { userIds: [newcomer.id, holder.id] },
+      });
       expectError(response, 422, 'role.user_exists');
       expect(await userIdsOf(role.id)).to.deep.equal([holder.id]);
     });
@@ -260,14 +325,22 @@ describe('management API: user roles', () => {
     it('refuses a MachineToMachine role with 422 user.invalid_role_type', async () => {
       const role = await createRole({ type: 'MachineToMachine' });
       const user = await createUser();
-      expectError(await service.api.post(`roles/${role.id}/users`, { json: { userIds: [user.id] } }), 422, 'user.invalid_role_type');
+      expectError(
+        await service.api.post(`roles/${role.id}/users`, { json: { userIds: [user.id] } }),
+        422,
+        'user.invalid_role_type',
+      );
       expect(await roleIdsOf(user.id)).to.deep.equal([]);
     });
 
     it('answers 404 for an unknown role or user, assigning none of the batch', async () => {
       const role = await createRole();
       const user = await createUser();
-      expectError(await service.api.post('roles/no-such-role/users', { json: { userIds: [user.id] } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.post('roles/no-such-role/users', { json: { userIds: [user.id] } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await service.api.get('roles/no-such-role/users'), 404, 'entity.not_exists_with_id');
       expectError(
         await service.api.post(`roles/${role.id}/users`, { json: { userIds: [user.id, 'no-such-user'] } }),
@@ -275,7 +348,11 @@ describe('management API: user roles', () => {
         'entity.not_exists_with_id',
       );
       expect(await userIdsOf(role.id)).to.deep.equal([]);
-      expectError(await service.api.post(`roles/${role.id}/users`, { json: { userIds: [] } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.post(`roles/${role.id}/users`, { json: { userIds: [] } }),
+        400,
+        'guard.invalid_input',
+      );
     });
 
     it('removes the role from a user with 204, then 404', async () => {
@@ -331,7 +408,9 @@ describe('management API: user roles', () => {
       const [held, free] = [await createRole({ name: `${marker}-held` }), await createRole({ name: `${marker}-free` })];
       await assign(user.id, [held.id]);
 
-      const response = await service.api.get<RoleListItem[]>('roles', { searchParams: { search: marker, excludeUserId: user.id } });
+      const response = await service.api.get<RoleListItem[]>('roles', {
+        searchParams: { search: marker, excludeUserId: user.id },
+      });
       expect(response.statusCode).to.equal(200);
       expect(response.body.map(({ id }) => id)).to.deep.equal([free.id]);
       expect(response.headers['total-number']).to.equal('1');

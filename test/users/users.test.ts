@@ -24,7 +24,9 @@ type User = {
 };
 type Role = { id: string; name: string; type: 'User' | 'MachineToMachine'; isDefault: boolean };
 type ErrorBody = { code: string; message: string; data?: unknown };
-type PasswordRejected = ErrorBody & { data: { issues: Array<{ code: string; interpolation?: Record<string, unknown> }> } };
+type PasswordRejected = ErrorBody & {
+  data: { issues: Array<{ code: string; interpolation?: Record<string, unknown> }> };
+};
 
 /** Logto's user shape, exactly: no password digest or algorithm is ever shown. */
 const userKeys = [
@@ -76,7 +78,9 @@ describe('management API: users', () => {
   }
 
   async function createRole(body: Record<string, unknown> = {}): Promise<Role> {
-    const response = await service.api.post<Role>('roles', { json: { name: unique('role'), description: 'A role made by a test.', ...body } });
+    const response = await service.api.post<Role>('roles', {
+      json: { name: unique('role'), description: 'A role made by a test.', ...body },
+    });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
     return response.body;
   }
@@ -84,7 +88,8 @@ describe('management API: users', () => {
   const getUser = (id: string) => service.api.get<User>(`users/${id}`);
   const listIds = async (searchParams: Record<string, string | number>) =>
     (await service.api.get<User[]>('users', { searchParams })).body.map(({ id }) => id);
-  const roleIdsOf = async (userId: string) => (await service.api.get<Role[]>(`users/${userId}/roles`)).body.map(({ id }) => id);
+  const roleIdsOf = async (userId: string) =>
+    (await service.api.get<Role[]>(`users/${userId}/roles`)).body.map(({ id }) => id);
 
   /** What oidc-provider would store for a signed-in user: a session, a grant and a refresh token. */
   async function plantSessions(accountId: string): Promise<void> {
@@ -147,7 +152,9 @@ describe('management API: users', () => {
         hasPassword: false,
       });
       expect(user.id).to.be.a('string').and.not.empty;
-      expect(user.createdAt).to.be.a('number').within(before - 1000, Date.now() + 1000);
+      expect(user.createdAt)
+        .to.be.a('number')
+        .within(before - 1000, Date.now() + 1000);
       expect(user.updatedAt).to.be.a('number').at.least(user.createdAt);
       expectNoSecrets(user);
 
@@ -226,7 +233,11 @@ describe('management API: users', () => {
 
       it('and creates nothing', async () => {
         const username = unique('never');
-        expectError(await service.api.post('users', { json: { username, primaryEmail: 'nope' } }), 400, 'guard.invalid_input');
+        expectError(
+          await service.api.post('users', { json: { username, primaryEmail: 'nope' } }),
+          400,
+          'guard.invalid_input',
+        );
         expect(await listIds({ search: username })).to.deep.equal([]);
       });
     });
@@ -234,16 +245,28 @@ describe('management API: users', () => {
     describe('uniqueness', () => {
       it('refuses a username in use with 422 user.username_already_in_use', async () => {
         const taken = await createUser();
-        expectError(await service.api.post('users', { json: { username: taken.username } }), 422, 'user.username_already_in_use');
+        expectError(
+          await service.api.post('users', { json: { username: taken.username } }),
+          422,
+          'user.username_already_in_use',
+        );
       });
 
       it('refuses an email in use with 422 user.email_already_in_use, whatever its case', async () => {
         const local = unique('alice');
         await createUser({ primaryEmail: `${local}@example.com` });
 
-        expectError(await service.api.post('users', { json: { primaryEmail: `${local}@example.com` } }), 422, 'user.email_already_in_use');
+        expectError(
+          await service.api.post('users', { json: { primaryEmail: `${local}@example.com` } }),
+          422,
+          'user.email_already_in_use',
+        );
         const upper = `${local[0]!.toUpperCase()}${local.slice(1)}@Example.com`;
-        expectError(await service.api.post('users', { json: { primaryEmail: upper } }), 422, 'user.email_already_in_use');
+        expectError(
+          await service.api.post('users', { json: { primaryEmail: upper } }),
+          422,
+          'user.email_already_in_use',
+        );
         expectError(
           await service.api.post('users', { json: { primaryEmail: `${local}@example.com`.toUpperCase() } }),
           422,
@@ -265,8 +288,16 @@ describe('management API: users', () => {
       it('refuses a phone in use with 422 user.phone_already_in_use, with or without the +', async () => {
         const phone = uniquePhone();
         await createUser({ primaryPhone: phone });
-        expectError(await service.api.post('users', { json: { primaryPhone: phone } }), 422, 'user.phone_already_in_use');
-        expectError(await service.api.post('users', { json: { primaryPhone: `+${phone}` } }), 422, 'user.phone_already_in_use');
+        expectError(
+          await service.api.post('users', { json: { primaryPhone: phone } }),
+          422,
+          'user.phone_already_in_use',
+        );
+        expectError(
+          await service.api.post('users', { json: { primaryPhone: `+${phone}` } }),
+          422,
+          'user.phone_already_in_use',
+        );
       });
 
       it('refuses taken identifiers on PATCH with the same codes, and changes nothing', async () => {
@@ -275,7 +306,11 @@ describe('management API: users', () => {
         const holder = await createUser({ primaryEmail: `${local}@Example.com`, primaryPhone: phone });
         const user = await createUser({ name: 'Unchanged' });
 
-        expectError(await service.api.patch(`users/${user.id}`, { json: { username: holder.username } }), 422, 'user.username_already_in_use');
+        expectError(
+          await service.api.patch(`users/${user.id}`, { json: { username: holder.username } }),
+          422,
+          'user.username_already_in_use',
+        );
         expectError(
           await service.api.patch(`users/${user.id}`, { json: { primaryEmail: `${local.toLowerCase()}@example.com` } }),
           422,
@@ -286,7 +321,11 @@ describe('management API: users', () => {
           422,
           'user.email_already_in_use',
         );
-        expectError(await service.api.patch(`users/${user.id}`, { json: { primaryPhone: `+${phone}` } }), 422, 'user.phone_already_in_use');
+        expectError(
+          await service.api.patch(`users/${user.id}`, { json: { primaryPhone: `+${phone}` } }),
+          422,
+          'user.phone_already_in_use',
+        );
         expectError(
           await service.api.patch(`users/${user.id}`, { json: { name: 'Changed', primaryPhone: phone } }),
           422,
@@ -299,10 +338,16 @@ describe('management API: users', () => {
       it('creates one user when the same identifiers are sent at once; the others get a 422, never a 500', async () => {
         const username = unique('racer');
         const responses = await Promise.all(
-          Array.from({ length: 6 }, () => service.api.post<User | ErrorBody>('users', { json: { username, primaryEmail: `${username}@example.com` } })),
+          Array.from({ length: 6 }, () =>
+            service.api.post<User | ErrorBody>('users', {
+              json: { username, primaryEmail: `${username}@example.com` },
+            }),
+          ),
         );
         const statuses = responses.map(({ statusCode }) => statusCode).sort();
-        expect(statuses, JSON.stringify(responses.map(({ body }) => body))).to.deep.equal([200, 422, 422, 422, 422, 422]);
+        expect(statuses, JSON.stringify(responses.map(({ body }) => body))).to.deep.equal([
+          200, 422, 422, 422, 422, 422,
+        ]);
         expect(await listIds({ search: username })).to.have.length(1);
       });
 
@@ -315,17 +360,26 @@ describe('management API: users', () => {
           json: { username: user.username, primaryEmail: `${local}@EXAMPLE.com`, primaryPhone: phone },
         });
         expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
-        expect(response.body).to.include({ username: user.username, primaryEmail: `${local}@EXAMPLE.com`, primaryPhone: phone });
+        expect(response.body).to.include({
+          username: user.username,
+          primaryEmail: `${local}@EXAMPLE.com`,
+          primaryPhone: phone,
+        });
       });
 
       it('frees an identifier once its holder lets go of it', async () => {
         const local = unique('dave');
         const holder = await createUser({ primaryEmail: `${local}@example.com` });
-        const cleared = await service.api.patch<User>(`users/${holder.id}`, { json: { primaryEmail: null, username: null } });
+        const cleared = await service.api.patch<User>(`users/${holder.id}`, {
+          json: { primaryEmail: null, username: null },
+        });
         expect(cleared.statusCode).to.equal(200);
         expect(cleared.body).to.include({ primaryEmail: null, username: null });
 
-        const user = await createUser({ username: holder.username, primaryEmail: `${local.toUpperCase()}@example.com` });
+        const user = await createUser({
+          username: holder.username,
+          primaryEmail: `${local.toUpperCase()}@example.com`,
+        });
         expect(user.primaryEmail).to.equal(`${local.toUpperCase()}@example.com`);
       });
     });
@@ -345,7 +399,9 @@ describe('management API: users', () => {
 
       it('refuses a password containing the username with password_rejected.restricted.user_info', async () => {
         const username = unique('marigold');
-        const issues = rejection(await service.api.post('users', { json: { username, password: `Q9#${username.toUpperCase()}` } }));
+        const issues = rejection(
+          await service.api.post('users', { json: { username, password: `Q9#${username.toUpperCase()}` } }),
+        );
         expect(issues.map(({ code }) => code)).to.include('password_rejected.restricted.user_info');
         expect(await listIds({ search: username })).to.deep.equal([]);
       });
@@ -357,7 +413,9 @@ describe('management API: users', () => {
         );
         expect(byEmail.map(({ code }) => code)).to.include('password_rejected.restricted.user_info');
 
-        const byName = rejection(await service.api.post('users', { json: { name: 'Penelope Garcia', password: 'Q9#penelope' } }));
+        const byName = rejection(
+          await service.api.post('users', { json: { name: 'Penelope Garcia', password: 'Q9#penelope' } }),
+        );
         expect(byName.map(({ code }) => code)).to.include('password_rejected.restricted.user_info');
       });
 
@@ -374,7 +432,10 @@ describe('management API: users', () => {
 
       it('lists every reason at once', async () => {
         const issues = rejection(await service.api.post('users', { json: { password: 'aaa' } }));
-        expect(issues.map(({ code }) => code)).to.include.members(['password_rejected.too_short', 'password_rejected.repetition_or_sequence']);
+        expect(issues.map(({ code }) => code)).to.include.members([
+          'password_rejected.too_short',
+          'password_rejected.repetition_or_sequence',
+        ]);
       });
     });
   });
@@ -398,14 +459,21 @@ describe('management API: users', () => {
       const hasPassword = await service.api.get(`users/${user.id}/has-password`);
       expect(hasPassword.statusCode).to.equal(200);
       expect(hasPassword.body).to.deep.equal({ hasPassword: true });
-      expect((await service.api.post(`users/${user.id}/password/verify`, { json: { password: goodPassword } })).statusCode).to.equal(204);
+      expect(
+        (await service.api.post(`users/${user.id}/password/verify`, { json: { password: goodPassword } })).statusCode,
+      ).to.equal(204);
     });
 
     it('PATCH /users/:id/password replaces the old password', async () => {
       const user = await createUser({ password: goodPassword });
-      expect((await service.api.patch(`users/${user.id}/password`, { json: { password: otherGoodPassword } })).statusCode).to.equal(200);
+      expect(
+        (await service.api.patch(`users/${user.id}/password`, { json: { password: otherGoodPassword } })).statusCode,
+      ).to.equal(200);
 
-      expect((await service.api.post(`users/${user.id}/password/verify`, { json: { password: otherGoodPassword } })).statusCode).to.equal(204);
+      expect(
+        (await service.api.post(`users/${user.id}/password/verify`, { json: { password: otherGoodPassword } }))
+          .statusCode,
+      ).to.equal(204);
       expectError(
         await service.api.post(`users/${user.id}/password/verify`, { json: { password: goodPassword } }),
         422,
@@ -416,11 +484,15 @@ describe('management API: users', () => {
     it('PATCH /users/:id/password applies the policy with the user’s own details, keeping the old password', async () => {
       const user = await createUser({ name: 'Rosalind Franklin', password: goodPassword });
 
-      const short = await service.api.patch<PasswordRejected>(`users/${user.id}/password`, { json: { password: 'Q9!z' } });
+      const short = await service.api.patch<PasswordRejected>(`users/${user.id}/password`, {
+        json: { password: 'Q9!z' },
+      });
       expectError(short, 422, 'password.rejected');
       expect(short.body.data.issues.map(({ code }) => code)).to.include('password_rejected.too_short');
 
-      const byName = await service.api.patch<PasswordRejected>(`users/${user.id}/password`, { json: { password: 'Q9#rosalind!' } });
+      const byName = await service.api.patch<PasswordRejected>(`users/${user.id}/password`, {
+        json: { password: 'Q9#rosalind!' },
+      });
       expectError(byName, 422, 'password.rejected');
       expect(byName.body.data.issues.map(({ code }) => code)).to.deep.equal(['password_rejected.restricted.user_info']);
 
@@ -430,16 +502,30 @@ describe('management API: users', () => {
       expectError(byUsername, 422, 'password.rejected');
       expect(byUsername.body.data.issues.map(({ code }) => code)).to.include('password_rejected.restricted.user_info');
 
-      const sequence = await service.api.patch<PasswordRejected>(`users/${user.id}/password`, { json: { password: 'Xq9!abc#Lm' } });
+      const sequence = await service.api.patch<PasswordRejected>(`users/${user.id}/password`, {
+        json: { password: 'Xq9!abc#Lm' },
+      });
       expectError(sequence, 422, 'password.rejected');
-      expect(sequence.body.data.issues.map(({ code }) => code)).to.deep.equal(['password_rejected.repetition_or_sequence']);
+      expect(sequence.body.data.issues.map(({ code }) => code)).to.deep.equal([
+        'password_rejected.repetition_or_sequence',
+      ]);
 
-      expect((await service.api.post(`users/${user.id}/password/verify`, { json: { password: goodPassword } })).statusCode).to.equal(204);
+      expect(
+        (await service.api.post(`users/${user.id}/password/verify`, { json: { password: goodPassword } })).statusCode,
+      ).to.equal(204);
     });
 
     it('answers 404 for the password routes of an unknown user', async () => {
-      expectError(await service.api.patch('users/no-such-user/password', { json: { password: goodPassword } }), 404, 'entity.not_exists_with_id');
-      expectError(await service.api.post('users/no-such-user/password/verify', { json: { password: goodPassword } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.patch('users/no-such-user/password', { json: { password: goodPassword } }),
+        404,
+        'entity.not_exists_with_id',
+      );
+      expectError(
+        await service.api.post('users/no-such-user/password/verify', { json: { password: goodPassword } }),
+        404,
+        'entity.not_exists_with_id',
+      );
       expectError(await service.api.get('users/no-such-user/has-password'), 404, 'entity.not_exists_with_id');
     });
   });
@@ -467,7 +553,9 @@ describe('management API: users', () => {
 
       const pages: string[][] = [];
       for (const page of [1, 2, 3]) {
-        const response = await service.api.get<User[]>('users', { searchParams: { search: marker, page, page_size: 2 } });
+        const response = await service.api.get<User[]>('users', {
+          searchParams: { search: marker, page, page_size: 2 },
+        });
         expect(response.statusCode).to.equal(200);
         expect(response.headers['total-number']).to.equal('5');
         pages.push(response.body.map(({ id }) => id));
@@ -475,7 +563,9 @@ describe('management API: users', () => {
       expect(pages.map((page) => page.length)).to.deep.equal([2, 2, 1]);
       expect(pages.flat()).to.have.members(ids);
 
-      const beyond = await service.api.get<User[]>('users', { searchParams: { search: marker, page: 4, page_size: 2 } });
+      const beyond = await service.api.get<User[]>('users', {
+        searchParams: { search: marker, page: 4, page_size: 2 },
+      });
       expect(beyond.body).to.deep.equal([]);
       expect(beyond.headers['total-number']).to.equal('5');
     });
@@ -522,7 +612,9 @@ describe('management API: users', () => {
       const assigned = await service.api.post(`users/${holder.id}/roles`, { json: { roleIds: [role.id] } });
       expect(assigned.statusCode, JSON.stringify(assigned.body)).to.equal(201);
 
-      const response = await service.api.get<User[]>('users', { searchParams: { search: marker, excludeRoleId: role.id } });
+      const response = await service.api.get<User[]>('users', {
+        searchParams: { search: marker, excludeRoleId: role.id },
+      });
       expect(response.statusCode).to.equal(200);
       expect(response.body.map(({ id }) => id)).to.deep.equal([other.id]);
       expect(response.headers['total-number']).to.equal('1');
@@ -602,14 +694,38 @@ describe('management API: users', () => {
 
     it('refuses bad input with 400 and unknown users with 404', async () => {
       const user = await createUser();
-      expectError(await service.api.patch(`users/${user.id}`, { json: { username: 'no spaces' } }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch(`users/${user.id}`, { json: { primaryEmail: 'nope' } }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch(`users/${user.id}`, { json: { customData: 'x' } }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch(`users/${user.id}`, { json: { isSuspended: true } }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch(`users/${user.id}`, { json: { password: goodPassword } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.patch(`users/${user.id}`, { json: { username: 'no spaces' } }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await service.api.patch(`users/${user.id}`, { json: { primaryEmail: 'nope' } }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await service.api.patch(`users/${user.id}`, { json: { customData: 'x' } }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await service.api.patch(`users/${user.id}`, { json: { isSuspended: true } }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await service.api.patch(`users/${user.id}`, { json: { password: goodPassword } }),
+        400,
+        'guard.invalid_input',
+      );
       expect((await getUser(user.id)).body).to.deep.equal(user);
 
-      expectError(await service.api.patch('users/no-such-user', { json: { name: 'x' } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.patch('users/no-such-user', { json: { name: 'x' } }),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
   });
 
@@ -617,7 +733,9 @@ describe('management API: users', () => {
     it('PATCH /custom-data merges keys and answers with the custom data; GET /custom-data reads it', async () => {
       const user = await createUser({ customData: { a: 1, b: { deep: true } } });
 
-      const response = await service.api.patch(`users/${user.id}/custom-data`, { json: { customData: { b: 'replaced', c: [1, 2] } } });
+      const response = await service.api.patch(`users/${user.id}/custom-data`, {
+        json: { customData: { b: 'replaced', c: [1, 2] } },
+      });
       expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
       expect(response.body).to.deep.equal({ a: 1, b: 'replaced', c: [1, 2] });
 
@@ -629,10 +747,22 @@ describe('management API: users', () => {
 
     it('custom data routes answer 400 for a non-object and 404 for an unknown user', async () => {
       const user = await createUser();
-      expectError(await service.api.patch(`users/${user.id}/custom-data`, { json: { customData: [1] } }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch(`users/${user.id}/custom-data`, { json: { a: 1 } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.patch(`users/${user.id}/custom-data`, { json: { customData: [1] } }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await service.api.patch(`users/${user.id}/custom-data`, { json: { a: 1 } }),
+        400,
+        'guard.invalid_input',
+      );
       expectError(await service.api.get('users/no-such-user/custom-data'), 404, 'entity.not_exists_with_id');
-      expectError(await service.api.patch('users/no-such-user/custom-data', { json: { customData: {} } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.patch('users/no-such-user/custom-data', { json: { customData: {} } }),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
 
     it('PATCH /profile merges fields and answers with the profile', async () => {
@@ -642,15 +772,28 @@ describe('management API: users', () => {
         json: { profile: { familyName: 'Lovelace', nickname: 'Countess', address: { locality: 'London' } } },
       });
       expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
-      const expected = { givenName: 'Ada', familyName: 'Lovelace', nickname: 'Countess', address: { locality: 'London' } };
+      const expected = {
+        givenName: 'Ada',
+        familyName: 'Lovelace',
+        nickname: 'Countess',
+        address: { locality: 'London' },
+      };
       expect(response.body).to.deep.equal(expected);
       expect((await getUser(user.id)).body.profile).to.deep.equal(expected);
     });
 
     it('PATCH /profile refuses unknown profile fields with 400 and unknown users with 404', async () => {
       const user = await createUser();
-      expectError(await service.api.patch(`users/${user.id}/profile`, { json: { profile: { hairColour: 'red' } } }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch('users/no-such-user/profile', { json: { profile: {} } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.patch(`users/${user.id}/profile`, { json: { profile: { hairColour: 'red' } } }),
+        400,
+        'guard.invalid_input',
+      );
+      expectError(
+        await service.api.patch('users/no-such-user/profile', { json: { profile: {} } }),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
   });
 
@@ -664,7 +807,9 @@ describe('management API: users', () => {
       expect(suspended.body).to.include({ id: user.id, isSuspended: true });
       expect((await getUser(user.id)).body.isSuspended).to.equal(true);
 
-      const reactivated = await service.api.patch<User>(`users/${user.id}/is-suspended`, { json: { isSuspended: false } });
+      const reactivated = await service.api.patch<User>(`users/${user.id}/is-suspended`, {
+        json: { isSuspended: false },
+      });
       expect(reactivated.statusCode).to.equal(200);
       expect(reactivated.body.isSuspended).to.equal(false);
       expect((await getUser(user.id)).body.isSuspended).to.equal(false);
@@ -672,9 +817,17 @@ describe('management API: users', () => {
 
     it('refuses a non-boolean with 400 and an unknown user with 404', async () => {
       const user = await createUser();
-      expectError(await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: 'yes' } }), 400, 'guard.invalid_input');
+      expectError(
+        await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: 'yes' } }),
+        400,
+        'guard.invalid_input',
+      );
       expectError(await service.api.patch(`users/${user.id}/is-suspended`, { json: {} }), 400, 'guard.invalid_input');
-      expectError(await service.api.patch('users/no-such-user/is-suspended', { json: { isSuspended: true } }), 404, 'entity.not_exists_with_id');
+      expectError(
+        await service.api.patch('users/no-such-user/is-suspended', { json: { isSuspended: true } }),
+        404,
+        'entity.not_exists_with_id',
+      );
     });
 
     it('ends the user’s sessions, grants and refresh tokens, and no one else’s', async () => {
@@ -684,7 +837,9 @@ describe('management API: users', () => {
       await plantSessions(bystander.id);
 
       // Other changes leave sessions alone.
-      expect((await service.api.patch(`users/${user.id}`, { json: { name: 'Still signed in' } })).statusCode).to.equal(200);
+      expect((await service.api.patch(`users/${user.id}`, { json: { name: 'Still signed in' } })).statusCode).to.equal(
+        200,
+      );
       expect(await sessionModelsOf(user.id)).to.deep.equal(['Grant', 'RefreshToken', 'Session']);
 
       const response = await service.api.patch<User>(`users/${user.id}/is-suspended`, { json: { isSuspended: true } });
@@ -740,7 +895,9 @@ describe('management API: users', () => {
         expect(await roleIdsOf(earlier.id), 'a user created before the role').to.deep.equal([]);
 
         // A role that stops being a default is not given any more.
-        expect((await service.api.patch(`roles/${defaultRole.id}`, { json: { isDefault: false } })).statusCode).to.equal(200);
+        expect(
+          (await service.api.patch(`roles/${defaultRole.id}`, { json: { isDefault: false } })).statusCode,
+        ).to.equal(200);
         expect(await roleIdsOf((await createUser()).id)).to.deep.equal([]);
         expect(await roleIdsOf(user.id), 'users keep the role they were given').to.deep.equal([defaultRole.id]);
       } finally {

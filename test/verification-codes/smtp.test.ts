@@ -48,7 +48,10 @@ describe('the SMTP connector', () => {
   after(() => smtp?.stop());
 
   it('sends a plain-text and HTML email with the code, worded for each purpose', async () => {
-    const connector = smtpConnector({ url: `smtp://mailer:secret@127.0.0.1:${smtp.port}`, from: 'Identity <no-reply@example.com>' });
+    const connector = smtpConnector({
+      url: `smtp://mailer:secret@127.0.0.1:${smtp.port}`,
+      from: 'Identity <no-reply@example.com>',
+    });
     const subjects = new Map<string, string | undefined>();
     for (const [index, purpose] of codePurposes.entries()) {
       const code = String(123_400 + index);
@@ -70,7 +73,9 @@ describe('the SMTP connector', () => {
   it('rejects when the server cannot be reached', async () => {
     const connector = smtpConnector({ url: `smtp://127.0.0.1:${await freePort()}`, from: 'no-reply@example.com' });
     let failed = false;
-    await connector.send({ to: 'jane@example.com', type: 'email', purpose: 'SignIn', code: '123456' }).catch(() => (failed = true));
+    await connector
+      .send({ to: 'jane@example.com', type: 'email', purpose: 'SignIn', code: '123456' })
+      .catch(() => (failed = true));
     expect(failed).to.equal(true);
   });
 
@@ -78,7 +83,9 @@ describe('the SMTP connector', () => {
     let service: TestService;
 
     before(async () => {
-      service = await startService({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: 'Accounts <accounts@example.com>' } });
+      service = await startService({
+        env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: 'Accounts <accounts@example.com>' },
+      });
     });
     after(() => service?.stop());
 
@@ -89,7 +96,9 @@ describe('the SMTP connector', () => {
       const mail = smtp.received.find(({ to }) => to.includes(email))!;
       expect(mail.from).to.equal('accounts@example.com');
       const code = /^(\d{6})\r?$/m.exec(mail.raw)![1]!;
-      expect((await service.api.get('verification-messages', { searchParams: { recipient: email } })).body).to.deep.equal([]);
+      expect(
+        (await service.api.get('verification-messages', { searchParams: { recipient: email } })).body,
+      ).to.deep.equal([]);
 
       const verified = await service.api.post('verification-codes/verify', { json: { email, verificationCode: code } });
       expect(verified.statusCode, JSON.stringify(verified.body)).to.equal(204);
@@ -98,14 +107,18 @@ describe('the SMTP connector', () => {
     it('keeps phone messages in the development store', async () => {
       const phone = `1555${String(Date.now() % 10_000_000).padStart(7, '0')}`;
       expect((await service.api.post('verification-codes', { json: { phone } })).statusCode).to.equal(204);
-      expect((await service.api.get('verification-messages', { searchParams: { recipient: phone } })).body).to.have.length(1);
+      expect(
+        (await service.api.get('verification-messages', { searchParams: { recipient: phone } })).body,
+      ).to.have.length(1);
     });
   });
 
   it('answers 502 connector.general when the mail server is down', async () => {
     const service = await startService({ env: { SMTP_URL: `smtp://127.0.0.1:${await freePort()}` } });
     try {
-      const response = await service.api.post<{ code: string }>('verification-codes', { json: { email: 'down@example.com' } });
+      const response = await service.api.post<{ code: string }>('verification-codes', {
+        json: { email: 'down@example.com' },
+      });
       expect(response.statusCode).to.equal(502);
       expect(response.body.code).to.equal('connector.general');
     } finally {

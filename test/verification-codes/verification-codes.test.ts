@@ -3,7 +3,12 @@ import type { Knex } from 'knex';
 
 import { developmentConnector, listDevelopmentMessages } from '../../lib/experience/connectors/development.ts';
 import type { Connectors } from '../../lib/experience/connectors/index.ts';
-import { MessageRateLimited, assertSendAllowed, maxSendsPerWindow, sendWindowMs } from '../../lib/experience/send-rate-limit.ts';
+import {
+  MessageRateLimited,
+  assertSendAllowed,
+  maxSendsPerWindow,
+  sendWindowMs,
+} from '../../lib/experience/send-rate-limit.ts';
 import {
   maxCodeAttempts,
   recipientKey,
@@ -21,7 +26,10 @@ describe('verification codes and the send rate limit', () => {
   let db: Knex;
   let connectors: Connectors;
   let counter = 0;
-  const newEmail = (): CodeIdentifier => ({ type: 'email', value: `user${++counter}_${Math.random().toString(36).slice(2, 8)}@example.com` });
+  const newEmail = (): CodeIdentifier => ({
+    type: 'email',
+    value: `user${++counter}_${Math.random().toString(36).slice(2, 8)}@example.com`,
+  });
 
   async function rejection(promise: Promise<unknown>): Promise<RequestError> {
     try {
@@ -96,7 +104,10 @@ describe('verification codes and the send rate limit', () => {
     it('accepts the right code once, then refuses it', async () => {
       const identifier = newEmail();
       const { codeId, code } = await send(identifier);
-      expect(await verifyVerificationCode(db, { codeId, identifier, code })).to.deep.equal({ codeId, purpose: 'SignIn' });
+      expect(await verifyVerificationCode(db, { codeId, identifier, code })).to.deep.equal({
+        codeId,
+        purpose: 'SignIn',
+      });
       expect(Number((await db('verification_codes').where({ id: codeId }).first()).verified_at)).to.be.above(0);
       await expectCodeError(verifyVerificationCode(db, { codeId, identifier, code }), 'verification_code.not_found');
     });
@@ -104,7 +115,10 @@ describe('verification codes and the send rate limit', () => {
     it('refuses a wrong code with code_mismatch, and the right one still works', async () => {
       const identifier = newEmail();
       const { codeId, code } = await send(identifier);
-      await expectCodeError(verifyVerificationCode(db, { codeId, identifier, code: wrong(code) }), 'verification_code.code_mismatch');
+      await expectCodeError(
+        verifyVerificationCode(db, { codeId, identifier, code: wrong(code) }),
+        'verification_code.code_mismatch',
+      );
       await verifyVerificationCode(db, { codeId, identifier, code });
     });
 
@@ -112,9 +126,15 @@ describe('verification codes and the send rate limit', () => {
       const identifier = newEmail();
       const { codeId, code } = await send(identifier);
       for (let attempt = 0; attempt < maxCodeAttempts; attempt++) {
-        await expectCodeError(verifyVerificationCode(db, { codeId, identifier, code: wrong(code) }), 'verification_code.code_mismatch');
+        await expectCodeError(
+          verifyVerificationCode(db, { codeId, identifier, code: wrong(code) }),
+          'verification_code.code_mismatch',
+        );
       }
-      await expectCodeError(verifyVerificationCode(db, { codeId, identifier, code }), 'verification_code.exceed_max_try');
+      await expectCodeError(
+        verifyVerificationCode(db, { codeId, identifier, code }),
+        'verification_code.exceed_max_try',
+      );
     });
 
     it('spends one try per concurrent guess: no more comparisons than the limit', async () => {
@@ -131,16 +151,22 @@ describe('verification codes and the send rate limit', () => {
     it('refuses an expired code', async () => {
       const identifier = newEmail();
       const { codeId, code } = await send(identifier);
-      await db('verification_codes').where({ id: codeId }).update({ expires_at: Date.now() - 1 });
+      await db('verification_codes')
+        .where({ id: codeId })
+        .update({ expires_at: Date.now() - 1 });
       await expectCodeError(verifyVerificationCode(db, { codeId, identifier, code }), 'verification_code.expired');
     });
 
-    it('prunes a recipient\'s codes long expired when it sends, but keeps recent ones answering expired', async () => {
+    it("prunes a recipient's codes long expired when it sends, but keeps recent ones answering expired", async () => {
       const identifier = newEmail();
       const recent = await send(identifier);
       const old = await send(identifier);
-      await db('verification_codes').where({ id: recent.codeId }).update({ expires_at: Date.now() - 1000 });
-      await db('verification_codes').where({ id: old.codeId }).update({ expires_at: Date.now() - 600_001 });
+      await db('verification_codes')
+        .where({ id: recent.codeId })
+        .update({ expires_at: Date.now() - 1000 });
+      await db('verification_codes')
+        .where({ id: old.codeId })
+        .update({ expires_at: Date.now() - 600_001 });
       await send(identifier);
       expect(await db('verification_codes').where({ id: old.codeId }).first()).to.equal(undefined);
       await expectCodeError(verifyVerificationCode(db, { ...recent, identifier }), 'verification_code.expired');
@@ -149,21 +175,36 @@ describe('verification codes and the send rate limit', () => {
     it('answers not_found for an unknown id, another recipient, or another purpose', async () => {
       const identifier = newEmail();
       const { codeId, code } = await send(identifier);
-      await expectCodeError(verifyVerificationCode(db, { codeId: 'nosuchcode', identifier, code }), 'verification_code.not_found');
-      await expectCodeError(verifyVerificationCode(db, { codeId, identifier: newEmail(), code }), 'verification_code.not_found');
-      await expectCodeError(verifyVerificationCode(db, { codeId, identifier, code, purpose: 'Register' }), 'verification_code.not_found');
+      await expectCodeError(
+        verifyVerificationCode(db, { codeId: 'nosuchcode', identifier, code }),
+        'verification_code.not_found',
+      );
+      await expectCodeError(
+        verifyVerificationCode(db, { codeId, identifier: newEmail(), code }),
+        'verification_code.not_found',
+      );
+      await expectCodeError(
+        verifyVerificationCode(db, { codeId, identifier, code, purpose: 'Register' }),
+        'verification_code.not_found',
+      );
       await verifyVerificationCode(db, { codeId, identifier, code, purpose: 'SignIn' });
     });
 
     it('without a code id, checks the newest unused code of the purpose', async () => {
       const identifier = newEmail();
-      await expectCodeError(verifyVerificationCode(db, { identifier, code: '000000', purpose: 'Generic' }), 'verification_code.not_found');
+      await expectCodeError(
+        verifyVerificationCode(db, { identifier, code: '000000', purpose: 'Generic' }),
+        'verification_code.not_found',
+      );
       const older = await send(identifier, 'Generic');
       await new Promise((resolve) => setTimeout(resolve, 5));
       const newer = await send(identifier, 'Generic');
       await send(identifier, 'SignIn');
       if (older.code !== newer.code) {
-        await expectCodeError(verifyVerificationCode(db, { identifier, code: older.code, purpose: 'Generic' }), 'verification_code.code_mismatch');
+        await expectCodeError(
+          verifyVerificationCode(db, { identifier, code: older.code, purpose: 'Generic' }),
+          'verification_code.code_mismatch',
+        );
       }
       expect(await verifyVerificationCode(db, { identifier, code: newer.code, purpose: 'Generic' })).to.deep.equal({
         codeId: newer.codeId,
@@ -171,7 +212,7 @@ describe('verification codes and the send rate limit', () => {
       });
     });
 
-    it('treats email case and whitespace, and a phone\'s +, as the same recipient', async () => {
+    it("treats email case and whitespace, and a phone's +, as the same recipient", async () => {
       const email = newEmail();
       const { codeId, code } = await send({ type: 'email', value: ` ${email.value.toUpperCase()} ` });
       await verifyVerificationCode(db, { codeId, identifier: email, code });
@@ -180,7 +221,11 @@ describe('verification codes and the send rate limit', () => {
       const sent = await send(phone);
       const [message] = await listDevelopmentMessages(db, phone.value.slice(1));
       expect(message).to.include({ recipient: phone.value.slice(1), type: 'phone', code: sent.code });
-      await verifyVerificationCode(db, { codeId: sent.codeId, identifier: { type: 'phone', value: phone.value.slice(1) }, code: sent.code });
+      await verifyVerificationCode(db, {
+        codeId: sent.codeId,
+        identifier: { type: 'phone', value: phone.value.slice(1) },
+        code: sent.code,
+      });
     });
   });
 
@@ -212,9 +257,14 @@ describe('verification codes and the send rate limit', () => {
 
       const phone = `4477${String(counter).padStart(8, '0')}`;
       for (let sent = 0; sent < maxSendsPerWindow; sent++) {
-        await sendVerificationCode(db, connectors, { identifier: { type: 'phone', value: sent % 2 ? `+${phone}` : phone }, purpose: 'SignIn' });
+        await sendVerificationCode(db, connectors, {
+          identifier: { type: 'phone', value: sent % 2 ? `+${phone}` : phone },
+          purpose: 'SignIn',
+        });
       }
-      const error = await rejection(sendVerificationCode(db, connectors, { identifier: { type: 'phone', value: `+${phone}` }, purpose: 'SignIn' }));
+      const error = await rejection(
+        sendVerificationCode(db, connectors, { identifier: { type: 'phone', value: `+${phone}` }, purpose: 'SignIn' }),
+      );
       expect(error).to.include({ status: 429, recipient: phone });
     });
 

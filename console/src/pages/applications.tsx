@@ -2,7 +2,18 @@ import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, DeleteCard, Field, FormError, formValues, lines, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
+import {
+  ConfirmButton,
+  DeleteCard,
+  Field,
+  FormError,
+  formValues,
+  lines,
+  Loaded,
+  Switch,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 
 export type Application = {
   id: string;
@@ -48,21 +59,31 @@ export function ApplicationsPage() {
             </select>
           )}
         </Field>
-        <button class="primary" disabled={action.busy}>Create application</button>
+        <button class="primary" disabled={action.busy}>
+          Create application
+        </button>
         <FormError error={action.error} fields={['name', 'type']} />
       </form>
       <Loaded state={list}>
         {(applications) => (
           <table>
             <thead>
-              <tr><th>Name</th><th>Type</th><th>Application id</th></tr>
+              <tr>
+                <th>Name</th>
+                <th>Type</th>
+                <th>Application id</th>
+              </tr>
             </thead>
             <tbody>
               {applications.map((application) => (
                 <tr key={application.id}>
-                  <td><Link to={`/applications/${application.id}`}>{application.name}</Link></td>
+                  <td>
+                    <Link to={`/applications/${application.id}`}>{application.name}</Link>
+                  </td>
                   <td>{application.type}</td>
-                  <td><code>{application.id}</code></td>
+                  <td>
+                    <code>{application.id}</code>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -79,13 +100,20 @@ export function ApplicationPage({ id }: { id: string }) {
     <Loaded state={application}>
       {(loaded) => (
         <>
-          <p><Link to="/applications">← Applications</Link></p>
+          <p>
+            <Link to="/applications">← Applications</Link>
+          </p>
           <h1>{loaded.name}</h1>
           <Settings application={loaded} onSaved={application.reload} />
           <Credentials application={loaded} />
           <TokenExchange application={loaded} onSaved={application.reload} />
           {loaded.type === 'MachineToMachine' && <ApplicationRoles id={loaded.id} />}
-          <DeleteCard label="Delete application" question={`Delete the application ${loaded.name}? Its tokens stop working.`} path={`applications/${id}`} back="/applications" />
+          <DeleteCard
+            label="Delete application"
+            question={`Delete the application ${loaded.name}? Its tokens stop working.`}
+            path={`applications/${id}`}
+            back="/applications"
+          />
         </>
       )}
     </Loaded>
@@ -100,7 +128,10 @@ function Settings({ application, onSaved }: { application: Application; onSaved:
       await api('PATCH', `applications/${application.id}`, {
         name: values.name,
         description: values.description || null,
-        oidcClientMetadata: { redirectUris: lines(values.redirectUris), postLogoutRedirectUris: lines(values.postLogoutRedirectUris) },
+        oidcClientMetadata: {
+          redirectUris: lines(values.redirectUris),
+          postLogoutRedirectUris: lines(values.postLogoutRedirectUris),
+        },
       });
       onSaved();
     });
@@ -108,25 +139,39 @@ function Settings({ application, onSaved }: { application: Application; onSaved:
   return (
     <form class="card" onSubmit={save} aria-label="Settings">
       <h2>Settings</h2>
-      <p>Type: <strong>{application.type}</strong></p>
+      <p>
+        Type: <strong>{application.type}</strong>
+      </p>
       <Field label="Name" name="name" defaultValue={application.name} error={action.error} required />
       <Field label="Description" name="description" defaultValue={application.description ?? ''} error={action.error} />
       {application.type !== 'MachineToMachine' && (
         <>
           <Field label="Redirect URIs (one a line)" name="oidcClientMetadata" error={action.error}>
             {(id) => (
-              <textarea id={id} name="redirectUris" rows={3} defaultValue={application.oidcClientMetadata.redirectUris.join('\n')} />
+              <textarea
+                id={id}
+                name="redirectUris"
+                rows={3}
+                defaultValue={application.oidcClientMetadata.redirectUris.join('\n')}
+              />
             )}
           </Field>
           <Field label="Post sign-out redirect URIs (one a line)" name="postLogoutRedirectUris">
             {(id) => (
-              <textarea id={id} name="postLogoutRedirectUris" rows={2} defaultValue={application.oidcClientMetadata.postLogoutRedirectUris.join('\n')} />
+              <textarea
+                id={id}
+                name="postLogoutRedirectUris"
+                rows={2}
+                defaultValue={application.oidcClientMetadata.postLogoutRedirectUris.join('\n')}
+              />
             )}
           </Field>
         </>
       )}
       <FormError error={action.error} fields={['name', 'description', 'oidcClientMetadata']} />
-      <button class="primary" disabled={action.busy}>Save</button>
+      <button class="primary" disabled={action.busy}>
+        Save
+      </button>
       {action.done && <span role="status"> Saved.</span>}
     </form>
   );
@@ -139,13 +184,17 @@ function Credentials({ application }: { application: Application }) {
       <h2>Credentials</h2>
       <dl>
         <dt>Application id (client_id)</dt>
-        <dd><code>{application.id}</code></dd>
+        <dd>
+          <code>{application.id}</code>
+        </dd>
         {!isPublic(application.type) && (
           <>
             <dt>Secret</dt>
             <dd>
               <code data-testid="secret">{shown ? application.secret : '••••••••••••'}</code>{' '}
-              <button type="button" onClick={() => setShown(!shown)}>{shown ? 'Hide secret' : 'Show secret'}</button>
+              <button type="button" onClick={() => setShown(!shown)}>
+                {shown ? 'Hide secret' : 'Show secret'}
+              </button>
             </dd>
           </>
         )}
@@ -169,10 +218,16 @@ function TokenExchange({ application, onSaved }: { application: Application; onS
       <h2 id="token-exchange">Token exchange</h2>
       <p id="token-exchange-help">
         {isPublic(application.type)
-          ? 'Public applications (single-page and native) cannot keep a secret, so they cannot exchange tokens on a user\'s behalf.'
-          : 'When on, this application may swap a user\'s access token for one for another API (RFC 8693), keeping the user as the subject; scopes are cut to what the user holds.'}
+          ? "Public applications (single-page and native) cannot keep a secret, so they cannot exchange tokens on a user's behalf."
+          : "When on, this application may swap a user's access token for one for another API (RFC 8693), keeping the user as the subject; scopes are cut to what the user holds."}
       </p>
-      <Switch label="Allow token exchange" checked={allowed} disabled={isPublic(application.type) || action.busy} onChange={toggle} describedBy="token-exchange-help" />
+      <Switch
+        label="Allow token exchange"
+        checked={allowed}
+        disabled={isPublic(application.type) || action.busy}
+        onChange={toggle}
+        describedBy="token-exchange-help"
+      />
       <FormError error={action.error} />
     </section>
   );
@@ -195,7 +250,13 @@ function ApplicationRoles({ id }: { id: string }) {
             {roles.map((role) => (
               <li key={role.id}>
                 <Link to={`/roles/${role.id}`}>{role.name}</Link>{' '}
-                <ConfirmButton label="Remove" question={`Remove the role ${role.name} from this application?`} onConfirm={() => action.run(() => api('DELETE', `applications/${id}/roles/${role.id}`).then(held.reload))} />
+                <ConfirmButton
+                  label="Remove"
+                  question={`Remove the role ${role.name} from this application?`}
+                  onConfirm={() =>
+                    action.run(() => api('DELETE', `applications/${id}/roles/${role.id}`).then(held.reload))
+                  }
+                />
               </li>
             ))}
           </ul>
@@ -205,7 +266,9 @@ function ApplicationRoles({ id }: { id: string }) {
         <Field label="Add a role" name="roleId">
           {(id) => (
             <select id={id} name="roleId" required>
-              {(all.data ?? []).map((role) => <option value={role.id}>{role.name}</option>)}
+              {(all.data ?? []).map((role) => (
+                <option value={role.id}>{role.name}</option>
+              ))}
             </select>
           )}
         </Field>

@@ -37,7 +37,11 @@ function describeError(error: unknown): string {
   if (!error || typeof error !== 'object') {
     return '';
   }
-  const { code, error: oauthError, error_description: description } = error as { code?: string; error?: string; error_description?: string };
+  const {
+    code,
+    error: oauthError,
+    error_description: description,
+  } = error as { code?: string; error?: string; error_description?: string };
   return code ?? description ?? oauthError ?? '';
 }
 
@@ -62,7 +66,10 @@ function Details({ entry }: { entry: Entry }) {
     <>
       {payload.route && (
         <div>
-          <code>{payload.method} {payload.route}</code> → {payload.status}
+          <code>
+            {payload.method} {payload.route}
+          </code>{' '}
+          → {payload.status}
         </div>
       )}
       {payload.route &&
@@ -126,7 +133,9 @@ export function AuditLogPage() {
         <Field label="Kind" name="kind">
           {(id) => (
             <select id={id} name="kind">
-              {kinds.map(([value, label]) => <option value={value}>{label}</option>)}
+              {kinds.map(([value, label]) => (
+                <option value={value}>{label}</option>
+              ))}
             </select>
           )}
         </Field>
@@ -148,26 +157,49 @@ export function AuditLogPage() {
       <Loaded state={entries}>
         {({ items, total }) => (
           <>
-            <p>{total} entr{total === 1 ? 'y' : 'ies'}</p>
+            <p>
+              {total} entr{total === 1 ? 'y' : 'ies'}
+            </p>
             <table>
-              <thead><tr><th>Time</th><th>Event</th><th>Result</th><th>User</th><th>Application</th><th>Details</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Event</th>
+                  <th>Result</th>
+                  <th>User</th>
+                  <th>Application</th>
+                  <th>Details</th>
+                </tr>
+              </thead>
               <tbody>
                 {items.map((entry) => (
                   <tr key={entry.id}>
                     <td>{formatTime(entry.createdAt)}</td>
                     <td>{entry.key}</td>
                     <td class={entry.payload.result === 'Success' ? 'ok' : 'bad'}>{entry.payload.result}</td>
-                    <td><Named id={entry.payload.userId} names={entry.names} /></td>
-                    <td><Named id={entry.payload.applicationId} names={entry.names} /></td>
-                    <td><Details entry={entry} /></td>
+                    <td>
+                      <Named id={entry.payload.userId} names={entry.names} />
+                    </td>
+                    <td>
+                      <Named id={entry.payload.applicationId} names={entry.names} />
+                    </td>
+                    <td>
+                      <Details entry={entry} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
             <nav class="pager" aria-label="Pages">
-              <button type="button" disabled={page === 1} onClick={() => setPage(page - 1)}>Newer</button>
-              <span>Page {page} of {Math.max(1, Math.ceil(total / pageSize))}</span>
-              <button type="button" disabled={page * pageSize >= total} onClick={() => setPage(page + 1)}>Older</button>
+              <button type="button" disabled={page === 1} onClick={() => setPage(page - 1)}>
+                Newer
+              </button>
+              <span>
+                Page {page} of {Math.max(1, Math.ceil(total / pageSize))}
+              </span>
+              <button type="button" disabled={page * pageSize >= total} onClick={() => setPage(page + 1)}>
+                Older
+              </button>
             </nav>
           </>
         )}

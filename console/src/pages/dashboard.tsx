@@ -10,7 +10,8 @@ type Dashboard = {
 type Series = { label: string; values: number[]; tone: 'good' | 'bad' | 'plain' };
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const dayLabel = (day: number) => new Date(day).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const dayLabel = (day: number) =>
+  new Date(day).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 /** Stacked daily bars drawn in SVG (no chart library: a few rectangles are all it takes). */
 function BarChart({ title, days, series, note }: { title: string; days: number[]; series: Series[]; note?: string }) {
@@ -26,7 +27,9 @@ function BarChart({ title, days, series, note }: { title: string; days: number[]
         <h2>{title}</h2>
         <p class="legend">
           {series.map((one) => (
-            <span key={one.label} class={`key ${one.tone}`}>{one.label} <strong>{sum(one.values)}</strong></span>
+            <span key={one.label} class={`key ${one.tone}`}>
+              {one.label} <strong>{sum(one.values)}</strong>
+            </span>
           ))}
           {note && <span>{note}</span>}
         </p>
@@ -41,13 +44,26 @@ function BarChart({ title, days, series, note }: { title: string; days: number[]
               {series.map((one) => {
                 const barHeight = ((one.values[index] ?? 0) / top) * (height - 4);
                 y -= barHeight;
-                return <rect key={one.label} x={index * slot + slot * 0.15} y={y} width={slot * 0.7} height={barHeight} class={`bar ${one.tone}`} />;
+                return (
+                  <rect
+                    key={one.label}
+                    x={index * slot + slot * 0.15}
+                    y={y}
+                    width={slot * 0.7}
+                    height={barHeight}
+                    class={`bar ${one.tone}`}
+                  />
+                );
               })}
             </g>
           );
         })}
-        <text x="0" y={height + 13} class="tick">{dayLabel(days[0]!)}</text>
-        <text x={width} y={height + 13} class="tick" text-anchor="end">{dayLabel(days[days.length - 1]!)}</text>
+        <text x="0" y={height + 13} class="tick">
+          {dayLabel(days[0]!)}
+        </text>
+        <text x={width} y={height + 13} class="tick" text-anchor="end">
+          {dayLabel(days[days.length - 1]!)}
+        </text>
       </svg>
     </figure>
   );
@@ -71,11 +87,21 @@ export function DashboardPage() {
           const days = data.days.map((entry) => entry.day);
           const delivered = data.days.map((entry) => entry.webhookDeliveries);
           const attempts = sum(delivered.map((pair) => pair.success + pair.failure));
-          const rate = attempts ? `${Math.round((sum(delivered.map((pair) => pair.success)) / attempts) * 100)}% succeeded` : 'no deliveries';
+          const rate = attempts
+            ? `${Math.round((sum(delivered.map((pair) => pair.success)) / attempts) * 100)}% succeeded`
+            : 'no deliveries';
           return (
             <div class="charts">
-              <BarChart title="Sign-ins" days={days} series={[{ label: 'Sign-ins', values: data.days.map((entry) => entry.signIns), tone: 'plain' }]} />
-              <BarChart title="Registrations" days={days} series={[{ label: 'New users', values: data.days.map((entry) => entry.registrations), tone: 'plain' }]} />
+              <BarChart
+                title="Sign-ins"
+                days={days}
+                series={[{ label: 'Sign-ins', values: data.days.map((entry) => entry.signIns), tone: 'plain' }]}
+              />
+              <BarChart
+                title="Registrations"
+                days={days}
+                series={[{ label: 'New users', values: data.days.map((entry) => entry.registrations), tone: 'plain' }]}
+              />
               <BarChart
                 title="Token exchanges"
                 days={days}

@@ -2,7 +2,13 @@ import { api } from '../api.ts';
 import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type OrganizationScope = { id: string; name: string; description: string | null };
-type OrganizationRole = { id: string; name: string; description: string | null; type: string; scopes: Array<{ id: string; name: string }> };
+type OrganizationRole = {
+  id: string;
+  name: string;
+  description: string | null;
+  type: string;
+  scopes: Array<{ id: string; name: string }>;
+};
 
 /** Organization roles and the organization permissions (scopes) they carry, on one page. */
 export function OrganizationRolesPage() {
@@ -28,7 +34,9 @@ export function OrganizationRolesPage() {
     });
   };
   const grant = (roleId: string, scopeId: string) =>
-    void action.run(() => api('POST', `organization-roles/${roleId}/scopes`, { organizationScopeIds: [scopeId] }).then(roles.reload));
+    void action.run(() =>
+      api('POST', `organization-roles/${roleId}/scopes`, { organizationScopeIds: [scopeId] }).then(roles.reload),
+    );
   return (
     <>
       <h1>Organization roles</h1>
@@ -36,25 +44,62 @@ export function OrganizationRolesPage() {
       <Loaded state={roles}>
         {(items) => (
           <table>
-            <thead><tr><th>Role</th><th>Type</th><th>Permissions</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Role</th>
+                <th>Type</th>
+                <th>Permissions</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {items.map((role) => (
                 <tr key={role.id}>
-                  <td>{role.name}<br /><small>{role.description}</small></td>
+                  <td>
+                    {role.name}
+                    <br />
+                    <small>{role.description}</small>
+                  </td>
                   <td>{role.type}</td>
                   <td>
                     {role.scopes.map((scope) => (
                       <span key={scope.id} class="tag">
                         {scope.name}{' '}
-                        <button type="button" class="link" aria-label={`Remove ${scope.name} from ${role.name}`} onClick={() => void action.run(() => api('DELETE', `organization-roles/${role.id}/scopes/${scope.id}`).then(roles.reload))}>×</button>
+                        <button
+                          type="button"
+                          class="link"
+                          aria-label={`Remove ${scope.name} from ${role.name}`}
+                          onClick={() =>
+                            void action.run(() =>
+                              api('DELETE', `organization-roles/${role.id}/scopes/${scope.id}`).then(roles.reload),
+                            )
+                          }
+                        >
+                          ×
+                        </button>
                       </span>
                     ))}
-                    <select aria-label={`Add a permission to ${role.name}`} onChange={(event) => event.currentTarget.value && grant(role.id, event.currentTarget.value)}>
+                    <select
+                      aria-label={`Add a permission to ${role.name}`}
+                      onChange={(event) => event.currentTarget.value && grant(role.id, event.currentTarget.value)}
+                    >
                       <option value="">Add permission…</option>
-                      {(scopes.data ?? []).filter((scope) => !role.scopes.some((held) => held.id === scope.id)).map((scope) => <option value={scope.id}>{scope.name}</option>)}
+                      {(scopes.data ?? [])
+                        .filter((scope) => !role.scopes.some((held) => held.id === scope.id))
+                        .map((scope) => (
+                          <option value={scope.id}>{scope.name}</option>
+                        ))}
                     </select>
                   </td>
-                  <td><ConfirmButton label="Delete" question={`Delete the organization role ${role.name}?`} onConfirm={() => action.run(() => api('DELETE', `organization-roles/${role.id}`).then(roles.reload))} /></td>
+                  <td>
+                    <ConfirmButton
+                      label="Delete"
+                      question={`Delete the organization role ${role.name}?`}
+                      onConfirm={() =>
+                        action.run(() => api('DELETE', `organization-roles/${role.id}`).then(roles.reload))
+                      }
+                    />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -72,7 +117,9 @@ export function OrganizationRolesPage() {
             </select>
           )}
         </Field>
-        <button class="primary" disabled={action.busy}>Create role</button>
+        <button class="primary" disabled={action.busy}>
+          Create role
+        </button>
       </form>
       <h2>Organization permissions</h2>
       <Loaded state={scopes}>
@@ -81,7 +128,18 @@ export function OrganizationRolesPage() {
             {items.map((scope) => (
               <li key={scope.id}>
                 <code>{scope.name}</code> {scope.description}{' '}
-                <ConfirmButton label="Delete" question={`Delete the organization permission ${scope.name}?`} onConfirm={() => action.run(() => api('DELETE', `organization-scopes/${scope.id}`).then(() => { scopes.reload(); roles.reload(); }))} />
+                <ConfirmButton
+                  label="Delete"
+                  question={`Delete the organization permission ${scope.name}?`}
+                  onConfirm={() =>
+                    action.run(() =>
+                      api('DELETE', `organization-scopes/${scope.id}`).then(() => {
+                        scopes.reload();
+                        roles.reload();
+                      }),
+                    )
+                  }
+                />
               </li>
             ))}
           </ul>
@@ -90,7 +148,9 @@ export function OrganizationRolesPage() {
       <form class="card inline" onSubmit={createScope} aria-label="Create an organization permission">
         <Field label="Permission name" name="name" placeholder="invite:member" required />
         <Field label="Description" name="description" />
-        <button class="primary" disabled={action.busy}>Create permission</button>
+        <button class="primary" disabled={action.busy}>
+          Create permission
+        </button>
       </form>
     </>
   );

@@ -1,16 +1,39 @@
 import { api } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, DeleteCard, Field, FormError, formatTime, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+import {
+  ConfirmButton,
+  DeleteCard,
+  Field,
+  FormError,
+  formatTime,
+  formValues,
+  Loaded,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 
 type Organization = { id: string; name: string; description: string | null; createdAt: number };
-type Member = { id: string; username: string | null; name: string | null; primaryEmail: string | null; organizationRoles: Array<{ id: string; name: string }> };
+type Member = {
+  id: string;
+  username: string | null;
+  name: string | null;
+  primaryEmail: string | null;
+  organizationRoles: Array<{ id: string; name: string }>;
+};
 type OrganizationRole = { id: string; name: string; type: 'User' | 'MachineToMachine' };
 type Application = { id: string; name: string };
-type Invitation = { id: string; invitee: string; status: string; expiresAt: number; organizationRoles: Array<{ id: string; name: string }> };
+type Invitation = {
+  id: string;
+  invitee: string;
+  status: string;
+  expiresAt: number;
+  organizationRoles: Array<{ id: string; name: string }>;
+};
 type User = { id: string; username: string | null; name: string | null };
 
 const week = 7 * 24 * 60 * 60 * 1000;
-const who = (user: { id: string; username: string | null; name: string | null }) => user.name ?? user.username ?? user.id;
+const who = (user: { id: string; username: string | null; name: string | null }) =>
+  user.name ?? user.username ?? user.id;
 
 export function OrganizationsPage() {
   const list = useLoad<Organization[]>('organizations');
@@ -28,17 +51,27 @@ export function OrganizationsPage() {
       <form class="card inline" onSubmit={create} aria-label="Create an organization">
         <Field label="Name" name="name" error={action.error} required />
         <Field label="Description" name="description" error={action.error} />
-        <button class="primary" disabled={action.busy}>Create organization</button>
+        <button class="primary" disabled={action.busy}>
+          Create organization
+        </button>
         <FormError error={action.error} fields={['name', 'description']} />
       </form>
       <Loaded state={list}>
         {(organizations) => (
           <table>
-            <thead><tr><th>Name</th><th>Description</th><th>Created</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Description</th>
+                <th>Created</th>
+              </tr>
+            </thead>
             <tbody>
               {organizations.map((organization) => (
                 <tr key={organization.id}>
-                  <td><Link to={`/organizations/${organization.id}`}>{organization.name}</Link></td>
+                  <td>
+                    <Link to={`/organizations/${organization.id}`}>{organization.name}</Link>
+                  </td>
                   <td>{organization.description}</td>
                   <td>{formatTime(organization.createdAt)}</td>
                 </tr>
@@ -57,26 +90,42 @@ export function OrganizationPage({ id }: { id: string }) {
   const action = useAction();
   const save = (event: Event) => {
     const { name, description } = formValues(event);
-    void action.run(() => api('PATCH', `organizations/${id}`, { name, description: description || null }).then(organization.reload));
+    void action.run(() =>
+      api('PATCH', `organizations/${id}`, { name, description: description || null }).then(organization.reload),
+    );
   };
   return (
     <Loaded state={organization}>
       {(loaded) => (
         <>
-          <p><Link to="/organizations">← Organizations</Link></p>
+          <p>
+            <Link to="/organizations">← Organizations</Link>
+          </p>
           <h1>{loaded.name}</h1>
           <form class="card" onSubmit={save} aria-label="Settings">
             <h2>Settings</h2>
             <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
-            <Field label="Description" name="description" defaultValue={loaded.description ?? ''} error={action.error} />
+            <Field
+              label="Description"
+              name="description"
+              defaultValue={loaded.description ?? ''}
+              error={action.error}
+            />
             <FormError error={action.error} fields={['name', 'description']} />
-            <button class="primary" disabled={action.busy}>Save</button>
+            <button class="primary" disabled={action.busy}>
+              Save
+            </button>
           </form>
           <Members organizationId={id} roles={(roles.data ?? []).filter((role) => role.type === 'User')} />
           <Applications organizationId={id} />
           <Invitations organizationId={id} roles={(roles.data ?? []).filter((role) => role.type === 'User')} />
           <JitDomains organizationId={id} />
-          <DeleteCard label="Delete organization" question={`Delete the organization ${loaded.name}? Members lose its roles.`} path={`organizations/${id}`} back="/organizations" />
+          <DeleteCard
+            label="Delete organization"
+            question={`Delete the organization ${loaded.name}? Members lose its roles.`}
+            path={`organizations/${id}`}
+            back="/organizations"
+          />
         </>
       )}
     </Loaded>
@@ -89,34 +138,78 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
   const action = useAction();
   const add = (event: Event) => {
     const { userId } = formValues(event);
-    void action.run(() => api('POST', `organizations/${organizationId}/users`, { userIds: [userId] }).then(members.reload));
+    void action.run(() =>
+      api('POST', `organizations/${organizationId}/users`, { userIds: [userId] }).then(members.reload),
+    );
   };
   const giveRole = (userId: string, organizationRoleId: string) =>
-    void action.run(() => api('POST', `organizations/${organizationId}/users/${userId}/roles`, { organizationRoleIds: [organizationRoleId] }).then(members.reload));
+    void action.run(() =>
+      api('POST', `organizations/${organizationId}/users/${userId}/roles`, {
+        organizationRoleIds: [organizationRoleId],
+      }).then(members.reload),
+    );
   return (
     <section class="card" aria-labelledby="members">
       <h2 id="members">Members</h2>
       <Loaded state={members}>
         {(items) => (
           <table>
-            <thead><tr><th>Member</th><th>Roles</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Member</th>
+                <th>Roles</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {items.map((member) => (
                 <tr key={member.id}>
-                  <td><Link to={`/users/${member.id}`}>{who(member)}</Link></td>
+                  <td>
+                    <Link to={`/users/${member.id}`}>{who(member)}</Link>
+                  </td>
                   <td>
                     {member.organizationRoles.map((role) => (
                       <span key={role.id} class="tag">
                         {role.name}{' '}
-                        <button type="button" class="link" aria-label={`Remove role ${role.name} from ${who(member)}`} onClick={() => void action.run(() => api('DELETE', `organizations/${organizationId}/users/${member.id}/roles/${role.id}`).then(members.reload))}>×</button>
+                        <button
+                          type="button"
+                          class="link"
+                          aria-label={`Remove role ${role.name} from ${who(member)}`}
+                          onClick={() =>
+                            void action.run(() =>
+                              api('DELETE', `organizations/${organizationId}/users/${member.id}/roles/${role.id}`).then(
+                                members.reload,
+                              ),
+                            )
+                          }
+                        >
+                          ×
+                        </button>
                       </span>
                     ))}
-                    <select aria-label={`Give ${who(member)} a role`} onChange={(event) => event.currentTarget.value && giveRole(member.id, event.currentTarget.value)}>
+                    <select
+                      aria-label={`Give ${who(member)} a role`}
+                      onChange={(event) => event.currentTarget.value && giveRole(member.id, event.currentTarget.value)}
+                    >
                       <option value="">Add role…</option>
-                      {roles.filter((role) => !member.organizationRoles.some((held) => held.id === role.id)).map((role) => <option value={role.id}>{role.name}</option>)}
+                      {roles
+                        .filter((role) => !member.organizationRoles.some((held) => held.id === role.id))
+                        .map((role) => (
+                          <option value={role.id}>{role.name}</option>
+                        ))}
                     </select>
                   </td>
-                  <td><ConfirmButton label="Remove" question={`Remove ${who(member)} from this organization?`} onConfirm={() => action.run(() => api('DELETE', `organizations/${organizationId}/users/${member.id}`).then(members.reload))} /></td>
+                  <td>
+                    <ConfirmButton
+                      label="Remove"
+                      question={`Remove ${who(member)} from this organization?`}
+                      onConfirm={() =>
+                        action.run(() =>
+                          api('DELETE', `organizations/${organizationId}/users/${member.id}`).then(members.reload),
+                        )
+                      }
+                    />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -127,7 +220,9 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
         <Field label="User" name="userId">
           {(id) => (
             <select id={id} name="userId" required>
-              {(users.data ?? []).map((user) => <option value={user.id}>{who(user)}</option>)}
+              {(users.data ?? []).map((user) => (
+                <option value={user.id}>{who(user)}</option>
+              ))}
             </select>
           )}
         </Field>
@@ -144,7 +239,11 @@ function Applications({ organizationId }: { organizationId: string }) {
   const action = useAction();
   const add = (event: Event) => {
     const { applicationId } = formValues(event);
-    void action.run(() => api('POST', `organizations/${organizationId}/applications`, { applicationIds: [applicationId] }).then(members.reload));
+    void action.run(() =>
+      api('POST', `organizations/${organizationId}/applications`, { applicationIds: [applicationId] }).then(
+        members.reload,
+      ),
+    );
   };
   return (
     <section class="card" aria-labelledby="organization-applications">
@@ -156,7 +255,17 @@ function Applications({ organizationId }: { organizationId: string }) {
             {items.map((application) => (
               <li key={application.id}>
                 <Link to={`/applications/${application.id}`}>{application.name}</Link>{' '}
-                <ConfirmButton label="Remove" question={`Remove ${application.name} from this organization?`} onConfirm={() => action.run(() => api('DELETE', `organizations/${organizationId}/applications/${application.id}`).then(members.reload))} />
+                <ConfirmButton
+                  label="Remove"
+                  question={`Remove ${application.name} from this organization?`}
+                  onConfirm={() =>
+                    action.run(() =>
+                      api('DELETE', `organizations/${organizationId}/applications/${application.id}`).then(
+                        members.reload,
+                      ),
+                    )
+                  }
+                />
               </li>
             ))}
           </ul>
@@ -166,7 +275,9 @@ function Applications({ organizationId }: { organizationId: string }) {
         <Field label="Application" name="applicationId">
           {(id) => (
             <select id={id} name="applicationId" required>
-              {(applications.data ?? []).map((application) => <option value={application.id}>{application.name}</option>)}
+              {(applications.data ?? []).map((application) => (
+                <option value={application.id}>{application.name}</option>
+              ))}
             </select>
           )}
         </Field>
@@ -200,7 +311,15 @@ function Invitations({ organizationId, roles }: { organizationId: string; roles:
       <Loaded state={invitations}>
         {(items) => (
           <table>
-            <thead><tr><th>Invitee</th><th>Status</th><th>Roles</th><th>Expires</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Invitee</th>
+                <th>Status</th>
+                <th>Roles</th>
+                <th>Expires</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {items.map((invitation) => (
                 <tr key={invitation.id}>
@@ -210,7 +329,17 @@ function Invitations({ organizationId, roles }: { organizationId: string; roles:
                   <td>{formatTime(invitation.expiresAt)}</td>
                   <td>
                     {invitation.status === 'Pending' && (
-                      <ConfirmButton label="Revoke" question={`Revoke the invitation of ${invitation.invitee}?`} onConfirm={() => action.run(() => api('PUT', `organization-invitations/${invitation.id}/status`, { status: 'Revoked' }).then(invitations.reload))} />
+                      <ConfirmButton
+                        label="Revoke"
+                        question={`Revoke the invitation of ${invitation.invitee}?`}
+                        onConfirm={() =>
+                          action.run(() =>
+                            api('PUT', `organization-invitations/${invitation.id}/status`, { status: 'Revoked' }).then(
+                              invitations.reload,
+                            ),
+                          )
+                        }
+                      />
                     )}
                   </td>
                 </tr>
@@ -225,7 +354,9 @@ function Invitations({ organizationId, roles }: { organizationId: string; roles:
           {(id) => (
             <select id={id} name="organizationRoleId">
               <option value="">None</option>
-              {roles.map((role) => <option value={role.id}>{role.name}</option>)}
+              {roles.map((role) => (
+                <option value={role.id}>{role.name}</option>
+              ))}
             </select>
           )}
         </Field>
@@ -258,7 +389,18 @@ function JitDomains({ organizationId }: { organizationId: string }) {
             {items.map(({ emailDomain }) => (
               <li key={emailDomain}>
                 {emailDomain}{' '}
-                <ConfirmButton label="Remove" question={`Stop adding users of ${emailDomain}?`} onConfirm={() => action.run(() => api('DELETE', `organizations/${organizationId}/jit/email-domains/${encodeURIComponent(emailDomain)}`).then(domains.reload))} />
+                <ConfirmButton
+                  label="Remove"
+                  question={`Stop adding users of ${emailDomain}?`}
+                  onConfirm={() =>
+                    action.run(() =>
+                      api(
+                        'DELETE',
+                        `organizations/${organizationId}/jit/email-domains/${encodeURIComponent(emailDomain)}`,
+                      ).then(domains.reload),
+                    )
+                  }
+                />
               </li>
             ))}
           </ul>

@@ -22,19 +22,38 @@ export function ResourcesPage() {
       <h1>API resources</h1>
       <form class="card inline" onSubmit={create} aria-label="Create an API resource">
         <Field label="Name" name="name" error={action.error} required />
-        <Field label="Identifier (indicator)" name="indicator" type="url" placeholder="https://api.example.com" error={action.error} required />
-        <button class="primary" disabled={action.busy}>Create API</button>
+        <Field
+          label="Identifier (indicator)"
+          name="indicator"
+          type="url"
+          placeholder="https://api.example.com"
+          error={action.error}
+          required
+        />
+        <button class="primary" disabled={action.busy}>
+          Create API
+        </button>
         <FormError error={action.error} fields={['name', 'indicator']} />
       </form>
       <Loaded state={list}>
         {(resources) => (
           <table>
-            <thead><tr><th>Name</th><th>Identifier</th><th>Token TTL</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Identifier</th>
+                <th>Token TTL</th>
+              </tr>
+            </thead>
             <tbody>
               {resources.map((resource) => (
                 <tr key={resource.id}>
-                  <td><Link to={`/resources/${resource.id}`}>{resource.name}</Link></td>
-                  <td><code>{resource.indicator}</code></td>
+                  <td>
+                    <Link to={`/resources/${resource.id}`}>{resource.name}</Link>
+                  </td>
+                  <td>
+                    <code>{resource.indicator}</code>
+                  </td>
                   <td>{resource.accessTokenTtl} s</td>
                 </tr>
               ))}
@@ -61,23 +80,42 @@ export function ResourcePage({ id }: { id: string }) {
     <Loaded state={resource}>
       {(loaded) => (
         <>
-          <p><Link to="/resources">← API resources</Link></p>
+          <p>
+            <Link to="/resources">← API resources</Link>
+          </p>
           <h1>{loaded.name}</h1>
-          <p>Identifier: <code>{loaded.indicator}</code></p>
+          <p>
+            Identifier: <code>{loaded.indicator}</code>
+          </p>
           {fixed && <p>The management API belongs to the service: it cannot be changed.</p>}
           {!fixed && (
             <form class="card" onSubmit={save} aria-label="Settings">
               <h2>Settings</h2>
               <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
-              <Field label="Access token lifetime (seconds)" name="accessTokenTtl" type="number" min={1} defaultValue={String(loaded.accessTokenTtl)} error={action.error} required />
+              <Field
+                label="Access token lifetime (seconds)"
+                name="accessTokenTtl"
+                type="number"
+                min={1}
+                defaultValue={String(loaded.accessTokenTtl)}
+                error={action.error}
+                required
+              />
               <FormError error={action.error} fields={['name', 'accessTokenTtl']} />
-              <button class="primary" disabled={action.busy}>Save</button>
+              <button class="primary" disabled={action.busy}>
+                Save
+              </button>
               {action.done && <span role="status"> Saved.</span>}
             </form>
           )}
           <Permissions resourceId={id} fixed={fixed} />
           {!fixed && (
-            <DeleteCard label="Delete API" question={`Delete the API ${loaded.name} and its permissions?`} path={`resources/${id}`} back="/resources" />
+            <DeleteCard
+              label="Delete API"
+              question={`Delete the API ${loaded.name} and its permissions?`}
+              path={`resources/${id}`}
+              back="/resources"
+            />
           )}
         </>
       )}
@@ -103,13 +141,33 @@ function Permissions({ resourceId, fixed }: { resourceId: string; fixed: boolean
       <Loaded state={scopes}>
         {(items) => (
           <table>
-            <thead><tr><th>Permission</th><th>Description</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Permission</th>
+                <th>Description</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {items.map((scope) => (
                 <tr key={scope.id}>
-                  <td><code>{scope.name}</code></td>
+                  <td>
+                    <code>{scope.name}</code>
+                  </td>
                   <td>{scope.description}</td>
-                  <td>{!fixed && <ConfirmButton label="Delete" question={`Delete the permission ${scope.name}? Roles lose it.`} onConfirm={() => action.run(() => api('DELETE', `resources/${resourceId}/scopes/${scope.id}`).then(scopes.reload))} />}</td>
+                  <td>
+                    {!fixed && (
+                      <ConfirmButton
+                        label="Delete"
+                        question={`Delete the permission ${scope.name}? Roles lose it.`}
+                        onConfirm={() =>
+                          action.run(() =>
+                            api('DELETE', `resources/${resourceId}/scopes/${scope.id}`).then(scopes.reload),
+                          )
+                        }
+                      />
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

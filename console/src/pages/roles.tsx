@@ -33,17 +33,28 @@ export function RolesPage() {
             </select>
           )}
         </Field>
-        <button class="primary" disabled={action.busy}>Create role</button>
+        <button class="primary" disabled={action.busy}>
+          Create role
+        </button>
         <FormError error={action.error} fields={['name', 'description']} />
       </form>
       <Loaded state={list}>
         {(roles) => (
           <table>
-            <thead><tr><th>Name</th><th>Type</th><th>Description</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Type</th>
+                <th>Description</th>
+              </tr>
+            </thead>
             <tbody>
               {roles.map((role) => (
                 <tr key={role.id}>
-                  <td><Link to={`/roles/${role.id}`}>{role.name}</Link>{role.isDefault ? ' (default)' : ''}</td>
+                  <td>
+                    <Link to={`/roles/${role.id}`}>{role.name}</Link>
+                    {role.isDefault ? ' (default)' : ''}
+                  </td>
                   <td>{role.type}</td>
                   <td>{role.description}</td>
                 </tr>
@@ -70,19 +81,34 @@ export function RolePage({ id }: { id: string }) {
     <Loaded state={role}>
       {(loaded) => (
         <>
-          <p><Link to="/roles">← Roles</Link></p>
+          <p>
+            <Link to="/roles">← Roles</Link>
+          </p>
           <h1>{loaded.name}</h1>
           <form class="card" onSubmit={save} aria-label="Settings">
             <h2>Settings ({loaded.type})</h2>
             <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
-            <Field label="Description" name="description" defaultValue={loaded.description} error={action.error} required />
+            <Field
+              label="Description"
+              name="description"
+              defaultValue={loaded.description}
+              error={action.error}
+              required
+            />
             <FormError error={action.error} fields={['name', 'description']} />
-            <button class="primary" disabled={action.busy}>Save</button>
+            <button class="primary" disabled={action.busy}>
+              Save
+            </button>
             {action.done && <span role="status"> Saved.</span>}
           </form>
           <RolePermissions roleId={id} />
           <RoleHolders roleId={id} kind={loaded.type === 'User' ? 'users' : 'applications'} />
-          <DeleteCard label="Delete role" question={`Delete the role ${loaded.name}? Its holders lose its permissions.`} path={`roles/${id}`} back="/roles" />
+          <DeleteCard
+            label="Delete role"
+            question={`Delete the role ${loaded.name}? Its holders lose its permissions.`}
+            path={`roles/${id}`}
+            back="/roles"
+          />
         </>
       )}
     </Loaded>
@@ -108,7 +134,13 @@ function RolePermissions({ roleId }: { roleId: string }) {
             {items.map((scope) => (
               <li key={scope.id}>
                 <code>{scope.name}</code> {scope.resource && <small>({scope.resource.name})</small>}{' '}
-                <ConfirmButton label="Remove" question={`Remove the permission ${scope.name} from this role?`} onConfirm={() => action.run(() => api('DELETE', `roles/${roleId}/scopes/${scope.id}`).then(scopes.reload))} />
+                <ConfirmButton
+                  label="Remove"
+                  question={`Remove the permission ${scope.name} from this role?`}
+                  onConfirm={() =>
+                    action.run(() => api('DELETE', `roles/${roleId}/scopes/${scope.id}`).then(scopes.reload))
+                  }
+                />
               </li>
             ))}
           </ul>
@@ -119,14 +151,18 @@ function RolePermissions({ roleId }: { roleId: string }) {
           {(id) => (
             <select id={id} onChange={(event) => setResourceId(event.currentTarget.value || undefined)}>
               <option value="">Choose an API…</option>
-              {(resources.data ?? []).map((resource) => <option value={resource.id}>{resource.name}</option>)}
+              {(resources.data ?? []).map((resource) => (
+                <option value={resource.id}>{resource.name}</option>
+              ))}
             </select>
           )}
         </Field>
         <Field label="Permission" name="scopeId">
           {(id) => (
             <select id={id} name="scopeId" required>
-              {(available.data ?? []).map((scope) => <option value={scope.id}>{scope.name}</option>)}
+              {(available.data ?? []).map((scope) => (
+                <option value={scope.id}>{scope.name}</option>
+              ))}
             </select>
           )}
         </Field>
@@ -139,7 +175,9 @@ function RolePermissions({ roleId }: { roleId: string }) {
 
 function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applications' }) {
   const holders = useLoad<Holder[]>(`roles/${roleId}/${kind}`);
-  const candidates = useLoad<Holder[]>(kind === 'users' ? 'users?page_size=100' : 'applications?types=MachineToMachine');
+  const candidates = useLoad<Holder[]>(
+    kind === 'users' ? 'users?page_size=100' : 'applications?types=MachineToMachine',
+  );
   const action = useAction();
   const label = (holder: Holder) => holder.name ?? holder.username ?? holder.id;
   const add = (event: Event) => {
@@ -156,7 +194,13 @@ function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applic
             {items.map((holder) => (
               <li key={holder.id}>
                 <Link to={`/${kind}/${holder.id}`}>{label(holder)}</Link>{' '}
-                <ConfirmButton label="Remove" question={`Take this role from ${label(holder)}?`} onConfirm={() => action.run(() => api('DELETE', `roles/${roleId}/${kind}/${holder.id}`).then(holders.reload))} />
+                <ConfirmButton
+                  label="Remove"
+                  question={`Take this role from ${label(holder)}?`}
+                  onConfirm={() =>
+                    action.run(() => api('DELETE', `roles/${roleId}/${kind}/${holder.id}`).then(holders.reload))
+                  }
+                />
               </li>
             ))}
           </ul>
@@ -166,7 +210,9 @@ function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applic
         <Field label={kind === 'users' ? 'User' : 'Application'} name="holderId">
           {(id) => (
             <select id={id} name="holderId" required>
-              {(candidates.data ?? []).map((holder) => <option value={holder.id}>{label(holder)}</option>)}
+              {(candidates.data ?? []).map((holder) => (
+                <option value={holder.id}>{label(holder)}</option>
+              ))}
             </select>
           )}
         </Field>

@@ -5,11 +5,19 @@ import { Field, FormError, formValues, useAction } from '../ui.tsx';
  * The first run: no administrator exists yet, so the first one is made here. From this machine
  * that is enough; from another, the service asks for the setup token it printed at start.
  */
-export function FirstAdministrator({ needsSetupToken, onCreated }: { needsSetupToken: boolean; onCreated: () => void }) {
+export function FirstAdministrator({
+  needsSetupToken,
+  onCreated,
+}: {
+  needsSetupToken: boolean;
+  onCreated: () => void;
+}) {
   const action = useAction();
   const submit = (event: Event) => {
     const { username, password, setupToken } = formValues(event);
-    void action.run(() => api('POST', 'console/first-administrator', { username, password, setupToken })).then((done) => done && onCreated());
+    void action
+      .run(() => api('POST', 'console/first-administrator', { username, password, setupToken }))
+      .then((done) => done && onCreated());
   };
   return (
     <form onSubmit={submit} class="card">
@@ -26,7 +34,15 @@ export function FirstAdministrator({ needsSetupToken, onCreated }: { needsSetupT
         />
       )}
       <Field label="Username" name="username" error={action.error} required autocomplete="username" />
-      <Field label="Password" name="password" type="password" error={action.error} required autocomplete="new-password" hint="8 characters or more; no runs like abc or 111." />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        error={action.error}
+        required
+        autocomplete="new-password"
+        hint="8 characters or more; no runs like abc or 111."
+      />
       <FormError error={action.error} fields={['setupToken', 'username', 'password']} />
       <button class="primary" disabled={action.busy}>
         Create administrator

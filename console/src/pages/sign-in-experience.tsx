@@ -5,8 +5,19 @@ type Identifier = 'username' | 'email' | 'phone';
 type Settings = {
   signInMode: 'SignIn' | 'Register' | 'SignInAndRegister';
   signUp: { identifiers: Identifier[]; password: boolean; verify: boolean };
-  signIn: { methods: Array<{ identifier: Identifier; password: boolean; verificationCode: boolean; isPasswordPrimary: boolean }> };
-  passwordPolicy: { length: { min: number; max: number }; characterTypes: { min: number }; rejects: Record<string, unknown> };
+  signIn: {
+    methods: Array<{
+      identifier: Identifier;
+      password: boolean;
+      verificationCode: boolean;
+      isPasswordPrimary: boolean;
+    }>;
+  };
+  passwordPolicy: {
+    length: { min: number; max: number };
+    characterTypes: { min: number };
+    rejects: Record<string, unknown>;
+  };
   sentinelPolicy: { maxAttempts: number; lockoutDuration: number };
   mfa: { factors: string[]; policy: string };
 };
@@ -39,7 +50,13 @@ export function SignInExperiencePage() {
       signUp: { ...current.signUp, identifiers: signUpIdentifiers },
       signIn: {
         methods: signInIdentifiers.map(
-          (identifier) => current.signIn.methods.find((method) => method.identifier === identifier) ?? { identifier, password: true, verificationCode: identifier !== 'username', isPasswordPrimary: true },
+          (identifier) =>
+            current.signIn.methods.find((method) => method.identifier === identifier) ?? {
+              identifier,
+              password: true,
+              verificationCode: identifier !== 'username',
+              isPasswordPrimary: true,
+            },
         ),
       },
       passwordPolicy: {
@@ -64,47 +81,109 @@ export function SignInExperiencePage() {
             <Field label="Who may come in" name="signInMode">
               {(id) => (
                 <select id={id} name="signInMode">
-                  {signInModes.map(([mode, label]) => <option value={mode} selected={mode === current.signInMode}>{label}</option>)}
+                  {signInModes.map(([mode, label]) => (
+                    <option value={mode} selected={mode === current.signInMode}>
+                      {label}
+                    </option>
+                  ))}
                 </select>
               )}
             </Field>
             <fieldset>
               <legend>Sign-up identifiers</legend>
               {identifiers.map((identifier) => (
-                <label key={identifier} class="check"><input type="checkbox" name="signUpIdentifiers" value={identifier} defaultChecked={current.signUp.identifiers.includes(identifier)} /> {identifier}</label>
+                <label key={identifier} class="check">
+                  <input
+                    type="checkbox"
+                    name="signUpIdentifiers"
+                    value={identifier}
+                    defaultChecked={current.signUp.identifiers.includes(identifier)}
+                  />{' '}
+                  {identifier}
+                </label>
               ))}
             </fieldset>
             <fieldset>
               <legend>Sign-in identifiers</legend>
               {identifiers.map((identifier) => (
-                <label key={identifier} class="check"><input type="checkbox" name="signInIdentifiers" value={identifier} defaultChecked={current.signIn.methods.some((method) => method.identifier === identifier)} /> {identifier}</label>
+                <label key={identifier} class="check">
+                  <input
+                    type="checkbox"
+                    name="signInIdentifiers"
+                    value={identifier}
+                    defaultChecked={current.signIn.methods.some((method) => method.identifier === identifier)}
+                  />{' '}
+                  {identifier}
+                </label>
               ))}
             </fieldset>
             <fieldset>
               <legend>Password policy</legend>
-              <Field label="Minimum length" name="minLength" type="number" min={1} max={256} defaultValue={String(current.passwordPolicy.length.min)} />
-              <Field label="Character types required (of lower, upper, digit, symbol)" name="characterTypes" type="number" min={1} max={4} defaultValue={String(current.passwordPolicy.characterTypes.min)} />
+              <Field
+                label="Minimum length"
+                name="minLength"
+                type="number"
+                min={1}
+                max={256}
+                defaultValue={String(current.passwordPolicy.length.min)}
+              />
+              <Field
+                label="Character types required (of lower, upper, digit, symbol)"
+                name="characterTypes"
+                type="number"
+                min={1}
+                max={4}
+                defaultValue={String(current.passwordPolicy.characterTypes.min)}
+              />
             </fieldset>
             <fieldset>
               <legend>Lockout</legend>
-              <Field label="Failed attempts before lockout" name="maxAttempts" type="number" min={1} max={1000} defaultValue={String(current.sentinelPolicy.maxAttempts)} />
-              <Field label="Lockout duration (minutes)" name="lockoutDuration" type="number" min={1} max={10080} defaultValue={String(current.sentinelPolicy.lockoutDuration)} />
+              <Field
+                label="Failed attempts before lockout"
+                name="maxAttempts"
+                type="number"
+                min={1}
+                max={1000}
+                defaultValue={String(current.sentinelPolicy.maxAttempts)}
+              />
+              <Field
+                label="Lockout duration (minutes)"
+                name="lockoutDuration"
+                type="number"
+                min={1}
+                max={10080}
+                defaultValue={String(current.sentinelPolicy.lockoutDuration)}
+              />
             </fieldset>
             <fieldset>
               <legend>Multi-factor authentication</legend>
               {mfaFactors.map((factor) => (
-                <label key={factor} class="check"><input type="checkbox" name="mfaFactors" value={factor} defaultChecked={current.mfa.factors.includes(factor)} /> {factor}</label>
+                <label key={factor} class="check">
+                  <input
+                    type="checkbox"
+                    name="mfaFactors"
+                    value={factor}
+                    defaultChecked={current.mfa.factors.includes(factor)}
+                  />{' '}
+                  {factor}
+                </label>
               ))}
               <Field label="MFA policy" name="mfaPolicy">
                 {(id) => (
                   <select id={id} name="mfaPolicy">
-                    {mfaPolicies.map(([policy, label]) => <option value={policy} selected={policy === current.mfa.policy}>{label}</option>)}
+                    {mfaPolicies.map(([policy, label]) => (
+                      <option value={policy} selected={policy === current.mfa.policy}>
+                        {label}
+                      </option>
+                    ))}
                   </select>
                 )}
               </Field>
             </fieldset>
             <FormError error={action.error} />
-            <button class="primary" disabled={action.busy}>Save</button>
+            <button class="primary" disabled={action.busy}>
+              Save
+            </button>
             {action.done && <span role="status"> Saved.</span>}
           </form>
         )}

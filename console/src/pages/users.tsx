@@ -2,7 +2,19 @@ import { useState } from 'preact/hooks';
 
 import { api, ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, DeleteCard, Field, FormError, formatTime, formValues, Loaded, Switch, useAction, useLoad, useLoadPage } from '../ui.tsx';
+import {
+  ConfirmButton,
+  DeleteCard,
+  Field,
+  FormError,
+  formatTime,
+  formValues,
+  Loaded,
+  Switch,
+  useAction,
+  useLoad,
+  useLoadPage,
+} from '../ui.tsx';
 
 type User = {
   id: string;
@@ -46,30 +58,50 @@ export function UsersPage() {
         <Field label="Email" name="primaryEmail" type="email" error={action.error} autocomplete="off" />
         <Field label="Name" name="name" error={action.error} autocomplete="off" />
         <Field label="Password" name="password" type="password" error={action.error} autocomplete="new-password" />
-        <button class="primary" disabled={action.busy}>Create user</button>
+        <button class="primary" disabled={action.busy}>
+          Create user
+        </button>
         <FormError error={action.error} fields={['username', 'primaryEmail', 'name', 'password']} />
       </form>
       <form role="search" onSubmit={(event) => setSearch(formValues(event).search ?? '')}>
-        <Field label="Search users" name="search" type="search" placeholder="name, username, email, phone or id" defaultValue={search} />
+        <Field
+          label="Search users"
+          name="search"
+          type="search"
+          placeholder="name, username, email, phone or id"
+          defaultValue={search}
+        />
       </form>
       <Loaded state={list}>
         {(page) => (
-        <>
-          <p>{page.total} user{page.total === 1 ? '' : 's'}{page.total > page.items.length ? `, the first ${page.items.length} shown` : ''}</p>
-          <table>
-            <thead><tr><th>User</th><th>Email</th><th>Last sign-in</th><th>Status</th></tr></thead>
-            <tbody>
-              {page.items.map((user) => (
-                <tr key={user.id}>
-                  <td><Link to={`/users/${user.id}`}>{user.name ?? user.username ?? user.id}</Link></td>
-                  <td>{user.primaryEmail}</td>
-                  <td>{formatTime(user.lastSignInAt)}</td>
-                  <td>{user.isSuspended ? 'Suspended' : 'Active'}</td>
+          <>
+            <p>
+              {page.total} user{page.total === 1 ? '' : 's'}
+              {page.total > page.items.length ? `, the first ${page.items.length} shown` : ''}
+            </p>
+            <table>
+              <thead>
+                <tr>
+                  <th>User</th>
+                  <th>Email</th>
+                  <th>Last sign-in</th>
+                  <th>Status</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
+              </thead>
+              <tbody>
+                {page.items.map((user) => (
+                  <tr key={user.id}>
+                    <td>
+                      <Link to={`/users/${user.id}`}>{user.name ?? user.username ?? user.id}</Link>
+                    </td>
+                    <td>{user.primaryEmail}</td>
+                    <td>{formatTime(user.lastSignInAt)}</td>
+                    <td>{user.isSuspended ? 'Suspended' : 'Active'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
         )}
       </Loaded>
     </>
@@ -83,15 +115,26 @@ export function UserPage({ id }: { id: string }) {
     <Loaded state={user}>
       {(loaded) => (
         <>
-          <p><Link to="/users">← Users</Link></p>
+          <p>
+            <Link to="/users">← Users</Link>
+          </p>
           <h1>{loaded.name ?? loaded.username ?? loaded.id}</h1>
-          <p>User id <code>{loaded.id}</code> · created {formatTime(loaded.createdAt)} · last sign-in {formatTime(loaded.lastSignInAt)}</p>
+          <p>
+            User id <code>{loaded.id}</code> · created {formatTime(loaded.createdAt)} · last sign-in{' '}
+            {formatTime(loaded.lastSignInAt)}
+          </p>
           <Profile user={loaded} onSaved={user.reload} />
           <CustomData user={loaded} onSaved={user.reload} />
           <Password userId={id} />
           <section class="card" aria-labelledby="standing">
             <h2 id="standing">Account standing</h2>
-            <Switch label="Suspended" checked={loaded.isSuspended} onChange={(isSuspended) => action.run(() => api('PATCH', `users/${id}/is-suspended`, { isSuspended }).then(user.reload))} />
+            <Switch
+              label="Suspended"
+              checked={loaded.isSuspended}
+              onChange={(isSuspended) =>
+                action.run(() => api('PATCH', `users/${id}/is-suspended`, { isSuspended }).then(user.reload))
+              }
+            />
             <p>A suspended user cannot sign in; their sessions and refresh tokens end at once.</p>
             <Unlock user={loaded} />
             <FormError error={action.error} />
@@ -99,7 +142,12 @@ export function UserPage({ id }: { id: string }) {
           <UserRoles userId={id} />
           <UserOrganizations userId={id} />
           <MfaFactors userId={id} />
-          <DeleteCard label="Delete user" question={`Delete ${loaded.username ?? loaded.id}? This cannot be undone.`} path={`users/${id}`} back="/users" />
+          <DeleteCard
+            label="Delete user"
+            question={`Delete ${loaded.username ?? loaded.id}? This cannot be undone.`}
+            path={`users/${id}`}
+            back="/users"
+          />
         </>
       )}
     </Loaded>
@@ -124,11 +172,19 @@ function Profile({ user, onSaved }: { user: User; onSaved: () => void }) {
     <form class="card" onSubmit={save} aria-label="Profile">
       <h2>Profile</h2>
       <Field label="Username" name="username" defaultValue={user.username ?? ''} error={action.error} />
-      <Field label="Email" name="primaryEmail" type="email" defaultValue={user.primaryEmail ?? ''} error={action.error} />
+      <Field
+        label="Email"
+        name="primaryEmail"
+        type="email"
+        defaultValue={user.primaryEmail ?? ''}
+        error={action.error}
+      />
       <Field label="Phone" name="primaryPhone" type="tel" defaultValue={user.primaryPhone ?? ''} error={action.error} />
       <Field label="Name" name="name" defaultValue={user.name ?? ''} error={action.error} />
       <FormError error={action.error} fields={['username', 'primaryEmail', 'primaryPhone', 'name']} />
-      <button class="primary" disabled={action.busy}>Save profile</button>
+      <button class="primary" disabled={action.busy}>
+        Save profile
+      </button>
       {action.done && <span role="status"> Saved.</span>}
     </form>
   );
@@ -143,7 +199,9 @@ function CustomData({ user, onSaved }: { user: User; onSaved: () => void }) {
       try {
         parsed = JSON.parse(customData || '{}');
       } catch {
-        throw new ApiError(400, 'console.invalid_json', 'Custom data must be a JSON object.', undefined, [{ in: 'body', path: 'customData', message: 'not valid JSON' }]);
+        throw new ApiError(400, 'console.invalid_json', 'Custom data must be a JSON object.', undefined, [
+          { in: 'body', path: 'customData', message: 'not valid JSON' },
+        ]);
       }
       await api('PATCH', `users/${user.id}/custom-data`, { customData: parsed });
       onSaved();
@@ -154,7 +212,13 @@ function CustomData({ user, onSaved }: { user: User; onSaved: () => void }) {
       <h2>Custom data</h2>
       <Field label="Custom data (JSON)" name="customData" error={action.error}>
         {(id) => (
-          <textarea id={id} name="customData" rows={4} class="mono" defaultValue={JSON.stringify(user.customData, null, 2)} />
+          <textarea
+            id={id}
+            name="customData"
+            rows={4}
+            class="mono"
+            defaultValue={JSON.stringify(user.customData, null, 2)}
+          />
         )}
       </Field>
       <FormError error={action.error} fields={['customData']} />
@@ -176,7 +240,14 @@ function Password({ userId }: { userId: string }) {
   return (
     <form class="card" onSubmit={save} aria-label="Reset password">
       <h2>Reset password</h2>
-      <Field label="New password" name="password" type="password" autocomplete="new-password" error={action.error} required />
+      <Field
+        label="New password"
+        name="password"
+        type="password"
+        autocomplete="new-password"
+        error={action.error}
+        required
+      />
       <FormError error={action.error} fields={['password']} />
       <button disabled={action.busy}>Set password</button>
       {action.done && <span role="status"> Password changed.</span>}
@@ -187,13 +258,23 @@ function Password({ userId }: { userId: string }) {
 /** Lockout counts failures per identifier as typed: unlocking clears every identifier of the user. */
 function Unlock({ user }: { user: User }) {
   const action = useAction();
-  const targets = [user.username, user.primaryEmail?.toLowerCase(), user.primaryPhone].filter((value): value is string => Boolean(value));
+  const targets = [user.username, user.primaryEmail?.toLowerCase(), user.primaryPhone].filter(
+    (value): value is string => Boolean(value),
+  );
   return (
     <p>
-      <button type="button" disabled={action.busy || targets.length === 0} onClick={() => void action.run(() => api('POST', 'sentinel-activities/delete', { targets }))}>
+      <button
+        type="button"
+        disabled={action.busy || targets.length === 0}
+        onClick={() => void action.run(() => api('POST', 'sentinel-activities/delete', { targets }))}
+      >
         Unlock sign-in
       </button>{' '}
-      {action.done ? <span role="status">Failed attempts cleared; the user can sign in again.</span> : <small>Clears failed sign-in attempts on {targets.join(', ') || 'no identifier'}.</small>}
+      {action.done ? (
+        <span role="status">Failed attempts cleared; the user can sign in again.</span>
+      ) : (
+        <small>Clears failed sign-in attempts on {targets.join(', ') || 'no identifier'}.</small>
+      )}
       <FormError error={action.error} />
     </p>
   );
@@ -216,7 +297,13 @@ function UserRoles({ userId }: { userId: string }) {
             {roles.map((role) => (
               <li key={role.id}>
                 <Link to={`/roles/${role.id}`}>{role.name}</Link>{' '}
-                <ConfirmButton label="Remove" question={`Take the role ${role.name} from this user?`} onConfirm={() => action.run(() => api('DELETE', `users/${userId}/roles/${role.id}`).then(held.reload))} />
+                <ConfirmButton
+                  label="Remove"
+                  question={`Take the role ${role.name} from this user?`}
+                  onConfirm={() =>
+                    action.run(() => api('DELETE', `users/${userId}/roles/${role.id}`).then(held.reload))
+                  }
+                />
               </li>
             ))}
           </ul>
@@ -226,7 +313,9 @@ function UserRoles({ userId }: { userId: string }) {
         <Field label="Role" name="roleId">
           {(id) => (
             <select id={id} name="roleId" required>
-              {(all.data ?? []).map((role) => <option value={role.id}>{role.name}</option>)}
+              {(all.data ?? []).map((role) => (
+                <option value={role.id}>{role.name}</option>
+              ))}
             </select>
           )}
         </Field>
@@ -244,8 +333,16 @@ function UserOrganizations({ userId }: { userId: string }) {
       <h2 id="user-organizations">Organizations</h2>
       <Loaded state={organizations}>
         {(items) =>
-          items.length === 0 ? <p>Not a member of any organization.</p> : (
-            <ul>{items.map((organization) => <li key={organization.id}><Link to={`/organizations/${organization.id}`}>{organization.name}</Link></li>)}</ul>
+          items.length === 0 ? (
+            <p>Not a member of any organization.</p>
+          ) : (
+            <ul>
+              {items.map((organization) => (
+                <li key={organization.id}>
+                  <Link to={`/organizations/${organization.id}`}>{organization.name}</Link>
+                </li>
+              ))}
+            </ul>
           )
         }
       </Loaded>
@@ -262,12 +359,26 @@ function MfaFactors({ userId }: { userId: string }) {
       <h2 id="user-mfa">MFA factors</h2>
       <Loaded state={factors}>
         {(items) =>
-          items.length === 0 ? <p>No MFA factor set up.</p> : (
+          items.length === 0 ? (
+            <p>No MFA factor set up.</p>
+          ) : (
             <ul>
               {items.map((factor) => (
                 <li key={factor.id}>
-                  {factor.type} <small>added {formatTime(Date.parse(factor.createdAt))}{factor.remainCodes !== undefined && `, ${factor.remainCodes} codes left`}</small>{' '}
-                  <ConfirmButton label="Remove" question={`Remove this ${factor.type} factor? The user sets it up again at next sign-in.`} onConfirm={() => action.run(() => api('DELETE', `users/${userId}/mfa-verifications/${factor.id}`).then(factors.reload))} />
+                  {factor.type}{' '}
+                  <small>
+                    added {formatTime(Date.parse(factor.createdAt))}
+                    {factor.remainCodes !== undefined && `, ${factor.remainCodes} codes left`}
+                  </small>{' '}
+                  <ConfirmButton
+                    label="Remove"
+                    question={`Remove this ${factor.type} factor? The user sets it up again at next sign-in.`}
+                    onConfirm={() =>
+                      action.run(() =>
+                        api('DELETE', `users/${userId}/mfa-verifications/${factor.id}`).then(factors.reload),
+                      )
+                    }
+                  />
                 </li>
               ))}
             </ul>

@@ -2,7 +2,18 @@ import { useState } from 'preact/hooks';
 
 import { api, type ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, DeleteCard, Field, FormError, formatTime, formValues, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
+import {
+  ConfirmButton,
+  DeleteCard,
+  Field,
+  FormError,
+  formatTime,
+  formValues,
+  Loaded,
+  Switch,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 
 type Hook = {
   id: string;
@@ -18,7 +29,14 @@ type Attempt = {
   id: string;
   key: string;
   createdAt: number;
-  payload: { result: 'Success' | 'Error'; response: { statusCode: number | null; body: string | null }; error?: string; attempt: number; webhookId: string; durationMs: number };
+  payload: {
+    result: 'Success' | 'Error';
+    response: { statusCode: number | null; body: string | null };
+    error?: string;
+    attempt: number;
+    webhookId: string;
+    durationMs: number;
+  };
 };
 
 /** The specification's three groups of events (lib/hooks/events.ts). */
@@ -27,12 +45,28 @@ const eventGroups: Array<[string, string[]]> = [
   [
     'Data mutation events',
     [
-      'User.Created', 'User.Deleted', 'User.Data.Updated', 'User.SuspensionStatus.Updated',
-      'Role.Created', 'Role.Deleted', 'Role.Data.Updated', 'Role.Scopes.Updated',
-      'Scope.Created', 'Scope.Deleted', 'Scope.Data.Updated',
-      'Organization.Created', 'Organization.Deleted', 'Organization.Data.Updated', 'Organization.Membership.Updated',
-      'OrganizationRole.Created', 'OrganizationRole.Deleted', 'OrganizationRole.Data.Updated', 'OrganizationRole.Scopes.Updated',
-      'OrganizationScope.Created', 'OrganizationScope.Deleted', 'OrganizationScope.Data.Updated',
+      'User.Created',
+      'User.Deleted',
+      'User.Data.Updated',
+      'User.SuspensionStatus.Updated',
+      'Role.Created',
+      'Role.Deleted',
+      'Role.Data.Updated',
+      'Role.Scopes.Updated',
+      'Scope.Created',
+      'Scope.Deleted',
+      'Scope.Data.Updated',
+      'Organization.Created',
+      'Organization.Deleted',
+      'Organization.Data.Updated',
+      'Organization.Membership.Updated',
+      'OrganizationRole.Created',
+      'OrganizationRole.Deleted',
+      'OrganizationRole.Data.Updated',
+      'OrganizationRole.Scopes.Updated',
+      'OrganizationScope.Created',
+      'OrganizationScope.Deleted',
+      'OrganizationScope.Data.Updated',
     ],
   ],
   ['Exception events', ['Identifier.Lockout', 'Message.RateLimited']],
@@ -50,7 +84,10 @@ function parseHeaders(text: string): Record<string, string> {
   return headers;
 }
 
-const headerText = (headers: Record<string, string> = {}) => Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+const headerText = (headers: Record<string, string> = {}) =>
+  Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
 
 function EventPicker({ selected }: { selected: string[] }) {
   return (
@@ -71,24 +108,48 @@ function EventPicker({ selected }: { selected: string[] }) {
 
 const checkedEvents = (form: HTMLFormElement) => new FormData(form).getAll('events').map(String);
 
-function HookForm({ hook, onSubmit, busy, error, submitLabel }: { hook?: Hook; onSubmit: (body: Record<string, unknown>) => void; busy: boolean; error?: ApiError; submitLabel: string }) {
+function HookForm({
+  hook,
+  onSubmit,
+  busy,
+  error,
+  submitLabel,
+}: {
+  hook?: Hook;
+  onSubmit: (body: Record<string, unknown>) => void;
+  busy: boolean;
+  error?: ApiError;
+  submitLabel: string;
+}) {
   const submit = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement;
     const values = formValues(event);
-    onSubmit({ name: values.name, events: checkedEvents(form), config: { url: values.url, headers: parseHeaders(values.headers ?? '') } });
+    onSubmit({
+      name: values.name,
+      events: checkedEvents(form),
+      config: { url: values.url, headers: parseHeaders(values.headers ?? '') },
+    });
   };
   return (
     <form class="card" onSubmit={submit} aria-label={submitLabel}>
       <Field label="Name" name="name" defaultValue={hook?.name ?? ''} error={error} required />
-      <Field label="Endpoint URL" name="url" type="url" defaultValue={hook?.config.url ?? ''} error={error} required placeholder="https://example.com/webhooks" />
+      <Field
+        label="Endpoint URL"
+        name="url"
+        type="url"
+        defaultValue={hook?.config.url ?? ''}
+        error={error}
+        required
+        placeholder="https://example.com/webhooks"
+      />
       <Field label="Headers (one a line, `Header: value`)" name="headers">
-        {(id) => (
-          <textarea id={id} name="headers" rows={2} defaultValue={headerText(hook?.config.headers)} />
-        )}
+        {(id) => <textarea id={id} name="headers" rows={2} defaultValue={headerText(hook?.config.headers)} />}
       </Field>
       <EventPicker selected={hook?.events ?? []} />
       <FormError error={error} fields={['name', 'url']} />
-      <button class="primary" disabled={busy}>{submitLabel}</button>
+      <button class="primary" disabled={busy}>
+        {submitLabel}
+      </button>
     </form>
   );
 }
@@ -107,14 +168,30 @@ export function WebhooksPage() {
       <Loaded state={list}>
         {(hooks) => (
           <table>
-            <thead><tr><th>Name</th><th>Endpoint</th><th>Events</th><th>Last 24 h</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Endpoint</th>
+                <th>Events</th>
+                <th>Last 24 h</th>
+              </tr>
+            </thead>
             <tbody>
               {hooks.map((hook) => (
                 <tr key={hook.id}>
-                  <td><Link to={`/webhooks/${hook.id}`}>{hook.name}</Link>{hook.enabled ? '' : ' (disabled)'}</td>
-                  <td><code>{hook.config.url}</code></td>
+                  <td>
+                    <Link to={`/webhooks/${hook.id}`}>{hook.name}</Link>
+                    {hook.enabled ? '' : ' (disabled)'}
+                  </td>
+                  <td>
+                    <code>{hook.config.url}</code>
+                  </td>
                   <td>{hook.events.length}</td>
-                  <td>{hook.executionStats ? `${hook.executionStats.successCount}/${hook.executionStats.requestCount} succeeded` : '—'}</td>
+                  <td>
+                    {hook.executionStats
+                      ? `${hook.executionStats.successCount}/${hook.executionStats.requestCount} succeeded`
+                      : '—'}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -140,17 +217,28 @@ export function WebhookPage({ id }: { id: string }) {
     <Loaded state={hook}>
       {(loaded) => (
         <>
-          <p><Link to="/webhooks">← Webhooks</Link></p>
+          <p>
+            <Link to="/webhooks">← Webhooks</Link>
+          </p>
           <h1>{loaded.name}</h1>
           <section class="card">
-            <Switch label="Enabled" checked={loaded.enabled} onChange={(enabled) => action.run(() => api('PATCH', `hooks/${id}`, { enabled }).then(hook.reload))} />
+            <Switch
+              label="Enabled"
+              checked={loaded.enabled}
+              onChange={(enabled) => action.run(() => api('PATCH', `hooks/${id}`, { enabled }).then(hook.reload))}
+            />
           </section>
           <HookForm hook={loaded} onSubmit={save} busy={action.busy} error={action.error} submitLabel="Save webhook" />
           {action.done && <p role="status">Saved.</p>}
           <SigningKey hook={loaded} onRotated={hook.reload} />
           <SendTest hook={loaded} />
           <Deliveries hookId={id} />
-          <DeleteCard label="Delete webhook" question={`Delete the webhook ${loaded.name} and its pending deliveries?`} path={`hooks/${id}`} back="/webhooks" />
+          <DeleteCard
+            label="Delete webhook"
+            question={`Delete the webhook ${loaded.name} and its pending deliveries?`}
+            path={`hooks/${id}`}
+            back="/webhooks"
+          />
         </>
       )}
     </Loaded>
@@ -163,11 +251,21 @@ function SigningKey({ hook, onRotated }: { hook: Hook; onRotated: () => void }) 
   return (
     <section class="card" aria-labelledby="signing-key">
       <h2 id="signing-key">Signing key</h2>
-      <p>Receivers check the <code>logto-signature-sha-256</code> header (and Standard Webhooks' <code>webhook-signature</code>) with this key.</p>
+      <p>
+        Receivers check the <code>logto-signature-sha-256</code> header (and Standard Webhooks'{' '}
+        <code>webhook-signature</code>) with this key.
+      </p>
       <p>
         <code data-testid="signing-key">{shown ? hook.signingKey : '••••••••••••••••'}</code>{' '}
-        <button type="button" onClick={() => setShown(!shown)}>{shown ? 'Hide key' : 'Reveal key'}</button>{' '}
-        <ConfirmButton label="Rotate key" class="" question="Replace the signing key? Receivers need the new one for deliveries from now on." onConfirm={() => action.run(() => api('PATCH', `hooks/${hook.id}/signing-key`).then(onRotated))} />
+        <button type="button" onClick={() => setShown(!shown)}>
+          {shown ? 'Hide key' : 'Reveal key'}
+        </button>{' '}
+        <ConfirmButton
+          label="Rotate key"
+          class=""
+          question="Replace the signing key? Receivers need the new one for deliveries from now on."
+          onConfirm={() => action.run(() => api('PATCH', `hooks/${hook.id}/signing-key`).then(onRotated))}
+        />
       </p>
       <FormError error={action.error} />
     </section>
@@ -181,19 +279,27 @@ function SendTest({ hook }: { hook: Hook }) {
     setResult(undefined);
     void action.run(async () => {
       await api('POST', `hooks/${hook.id}/test`, { events: hook.events, config: hook.config });
-      setResult(`Sent ${hook.events.length} sample event${hook.events.length === 1 ? '' : 's'}: the endpoint answered 2xx.`);
+      setResult(
+        `Sent ${hook.events.length} sample event${hook.events.length === 1 ? '' : 's'}: the endpoint answered 2xx.`,
+      );
     });
   };
   return (
     <section class="card" aria-labelledby="send-test">
       <h2 id="send-test">Send test</h2>
-      <p>Sends one signed sample payload per subscribed event to the saved endpoint (test sends are not listed under deliveries).</p>
-      <button type="button" onClick={send} disabled={action.busy}>Send test events</button>
+      <p>
+        Sends one signed sample payload per subscribed event to the saved endpoint (test sends are not listed under
+        deliveries).
+      </p>
+      <button type="button" onClick={send} disabled={action.busy}>
+        Send test events
+      </button>
       {result && <p role="status">{result}</p>}
       {action.error && (
         <p class="error" role="alert">
           {action.error.text}
-          {(action.error.data as { responseStatus?: number } | undefined)?.responseStatus !== undefined && ` (status ${(action.error.data as { responseStatus: number }).responseStatus})`}
+          {(action.error.data as { responseStatus?: number } | undefined)?.responseStatus !== undefined &&
+            ` (status ${(action.error.data as { responseStatus: number }).responseStatus})`}
         </p>
       )}
     </section>
@@ -206,7 +312,9 @@ function Deliveries({ hookId }: { hookId: string }) {
   return (
     <section class="card" aria-labelledby="deliveries">
       <h2 id="deliveries">Recent deliveries</h2>
-      <button type="button" onClick={attempts.reload}>Refresh</button>
+      <button type="button" onClick={attempts.reload}>
+        Refresh
+      </button>
       <FormError error={action.error} />
       <Loaded state={attempts}>
         {(items) =>
@@ -214,19 +322,42 @@ function Deliveries({ hookId }: { hookId: string }) {
             <p>No delivery in the last 24 hours.</p>
           ) : (
             <table>
-              <thead><tr><th>Time</th><th>Event</th><th>Result</th><th>Status</th><th>Duration</th><th>Response</th><th /></tr></thead>
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Event</th>
+                  <th>Result</th>
+                  <th>Status</th>
+                  <th>Duration</th>
+                  <th>Response</th>
+                  <th />
+                </tr>
+              </thead>
               <tbody>
                 {items.map((attempt) => (
                   <tr key={attempt.id}>
                     <td>{formatTime(attempt.createdAt)}</td>
-                    <td>{attempt.key.replace(/^TriggerHook\./, '')} <small>attempt {attempt.payload.attempt}</small></td>
+                    <td>
+                      {attempt.key.replace(/^TriggerHook\./, '')} <small>attempt {attempt.payload.attempt}</small>
+                    </td>
                     <td class={attempt.payload.result === 'Success' ? 'ok' : 'bad'}>{attempt.payload.result}</td>
                     <td>{attempt.payload.response.statusCode ?? '—'}</td>
                     <td>{attempt.payload.durationMs} ms</td>
-                    <td><code class="clip">{attempt.payload.response.body ?? attempt.payload.error ?? ''}</code></td>
+                    <td>
+                      <code class="clip">{attempt.payload.response.body ?? attempt.payload.error ?? ''}</code>
+                    </td>
                     <td>
                       {attempt.payload.result === 'Error' && (
-                        <button type="button" onClick={() => void action.run(() => api('POST', `hooks/${hookId}/deliveries/${attempt.payload.webhookId}/resend`).then(attempts.reload))}>
+                        <button
+                          type="button"
+                          onClick={() =>
+                            void action.run(() =>
+                              api('POST', `hooks/${hookId}/deliveries/${attempt.payload.webhookId}/resend`).then(
+                                attempts.reload,
+                              ),
+                            )
+                          }
+                        >
                           Re-send
                         </button>
                       )}

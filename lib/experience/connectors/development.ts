@@ -32,12 +32,21 @@ export function developmentConnector(db: Knex): MessageConnector {
         code,
         created_at: lastCreatedAt,
       });
-      await db('development_messages').where('created_at', '<', lastCreatedAt - retentionMs).delete();
+      await db('development_messages')
+        .where('created_at', '<', lastCreatedAt - retentionMs)
+        .delete();
     },
   };
 }
 
-type Row = { id: string; recipient: string; type: 'email' | 'phone'; purpose: CodePurpose; code: string; created_at: number };
+type Row = {
+  id: string;
+  recipient: string;
+  type: 'email' | 'phone';
+  purpose: CodePurpose;
+  code: string;
+  created_at: number;
+};
 
 /** The newest messages first, to one recipient (an email or a phone number, normalised) or to anyone. */
 export async function listDevelopmentMessages(db: Knex, recipient?: string): Promise<DevelopmentMessage[]> {

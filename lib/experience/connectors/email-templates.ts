@@ -3,7 +3,10 @@ import { codeTtlMs, type CodePurpose } from '../verification-codes.ts';
 type Wording = { subject: string; intro: string };
 
 const signIn: Wording = { subject: 'Your sign-in code', intro: 'Use this code to sign in:' };
-const register: Wording = { subject: 'Your registration code', intro: 'Use this code to finish creating your account:' };
+const register: Wording = {
+  subject: 'Your registration code',
+  intro: 'Use this code to finish creating your account:',
+};
 const reset: Wording = { subject: 'Your password reset code', intro: 'Use this code to reset your password:' };
 const generic: Wording = { subject: 'Your verification code', intro: 'Use this code to verify your identity:' };
 

@@ -17,7 +17,9 @@ export const signInUrl = (endpoint: string) => `${endpoint}/sign-in`;
  * The pages, one application: /sign-in, /register and /reset-password (where /oidc/auth sends the
  * browser), and /callback/<connector id> and /callback/sso/<connector id>, where IdPs send it back.
  */
-const isPage = (path: string) => ['/sign-in', '/register', '/reset-password', '/callback'].includes(path) || /^\/callback\/(sso\/)?[\w-]{1,21}$/.test(path);
+const isPage = (path: string) =>
+  ['/sign-in', '/register', '/reset-password', '/callback'].includes(path) ||
+  /^\/callback\/(sso\/)?[\w-]{1,21}$/.test(path);
 
 /**
  * The hosted sign-in pages (sign-in/, a Preact application that drives /api/experience from the

@@ -24,7 +24,13 @@ async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, toke
 
 export const hashSubjectToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-type ImpersonationRow = { id: string; user_id: string; application_id: string | null; expires_at: number; consumed_at: number | null };
+type ImpersonationRow = {
+  id: string;
+  user_id: string;
+  application_id: string | null;
+  expires_at: number;
+  consumed_at: number | null;
+};
 
 /**
  * Resolves a subject token to its user. Every failure is `invalid_request` naming the reason
@@ -39,7 +45,9 @@ export async function resolveSubject(
   type: string,
 ): Promise<Subject> {
   if (type === impersonationTokenType) {
-    const row = await db('subject_tokens').where({ token_hash: hashSubjectToken(token) }).first<ImpersonationRow | undefined>();
+    const row = await db('subject_tokens')
+      .where({ token_hash: hashSubjectToken(token) })
+      .first<ImpersonationRow | undefined>();
     if (!row) {
       throw invalid('is not a valid impersonation token');
     }

@@ -44,7 +44,9 @@ function assertExchangeTarget(resource: Resource): void {
     );
   }
   if (!resource.isExchangeTarget) {
-    throw new errors.InvalidTarget(`resource ${resource.indicator} is not a token exchange target (isExchangeTarget is false)`);
+    throw new errors.InvalidTarget(
+      `resource ${resource.indicator} is not a token exchange target (isExchangeTarget is false)`,
+    );
   }
 }
 
@@ -59,14 +61,23 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
   return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const { params, provider } = ctx.oidc;
     const client = ctx.oidc.client!;
-    const application = await cache.get('applications', `application:${client.clientId}`, () => findApplication(db, client.clientId));
-    if (!application || !confidentialTypes.has(application.type) || !application.customClientMetadata.allowTokenExchange) {
+    const application = await cache.get('applications', `application:${client.clientId}`, () =>
+      findApplication(db, client.clientId),
+    );
+    if (
+      !application ||
+      !confidentialTypes.has(application.type) ||
+      !application.customClientMetadata.allowTokenExchange
+    ) {
       throw new errors.UnauthorizedClient('token exchange is not allowed for this application');
     }
 
     const subjectToken = asString(params?.subject_token);
     const subjectTokenType = asString(params?.subject_token_type);
-    for (const [name, value] of [['subject_token', subjectToken], ['subject_token_type', subjectTokenType]] as const) {
+    for (const [name, value] of [
+      ['subject_token', subjectToken],
+      ['subject_token_type', subjectTokenType],
+    ] as const) {
       if (!value) {
         throw new errors.InvalidRequest(`missing required parameter '${name}'`);
       }
@@ -78,7 +89,9 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     const subject = await resolveSubject(provider, db, cache, config.issuer, subjectToken!, subjectTokenType);
     const standing = await userStanding(db, cache, subject.userId);
     if (standing !== 'active') {
-      throw new errors.InvalidRequest(standing === 'deleted' ? 'the subject user does not exist (deleted)' : 'the subject user is suspended');
+      throw new errors.InvalidRequest(
+        standing === 'deleted' ? 'the subject user does not exist (deleted)' : 'the subject user is suspended',
+      );
     }
     const user = { id: subject.userId };
 
@@ -120,7 +133,13 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
       result: 'Success',
       applicationId: client.clientId,
       userId: user.id,
-      params: { resource: indicator, subjectTokenType, scopesRequested: requested, scopesIssued: scope ? scope.split(' ') : [], ...(subject.actor && { actor: subject.actor }) },
+      params: {
+        resource: indicator,
+        subjectTokenType,
+        scopesRequested: requested,
+        scopesIssued: scope ? scope.split(' ') : [],
+        ...(subject.actor && { actor: subject.actor }),
+      },
     });
     ctx.body = {
       access_token: value,

@@ -76,7 +76,15 @@ export function CallbackPage({ finish }: PageProps) {
 }
 
 /** An account already has the external identity's email: link the identity to it, or make a new account. */
-function LinkOffer({ account, verificationId, finish }: { account: string; verificationId: string; finish: () => Promise<void> }) {
+function LinkOffer({
+  account,
+  verificationId,
+  finish,
+}: {
+  account: string;
+  verificationId: string;
+  finish: () => Promise<void>;
+}) {
   const form = useForm();
   const offer = phrases.callback.linkOffer(account);
   return (

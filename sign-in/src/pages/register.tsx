@@ -25,7 +25,10 @@ export function RegisterPage({ finish }: PageProps) {
           if (!/^[A-Z_a-z]\w{0,127}$/.test(name)) {
             throw new Invalid('username', phrases.invalid.usernameShape);
           }
-          const secret = requiredNewPassword({ field: 'new-password', value: password }, { field: 'confirm-password', value: confirm });
+          const secret = requiredNewPassword(
+            { field: 'new-password', value: password },
+            { field: 'confirm-password', value: confirm },
+          );
           await api.start('Register');
           const { verificationId } = await api.newPasswordIdentity({ type: 'username', value: name }, secret);
           await api.identify(verificationId);
@@ -54,7 +57,15 @@ export function RegisterPage({ finish }: PageProps) {
           value={password}
           onInput={setPassword}
         />
-        <Field id="confirm-password" label={phrases.register.confirm} type="password" name="confirm" autocomplete="new-password" value={confirm} onInput={setConfirm} />
+        <Field
+          id="confirm-password"
+          label={phrases.register.confirm}
+          type="password"
+          name="confirm"
+          autocomplete="new-password"
+          value={confirm}
+          onInput={setConfirm}
+        />
       </Form>
       <p class="footer">
         {phrases.register.haveAccount} <a href="/sign-in">{phrases.register.signIn}</a>

@@ -49,7 +49,10 @@ function NewPassword({ onSaved }: { onSaved: () => void }) {
       submit={{ label: phrases.resetPassword.submit, busy: phrases.resetPassword.submitting }}
       fieldFor={() => 'reset-new-password'}
       onSubmit={async () => {
-        const secret = requiredNewPassword({ field: 'reset-new-password', value: password }, { field: 'reset-confirm-password', value: confirm });
+        const secret = requiredNewPassword(
+          { field: 'reset-new-password', value: password },
+          { field: 'reset-confirm-password', value: confirm },
+        );
         await api.newPassword(secret);
         await api.submit();
         onSaved();
@@ -66,7 +69,15 @@ function NewPassword({ onSaved }: { onSaved: () => void }) {
         value={password}
         onInput={setPassword}
       />
-      <Field id="reset-confirm-password" label={phrases.resetPassword.confirm} type="password" name="confirm" autocomplete="new-password" value={confirm} onInput={setConfirm} />
+      <Field
+        id="reset-confirm-password"
+        label={phrases.resetPassword.confirm}
+        type="password"
+        name="confirm"
+        autocomplete="new-password"
+        value={confirm}
+        onInput={setConfirm}
+      />
     </Form>
   );
 }

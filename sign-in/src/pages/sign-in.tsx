@@ -60,8 +60,25 @@ export function SignInPage({ finish }: PageProps) {
               await finish();
             }}
           >
-            <Field id="identifier" label={phrases.signIn.identifier} name="identifier" autocomplete="username" verbatim focus value={identifier} onInput={setIdentifier} />
-            <Field id="password" label={phrases.signIn.password} type="password" name="password" autocomplete="current-password" value={password} onInput={setPassword} />
+            <Field
+              id="identifier"
+              label={phrases.signIn.identifier}
+              name="identifier"
+              autocomplete="username"
+              verbatim
+              focus
+              value={identifier}
+              onInput={setIdentifier}
+            />
+            <Field
+              id="password"
+              label={phrases.signIn.password}
+              type="password"
+              name="password"
+              autocomplete="current-password"
+              value={password}
+              onInput={setPassword}
+            />
           </Form>
           <p class="aside">
             <a href="/reset-password">{phrases.signIn.forgotPassword}</a>
