@@ -40,5 +40,5 @@ for (let round = 0; round < rounds; round++) {
 }
 results.sort((a, b) => a - b);
 console.log(
-  `metrics work per token request: median ${results[Math.floor(rounds / 2)]!.toFixed(0)} ns (min ${results[0]!.toFixed(0)}, max ${results.at(-1)!.toFixed(0)})`,
+  `metrics work per token request: median ${results[Math.floor(rounds / 2)].toFixed(0)} ns (min ${results[0].toFixed(0)}, max ${results.at(-1)!.toFixed(0)})`,
 );

@@ -3,7 +3,7 @@
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** "1137–1207", or one figure when every round gave the same. */
@@ -16,7 +16,7 @@ export function range(values: number[], format: (value: number) => string): stri
 /** "0.72 (0.67–0.74)": the median, then the range when the rounds differ. */
 export function medianAndRange(values: number[], format: (value: number) => string): string {
   const spread = range(values, format);
-  return spread === format(values[0]!) ? spread : `${format(median(values))} (${spread})`;
+  return spread === format(values[0]) ? spread : `${format(median(values))} (${spread})`;
 }
 
 export const whole = (value: number) => value.toFixed(0);

@@ -133,7 +133,7 @@ async function measureRound(server: Server, load: Load): Promise<{ measured: Mea
 }
 
 const startedAt = new Date();
-const loadBefore = loadavg()[0]!;
+const loadBefore = loadavg()[0];
 const profiled: string[] = [];
 const results: Round[] = [];
 
@@ -274,7 +274,7 @@ for (const group of groups) {
 
 const machine = [
   `${cores} cores (${cpus()[0]?.model.trim()}), ${type()} ${release()}, Node ${process.version}`,
-  `load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end`,
+  `load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
 ].join('; ');
 const setup = [
   `load generator: ${loadGenerator.description}, its own process${loadGenerator.name === 'wrk' ? `, ${threads} thread${threads === 1 ? '' : 's'}` : ''}`,

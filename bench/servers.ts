@@ -66,14 +66,14 @@ export async function startServer(
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there (cluster workers inherit the flag).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const command = [process.execPath, ...profile, ...args];
-  const child = spawn(cpus ? 'taskset' : command[0]!, cpus ? ['-c', cpus, ...command] : command.slice(1), {
+  const child = spawn(cpus ? 'taskset' : command[0], cpus ? ['-c', cpus, ...command] : command.slice(1), {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   started.add(child);
   // stderr is drained too (it carries the one-time secrets a start prints); its tail explains a failed start.
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
     stderr = (stderr + text).slice(-4000);
   });
   const pid = child.pid!;
@@ -147,7 +147,7 @@ function executable(pid: number): string | undefined {
 function processTree(pid: number): number[] {
   const tree = [pid];
   for (let index = 0; index < tree.length; index++) {
-    const id = tree[index]!;
+    const id = tree[index];
     try {
       for (const task of readdirSync(`/proc/${id}/task`)) {
         const children = readFileSync(`/proc/${id}/task/${task}/children`, 'utf8').trim();

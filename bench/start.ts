@@ -22,7 +22,7 @@ const variants = [
   { name: 'sources: node --import tsx lib/main.ts', args: ['--import', 'tsx', 'lib/main.ts'] },
 ];
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function startOnce(args: string[], dbUrl: string): Promise<{ startMs: number; rssMb: number }> {
   const port = await freePort();

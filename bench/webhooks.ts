@@ -99,7 +99,7 @@ const organization = (name: string) => ({
 type Rate = { name: string; perSecond: number; p50: number; p99: number };
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
 async function mutationRate(name: string, db: Knex, cache: SharedCache, outbox: boolean): Promise<Rate> {

@@ -92,7 +92,7 @@ ${Object.entries(commands)
 function options<const T extends ParseArgsConfig>(name: string, args: string[], config: T) {
   const parsed = parseArgs({ ...config, args, options: { ...config.options, ...helpOption }, strict: true });
   if ((parsed.values as { help?: boolean }).help) {
-    console.log(commands[name]!.help);
+    console.log(commands[name].help);
     return undefined;
   }
   return parsed;
@@ -206,7 +206,7 @@ async function importCommand(args: string[]): Promise<void> {
   }
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) {
-    throw new ConfigError(`name one file to import\n\n${commands.import!.help}`);
+    throw new ConfigError(`name one file to import\n\n${commands.import.help}`);
   }
   const source = path === '-' ? 'stdin' : path;
   const file = parseConfigFile(readFileSync(path === '-' ? 0 : path, 'utf8'), source);

@@ -121,7 +121,7 @@ async function seed() {
   ] as const) {
     users.push(await api('POST', 'users', { username, name, primaryEmail: email, password: 'Correct-Horse-9' }));
   }
-  await api('POST', `users/${users[0]!.id}/roles`, { roleIds: [role.id] });
+  await api('POST', `users/${users[0].id}/roles`, { roleIds: [role.id] });
   await api('POST', 'applications', {
     name: 'Storefront',
     type: 'SPA',
@@ -141,8 +141,8 @@ async function seed() {
     description: 'Runs the organization',
     organizationScopeIds: [scope.id],
   });
-  await api('POST', `organizations/${organization.id}/users`, { userIds: [users[0]!.id, users[1]!.id] });
-  await api('POST', `organizations/${organization.id}/users/${users[0]!.id}/roles`, {
+  await api('POST', `organizations/${organization.id}/users`, { userIds: [users[0].id, users[1].id] });
+  await api('POST', `organizations/${organization.id}/users/${users[0].id}/roles`, {
     organizationRoleIds: [orgRole.id],
   });
   await api('POST', `organizations/${organization.id}/jit/email-domains`, { emailDomain: 'acme.example.com' });
@@ -181,7 +181,7 @@ async function seed() {
   await api('POST', 'users', { username: 'dave', name: 'Dave Ito' });
   // Wait for the dispatcher and the batched audit log.
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  return { application: backend, resource: apiA, role, user: users[0]!, organization, hook };
+  return { application: backend, resource: apiA, role, user: users[0], organization, hook };
 }
 
 const problems: string[] = [];

@@ -56,7 +56,7 @@ describe('configuration', () => {
       'SMTP_URL',
       'SECRETS_ENCRYPTION_KEY',
     ]);
-    expect(warnings[0]!.message).to.match(/^ENDPOINT http:\/\/identity\.test is plain http/);
+    expect(warnings[0].message).to.match(/^ENDPOINT http:\/\/identity\.test is plain http/);
   });
 
   it('turns private webhook targets off in production unless allowed', () => {

@@ -66,7 +66,7 @@ async function failedStart(started: Started): Promise<string> {
   const lines = ownLines(started.errors());
   expect(lines, started.errors()).to.have.length(1);
   expect(started.output()).to.not.match(/\n\s+at /);
-  return lines[0]!;
+  return lines[0];
 }
 
 describe('the service process (the build)', () => {

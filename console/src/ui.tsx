@@ -85,7 +85,7 @@ export function Field({ label, name, error, hint, children, type = 'text', ...in
       ) : (
         // Preact types `<input>` per `type` value; this one takes only attributes every text-like type has.
         <input
-          type={type as 'text'}
+          type={type}
           id={id}
           name={name}
           aria-invalid={message ? 'true' : undefined}

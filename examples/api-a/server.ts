@@ -45,18 +45,20 @@ export function createApiA(options: ApiAOptions): Server {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     if (request.method !== 'GET' || request.url !== '/my-orders') {
-      return send(404, { error: 'not_found' });
+      send(404, { error: 'not_found' });
+      return;
     }
     // API A checks the user's token for itself as API B does (omitted here: see examples/api-b).
     const userToken = (request.headers.authorization ?? '').replace(/^Bearer /, '');
     const exchanged = await exchangeForApiB(options, userToken, 'read:b');
     if (!exchanged.body.access_token) {
-      return send(502, { error: 'exchange_failed', detail: exchanged.body });
+      send(502, { error: 'exchange_failed', detail: exchanged.body });
+      return;
     }
     const downstream = await fetch(`${options.apiBUrl}/orders`, {
       headers: { authorization: `Bearer ${exchanged.body.access_token}` },
     });
-    return send(downstream.status, { fromApiB: await downstream.json() });
+    send(downstream.status, { fromApiB: await downstream.json() });
   });
 }
 

@@ -25,11 +25,13 @@ export function createApiB({ issuer, indicator, allowedClientIds }: ApiBOptions)
     };
     const needed = routes[`${request.method} ${request.url}`];
     if (!needed) {
-      return send(404, { error: 'not_found' });
+      send(404, { error: 'not_found' });
+      return;
     }
     const [type, token] = (request.headers.authorization ?? '').split(' ');
     if (type !== 'Bearer' || !token) {
-      return send(401, { error: 'invalid_token', error_description: 'a Bearer access token is required' });
+      send(401, { error: 'invalid_token', error_description: 'a Bearer access token is required' });
+      return;
     }
     let claims: JWTPayload;
     try {
@@ -40,19 +42,22 @@ export function createApiB({ issuer, indicator, allowedClientIds }: ApiBOptions)
         clockTolerance: 5,
       }));
     } catch (error) {
-      return send(401, { error: 'invalid_token', error_description: (error as Error).message });
+      send(401, { error: 'invalid_token', error_description: (error as Error).message });
+      return;
     }
     const scopes = String(claims.scope ?? '').split(' ');
     if (!scopes.includes(needed)) {
-      return send(403, { error: 'insufficient_scope', error_description: `this route needs ${needed}` });
+      send(403, { error: 'insufficient_scope', error_description: `this route needs ${needed}` });
+      return;
     }
     if (allowedClientIds && !allowedClientIds.includes(String(claims.client_id))) {
-      return send(403, {
+      send(403, {
         error: 'forbidden',
         error_description: "this upstream service may not call on a user's behalf",
       });
+      return;
     }
-    return send(200, {
+    send(200, {
       user: claims.sub,
       calledBy: claims.client_id,
       scopes,

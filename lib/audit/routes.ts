@@ -150,7 +150,7 @@ export function auditLogRoutes(api: Api, db: Knex): void {
         throw new RequestError('entity.not_exists_with_id', { entity: 'log', id: params.id });
       }
       const [log] = await toLogs(db, [row]);
-      return log!;
+      return log;
     },
   );
 }

@@ -42,7 +42,7 @@ function idsIn(name: string, value: unknown): Array<[string, string | string[]]>
   if (ids.length === 0) {
     return [];
   }
-  return [[name, Array.isArray(value) ? ids.slice(0, idsPerField) : ids[0]!]];
+  return [[name, Array.isArray(value) ? ids.slice(0, idsPerField) : ids[0]]];
 }
 
 function identifierIn(value: unknown): Identifier | undefined {

@@ -103,7 +103,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
         ? { secret: openSecret(db, sealedColumns.applicationSecrets, String(row.id), String(row.secret)) }
         : {}),
       oidcClientMetadata: json(row.oidc_client_metadata) as Entry<'applications'>['oidcClientMetadata'],
-      customClientMetadata: json(row.custom_client_metadata) as Entry<'applications'>['customClientMetadata'],
+      customClientMetadata: json(row.custom_client_metadata),
       customData: json(row.custom_data),
       isThirdParty: boolean(row.is_third_party),
       createdAt: number(row.created_at),
@@ -161,7 +161,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     connectorId: oneOf<Entry<'connectors'>['connectorId']>(row.connector_id),
     target: String(row.target),
     config: asAsked(openConfigSecret(db, sealedColumns.socialConnectorSecrets, String(row.id), json(row.config))),
-    metadata: json(row.metadata) as Entry<'connectors'>['metadata'],
+    metadata: json(row.metadata),
     syncProfile: boolean(row.sync_profile),
     createdAt: number(row.created_at),
   }));

@@ -89,7 +89,7 @@ export function missingProfile(profile: PendingProfile, settings: SignInExperien
   const has = { username: profile.username, email: profile.primaryEmail, phone: profile.primaryPhone };
   const identifiers = settings.signUp.identifiers;
   if (identifiers.length > 0 && !identifiers.some((identifier) => has[identifier])) {
-    missing.push(identifiers.length === 1 ? identifiers[0]! : identifiers.join('Or'));
+    missing.push(identifiers.length === 1 ? identifiers[0] : identifiers.join('Or'));
   }
   if (settings.signUp.password && !profile.passwordDigest) {
     missing.push('password');

@@ -18,7 +18,6 @@ import { currentSignInExperience } from './sign-in-experience.ts';
 import { getRecord, identifierSchema, interactionEvents, type Identifier } from './state.ts';
 import { recordExceptionEvent } from './events.ts';
 import { sendEndUserCode } from './guarded-checks.ts';
-import type { CodePurpose } from './verification-codes.ts';
 
 const tag = 'Experience';
 const verificationResponse = z.object({ verificationId: z.string() });
@@ -126,8 +125,7 @@ export function experienceVerificationRoutes(
       const codeId =
         body.interactionEvent === 'ForgotPassword' && !known
           ? generateId()
-          : (await sendEndUserCode(db, cache, connectors, body.identifier, body.interactionEvent as CodePurpose))
-              .codeId;
+          : (await sendEndUserCode(db, cache, connectors, body.identifier, body.interactionEvent)).codeId;
       session.state.records[id] = {
         id,
         type: identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',

@@ -327,7 +327,7 @@ export class Dispatcher {
       const batch = this.#records.splice(0);
       try {
         const kept = await recordAttempts(this.db, batch);
-        batch.forEach((record, index) => record.settle(kept[index]!));
+        batch.forEach((record, index) => record.settle(kept[index]));
       } catch (error) {
         batch.forEach((record) => record.settle(false, error));
       }

@@ -45,7 +45,7 @@ export function decideOutcome(
   if (!isRetryableStatus(statusCode) || attempt > schedule.length) {
     return { status: 'failed', disableHook: false };
   }
-  const scheduled = schedule[attempt - 1]! * 1000 * (1 + random() * jitterShare);
+  const scheduled = schedule[attempt - 1] * 1000 * (1 + random() * jitterShare);
   const retryAfter = Math.min(answer.retryAfterMs ?? 0, maxRetryAfterMs);
   return { status: 'pending', waitMs: Math.round(Math.max(scheduled, retryAfter)) };
 }

@@ -176,7 +176,7 @@ export function hookRoutes(
     },
     async ({ params, query }) => {
       const [hook] = await withStats(db, [await getHook(db, params.id)], query.includeExecutionStats);
-      return hook!;
+      return hook;
     },
   );
 

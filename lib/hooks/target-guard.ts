@@ -108,7 +108,7 @@ export function assertLiteralTarget(url: URL): void {
  * checked addresses themselves to the connection (got's `dnsLookup`).
  */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  const wantsAll = (options as LookupAllOptions).all === true;
+  const wantsAll = (options as LookupAllOptions).all;
   lookup(hostname, { ...(options as LookupOneOptions), all: true }, (error, addresses) => {
     if (error) {
       callback(error, wantsAll ? [] : '', 0);
@@ -128,6 +128,6 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
       return;
     }
     const [first] = addresses;
-    callback(null, first!.address, first!.family);
+    callback(null, first.address, first.family);
   });
 };

@@ -125,7 +125,7 @@ export function writeOneTimeSecret(
     (key) => `${key.replaceAll(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}:`,
   );
   const width = Math.max(...labels.map((label) => label.length)) + 1;
-  const lines = Object.values(fields).map((value, index) => `  ${labels[index]!.padEnd(width)}${value}`);
+  const lines = Object.values(fields).map((value, index) => `  ${labels[index].padEnd(width)}${value}`);
   out.write(`\n${message}:\n${lines.join('\n')}\n\n`);
 }
 

@@ -128,11 +128,11 @@ export class Api<W extends Writes = 'in-transaction'> {
     spec: RouteSpec<P, Q, B, R> & { method: M; transaction?: T },
     handler: Handler<P, Q, B, R, HandlerDb<M, T, W>>,
   ): void {
-    this.specs.push(spec as AnySpec);
+    this.specs.push(spec);
     const success = spec.status ?? (spec.response ? 200 : 204);
     const inTransaction =
       spec.method !== 'get' && spec.transaction !== false && this.options.writes !== 'own-transactions';
-    const effects = this.options.effects?.applies(spec as AnySpec) ? this.options.effects : undefined;
+    const effects = this.options.effects?.applies(spec) ? this.options.effects : undefined;
     if (effects && !inTransaction) {
       throw new Error(`${spec.method} ${spec.path}: a route with effects runs in a transaction`);
     }
@@ -147,13 +147,7 @@ export class Api<W extends Writes = 'in-transaction'> {
         // Set first (again on a retry) so a handler may answer otherwise (a registration's 201, a reset's 204).
         ctx.status = success;
         const result = await run(input, ctx, db);
-        await effects?.record(
-          db as Knex.Transaction,
-          spec as AnySpec,
-          input as RouteInput<unknown, unknown, unknown>,
-          result,
-          ctx,
-        );
+        await effects?.record(db as Knex.Transaction, spec, input, result, ctx);
         return result;
       };
       const body = inTransaction ? await withTransaction(this.db, attempt) : await attempt(this.db);

@@ -30,7 +30,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
   const throttle = new ClientAuthThrottle(db, cache, config.clientAuthThrottle);
   const configuration: Configuration = {
     adapter: createAdapter(db, throttle.guard(findClient(db, cache))),
-    jwks: { keys: keys.signing as NonNullable<Configuration['jwks']>['keys'] },
+    jwks: { keys: keys.signing },
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
     claims: claimsByScope,

@@ -16,7 +16,7 @@ type Dependencies = { issuer: string; db: Knex; cache: SharedCache };
  * unknown or foreign token is no error there. Client authentication failures stay the provider's.
  */
 export function revokeJwtAccessTokens(provider: Provider, { issuer, db, cache }: Dependencies): void {
-  const refusedAsJwt = new WeakSet<object>();
+  const refusedAsJwt = new WeakSet();
   provider.on('revocation.error', (ctx, error) => {
     if (error instanceof errors.UnsupportedTokenType) {
       refusedAsJwt.add(ctx);

@@ -86,7 +86,7 @@ export async function pageOfLinkedIds(
 ): Promise<{ ids: string[]; total: number }> {
   const query = db(links.table).where(links.owner).select(links.column);
   const { rows, total } = await listPage<Record<string, string>>(query, page, [{ column: links.column }]);
-  return { ids: rows.map((row) => row[links.column]!), total };
+  return { ids: rows.map((row) => row[links.column]), total };
 }
 
 /** Which of `ids` are linked. */

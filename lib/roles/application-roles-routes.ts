@@ -57,7 +57,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
     async ({ params, body }, _ctx, trx) => {
       const role = await getRole(trx, params.id);
       assertMachineToMachineRoles([role]);
-      const applicationIds = [...new Set(body.applicationIds as string[])];
+      const applicationIds = [...new Set(body.applicationIds)];
       for (const applicationId of applicationIds) {
         await getRoleHolderApplicationForUpdate(trx, applicationId);
         if ((await roleIdsOfApplication(trx, applicationId)).includes(role.id)) {
@@ -119,7 +119,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
     },
     async ({ params, body }, _ctx, trx) => {
       await getRoleHolderApplicationForUpdate(trx, params.applicationId);
-      const roleIds = body.roleIds as string[];
+      const roleIds = body.roleIds;
       assertMachineToMachineRoles(await getRoles(trx, roleIds));
       const addedRoleIds = await addRolesToApplication(trx, params.applicationId, roleIds);
       return { roleIds, addedRoleIds };

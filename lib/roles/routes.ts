@@ -189,7 +189,7 @@ export function roleRoutes(api: Api, db: Knex): void {
     async ({ params, body }, _ctx, trx) => {
       const role = await getRoleForUpdate(trx, params.id);
       assertNotInternal(role.id);
-      return linkScopesToRole(trx, role, body.scopeIds as string[]);
+      return linkScopesToRole(trx, role, body.scopeIds);
     },
   );
 

@@ -55,7 +55,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
     async ({ params, body }, _ctx, trx) => {
       const role = await getRole(trx, params.id);
       assertUserRoles([role]);
-      for (const userId of new Set(body.userIds as string[])) {
+      for (const userId of new Set(body.userIds)) {
         await getUserRowForUpdate(trx, userId);
         if ((await addRolesToUser(trx, userId, [role.id])).length === 0) {
           throw new RequestError('role.user_exists', { userId });
@@ -118,7 +118,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
     },
     async ({ params, body }, _ctx, trx) => {
       await getUserRowForUpdate(trx, params.userId);
-      const roleIds = body.roleIds as string[];
+      const roleIds = body.roleIds;
       assertUserRoles(await getRoles(trx, roleIds));
       return { roleIds, addedRoleIds: await addRolesToUser(trx, params.userId, roleIds) };
     },

@@ -40,7 +40,7 @@ const toStored = (db: Queryable, row: SsoConnectorRow): StoredSsoConnector => ({
     sealedColumns.ssoConnectorSecrets,
     row.id,
     JSON.parse(row.config) as Record<string, unknown>,
-  ) as Partial<SsoConfig>,
+  ),
   domains: JSON.parse(row.domains) as string[],
   branding: JSON.parse(row.branding) as SsoConnector['branding'],
   syncProfile: Boolean(row.sync_profile),

@@ -112,7 +112,7 @@ async function resealColumn(db: Knex, where: SealedColumn): Promise<number> {
     if (rows.length < batchSize) {
       return rewritten;
     }
-    after = rows[rows.length - 1]!.id;
+    after = rows[rows.length - 1].id;
   }
 }
 

@@ -193,7 +193,7 @@ export function Field({ id, label, value, onInput, hint, focus, type = 'text', v
       <input
         ref={ref}
         id={id}
-        type={type as 'text'}
+        type={type}
         value={value}
         onInput={(event) => onInput(event.currentTarget.value)}
         required

@@ -52,7 +52,7 @@ describe("Account API: self-service with the user's own token", () => {
   const latestCode = async (recipient: string) =>
     (
       (await service.api.get('verification-messages', { searchParams: { recipient } })).body as Array<{ code: string }>
-    )[0]!.code;
+    )[0].code;
 
   before(async () => {
     service = await startService();

@@ -144,15 +144,15 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
       identify(browser, { verificationId }),
     );
     expectStatus(result, 201);
-    const user = payloads['User.Created']![0]!.data;
+    const user = payloads['User.Created'][0].data;
     expect(user).to.include({ primaryEmail: upstream.email, name: upstream.name });
     expect(user.identities[oidc.target].userId).to.equal(upstream.id);
-    expect(payloads['User.Created']![0]).to.include({ path: '/api/experience/identification', method: 'POST' });
-    expect(payloads['Organization.Membership.Updated']![0]).to.include({ organizationId: organization.id });
-    expect(payloads['Organization.Membership.Updated']![0]!.addedUserIds).to.deep.equal([user.id]);
+    expect(payloads['User.Created'][0]).to.include({ path: '/api/experience/identification', method: 'POST' });
+    expect(payloads['Organization.Membership.Updated'][0]).to.include({ organizationId: organization.id });
+    expect(payloads['Organization.Membership.Updated'][0].addedUserIds).to.deep.equal([user.id]);
 
     const registered = await events.expect(['PostRegister'], () => submitToApplication(browser));
-    expect(registered.payloads.PostRegister![0]).to.include({ userId: user.id, interactionEvent: 'Register' });
+    expect(registered.payloads.PostRegister[0]).to.include({ userId: user.id, interactionEvent: 'Register' });
 
     const identities = await service.api.get(`users/${user.id}/identities`);
     expectStatus(identities, 200);
@@ -169,7 +169,7 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     const second = await socialVerification(again, oidc, upstream);
     expectStatus(await identify(again, { verificationId: second }), 204);
     const signedIn = await events.expect(['PostSignIn'], () => submitToApplication(again));
-    expect(signedIn.payloads.PostSignIn![0]).to.include({ userId: user.id, interactionEvent: 'SignIn' });
+    expect(signedIn.payloads.PostSignIn[0]).to.include({ userId: user.id, interactionEvent: 'SignIn' });
   });
 
   it('OAuth 2.0: an unknown identity whose email an account holds → 404 with relatedUser; linkSocialIdentity links it (User.Data.Updated)', async () => {
@@ -187,7 +187,7 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
       identify(browser, { verificationId, linkSocialIdentity: true }),
     );
     expectStatus(result, 204);
-    const updated = payloads['User.Data.Updated']![0]!;
+    const updated = payloads['User.Data.Updated'][0];
     expect(updated.data.id).to.equal(account.id);
     expect(updated.data.identities[oauth2.target].userId).to.equal(upstream.id);
     expect(updated).to.include({ path: '/api/experience/identification', method: 'POST' });
@@ -219,9 +219,9 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     expectStatus(proof, 200);
     expectStatus(await identify(browser, { verificationId: proof.body.verificationId }), 204);
     const { payloads } = await events.expect(['User.Data.Updated', 'PostSignIn'], () => submitToApplication(browser));
-    expect(payloads['User.Data.Updated']![0]!.data.id).to.equal(account.id);
-    expect(payloads['User.Data.Updated']![0]!.data.identities[oidc.target].userId).to.equal(upstream.id);
-    expect(payloads['User.Data.Updated']![0]).to.include({ path: '/api/experience/submit' });
+    expect(payloads['User.Data.Updated'][0].data.id).to.equal(account.id);
+    expect(payloads['User.Data.Updated'][0].data.identities[oidc.target].userId).to.equal(upstream.id);
+    expect(payloads['User.Data.Updated'][0]).to.include({ path: '/api/experience/submit' });
 
     const again = await openExperience(service, spa.id);
     expectStatus(await identify(again, { verificationId: await socialVerification(again, oidc, upstream) }), 204);
@@ -248,7 +248,7 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
         201,
       ),
     );
-    expect(payloads['User.Created']![0]!.data).to.include({ primaryEmail: null, name: upstream.name });
+    expect(payloads['User.Created'][0].data).to.include({ primaryEmail: null, name: upstream.name });
   });
 
   it('refuses a callback that does not match, an IdP error, a reused or foreign verification, an unknown connector', async () => {

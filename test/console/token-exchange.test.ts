@@ -67,7 +67,7 @@ describe('console: the "Allow token exchange" switch', function () {
     // A second API with the same identifier: the API's answer is said next to the field.
     await openSection(page, 'API resources');
     await page.getByLabel('Name').fill('Duplicate');
-    await page.getByLabel('Identifier (indicator)').fill(apis['API A']!);
+    await page.getByLabel('Identifier (indicator)').fill(apis['API A']);
     await page.getByRole('button', { name: 'Create API' }).click();
     await page.locator('input[aria-invalid=true]').waitFor();
     expect(await page.getByLabel('Identifier (indicator)').getAttribute('aria-invalid')).to.equal('true');
@@ -121,7 +121,7 @@ describe('console: the "Allow token exchange" switch', function () {
     const form = {
       subject_token: subjectToken,
       subject_token_type: accessTokenType,
-      resource: apis['API B']!,
+      resource: apis['API B'],
       scope: 'read:b',
     };
     const issued = expectIssued(await exchange(service, backend, form));

@@ -45,8 +45,8 @@ describe('console: webhooks', function () {
     await page.getByRole('button', { name: 'Send test events' }).click();
     await page.getByText('Sent 1 sample event').waitFor();
     expect(receiver.requests).to.have.length(1);
-    expect(JSON.parse(receiver.requests[0]!.body)).to.include({ event: 'User.Created' });
-    expect(receiver.requests[0]!.headers['x-team']).to.equal('identity');
+    expect(JSON.parse(receiver.requests[0].body)).to.include({ event: 'User.Created' });
+    expect(receiver.requests[0].headers['x-team']).to.equal('identity');
 
     // A real event: a user created in the console is delivered, and the delivery is listed.
     const hookPath = new URL(page.url()).pathname;

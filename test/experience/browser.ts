@@ -26,7 +26,7 @@ export class Browser {
 
   async call(method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, json?: unknown): Promise<HttpResponse> {
     const response = await this.client(path, { method, ...(json !== undefined && { json }) });
-    return response as unknown as HttpResponse;
+    return response;
   }
 
   /** GET /oidc/auth with PKCE; returns the verifier and where the provider sent the browser. */

@@ -68,9 +68,9 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       expect(sent.body.verificationId).to.be.a('string');
       const [message] = await messagesTo(service, email);
       expect(message).to.include({ recipient: email, type: 'email', purpose: 'Register' });
-      expect(message!.code).to.match(/^\d{6}$/);
+      expect(message.code).to.match(/^\d{6}$/);
 
-      const verified = await verifyCode(browser, email, sent.body.verificationId, message!.code);
+      const verified = await verifyCode(browser, email, sent.body.verificationId, message.code);
       expectStatus(verified, 200);
       expect(verified.body).to.deep.equal({ verificationId: sent.body.verificationId });
 

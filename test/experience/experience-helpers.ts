@@ -76,7 +76,7 @@ export async function messagesTo(service: TestService, recipient: string): Promi
 export async function latestCode(service: TestService, recipient: string): Promise<string> {
   const [message] = await messagesTo(service, recipient);
   expect(message, `no message to ${recipient}`).to.not.equal(undefined);
-  return message!.code;
+  return message.code;
 }
 
 /** A six-digit code that is not `code`. */

@@ -182,7 +182,7 @@ describe('experience API: identifier lockout (sentinel)', () => {
     }>;
     expect(row, 'a sentinel row for the locked account').to.not.equal(undefined);
     // lockoutDuration is in minutes.
-    expect(Number(row!.locked_until)).to.be.within(before + 50_000, before + 61_000);
+    expect(Number(row.locked_until)).to.be.within(before + 50_000, before + 61_000);
     expectError(await passwordVerification(browser, identifier, password), 400, blocked);
 
     await rowsFor(user.id).update({ locked_until: Date.now() - 1000 });
@@ -319,7 +319,7 @@ describe("experience API: the lock is the account's, whichever identifier is typ
     });
     const { result, payloads } = await events.expect(['Identifier.Lockout'], () => wrong(browser, byEmail));
     expectError(result, 400, blocked);
-    expect(payloads['Identifier.Lockout']![0]).to.include({ type: 'email', value: byEmail.value });
+    expect(payloads['Identifier.Lockout'][0]).to.include({ type: 'email', value: byEmail.value });
     await events.expect([], async () => {
       expectError(await wrong(browser, byUsername), 400, blocked);
       expectError(await passwordVerification(browser, byEmail, password), 400, blocked);

@@ -41,10 +41,10 @@ describe('hosted sign-in pages: what is served', () => {
         'x-frame-options': 'DENY',
         'cache-control': 'no-store',
       });
-      expect(page.body).to.equal(pages[0]!.body);
+      expect(page.body).to.equal(pages[0].body);
     }
 
-    const html = pages[0]!.body as string;
+    const html = pages[0].body as string;
     // Nothing inline: every script is a file (the CSP would refuse an inline one), no style attribute or element.
     expect(html).to.not.match(/<script(?![^>]*\ssrc=)[^>]*>/);
     expect(html).to.not.match(/<style|\sstyle=/);

@@ -82,7 +82,7 @@ describe('experience API: verification-code send rate limit', () => {
     const browser = await openExperience(service, app.id);
     await sendMany(
       browser,
-      Array.from({ length: sendsPerWindow }, (_, index) => spellings[index % spellings.length]!),
+      Array.from({ length: sendsPerWindow }, (_, index) => spellings[index % spellings.length]),
     );
     for (const spelling of spellings) {
       expectError(await sendCode(browser, spelling, 'SignIn'), 429, limited);
@@ -122,11 +122,11 @@ describe('experience API: verification-code send rate limit', () => {
       for (let round = 0; round < 3; round++) {
         const email = newEmail('burst');
         await sendMany(
-          browsers[0]!,
+          browsers[0],
           Array.from({ length: earlier }, () => email),
         );
         const answers = await Promise.all(
-          Array.from({ length: 16 }, (_, index) => sendCode(browsers[index % browsers.length]!, email, 'SignIn')),
+          Array.from({ length: 16 }, (_, index) => sendCode(browsers[index % browsers.length], email, 'SignIn')),
         );
         const statuses = answers.map((answer) => answer.statusCode);
         expect(

@@ -14,7 +14,7 @@ export function random(seed: number) {
   return {
     next,
     int,
-    pick: <T>(items: readonly T[]): T => items[int(items.length)]!,
+    pick: <T>(items: readonly T[]): T => items[int(items.length)],
     chance: (probability: number) => next() < probability,
   };
 }

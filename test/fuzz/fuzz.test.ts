@@ -84,7 +84,7 @@ function oauthParameters(rng: Random, clientId: string): Record<string, string> 
   const parameters: Record<string, string> = {};
   for (const name of names) {
     if (rng.chance(0.35)) {
-      parameters[name] = good[name] && rng.chance(0.6) ? rng.pick(good[name]!) : rng.pick(badStrings);
+      parameters[name] = good[name] && rng.chance(0.6) ? rng.pick(good[name]) : rng.pick(badStrings);
     }
   }
   return parameters;
@@ -268,7 +268,7 @@ describe('fuzz: bad input over every operation of the API and the OIDC endpoints
     const fuzzRole = await service.api.post('roles', {
       json: { name: 'fuzz-role', description: 'fuzz', type: 'User' },
     });
-    owned.push(spa.id, fuzzUser.body.id, resource.id, scopeIds.read!, organization.body.id, fuzzRole.body.id);
+    owned.push(spa.id, fuzzUser.body.id, resource.id, scopeIds.read, organization.body.id, fuzzRole.body.id);
 
     accountToken = await signIn('fuzzer', 'Fuzzy-Wuzzy-77');
     const issued = await service.token(adminClient.id, adminClient.secret, {
@@ -376,7 +376,7 @@ describe('fuzz: bad input over every operation of the API and the OIDC endpoints
     let next = 0;
     const worker = async () => {
       while (next < work.length) {
-        const { request, check } = work[next++]!;
+        const { request, check } = work[next++];
         const where = `${request.label} (${request.method} /${request.url.slice(0, 120)})`;
         try {
           const response = await client(request.url, {

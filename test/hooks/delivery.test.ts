@@ -56,14 +56,14 @@ describe('hooks: delivery', () => {
     const [request] = await receiver.waitFor(1);
     const [row] = await deliveryRows(service, hook.id);
 
-    expect(request!.method).to.equal('POST');
-    expect(request!.url).to.equal('/hook');
-    expect(request!.headers['content-type']).to.equal('application/json');
-    expect(request!.headers['x-team']).to.equal('identity');
-    expect(request!.headers['webhook-id']).to.equal(row!.id);
-    expect(request!.body).to.equal(row!.payload);
+    expect(request.method).to.equal('POST');
+    expect(request.url).to.equal('/hook');
+    expect(request.headers['content-type']).to.equal('application/json');
+    expect(request.headers['x-team']).to.equal('identity');
+    expect(request.headers['webhook-id']).to.equal(row.id);
+    expect(request.body).to.equal(row.payload);
 
-    const payload = JSON.parse(request!.body);
+    const payload = JSON.parse(request.body);
     expect(Object.keys(payload).slice(0, 3)).to.deep.equal(['hookId', 'event', 'createdAt']);
     expect(payload).to.deep.include({
       hookId: hook.id,
@@ -76,18 +76,18 @@ describe('hooks: delivery', () => {
     expect(new Date(payload.createdAt).toISOString()).to.equal(payload.createdAt);
     expect(Date.parse(payload.createdAt)).to.be.within(started - 1000, Date.now());
 
-    expect(request!.headers['logto-signature-sha-256']).to.equal(logtoSignature(hook.signingKey, request!.body));
-    expect(verifyStandard(hook.signingKey, request!)).to.deep.equal(payload);
-    expect(Number(request!.headers['webhook-timestamp'])).to.be.closeTo(Date.now() / 1000, 5);
-    expect(String(request!.headers['webhook-signature'])).to.match(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(request.headers['logto-signature-sha-256']).to.equal(logtoSignature(hook.signingKey, request.body));
+    expect(verifyStandard(hook.signingKey, request)).to.deep.equal(payload);
+    expect(Number(request.headers['webhook-timestamp'])).to.be.closeTo(Date.now() / 1000, 5);
+    expect(String(request.headers['webhook-signature'])).to.match(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(() =>
       new Webhook(`whsec_${Buffer.from('other key').toString('base64')}`).verify(
-        request!.body,
-        request!.headers as Record<string, string>,
+        request.body,
+        request.headers as Record<string, string>,
       ),
     ).to.throw();
 
-    await eventually(async () => (await statusOf(row!.id)) === 'succeeded', 5000, 'succeeded');
+    await eventually(async () => (await statusOf(row.id)) === 'succeeded', 5000, 'succeeded');
   });
 
   it('writes nothing when no enabled hook subscribes to the event', async () => {
@@ -121,13 +121,13 @@ describe('hooks: delivery', () => {
     expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).to.equal(1);
     for (const request of requests) {
       verifyStandard(hook.signingKey, request);
-      expect(request.body).to.equal(requests[0]!.body);
+      expect(request.body).to.equal(requests[0].body);
     }
     // 0.2 s plus up to 20% between tries.
-    expect(requests[1]!.receivedAt - requests[0]!.receivedAt).to.be.within(180, 1500);
+    expect(requests[1].receivedAt - requests[0].receivedAt).to.be.within(180, 1500);
     const [row] = await deliveryRows(service, hook.id);
-    await eventually(async () => (await statusOf(row!.id)) === 'succeeded', 5000, 'succeeded');
-    expect((await service.db('hook_deliveries').where({ id: row!.id }).first()).attempts).to.equal(3);
+    await eventually(async () => (await statusOf(row.id)) === 'succeeded', 5000, 'succeeded');
+    expect((await service.db('hook_deliveries').where({ id: row.id }).first()).attempts).to.equal(3);
   });
 
   it('retries network errors, 408 and 429', async () => {
@@ -142,7 +142,7 @@ describe('hooks: delivery', () => {
     receiver.answers.push({ status: 503, headers: { 'retry-after': '2' } });
     await service.emit('Scope.Created', { data: {} });
     const requests = await receiver.waitFor(2, 10_000);
-    expect(requests[1]!.receivedAt - requests[0]!.receivedAt).to.be.within(1900, 4000);
+    expect(requests[1].receivedAt - requests[0].receivedAt).to.be.within(1900, 4000);
   });
 
   it('does not retry other 4xx: the delivery fails at once', async () => {
@@ -151,7 +151,7 @@ describe('hooks: delivery', () => {
     await service.emit('Role.Deleted', { data: {} });
     await receiver.waitFor(1);
     const [row] = await deliveryRows(service, hook.id);
-    await eventually(async () => (await statusOf(row!.id)) === 'failed', 5000, 'failed');
+    await eventually(async () => (await statusOf(row.id)) === 'failed', 5000, 'failed');
     await sleep(700);
     expect(receiver.requests).to.have.length(1);
     expect((await service.api.get(`hooks/${hook.id}`)).body.enabled).to.equal(true);
@@ -168,7 +168,7 @@ describe('hooks: delivery', () => {
       'hook disabled',
     );
     const [row] = await deliveryRows(service, hook.id);
-    expect(row!.status).to.equal('failed');
+    expect(row.status).to.equal('failed');
     await service.emit('Role.Data.Updated', { data: {} });
     expect(await deliveryRows(service, hook.id)).to.have.length(1);
   });
@@ -179,7 +179,7 @@ describe('hooks: delivery', () => {
     await service.emit('User.Data.Updated', { data: { id: 'u1' } });
     await receiver.waitFor(4);
     const [row] = await deliveryRows(service, hook.id);
-    await eventually(async () => (await statusOf(row!.id)) === 'failed', 5000, 'failed');
+    await eventually(async () => (await statusOf(row.id)) === 'failed', 5000, 'failed');
     await sleep(700);
     expect(receiver.requests).to.have.length(4);
 
@@ -193,7 +193,7 @@ describe('hooks: delivery', () => {
     expect(Object.keys(latest).sort()).to.deep.equal(['createdAt', 'id', 'key', 'payload']);
     expect(latest.key).to.equal('TriggerHook.User.Data.Updated');
     expect(latest.createdAt).to.be.a('number');
-    expect(latest.payload).to.include({ hookId: hook.id, result: 'Error', attempt: 4, webhookId: row!.id });
+    expect(latest.payload).to.include({ hookId: hook.id, result: 'Error', attempt: 4, webhookId: row.id });
     expect(latest.payload.durationMs).to.be.a('number');
     expect(latest.payload.response.statusCode).to.equal(500);
     expect(latest.payload.response.body).to.have.length(2048);
@@ -218,17 +218,17 @@ describe('hooks: delivery', () => {
     expect(old.body).to.have.length(0);
 
     receiver.answer = () => ({ status: 204 });
-    const resend = await service.api.post(`hooks/${hook.id}/deliveries/${row!.id}/resend`);
+    const resend = await service.api.post(`hooks/${hook.id}/deliveries/${row.id}/resend`);
     expect(resend.statusCode).to.equal(204);
     const requests = await receiver.waitFor(5);
-    expect(requests[4]!.headers['webhook-id']).to.equal(row!.id);
-    expect(requests[4]!.body).to.equal(requests[0]!.body);
-    await eventually(async () => (await statusOf(row!.id)) === 'succeeded', 5000, 'succeeded');
+    expect(requests[4].headers['webhook-id']).to.equal(row.id);
+    expect(requests[4].body).to.equal(requests[0].body);
+    await eventually(async () => (await statusOf(row.id)) === 'succeeded', 5000, 'succeeded');
     const after = await service.api.get(`hooks/${hook.id}/recent-logs`);
-    expect(after.body[0].payload).to.include({ result: 'Success', attempt: 1, webhookId: row!.id });
+    expect(after.body[0].payload).to.include({ result: 'Success', attempt: 1, webhookId: row.id });
     expect(after.body[0].payload).not.to.have.property('error');
 
-    const again = await service.api.post(`hooks/${hook.id}/deliveries/${row!.id}/resend`);
+    const again = await service.api.post(`hooks/${hook.id}/deliveries/${row.id}/resend`);
     expect(again.statusCode).to.equal(422);
     expect(again.body.code).to.equal('hook.delivery_not_failed');
     const unknown = await service.api.post(`hooks/${hook.id}/deliveries/nope/resend`);
@@ -240,7 +240,7 @@ describe('hooks: delivery', () => {
     const hook = await createHook(service, down.url, ['OrganizationScope.Created']);
     await service.emit('OrganizationScope.Created', { data: {} });
     const [row] = await deliveryRows(service, hook.id);
-    await eventually(async () => (await statusOf(row!.id)) === 'failed', 10_000, 'failed');
+    await eventually(async () => (await statusOf(row.id)) === 'failed', 10_000, 'failed');
     const logs = await service.api.get(`hooks/${hook.id}/recent-logs`);
     expect(logs.body).to.have.length(4);
     expect(logs.body[0].payload.result).to.equal('Error');
@@ -371,7 +371,7 @@ describe('hooks: SSRF guard at send time', () => {
       await service.emit('PostRegister', { userId: 'u1' });
       const [row] = await deliveryRows(service, id);
       await eventually(
-        async () => (await service.db('hook_deliveries').where({ id: row!.id }).first()).status === 'failed',
+        async () => (await service.db('hook_deliveries').where({ id: row.id }).first()).status === 'failed',
         5000,
         'failed',
       );

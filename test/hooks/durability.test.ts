@@ -72,20 +72,20 @@ describe('hooks: durability across restarts', () => {
       await whileStopped(dbUrl, async (db) => {
         const now = Date.now();
         await db('hook_deliveries')
-          .where({ id: rows[0]!.id })
+          .where({ id: rows[0].id })
           .update({ status: 'delivering', attempts: 1, lease_until: now - 1, next_attempt_at: now - 1 });
         await db('hook_deliveries')
-          .where({ id: rows[1]!.id })
+          .where({ id: rows[1].id })
           .update({ status: 'delivering', attempts: 1, lease_until: now + 2500, next_attempt_at: now + 2500 });
       });
       await receiver.listen();
       const started = Date.now();
       service = await startHooksService({ dbUrl, env: schedule });
       const [early] = await receiver.waitFor(1, 10_000);
-      expect(early!.headers['webhook-id']).to.equal(rows[0]!.id);
+      expect(early.headers['webhook-id']).to.equal(rows[0].id);
       const requests = await receiver.waitFor(2, 10_000);
-      expect(requests[1]!.headers['webhook-id']).to.equal(rows[1]!.id);
-      expect(requests[1]!.receivedAt - started).to.be.greaterThan(2000);
+      expect(requests[1].headers['webhook-id']).to.equal(rows[1].id);
+      expect(requests[1].receivedAt - started).to.be.greaterThan(2000);
       await eventually(
         async () => (await deliveryRows(service, hook.id)).every(({ status }) => status === 'succeeded'),
         5000,
@@ -123,8 +123,8 @@ describe('hooks: durability across restarts', () => {
       }
       const [a] = instances;
       const hooks = [
-        await createHook(a!, receiver.url, ['User.Created', 'Organization.Created']),
-        await createHook(a!, receiver.url, ['User.Created']),
+        await createHook(a, receiver.url, ['User.Created', 'Organization.Created']),
+        await createHook(a, receiver.url, ['User.Created']),
       ];
       const events: HookEvent[] = ['User.Created', 'Organization.Created'];
       const eventCount = 668;
@@ -139,13 +139,13 @@ describe('hooks: durability across restarts', () => {
         await Promise.all([
           ...instances.map(async (instance, which) => {
             for (let index = which; index < eventCount / 2; index += instances.length) {
-              await instance.emit(events[index % 2]!, { data: { index } });
+              await instance.emit(events[index % 2], { data: { index } });
             }
           }),
           (async () => {
             for (let index = eventCount / 2; index < eventCount; index++) {
               await outsider.transaction((trx) =>
-                enqueueEvent(trx, outsiderCache, events[index % 2]!, { data: { index } }),
+                enqueueEvent(trx, outsiderCache, events[index % 2], { data: { index } }),
               );
             }
           })(),
@@ -153,10 +153,10 @@ describe('hooks: durability across restarts', () => {
       } finally {
         await outsider.destroy();
       }
-      const rows = await deliveryRows(a!);
+      const rows = await deliveryRows(a);
       expect(rows).to.have.length(deliveryCount);
       await eventually(
-        async () => (await a!.db('hook_deliveries').whereNot({ status: 'succeeded' }).count({ n: '*' }))[0]!.n == 0,
+        async () => (await a.db('hook_deliveries').whereNot({ status: 'succeeded' }).count({ n: '*' }))[0].n == 0,
         60_000,
         'every delivery succeeded',
       );
@@ -174,7 +174,7 @@ describe('hooks: durability across restarts', () => {
       // The instances shared the work.
       expect(instances.filter((instance) => instance.dispatcher.stats.claimed > 0).length).to.be.at.least(2);
       // Each delivery succeeded once: attempts logged as Success, one per delivery.
-      const successes = await a!.db('hook_attempts').where({ result: 'Success' }).pluck('delivery_id');
+      const successes = await a.db('hook_attempts').where({ result: 'Success' }).pluck('delivery_id');
       expect(successes).to.have.length(deliveryCount);
       expect(new Set(successes).size).to.equal(deliveryCount);
     } finally {

@@ -81,7 +81,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
         .whereIn('status', ['pending', 'delivering'])
         .count({ n: '*' });
       const quiet = Date.now() - changedAt >= 300 && Date.now() - start >= minimumMs;
-      if ((Number(open[0]!.n) === 0 && quiet) || Date.now() - start > 10_000) {
+      if ((Number(open[0].n) === 0 && quiet) || Date.now() - start > 10_000) {
         return;
       }
     }
@@ -165,7 +165,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['User.Created'],
       );
-      const payload = payloads['User.Created']!;
+      const payload = payloads['User.Created'];
       expectDataEvent(payload, { path: '/api/users', method: 'POST', status: 200, matchedRoute: '/users', params: {} });
       expect(payload.data.id).to.equal(response.body.id);
       expect(payload.data).to.deep.equal(response.body);
@@ -183,7 +183,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
         const { payloads } = await management(() => api().patch(`users/${user.id}${suffix}`, { json: body }), 200, [
           'User.Data.Updated',
         ]);
-        const payload = payloads['User.Data.Updated']!;
+        const payload = payloads['User.Data.Updated'];
         expectDataEvent(payload, {
           path: `/api/users/${user.id}${suffix}`,
           method: 'PATCH',
@@ -203,7 +203,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
           200,
           ['User.SuspensionStatus.Updated'],
         );
-        const payload = payloads['User.SuspensionStatus.Updated']!;
+        const payload = payloads['User.SuspensionStatus.Updated'];
         expectDataEvent(payload, {
           path: `/api/users/${user.id}/is-suspended`,
           method: 'PATCH',
@@ -219,7 +219,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const user = await newUser();
       const shown = (await api().get(`users/${user.id}`)).body;
       const { payloads } = await management(() => api().delete(`users/${user.id}`), 204, ['User.Deleted']);
-      const payload = payloads['User.Deleted']!;
+      const payload = payloads['User.Deleted'];
       expectDataEvent(payload, {
         path: `/api/users/${user.id}`,
         method: 'DELETE',
@@ -261,13 +261,13 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['Role.Created'],
       );
-      expectDataEvent(payloads['Role.Created']!, {
+      expectDataEvent(payloads['Role.Created'], {
         path: '/api/roles',
         method: 'POST',
         status: 200,
         matchedRoute: '/roles',
       });
-      expect(payloads['Role.Created']!.data).to.deep.equal(response.body);
+      expect(payloads['Role.Created'].data).to.deep.equal(response.body);
     });
 
     it('POST /roles with empty scopeIds → Role.Created only', async () => {
@@ -285,9 +285,9 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['Role.Created', 'Role.Scopes.Updated'],
       );
-      expect(payloads['Role.Created']!.data.id).to.equal(response.body.id);
-      expect(payloads['Role.Scopes.Updated']!.roleId).to.equal(response.body.id);
-      expectDataEvent(payloads['Role.Scopes.Updated']!, {
+      expect(payloads['Role.Created'].data.id).to.equal(response.body.id);
+      expect(payloads['Role.Scopes.Updated'].roleId).to.equal(response.body.id);
+      expectDataEvent(payloads['Role.Scopes.Updated'], {
         path: '/api/roles',
         method: 'POST',
         status: 200,
@@ -302,14 +302,14 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['Role.Data.Updated'],
       );
-      expectDataEvent(payloads['Role.Data.Updated']!, {
+      expectDataEvent(payloads['Role.Data.Updated'], {
         path: `/api/roles/${role.id}`,
         method: 'PATCH',
         status: 200,
         matchedRoute: '/roles/:id',
         params: { id: role.id },
       });
-      expect(payloads['Role.Data.Updated']!.data.description).to.equal('changed');
+      expect(payloads['Role.Data.Updated'].data.description).to.equal('changed');
     });
 
     it('POST /roles/:id/scopes and DELETE /roles/:id/scopes/:scopeId → Role.Scopes.Updated', async () => {
@@ -320,8 +320,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
         201,
         ['Role.Scopes.Updated'],
       );
-      expect(added.payloads['Role.Scopes.Updated']!.roleId).to.equal(role.id);
-      expectDataEvent(added.payloads['Role.Scopes.Updated']!, {
+      expect(added.payloads['Role.Scopes.Updated'].roleId).to.equal(role.id);
+      expectDataEvent(added.payloads['Role.Scopes.Updated'], {
         path: `/api/roles/${role.id}/scopes`,
         method: 'POST',
         status: 201,
@@ -331,8 +331,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const removed = await management(() => api().delete(`roles/${role.id}/scopes/${scope.id}`), 204, [
         'Role.Scopes.Updated',
       ]);
-      expect(removed.payloads['Role.Scopes.Updated']!.roleId).to.equal(role.id);
-      expectDataEvent(removed.payloads['Role.Scopes.Updated']!, {
+      expect(removed.payloads['Role.Scopes.Updated'].roleId).to.equal(role.id);
+      expectDataEvent(removed.payloads['Role.Scopes.Updated'], {
         path: `/api/roles/${role.id}/scopes/${scope.id}`,
         method: 'DELETE',
         status: 204,
@@ -345,9 +345,9 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const role = await newRole();
       const shown = (await api().get(`roles/${role.id}`)).body;
       const { payloads } = await management(() => api().delete(`roles/${role.id}`), 204, ['Role.Deleted']);
-      expect(payloads['Role.Deleted']!.data.id).to.equal(role.id);
-      expect(payloads['Role.Deleted']!.data).to.deep.include({ id: shown.id, name: shown.name });
-      expectDataEvent(payloads['Role.Deleted']!, {
+      expect(payloads['Role.Deleted'].data.id).to.equal(role.id);
+      expect(payloads['Role.Deleted'].data).to.deep.include({ id: shown.id, name: shown.name });
+      expectDataEvent(payloads['Role.Deleted'], {
         path: `/api/roles/${role.id}`,
         method: 'DELETE',
         status: 204,
@@ -362,8 +362,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
         ['Scope.Created'],
       );
       const scope = created.response.body;
-      expect(created.payloads['Scope.Created']!.data).to.deep.equal(scope);
-      expectDataEvent(created.payloads['Scope.Created']!, {
+      expect(created.payloads['Scope.Created'].data).to.deep.equal(scope);
+      expectDataEvent(created.payloads['Scope.Created'], {
         path: `/api/resources/${resource.id}/scopes`,
         method: 'POST',
         status: 201,
@@ -375,8 +375,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['Scope.Data.Updated'],
       );
-      expect(updated.payloads['Scope.Data.Updated']!.data.description).to.equal('new');
-      expectDataEvent(updated.payloads['Scope.Data.Updated']!, {
+      expect(updated.payloads['Scope.Data.Updated'].data.description).to.equal('new');
+      expectDataEvent(updated.payloads['Scope.Data.Updated'], {
         path: `/api/resources/${resource.id}/scopes/${scope.id}`,
         method: 'PATCH',
         status: 200,
@@ -386,8 +386,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const deleted = await management(() => api().delete(`resources/${resource.id}/scopes/${scope.id}`), 204, [
         'Scope.Deleted',
       ]);
-      expect(deleted.payloads['Scope.Deleted']!.data.id).to.equal(scope.id);
-      expectDataEvent(deleted.payloads['Scope.Deleted']!, {
+      expect(deleted.payloads['Scope.Deleted'].data.id).to.equal(scope.id);
+      expectDataEvent(deleted.payloads['Scope.Deleted'], {
         path: `/api/resources/${resource.id}/scopes/${scope.id}`,
         method: 'DELETE',
         status: 204,
@@ -413,7 +413,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
       expect(payload.organizationId).to.equal(organizationId);
       for (const key of deltaKeys) {
         if (deltas[key]) {
-          expect(sorted(payload[key] ?? []), key).to.deep.equal(sorted(deltas[key]!));
+          expect(sorted(payload[key] ?? []), key).to.deep.equal(sorted(deltas[key]));
         } else {
           expect(payload, `${key} should be absent: ${JSON.stringify(payload)}`).to.not.have.property(key);
         }
@@ -425,8 +425,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
         'Organization.Created',
       ]);
       const organization = created.response.body;
-      expect(created.payloads['Organization.Created']!.data).to.deep.equal(organization);
-      expectDataEvent(created.payloads['Organization.Created']!, {
+      expect(created.payloads['Organization.Created'].data).to.deep.equal(organization);
+      expectDataEvent(created.payloads['Organization.Created'], {
         path: '/api/organizations',
         method: 'POST',
         status: 201,
@@ -437,8 +437,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['Organization.Data.Updated'],
       );
-      expect(updated.payloads['Organization.Data.Updated']!.data.description).to.equal('desc');
-      expectDataEvent(updated.payloads['Organization.Data.Updated']!, {
+      expect(updated.payloads['Organization.Data.Updated'].data.description).to.equal('desc');
+      expectDataEvent(updated.payloads['Organization.Data.Updated'], {
         path: `/api/organizations/${organization.id}`,
         method: 'PATCH',
         status: 200,
@@ -448,9 +448,9 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const deleted = await management(() => api().delete(`organizations/${organization.id}`), 204, [
         'Organization.Deleted',
       ]);
-      expect(deleted.payloads['Organization.Deleted']!.data.id).to.equal(organization.id);
-      expect(deleted.payloads['Organization.Deleted']!.data.name).to.equal(organization.name);
-      expectDataEvent(deleted.payloads['Organization.Deleted']!, {
+      expect(deleted.payloads['Organization.Deleted'].data.id).to.equal(organization.id);
+      expect(deleted.payloads['Organization.Deleted'].data.name).to.equal(organization.name);
+      expectDataEvent(deleted.payloads['Organization.Deleted'], {
         path: `/api/organizations/${organization.id}`,
         method: 'DELETE',
         status: 204,
@@ -462,12 +462,12 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const organization = await newOrganization();
       const [one, two, three] = [await newUser(), await newUser(), await newUser()];
       const added = await management(
-        () => api().post(`organizations/${organization.id}/users`, { json: { userIds: [one!.id, two!.id] } }),
+        () => api().post(`organizations/${organization.id}/users`, { json: { userIds: [one.id, two.id] } }),
         201,
         ['Organization.Membership.Updated'],
       );
-      const addedPayload = added.payloads['Organization.Membership.Updated']!;
-      expectMembership(addedPayload, organization.id, { addedUserIds: [one!.id, two!.id] });
+      const addedPayload = added.payloads['Organization.Membership.Updated'];
+      expectMembership(addedPayload, organization.id, { addedUserIds: [one.id, two.id] });
       expectDataEvent(addedPayload, {
         path: `/api/organizations/${organization.id}/users`,
         method: 'POST',
@@ -477,27 +477,27 @@ describe("hooks: which action emits which event (the specification's tables)", (
       });
 
       const replaced = await management(
-        () => api().put(`organizations/${organization.id}/users`, { json: { userIds: [two!.id, three!.id] } }),
+        () => api().put(`organizations/${organization.id}/users`, { json: { userIds: [two.id, three.id] } }),
         204,
         ['Organization.Membership.Updated'],
       );
-      expectMembership(replaced.payloads['Organization.Membership.Updated']!, organization.id, {
-        addedUserIds: [three!.id],
-        removedUserIds: [one!.id],
+      expectMembership(replaced.payloads['Organization.Membership.Updated'], organization.id, {
+        addedUserIds: [three.id],
+        removedUserIds: [one.id],
       });
-      expect(replaced.payloads['Organization.Membership.Updated']!.matchedRoute).to.equal('/organizations/:id/users');
+      expect(replaced.payloads['Organization.Membership.Updated'].matchedRoute).to.equal('/organizations/:id/users');
 
-      const removed = await management(() => api().delete(`organizations/${organization.id}/users/${two!.id}`), 204, [
+      const removed = await management(() => api().delete(`organizations/${organization.id}/users/${two.id}`), 204, [
         'Organization.Membership.Updated',
       ]);
-      const removedPayload = removed.payloads['Organization.Membership.Updated']!;
-      expectMembership(removedPayload, organization.id, { removedUserIds: [two!.id] });
+      const removedPayload = removed.payloads['Organization.Membership.Updated'];
+      expectMembership(removedPayload, organization.id, { removedUserIds: [two.id] });
       expectDataEvent(removedPayload, {
-        path: `/api/organizations/${organization.id}/users/${two!.id}`,
+        path: `/api/organizations/${organization.id}/users/${two.id}`,
         method: 'DELETE',
         status: 204,
         matchedRoute: '/organizations/:id/users/:userId',
-        params: { id: organization.id, userId: two!.id },
+        params: { id: organization.id, userId: two.id },
       });
     });
 
@@ -506,43 +506,43 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const [one, two, three] = [await newMachine(), await newMachine(), await newMachine()];
       const added = await management(
         () =>
-          api().post(`organizations/${organization.id}/applications`, { json: { applicationIds: [one!.id, two!.id] } }),
+          api().post(`organizations/${organization.id}/applications`, { json: { applicationIds: [one.id, two.id] } }),
         201,
         ['Organization.Membership.Updated'],
       );
-      expectMembership(added.payloads['Organization.Membership.Updated']!, organization.id, {
-        addedApplicationIds: [one!.id, two!.id],
+      expectMembership(added.payloads['Organization.Membership.Updated'], organization.id, {
+        addedApplicationIds: [one.id, two.id],
       });
-      expect(added.payloads['Organization.Membership.Updated']!.matchedRoute).to.equal(
+      expect(added.payloads['Organization.Membership.Updated'].matchedRoute).to.equal(
         '/organizations/:id/applications',
       );
 
       const replaced = await management(
         () =>
           api().put(`organizations/${organization.id}/applications`, {
-            json: { applicationIds: [two!.id, three!.id] },
+            json: { applicationIds: [two.id, three.id] },
           }),
         204,
         ['Organization.Membership.Updated'],
       );
-      expectMembership(replaced.payloads['Organization.Membership.Updated']!, organization.id, {
-        addedApplicationIds: [three!.id],
-        removedApplicationIds: [one!.id],
+      expectMembership(replaced.payloads['Organization.Membership.Updated'], organization.id, {
+        addedApplicationIds: [three.id],
+        removedApplicationIds: [one.id],
       });
 
       const removed = await management(
-        () => api().delete(`organizations/${organization.id}/applications/${two!.id}`),
+        () => api().delete(`organizations/${organization.id}/applications/${two.id}`),
         204,
         ['Organization.Membership.Updated'],
       );
-      const payload = removed.payloads['Organization.Membership.Updated']!;
-      expectMembership(payload, organization.id, { removedApplicationIds: [two!.id] });
+      const payload = removed.payloads['Organization.Membership.Updated'];
+      expectMembership(payload, organization.id, { removedApplicationIds: [two.id] });
       expectDataEvent(payload, {
-        path: `/api/organizations/${organization.id}/applications/${two!.id}`,
+        path: `/api/organizations/${organization.id}/applications/${two.id}`,
         method: 'DELETE',
         status: 204,
         matchedRoute: '/organizations/:id/applications/:applicationId',
-        params: { id: organization.id, applicationId: two!.id },
+        params: { id: organization.id, applicationId: two.id },
       });
     });
 
@@ -563,7 +563,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['Organization.Membership.Updated'],
       );
-      const payload = accepted.payloads['Organization.Membership.Updated']!;
+      const payload = accepted.payloads['Organization.Membership.Updated'];
       expectMembership(payload, organization.id, { addedUserIds: [invitee.id] });
       expectDataEvent(payload, {
         path: `/api/organization-invitations/${first.response.body.id}/status`,
@@ -592,8 +592,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
         'OrganizationRole.Created',
       ]);
       const role = plain.response.body;
-      expect(plain.payloads['OrganizationRole.Created']!.data).to.deep.equal(role);
-      expectDataEvent(plain.payloads['OrganizationRole.Created']!, {
+      expect(plain.payloads['OrganizationRole.Created'].data).to.deep.equal(role);
+      expectDataEvent(plain.payloads['OrganizationRole.Created'], {
         path: '/api/organization-roles',
         method: 'POST',
         status: 201,
@@ -605,14 +605,14 @@ describe("hooks: which action emits which event (the specification's tables)", (
         201,
         ['OrganizationRole.Created', 'OrganizationRole.Scopes.Updated'],
       );
-      expect(scoped.payloads['OrganizationRole.Scopes.Updated']!.organizationRoleId).to.equal(scoped.response.body.id);
+      expect(scoped.payloads['OrganizationRole.Scopes.Updated'].organizationRoleId).to.equal(scoped.response.body.id);
 
       const updated = await management(
         () => api().patch(`organization-roles/${role.id}`, { json: { description: 'changed' } }),
         200,
         ['OrganizationRole.Data.Updated'],
       );
-      expectDataEvent(updated.payloads['OrganizationRole.Data.Updated']!, {
+      expectDataEvent(updated.payloads['OrganizationRole.Data.Updated'], {
         path: `/api/organization-roles/${role.id}`,
         method: 'PATCH',
         status: 200,
@@ -625,22 +625,22 @@ describe("hooks: which action emits which event (the specification's tables)", (
         204,
         ['OrganizationRole.Scopes.Updated'],
       );
-      expect(put.payloads['OrganizationRole.Scopes.Updated']!.organizationRoleId).to.equal(role.id);
-      expect(put.payloads['OrganizationRole.Scopes.Updated']!.matchedRoute).to.equal('/organization-roles/:id/scopes');
-      expect(put.payloads['OrganizationRole.Scopes.Updated']!.method).to.equal('PUT');
+      expect(put.payloads['OrganizationRole.Scopes.Updated'].organizationRoleId).to.equal(role.id);
+      expect(put.payloads['OrganizationRole.Scopes.Updated'].matchedRoute).to.equal('/organization-roles/:id/scopes');
+      expect(put.payloads['OrganizationRole.Scopes.Updated'].method).to.equal('PUT');
 
       const posted = await management(
         () => api().post(`organization-roles/${role.id}/scopes`, { json: { organizationScopeIds: [other.id] } }),
         201,
         ['OrganizationRole.Scopes.Updated'],
       );
-      expect(posted.payloads['OrganizationRole.Scopes.Updated']!.organizationRoleId).to.equal(role.id);
-      expect(posted.payloads['OrganizationRole.Scopes.Updated']!.method).to.equal('POST');
+      expect(posted.payloads['OrganizationRole.Scopes.Updated'].organizationRoleId).to.equal(role.id);
+      expect(posted.payloads['OrganizationRole.Scopes.Updated'].method).to.equal('POST');
 
       const removed = await management(() => api().delete(`organization-roles/${role.id}/scopes/${other.id}`), 204, [
         'OrganizationRole.Scopes.Updated',
       ]);
-      const payload = removed.payloads['OrganizationRole.Scopes.Updated']!;
+      const payload = removed.payloads['OrganizationRole.Scopes.Updated'];
       expect(payload.organizationRoleId).to.equal(role.id);
       expectDataEvent(payload, {
         path: `/api/organization-roles/${role.id}/scopes/${other.id}`,
@@ -653,8 +653,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const deleted = await management(() => api().delete(`organization-roles/${role.id}`), 204, [
         'OrganizationRole.Deleted',
       ]);
-      expect(deleted.payloads['OrganizationRole.Deleted']!.data.id).to.equal(role.id);
-      expectDataEvent(deleted.payloads['OrganizationRole.Deleted']!, {
+      expect(deleted.payloads['OrganizationRole.Deleted'].data.id).to.equal(role.id);
+      expectDataEvent(deleted.payloads['OrganizationRole.Deleted'], {
         path: `/api/organization-roles/${role.id}`,
         method: 'DELETE',
         status: 204,
@@ -669,8 +669,8 @@ describe("hooks: which action emits which event (the specification's tables)", (
         ['OrganizationScope.Created'],
       );
       const scope = created.response.body;
-      expect(created.payloads['OrganizationScope.Created']!.data).to.deep.equal(scope);
-      expectDataEvent(created.payloads['OrganizationScope.Created']!, {
+      expect(created.payloads['OrganizationScope.Created'].data).to.deep.equal(scope);
+      expectDataEvent(created.payloads['OrganizationScope.Created'], {
         path: '/api/organization-scopes',
         method: 'POST',
         status: 201,
@@ -681,13 +681,13 @@ describe("hooks: which action emits which event (the specification's tables)", (
         200,
         ['OrganizationScope.Data.Updated'],
       );
-      expect(updated.payloads['OrganizationScope.Data.Updated']!.data.description).to.equal('changed');
-      expect(updated.payloads['OrganizationScope.Data.Updated']!.matchedRoute).to.equal('/organization-scopes/:id');
+      expect(updated.payloads['OrganizationScope.Data.Updated'].data.description).to.equal('changed');
+      expect(updated.payloads['OrganizationScope.Data.Updated'].matchedRoute).to.equal('/organization-scopes/:id');
       const deleted = await management(() => api().delete(`organization-scopes/${scope.id}`), 204, [
         'OrganizationScope.Deleted',
       ]);
-      expect(deleted.payloads['OrganizationScope.Deleted']!.data.id).to.equal(scope.id);
-      expectDataEvent(deleted.payloads['OrganizationScope.Deleted']!, {
+      expect(deleted.payloads['OrganizationScope.Deleted'].data.id).to.equal(scope.id);
+      expectDataEvent(deleted.payloads['OrganizationScope.Deleted'], {
         path: `/api/organization-scopes/${scope.id}`,
         method: 'DELETE',
         status: 204,
@@ -739,13 +739,13 @@ describe("hooks: which action emits which event (the specification's tables)", (
         identify(browser, { verificationId: identity.result.body.verificationId }),
       );
       expectStatus(identified.result, 201);
-      const created = expectEvents(identified, ['User.Created'])['User.Created']!;
+      const created = expectEvents(identified, ['User.Created'])['User.Created'];
       expect(created.data.username).to.equal(username);
       expect(created.data.id).to.be.a('string');
       expect(JSON.stringify(created)).to.not.match(/passwordDigest|password_digest/);
 
       const submitted = await eventsOf(() => submitToApplication(browser));
-      const registered = expectEvents(submitted, ['PostRegister'])['PostRegister']!;
+      const registered = expectEvents(submitted, ['PostRegister'])['PostRegister'];
       expect(registered).to.include({ interactionEvent: 'Register', userId: created.data.id });
       expect(registered.user.id).to.equal(created.data.id);
       expect(registered.application.id).to.equal(spa.id);
@@ -768,7 +768,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
         expectStatus(await identify(browser, { verificationId: verification.body.verificationId }), 204);
         await submitToApplication(browser);
       });
-      const payload = expectEvents(observed, ['PostSignIn'])['PostSignIn']!;
+      const payload = expectEvents(observed, ['PostSignIn'])['PostSignIn'];
       expect(payload).to.include({ interactionEvent: 'SignIn', userId: user.id });
       expect(payload.user.id).to.equal(user.id);
       expect(JSON.stringify(payload.user)).to.not.match(/passwordDigest|password_digest/);
@@ -795,10 +795,10 @@ describe("hooks: which action emits which event (the specification's tables)", (
       const submitted = await eventsOf(() => browser.call('post', 'api/experience/submit'));
       expectStatus(submitted.result, 204);
       const payloads = expectEvents(submitted, ['User.Data.Updated', 'PostResetPassword']);
-      expect(payloads['User.Data.Updated']!.data.id).to.equal(user.id);
+      expect(payloads['User.Data.Updated'].data.id).to.equal(user.id);
       expect(payloads['PostResetPassword']).to.include({ interactionEvent: 'ForgotPassword', userId: user.id });
-      expect(payloads['PostResetPassword']!.user.id).to.equal(user.id);
-      expect(payloads['PostResetPassword']!.application.id).to.equal(spa.id);
+      expect(payloads['PostResetPassword'].user.id).to.equal(user.id);
+      expect(payloads['PostResetPassword'].application.id).to.equal(spa.id);
 
       await settle();
       expect(
@@ -871,7 +871,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
             ),
           );
           expectStatus(linked.result, 204);
-          const payload = expectEvents(linked, ['User.Data.Updated'])['User.Data.Updated']!;
+          const payload = expectEvents(linked, ['User.Data.Updated'])['User.Data.Updated'];
           expect(payload.data.id).to.equal(userId);
           expect(payload.data[kind === 'email' ? 'primaryEmail' : 'primaryPhone']).to.equal(value);
           expect(JSON.stringify(payload)).to.not.match(/passwordDigest|password_digest/);
@@ -893,7 +893,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
           call('post', 'verifications/verification-code', { identifier: { type: 'email', value: email } }),
         );
         expectError(limited.result, 429, 'request.message_rate_limited');
-        const payload = expectEvents(limited, ['Message.RateLimited'])['Message.RateLimited']!;
+        const payload = expectEvents(limited, ['Message.RateLimited'])['Message.RateLimited'];
         expect(payload).to.include({ action: 'VerificationCodeSend', recipient: email.toLowerCase() });
       });
     });
@@ -909,7 +909,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
       expectEvents(sends, []);
       const limited = await eventsOf(() => sendCode(browser, email, 'SignIn'));
       expectError(limited.result, 429, 'request.message_rate_limited');
-      const payload = expectEvents(limited, ['Message.RateLimited'])['Message.RateLimited']!;
+      const payload = expectEvents(limited, ['Message.RateLimited'])['Message.RateLimited'];
       expect(payload).to.include({ action: 'VerificationCodeSend', recipient: email.toLowerCase() });
       expect(payload).to.not.have.property('data');
 
@@ -948,7 +948,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
       }
       const locking = await eventsOf(wrong);
       expectError(locking.result, 400, 'session.verification_blocked_too_many_attempts');
-      const payload = expectEvents(locking, ['Identifier.Lockout'])['Identifier.Lockout']!;
+      const payload = expectEvents(locking, ['Identifier.Lockout'])['Identifier.Lockout'];
       expect(payload).to.include({ type: 'username', value: username });
 
       const whileLocked = await eventsOf(async () => {

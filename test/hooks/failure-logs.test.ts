@@ -48,12 +48,12 @@ describe('webhooks: failed delivery attempts in the log', () => {
       statusCode: 500,
     };
     expect(retry).to.include({ ...fields, attempt: 1, msg: 'webhook delivery attempt failed: will retry' });
-    expect(retry!.retryInSeconds).to.be.a('number');
+    expect(retry.retryInSeconds).to.be.a('number');
     expect(last).to.include({
       ...fields,
       attempt: 2,
       msg: 'webhook delivery failed: no more retries',
-      deliveryId: retry!.deliveryId,
+      deliveryId: retry.deliveryId,
     });
     const logs = service.logs();
     for (const secret of ['path-token-0123', 'query-secret-4567', 'receiver-body-not-for-the-log', username]) {

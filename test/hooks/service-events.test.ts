@@ -24,7 +24,7 @@ describe('hooks: events from the management API', () => {
     });
     expect(created.statusCode).to.equal(200);
     const [request] = await receiver.waitFor(1);
-    const payload = JSON.parse(request!.body);
+    const payload = JSON.parse(request.body);
     expect(payload).to.include({
       hookId: hook.id,
       event: 'User.Created',
@@ -40,7 +40,7 @@ describe('hooks: events from the management API', () => {
     const response = await service.api.post('users', { json: { username: '1 not valid' } });
     expect(response.statusCode).to.equal(400);
     const rows = await service.db('hook_deliveries').count({ n: '*' });
-    expect(Number(rows[0]!.n)).to.equal(1);
+    expect(Number(rows[0].n)).to.equal(1);
     expect(receiver.requests.length).to.equal(before);
   });
 });

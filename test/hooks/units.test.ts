@@ -188,7 +188,7 @@ describe('hooks: signatures', () => {
 
 describe('hooks: the verification snippets of docs/webhooks.md', () => {
   const document = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
-  const blocks = [...document.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!.replace(/^import .*$/gm, ''));
+  const blocks = [...document.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1].replace(/^import .*$/gm, ''));
   const key = 'AbCdEfGhIjKlMnOpQrStUvWxYz012345';
   const body = '{"hookId":"h","event":"PostSignIn","createdAt":"2025-01-01T00:00:00.000Z"}';
   // Signed when these tests run, not when the suite loads: the signature's timestamp must be recent.

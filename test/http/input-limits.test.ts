@@ -99,7 +99,7 @@ function bodyAt(path: Segment[], value: unknown): unknown {
     return value;
   }
   const [head, ...rest] = path;
-  return typeof head === 'number' ? [bodyAt(rest, value)] : { [head!]: bodyAt(rest, value) };
+  return typeof head === 'number' ? [bodyAt(rest, value)] : { [head]: bodyAt(rest, value) };
 }
 
 /** The JSON body fields that hold JSON of any shape (custom data, details, context). */

@@ -54,7 +54,7 @@ describe('management API: OpenAPI document', () => {
     service = await startService();
     const response = await service.http.get('api/swagger.json');
     expect(response.statusCode).to.equal(200);
-    document = response.body as unknown as OpenApiDocument;
+    document = response.body;
   });
   after(() => service.stop());
 
@@ -84,7 +84,7 @@ describe('management API: OpenAPI document', () => {
   const operation = (method: string, path: string): Operation => {
     const found = document.paths[path]?.[method];
     expect(found, `${method} ${path} is documented`).to.not.equal(undefined);
-    return found!;
+    return found;
   };
 
   it('is served without a token, as JSON', async () => {

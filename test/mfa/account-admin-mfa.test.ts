@@ -110,7 +110,7 @@ describe('MFA in the Account API and the management API', () => {
       me.call('post', 'my-account/mfa-verifications', bind, proof),
     );
     expect(result.statusCode, JSON.stringify(result.body)).to.equal(204);
-    const updated = payloads['User.Data.Updated']![0]!;
+    const updated = payloads['User.Data.Updated'][0];
     expect(updated.data.id).to.equal(user.id);
     expect(updated).to.include({ path: '/api/my-account/mfa-verifications', method: 'POST' });
 

@@ -158,10 +158,10 @@ describe('MFA in the Experience API', () => {
       expect((await service.api.get(`users/${user.id}/mfa-verifications`)).body).to.deep.equal([]);
 
       const { payloads } = await events.expect(['User.Data.Updated', 'PostSignIn'], () => submitToApplication(browser));
-      const updated = payloads['User.Data.Updated']![0]!;
+      const updated = payloads['User.Data.Updated'][0];
       expect(updated.data.id).to.equal(user.id);
       expect(updated).to.include({ path: '/api/experience/submit', method: 'POST' });
-      expect(payloads.PostSignIn![0]).to.include({ userId: user.id, interactionEvent: 'SignIn' });
+      expect(payloads.PostSignIn[0]).to.include({ userId: user.id, interactionEvent: 'SignIn' });
 
       const factors = await service.api.get(`users/${user.id}/mfa-verifications`);
       expectStatus(factors, 200);
@@ -187,7 +187,7 @@ describe('MFA in the Experience API', () => {
         const { payloads: created } = await events.expect(['User.Created'], () =>
           identify(browser, { verificationId: identity.body.verificationId }),
         );
-        const userId = created['User.Created']![0]!.data.id;
+        const userId = created['User.Created'][0].data.id;
 
         const owed = await submit(browser);
         expectError(owed, 422, 'user.missing_mfa');
@@ -202,8 +202,8 @@ describe('MFA in the Experience API', () => {
         const { payloads } = await events.expect(['User.Data.Updated', 'PostRegister'], () =>
           submitToApplication(browser),
         );
-        expect(payloads['User.Data.Updated']![0]!.data.id).to.equal(userId);
-        expect(payloads.PostRegister![0]).to.include({ userId, interactionEvent: 'Register' });
+        expect(payloads['User.Data.Updated'][0].data.id).to.equal(userId);
+        expect(payloads.PostRegister[0]).to.include({ userId, interactionEvent: 'Register' });
         expect((await service.api.get(`users/${userId}/mfa-verifications`)).body).to.have.length(2);
       } finally {
         await setMfa('UserControlled');
@@ -436,7 +436,7 @@ describe('MFA in the Experience API', () => {
       expectError(await wrong(), 400, 'session.mfa.invalid_totp_code');
       const { payloads, result } = await events.expect(['Identifier.Lockout'], wrong);
       expectError(result, 400, 'session.verification_blocked_too_many_attempts');
-      expect(payloads['Identifier.Lockout']![0]).to.include({ type: 'userId', value: user.id });
+      expect(payloads['Identifier.Lockout'][0]).to.include({ type: 'userId', value: user.id });
 
       // Locked: even a right code is refused, and no second Lockout event.
       const { result: right } = await events.expect([], async () =>

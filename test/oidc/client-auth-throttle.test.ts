@@ -41,8 +41,8 @@ describe('client authentication throttle', () => {
       service = await startService({ env: { CLIENT_AUTH_FAILURE_WINDOW: '3', CLIENT_AUTH_FAILURES_PER_CLIENT: '3' } });
       const { resource, scopeIds } = await createResource(service, ['read']);
       indicator = resource.indicator;
-      machine = (await createMachineWithScopes(service, [scopeIds.read!])).application;
-      bystander = (await createMachineWithScopes(service, [scopeIds.read!])).application;
+      machine = (await createMachineWithScopes(service, [scopeIds.read])).application;
+      bystander = (await createMachineWithScopes(service, [scopeIds.read])).application;
     });
     after(() => service?.stop());
 

@@ -15,7 +15,7 @@ describe('client credentials grant', () => {
     const created = await createResource(service, ['read:b', 'write:b', 'admin:b'], 900);
     indicator = created.resource.indicator;
     scopeIds = created.scopeIds;
-    const { application } = await createMachineWithScopes(service, [scopeIds['read:b']!, scopeIds['write:b']!]);
+    const { application } = await createMachineWithScopes(service, [scopeIds['read:b'], scopeIds['write:b']]);
     client = application;
   });
   after(() => service.stop());
@@ -51,7 +51,7 @@ describe('client credentials grant', () => {
     const { statusCode, body } = await request({ resource: indicator });
     expect(statusCode).to.equal(200);
     const [, payload] = String(body.access_token).split('.');
-    expect(JSON.parse(Buffer.from(payload!, 'base64url').toString())).to.have.property('scope', '');
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).to.have.property('scope', '');
   });
 
   it('refuses an unknown resource with invalid_target', async () => {
@@ -68,7 +68,7 @@ describe('client credentials grant', () => {
   });
 
   it('sees a deleted application on the very next request', async () => {
-    const { application } = await createMachineWithScopes(service, [scopeIds['read:b']!]);
+    const { application } = await createMachineWithScopes(service, [scopeIds['read:b']]);
     expect((await request({ resource: indicator }, application.id, application.secret)).statusCode).to.equal(200);
     expect((await service.api.delete(`applications/${application.id}`)).statusCode).to.equal(204);
     const { statusCode, body } = await request({ resource: indicator }, application.id, application.secret);

@@ -147,7 +147,7 @@ describe('tracing with OpenTelemetry (OTLP over HTTP to a collector)', function 
     for (const query of spans.filter((span) => attribute(span, 'db.query.text') !== undefined)) {
       expect(String(attribute(query, 'db.query.text'))).to.not.include(adminClient.secret);
     }
-    const resource = collector.exports[0]!.resourceSpans[0]!.resource.attributes;
+    const resource = collector.exports[0].resourceSpans[0].resource.attributes;
     expect(resource.find((entry) => entry.key === 'service.name')?.value.stringValue).to.equal('identity-under-test');
   });
 

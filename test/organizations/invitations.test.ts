@@ -262,7 +262,7 @@ describe('management API: organization invitations', () => {
 
       const members = await service.api.get<Member[]>(`organizations/${organization.id}/users`);
       expect(members.body.map(({ id }) => id)).to.deep.equal([invitee.id]);
-      expect(members.body[0]!.organizationRoles.map(({ id }) => id)).to.have.members([admin.id, viewer.id]);
+      expect(members.body[0].organizationRoles.map(({ id }) => id)).to.have.members([admin.id, viewer.id]);
 
       expectError(await setStatus(invitation.id, { status: 'Revoked' }), 422, 'request.invalid_input');
       expectError(
@@ -290,7 +290,7 @@ describe('management API: organization invitations', () => {
       const listed = await service.api.get<Invitation[]>('organization-invitations', {
         searchParams: { organizationId: organization.id },
       });
-      expect(listed.body[0]!.status).to.equal('Expired');
+      expect(listed.body[0].status).to.equal('Expired');
 
       expectError(
         await setStatus(invitation.id, { status: 'Accepted', acceptedUserId: invitee.id }),

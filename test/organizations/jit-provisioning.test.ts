@@ -66,7 +66,7 @@ describe('organizations: just-in-time membership by email domain', () => {
 
     const user = (
       (await service.api.get('users', { searchParams: { search: 'new.hire' } })).body as Array<{ id: string }>
-    )[0]!;
+    )[0];
     const member = (await membersOf()).find(({ id }) => id === user.id);
     expect(member?.organizationRoles.map(({ id }) => id)).to.deep.equal([role.id]);
     expect(await membershipEventFor(user.id)).to.include({

@@ -349,7 +349,7 @@ describe('management API: organization members', () => {
       const db = openDatabase(service.config.dbUrl);
       try {
         const version = async () =>
-          Number((await db('cache_versions').where({ name: 'roles' }).first<{ version: number }>())!.version);
+          Number((await db('cache_versions').where({ name: 'roles' }).first<{ version: number }>()).version);
         const ann = await fixtures.createUser();
         const role = await fixtures.createRole();
         await fixtures.addUsers(organization.id, [ann.id]);

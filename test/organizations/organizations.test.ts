@@ -88,7 +88,7 @@ describe('management API: organizations', () => {
       expectStatus(second, 200);
       expect(second.headers['total-number']).to.equal('3');
       expect(second.body).to.have.length(1);
-      expect(all.body.map(({ id }) => id)).to.include(second.body[0]!.id);
+      expect(all.body.map(({ id }) => id)).to.include(second.body[0].id);
 
       expectError(await service.api.get('organizations', { searchParams: { page: 0 } }), 400, 'guard.invalid_input');
     });

@@ -278,7 +278,7 @@ describe('management API: organization template (scopes and roles)', () => {
       expect(listed.body[0]).to.have.all.keys('tenantId', 'id', 'resourceId', 'name', 'description', 'createdAt');
       expect(listed.body[0]).to.include({ resourceId: resource.id, name: 'a' });
 
-      expectStatus(await service.api.put(path, { json: { scopeIds: [scopes.c!] } }), 204);
+      expectStatus(await service.api.put(path, { json: { scopeIds: [scopes.c] } }), 204);
       expect((await service.api.get<ResourceScope[]>(path)).body.map(({ id }) => id)).to.deep.equal([scopes.c]);
       expectStatus(await service.api.delete(`${path}/${scopes.c}`), 204);
       expect((await service.api.get<ResourceScope[]>(path)).body).to.deep.equal([]);

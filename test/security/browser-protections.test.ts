@@ -170,7 +170,7 @@ describe('browser protections', () => {
       try {
         const warnings = logLines(service).filter((line) => line.level === 40);
         expect(warnings.map((line) => line.msg)).to.have.length(1);
-        expect(warnings[0]!.msg).to.contain('ENDPOINT http://identity.test is plain http');
+        expect(warnings[0].msg).to.contain('ENDPOINT http://identity.test is plain http');
       } finally {
         await service.stop();
       }

@@ -56,17 +56,17 @@ describe('secrets stay out of the log', () => {
       await service.api.patch(`hooks/${hook.body.id}`, { json: { name: marker } }),
     ];
     expect(failed.map((response) => response.statusCode)).to.deep.equal([500, 500]);
-    expect(failed[0]!.body).to.deep.equal({
+    expect(failed[0].body).to.deep.equal({
       code: 'unknown',
       message: 'Internal server error.',
-      logId: failed[0]!.body.logId,
+      logId: failed[0].body.logId,
     });
 
     const logged = logLines(service).filter((line) => line.msg === 'request failed');
     expect(logged).to.have.length(2);
     for (const [line, table] of [
-      [logged[0]!, 'applications'],
-      [logged[1]!, 'hooks'],
+      [logged[0], 'applications'],
+      [logged[1], 'hooks'],
     ] as const) {
       expect(line.err!.code).to.be.a('string');
       expect(line.err!.message).to.contain(`update \`${table}\` set`).and.to.contain('= ?');
@@ -150,10 +150,10 @@ describe('one-time secrets at start', () => {
         .filter((line) => 'clientSecret' in line);
       expect(credentials).to.have.length(1);
       expect(credentials[0]).to.include({ level: 40, scope: 'all', resource: first.config.managementApiResource });
-      const secret = String(credentials[0]!.clientSecret);
+      const secret = String(credentials[0].clientSecret);
       expect(first.notices().split(secret)).to.have.length(2);
       expect(first.logs()).to.not.contain(secret);
-      const token = await first.token(String(credentials[0]!.clientId), secret, {
+      const token = await first.token(String(credentials[0].clientId), secret, {
         grant_type: 'client_credentials',
         resource: first.config.managementApiResource,
         scope: 'all',

@@ -171,13 +171,13 @@ describe('enterprise SSO sign-in', () => {
       identify(browser, { verificationId }),
     );
     expectStatus(result, 201);
-    const user = payloads['User.Created']![0]!.data;
+    const user = payloads['User.Created'][0].data;
     expect(user).to.include({ primaryEmail: upstream.email, name: upstream.name });
-    const membership = payloads['Organization.Membership.Updated']![0]!;
+    const membership = payloads['Organization.Membership.Updated'][0];
     expect(membership).to.include({ organizationId: organization.id });
     expect(membership.addedUserIds).to.deep.equal([user.id]);
     const registered = await events.expect(['PostRegister'], () => submitToApplication(browser));
-    expect(registered.payloads.PostRegister![0]).to.include({ userId: user.id, interactionEvent: 'Register' });
+    expect(registered.payloads.PostRegister[0]).to.include({ userId: user.id, interactionEvent: 'Register' });
 
     expect(await members()).to.include(user.id);
     const roles = await service.api.get(`organizations/${organization.id}/users/${user.id}/roles`);
@@ -202,7 +202,7 @@ describe('enterprise SSO sign-in', () => {
     const second = await ssoVerification(again, upstream);
     await events.expect([], async () => expectStatus(await identify(again, { verificationId: second }), 204));
     const signedIn = await events.expect(['PostSignIn'], () => submitToApplication(again));
-    expect(signedIn.payloads.PostSignIn![0]).to.include({ userId: user.id, interactionEvent: 'SignIn' });
+    expect(signedIn.payloads.PostSignIn[0]).to.include({ userId: user.id, interactionEvent: 'SignIn' });
   });
 
   it('an account with the same email is linked (User.Data.Updated) and joins the organization (Organization.Membership.Updated)', async () => {
@@ -215,9 +215,9 @@ describe('enterprise SSO sign-in', () => {
       identify(browser, { verificationId }),
     );
     expectStatus(result, 204);
-    expect(payloads['User.Data.Updated']![0]!.data.id).to.equal(account.id);
-    expect(payloads['User.Data.Updated']![0]).to.include({ path: '/api/experience/identification', method: 'POST' });
-    expect(payloads['Organization.Membership.Updated']![0]!.addedUserIds).to.deep.equal([account.id]);
+    expect(payloads['User.Data.Updated'][0].data.id).to.equal(account.id);
+    expect(payloads['User.Data.Updated'][0]).to.include({ path: '/api/experience/identification', method: 'POST' });
+    expect(payloads['Organization.Membership.Updated'][0].addedUserIds).to.deep.equal([account.id]);
     await events.expect(['PostSignIn'], () => submitToApplication(browser));
 
     const identities = (await service.api.get(`users/${account.id}/all-identities`)).body;

@@ -362,7 +362,7 @@ describe('concurrent writes through two processes on one database', () => {
         return a.api.patch(`users/${userId}/custom-data`, { json });
       }
       const response = await bApi.patch(`users/${userId}/custom-data`, { json });
-      return { statusCode: response.statusCode, headers: response.headers, body: response.body } as HttpResponse;
+      return { statusCode: response.statusCode, headers: response.headers, body: response.body };
     });
     expectAllOk(responses);
     const { body } = await a.api.get(`users/${userId}/custom-data`);
@@ -413,7 +413,7 @@ describe('a transaction run again after a lock conflict', () => {
         "select count(*) as n from information_schema.processlist where db = ? and command = 'Query' and info like 'update `cache_versions`%'",
         [database],
       )) as [Array<{ n: number }>];
-      if (Number(rows[0]!.n) > 0) {
+      if (Number(rows[0].n) > 0) {
         return;
       }
       await sleep(10);
@@ -437,7 +437,7 @@ describe('a transaction run again after a lock conflict', () => {
       // transaction has written more, so MySQL rolls the request's back.
       const deadlocks = async () =>
         Number(
-          ((await db.raw("show global status like 'Innodb_deadlocks'")) as [Array<{ Value: string }>])[0][0]!.Value,
+          ((await db.raw("show global status like 'Innodb_deadlocks'")) as [Array<{ Value: string }>])[0][0].Value,
         );
       const deadlocksBefore = await deadlocks();
       await db.schema.createTable('ballast', (table) => table.integer('n'));

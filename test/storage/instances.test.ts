@@ -10,7 +10,7 @@ describe('one database, several lives', () => {
     const dbUrl = await freshDatabaseUrl();
     const first = await startService({ dbUrl });
     const { resource, scopeIds } = await createResource(first, ['read']);
-    const { application } = await createMachineWithScopes(first, [scopeIds.read!]);
+    const { application } = await createMachineWithScopes(first, [scopeIds.read]);
     const jwksBefore = (await first.http.get('oidc/jwks')).body;
     const { body } = await first.token(application.id, application.secret, {
       grant_type: 'client_credentials',
@@ -63,7 +63,7 @@ describe('one database, several lives', () => {
     it("publish the same keys and accept each other's tokens", async () => {
       expect((await a.http.get('oidc/jwks')).body).to.deep.equal((await b.http.get('oidc/jwks')).body);
       const { resource, scopeIds } = await createResource(a, ['read']);
-      const { application } = await createMachineWithScopes(a, [scopeIds.read!]);
+      const { application } = await createMachineWithScopes(a, [scopeIds.read]);
       // Created through A, usable at B on the next request.
       const { statusCode, body } = await b.token(application.id, application.secret, {
         grant_type: 'client_credentials',

@@ -75,16 +75,16 @@ async function readDatabase(dbUrl: string): Promise<Stored> {
         }
       }
     };
-    add('oidc_keys', 'value', dump.oidc_keys!);
+    add('oidc_keys', 'value', dump.oidc_keys);
     add(
       'applications',
       'secret',
-      dump.applications!.filter((row) => (row as { id: string }).id !== 'console'),
+      dump.applications.filter((row) => (row as { id: string }).id !== 'console'),
     );
-    add('hooks', 'signing_key', dump.hooks!);
-    add('user_mfa_verifications', 'secret', dump.user_mfa_verifications!);
+    add('hooks', 'signing_key', dump.hooks);
+    add('user_mfa_verifications', 'secret', dump.user_mfa_verifications);
     for (const table of ['social_connectors', 'sso_connectors']) {
-      add(table, 'config', dump[table]!, (row) => (JSON.parse(row.config!) as { clientSecret?: string }).clientSecret);
+      add(table, 'config', dump[table], (row) => (JSON.parse(row.config) as { clientSecret?: string }).clientSecret);
     }
     return { rows: JSON.stringify(dump), values };
   } finally {
@@ -232,7 +232,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
 
   async function createWorld(service: TestService): Promise<World> {
     const { resource, scopeIds } = await createResource(service, ['read']);
-    const { application } = await createMachineWithScopes(service, [scopeIds.read!]);
+    const { application } = await createMachineWithScopes(service, [scopeIds.read]);
     const hook = await service.api.post('hooks', {
       json: { name: 'sealed', events: ['User.Created'], config: { url: receiver.url } },
     });
@@ -298,7 +298,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
       request.headers as Record<string, string>,
     );
 
-    const user = world.totpUsers[world.checks++]!;
+    const user = world.totpUsers[world.checks++];
     const spa = await createSpa(service);
     const browser = await identified(service, spa, user.username);
     expectStatus(
@@ -335,7 +335,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   /** The webhook delivery of the User.Created event of `user` (deliveries of earlier users may arrive first). */
   async function deliveryOf(user: { id: string }) {
     for (let seen = 0; ; seen++) {
-      const request = (await receiver.waitFor(seen + 1))[seen]!;
+      const request = (await receiver.waitFor(seen + 1))[seen];
       if (request.body.includes(user.id)) {
         return request;
       }
@@ -530,7 +530,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     ]) {
       const value = Object.values(env)[0]!;
       expect(() => loadConfig(env))
-        .to.throw(new RegExp(Object.keys(env)[0]!))
+        .to.throw(new RegExp(Object.keys(env)[0]))
         .with.property('message')
         .that.does.not.include(value);
     }

@@ -38,7 +38,7 @@ export class HookEvents {
         .where({ hook_id: this.hookId })
         .whereIn('status', ['pending', 'delivering'])
         .count({ n: '*' });
-      if (Number(row!.n) === 0 || Date.now() > deadline) {
+      if (Number(row.n) === 0 || Date.now() > deadline) {
         return;
       }
       await sleep(25);

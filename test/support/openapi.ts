@@ -58,7 +58,7 @@ export const alternatives = (schema: Schema): Schema[] => schema.anyOf ?? schema
 export function sample(schema: Schema): unknown {
   const [first] = alternatives(schema);
   if (first !== schema) {
-    return sample(first!);
+    return sample(first);
   }
   if (schema.const !== undefined) {
     return schema.const;

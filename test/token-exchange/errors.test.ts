@@ -195,7 +195,7 @@ describe('token exchange: refusals and their order', () => {
 
     it('refuses a JWT signed by another key that claims our key id', async () => {
       const { privateKey } = await generateKeyPair('ES256');
-      const { kid } = JSON.parse(Buffer.from(subjectToken.split('.')[0]!, 'base64url').toString()) as { kid: string };
+      const { kid } = JSON.parse(Buffer.from(subjectToken.split('.')[0], 'base64url').toString()) as { kid: string };
       const forged = await new SignJWT(userClaims())
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
         .sign(privateKey);
@@ -211,7 +211,7 @@ describe('token exchange: refusals and their order', () => {
     it('refuses our token with a tampered signature', async () => {
       const [header, payload, signature] = subjectToken.split('.') as [string, string, string];
       const bytes = Buffer.from(signature, 'base64url');
-      bytes[10] = bytes[10]! ^ 0xff;
+      bytes[10] = bytes[10] ^ 0xff;
       await refused(`${header}.${payload}.${bytes.toString('base64url')}`, /signature/i);
     });
 
@@ -280,7 +280,7 @@ describe('token exchange: refusals and their order', () => {
       const other = await startService({ dbUrl: service.config.dbUrl, env: { ENDPOINT: 'http://other.test' } });
       try {
         const token = await userAccessToken(other, setup.frontend.id, setup.user, setup.apiA.resource.indicator);
-        const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as JWTPayload;
+        const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as JWTPayload;
         expect(payload.iss).to.equal('http://other.test/oidc');
         expect(payload.sub).to.equal(setup.user.id);
         // Well signed (the keys are shared), but issued by another issuer.

@@ -208,7 +208,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
 
     it('does not issue a scope held on another resource under the same name', async () => {
       const apiC = await createResource(service, ['delete:b']);
-      const role = await createRole([apiC.scopeIds['delete:b']!]);
+      const role = await createRole([apiC.scopeIds['delete:b']]);
       const user = await userWithRoles([setup.role.id, role.id]);
       expect(await issuedScope('read:b delete:b', user.token)).to.equal('read:b');
     });
@@ -275,7 +275,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
 
   describe('always current: the scopes held at the time of the exchange', () => {
     it('after the user loses the role, the next exchange issues fewer scopes; given back, more', async () => {
-      const role = await createRole([setup.apiB.scopeIds['read:b']!, setup.apiB.scopeIds['write:b']!]);
+      const role = await createRole([setup.apiB.scopeIds['read:b'], setup.apiB.scopeIds['write:b']]);
       const user = await userWithRoles([role.id]);
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('read:b write:b');
 
@@ -289,7 +289,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
     });
 
     it('after a scope is added to the role, the next exchange issues it; removed, it is gone', async () => {
-      const role = await createRole([setup.apiB.scopeIds['read:b']!]);
+      const role = await createRole([setup.apiB.scopeIds['read:b']]);
       const user = await userWithRoles([role.id]);
       expect(await issuedScope('read:b write:b delete:b', user.token)).to.equal('read:b');
 
@@ -306,7 +306,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
     });
 
     it('after the role is deleted, the next exchange issues nothing through it', async () => {
-      const role = await createRole([setup.apiB.scopeIds['write:b']!]);
+      const role = await createRole([setup.apiB.scopeIds['write:b']]);
       const user = await userWithRoles([role.id]);
       expect(await issuedScope('write:b', user.token)).to.equal('write:b');
       expect((await service.api.delete(`roles/${role.id}`)).statusCode).to.equal(204);
@@ -315,7 +315,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
 
     it('after a scope is deleted from the resource, it is no longer issued', async () => {
       const apiD = await createResource(service, ['x:d', 'y:d']);
-      const role = await createRole([apiD.scopeIds['x:d']!, apiD.scopeIds['y:d']!]);
+      const role = await createRole([apiD.scopeIds['x:d'], apiD.scopeIds['y:d']]);
       const user = await userWithRoles([role.id]);
       const request = {
         subject_token: user.token,
@@ -351,7 +351,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
     it('sees a role change made through another instance sharing the database', async () => {
       const other = await startService({ dbUrl: service.config.dbUrl, env: { ENDPOINT: service.config.endpoint } });
       try {
-        const role = await createRole([setup.apiB.scopeIds['read:b']!]);
+        const role = await createRole([setup.apiB.scopeIds['read:b']]);
         const user = await userWithRoles([role.id]);
         expect(await issuedScope('read:b', user.token, setup.backend, other)).to.equal('read:b');
         await service.api.delete(`users/${user.id}/roles/${role.id}`);

@@ -302,7 +302,7 @@ describe('management API: user roles', () => {
       const searched = await service.api.get<User[]>(`roles/${role.id}/users`, {
         searchParams: { search: marker.toLowerCase() },
       });
-      expect(searched.body.map(({ id }) => id)).to.have.members([users[0]!.id, users[1]!.id]);
+      expect(searched.body.map(({ id }) => id)).to.have.members([users[0].id, users[1].id]);
       expect(searched.headers['total-number']).to.equal('2');
 
       const page = await service.api.get<User[]>(`roles/${role.id}/users`, { searchParams: { page: 1, page_size: 2 } });

@@ -261,7 +261,7 @@ describe('management API: users', () => {
           422,
           'user.email_already_in_use',
         );
-        const upper = `${local[0]!.toUpperCase()}${local.slice(1)}@Example.com`;
+        const upper = `${local[0].toUpperCase()}${local.slice(1)}@Example.com`;
         expectError(
           await service.api.post('users', { json: { primaryEmail: upper } }),
           422,

@@ -32,8 +32,8 @@ describe('management API: verification codes and the development message store',
   async function sendCode(body: Record<string, string>): Promise<string> {
     const response = await service.api.post('verification-codes', { json: body });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(204);
-    const [message] = await messagesTo(Object.values(body)[0]!);
-    return message!.code;
+    const [message] = await messagesTo(Object.values(body)[0]);
+    return message.code;
   }
 
   before(async () => {
@@ -132,7 +132,7 @@ describe('management API: verification codes and the development message store',
       ];
       const messages = await messagesTo(email.toUpperCase());
       expect(messages.map(({ code }) => code)).to.deep.equal([codes[2], codes[0]]);
-      expect(messages[0]!.createdAt).to.be.above(messages[1]!.createdAt);
+      expect(messages[0].createdAt).to.be.above(messages[1].createdAt);
       for (const message of messages) {
         expect(message).to.have.all.keys('id', 'recipient', 'type', 'purpose', 'code', 'createdAt');
         expect(message.recipient).to.equal(email);

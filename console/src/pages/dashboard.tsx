@@ -59,10 +59,10 @@ function BarChart({ title, days, series, note }: { title: string; days: number[]
           );
         })}
         <text x="0" y={height + 13} class="tick">
-          {dayLabel(days[0]!)}
+          {dayLabel(days[0])}
         </text>
         <text x={width} y={height + 13} class="tick" text-anchor="end">
-          {dayLabel(days[days.length - 1]!)}
+          {dayLabel(days[days.length - 1])}
         </text>
       </svg>
     </figure>
