@@ -1,0 +1,122 @@
+// The structure check `npm test` runs first: imports in lib/ must go one way. It fails on any cycle
+// between files and on any cycle between lib/'s folders (a domain folder and everything below it),
+// naming the imports that close each cycle. Type-only imports count: a type shared both ways is
+// vocabulary that belongs in a lower folder.
+//
+//   node scripts/check-structure.mjs           # the check
+//   node scripts/check-structure.mjs --edges   # every folder-to-folder edge with its import count
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const lib = join(root, 'lib');
+
+const files = readdirSync(lib, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => join(lib, file));
+
+// Static imports and re-exports (`from '…'`) and literal dynamic imports, relative ones only.
+const importPattern = /(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+
+/** @type {Map<string, Set<string>>} file → files it imports (paths relative to lib/) */
+const fileEdges = new Map();
+for (const file of files) {
+  const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '');
+  const targets = new Set();
+  for (const match of source.matchAll(importPattern)) {
+    const target = resolve(dirname(file), match[1]);
+    if (target.startsWith(lib) && target.endsWith('.ts')) {
+      targets.add(relative(lib, target));
+    }
+  }
+  fileEdges.set(relative(lib, file), targets);
+}
+
+/** The folder a file belongs to: its first folder under lib/, or '.' for lib/'s own files. */
+const folderOf = (file) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : '.');
+
+/** @type {Map<string, Map<string, string[]>>} folder → folder → the imports that make the edge */
+const folderEdges = new Map();
+for (const [file, targets] of fileEdges) {
+  for (const target of targets) {
+    const from = folderOf(file);
+    const to = folderOf(target);
+    if (from === to) continue;
+    const out = folderEdges.get(from) ?? new Map();
+    folderEdges.set(from, out);
+    out.set(to, [...(out.get(to) ?? []), `${file} -> ${target}`]);
+  }
+}
+
+/** Strongly connected components with more than one member (Tarjan), each a cycle or several. */
+function cycles(nodes, next) {
+  let index = 0;
+  const indexes = new Map();
+  const lows = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (node) => {
+    indexes.set(node, index);
+    lows.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const target of next(node)) {
+      if (!indexes.has(target)) {
+        visit(target);
+        lows.set(node, Math.min(lows.get(node), lows.get(target)));
+      } else if (onStack.has(target)) {
+        lows.set(node, Math.min(lows.get(node), indexes.get(target)));
+      }
+    }
+    if (lows.get(node) === indexes.get(node)) {
+      const component = [];
+      let member;
+      do {
+        member = stack.pop();
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of nodes) {
+    if (!indexes.has(node)) visit(node);
+  }
+  return found;
+}
+
+if (process.argv.includes('--edges')) {
+  for (const [from, out] of [...folderEdges].sort()) {
+    for (const [to, imports] of [...out].sort()) {
+      const back = folderEdges.get(to)?.get(from)?.length ?? 0;
+      console.log(`${from} -> ${to}: ${imports.length}${back ? `  (back: ${back})` : ''}`);
+    }
+  }
+  process.exit(0);
+}
+
+const problems = [];
+for (const component of cycles([...fileEdges.keys()], (file) => fileEdges.get(file) ?? [])) {
+  const members = new Set(component);
+  const ties = component.flatMap((file) =>
+    [...(fileEdges.get(file) ?? [])].filter((target) => members.has(target)).map((target) => `${file} -> ${target}`),
+  );
+  problems.push(`file cycle: ${component.join(', ')}\n    ${ties.join('\n    ')}`);
+}
+for (const component of cycles([...folderEdges.keys()], (folder) => folderEdges.get(folder)?.keys() ?? [])) {
+  const members = new Set(component);
+  const ties = component.flatMap((folder) =>
+    [...(folderEdges.get(folder) ?? [])]
+      .filter(([to]) => members.has(to))
+      .map(([to, imports]) => `${folder} -> ${to} (${imports.length}): ${imports.slice(0, 3).join('; ')}`),
+  );
+  problems.push(`folder cycle: ${component.join(', ')}\n    ${ties.join('\n    ')}`);
+}
+
+if (problems.length > 0) {
+  console.error(`lib/ imports do not go one way (docs/architecture.md):\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+console.log(`structure: ${fileEdges.size} files in lib/, no file or folder cycles`);
