@@ -71,7 +71,7 @@ export async function databaseVersion(kind: DatabaseKind): Promise<string> {
   if (kind === 'sqlite') {
     const memory = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
     try {
-      const rows = (await memory.raw('select sqlite_version() as version')) as Array<{ version: string }>;
+      const rows = await memory.raw<Array<{ version: string }>>('select sqlite_version() as version');
       return `SQLite ${rows[0]?.version ?? 'unknown'}`;
     } finally {
       await memory.destroy();

@@ -46,7 +46,10 @@ export async function signInForToken(
     const response = await browser.get(next);
     next = new URL(String(response.headers.location), next).href;
   }
-  const code = new URL(next).searchParams.get('code')!;
+  const code = new URL(next).searchParams.get('code');
+  if (!code) {
+    throw new Error(`the sign-in came back without a code: ${next}`);
+  }
   const tokens = await got
     .post(`${base}/oidc/token`, {
       form: {

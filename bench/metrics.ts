@@ -16,7 +16,8 @@ const next = async () => {};
 const empty = async (_ctx: Context, following: () => Promise<void>) => {
   await following();
 };
-const measured = httpMetrics();
+// Typed as the empty middleware is, so both are timed the same way (Koa's type returns `any`).
+const measured: (ctx: Context, following: () => Promise<void>) => Promise<void> = httpMetrics();
 
 async function nanosecondsPer(run: () => Promise<void> | void): Promise<number> {
   for (let i = 0; i < 50_000; i++) {
@@ -40,5 +41,5 @@ for (let round = 0; round < rounds; round++) {
 }
 results.sort((a, b) => a - b);
 console.log(
-  `metrics work per token request: median ${results[Math.floor(rounds / 2)].toFixed(0)} ns (min ${results[0].toFixed(0)}, max ${results.at(-1)!.toFixed(0)})`,
+  `metrics work per token request: median ${results[Math.floor(rounds / 2)].toFixed(0)} ns (min ${results[0].toFixed(0)}, max ${results[rounds - 1].toFixed(0)})`,
 );

@@ -132,6 +132,13 @@ async function measureRound(server: Server, load: Load): Promise<{ measured: Mea
   return { measured, cpuMsPerRequest };
 }
 
+function present<T>(value: T | undefined, missing: string): T {
+  if (value === undefined) {
+    throw new Error(missing);
+  }
+  return value;
+}
+
 const startedAt = new Date();
 const loadBefore = loadavg()[0];
 const profiled: string[] = [];
@@ -181,17 +188,21 @@ try {
         servers.set(name, service);
       }
     }
+    const loadOf = (name: ScenarioName) => present(loads.get(name), `no load for the ${name} scenario`);
     for (const name of scenarios) {
-      await assertAnswers(name, loads.get(name)!);
+      await assertAnswers(name, loadOf(name));
       if (warmup > 0) {
-        await generateLoad(loads.get(name)!, loadOptions(warmup));
+        await generateLoad(loadOf(name), loadOptions(warmup));
       }
     }
     // Counted once warm: a cluster forks its workers at start-up, or replaces one that died.
     group.processes = service?.processes();
     for (let round = 1; round <= rounds; round++) {
       for (const name of scenarios) {
-        const { measured, cpuMsPerRequest } = await measureRound(servers.get(name)!, loads.get(name)!);
+        const { measured, cpuMsPerRequest } = await measureRound(
+          present(servers.get(name), `no server for the ${name} scenario`),
+          loadOf(name),
+        );
         results.push({ group, round, scenario: name, measured, cpuMsPerRequest });
         progress(
           `${groupLabel(group)}, round ${round}/${rounds}, ${name}: ${whole(measured.perSecond)} req/s, p50 ${tenths(measured.p50)} ms, p99 ${tenths(measured.p99)} ms`,

@@ -76,7 +76,10 @@ export async function startServer(
   child.stderr.setEncoding('utf8').on('data', (text: string) => {
     stderr = (stderr + text).slice(-4000);
   });
-  const pid = child.pid!;
+  const pid = child.pid;
+  if (pid === undefined) {
+    throw new Error(`${command.join(' ')} could not be spawned`);
+  }
   const since = Date.now();
   for (;;) {
     try {

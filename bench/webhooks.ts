@@ -305,7 +305,13 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const finished = Math.max(...received.values());
-  const latencies = [...received].map(([seq, at]) => at - committed.get(seq)!);
+  const latencies = [...received].map(([seq, at]) => {
+    const sent = committed.get(seq);
+    if (sent === undefined) {
+      throw new Error(`delivery ${seq} arrived but was never committed`);
+    }
+    return at - sent;
+  });
   await dispatcher?.stop();
   if (child) {
     child.kill('SIGTERM');

@@ -82,7 +82,7 @@ const management = (
   })
 ).access_token;
 
-async function api<T = Record<string, any>>(method: string, path: string, body?: unknown): Promise<T> {
+async function api<T = Record<string, string>>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}/api/${path}`, {
     method,
     headers: { authorization: `Bearer ${management}`, 'content-type': 'application/json' },

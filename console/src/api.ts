@@ -68,6 +68,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
 }
 
 /** Also returns `Total-Number` (the size of the whole list) for paged lists. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the JSON shape it reads, as with api<T>; the service's schemas check what it answers
 export async function apiPage<T>(path: string): Promise<{ items: T[]; total: number }> {
   const response = await fetchApi('GET', path);
   return { items: (await response.json()) as T[], total: Number(response.headers.get('total-number') ?? 0) };

@@ -88,14 +88,15 @@ export async function completeSignIn(config: ConsoleConfig, url: URL): Promise<s
     }),
   });
   const body = (await response.json()) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   if (!response.ok) {
-    throw new Error(String(body.error_description ?? body.error ?? `token request failed (${response.status})`));
+    throw new Error(text(body.error_description) ?? text(body.error) ?? `token request failed (${response.status})`);
   }
   const session: Session = {
     accessToken: String(body.access_token),
     idToken: String(body.id_token),
     expiresAt: Date.now() + Number(body.expires_in) * 1000,
-    scope: String(body.scope ?? ''),
+    scope: text(body.scope) ?? '',
   };
   sessionStorage.setItem(sessionKey, JSON.stringify(session));
   return pending.returnTo;

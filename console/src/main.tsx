@@ -3,4 +3,8 @@ import { render } from 'preact';
 import { App } from './app.tsx';
 import './styles.css';
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app');
+if (!root) {
+  throw new Error('index.html has no #app element to render into');
+}
+render(<App />, root);

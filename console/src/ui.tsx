@@ -26,9 +26,11 @@ function useLoader<T>(key: string | undefined, load: (key: string) => Promise<T>
   return { ...state, reload };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the JSON shape it reads, as with api<T>; the service's schemas check what it answers
 export const useLoad = <T,>(path: string | undefined) => useLoader(path, (key) => api<T>('GET', key));
 
 /** A paged list with its `Total-Number`. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the JSON shape it reads, as with api<T>; the service's schemas check what it answers
 export const useLoadPage = <T,>(path: string | undefined) => useLoader(path, (key) => apiPage<T>(key));
 
 /** Runs a change against the API and keeps its error for the form to show; `done` after a success. */
@@ -85,7 +87,8 @@ export function Field({ label, name, error, hint, children, type = 'text', ...in
       ) : (
         // Preact types `<input>` per `type` value; this one takes only attributes every text-like type has.
         <input
-          type={type}
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc -p console needs it (without it: TS2322); the rule misreads the attribute's contextual type
+          type={type as 'text'}
           id={id}
           name={name}
           aria-invalid={message ? 'true' : undefined}
@@ -249,11 +252,16 @@ export function Loaded<T>({
 
 export const formatTime = (ms: number | null | undefined) => (ms ? new Date(ms).toLocaleString() : '—');
 
-/** The form's values by field name (every control needs a `name`). */
-export function formValues(event: Event): Record<string, string> {
+/**
+ * The form's values by field name (every control needs a `name`). A field may be missing: an
+ * unchecked checkbox, a disabled control. A file control gives its file's name.
+ */
+export function formValues(event: Event): Partial<Record<string, string>> {
   event.preventDefault();
   const data = new FormData(event.currentTarget as HTMLFormElement);
-  return Object.fromEntries([...data.entries()].map(([key, value]) => [key, String(value)]));
+  return Object.fromEntries(
+    [...data.entries()].map(([key, value]) => [key, typeof value === 'string' ? value : value.name]),
+  );
 }
 
 /** One value a line (redirect URIs, domains), blanks dropped. */

@@ -7,7 +7,7 @@
  *   API_B_URL=http://localhost:4002 API_B_INDICATOR=https://api-b.example.com PORT=4001 \
  *     node --import tsx examples/api-a/server.ts
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 
 export type ApiAOptions = {
   issuer: string;
@@ -40,26 +40,41 @@ export async function exchangeForApiB(options: ApiAOptions, userToken: string, s
 }
 
 export function createApiA(options: ApiAOptions): Server {
-  return createServer(async (request, response) => {
+  return createServer((request, response) => {
     const send = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    if (request.method !== 'GET' || request.url !== '/my-orders') {
-      send(404, { error: 'not_found' });
-      return;
-    }
-    // API A checks the user's token for itself as API B does (omitted here: see examples/api-b).
-    const userToken = (request.headers.authorization ?? '').replace(/^Bearer /, '');
-    const exchanged = await exchangeForApiB(options, userToken, 'read:b');
-    if (!exchanged.body.access_token) {
-      send(502, { error: 'exchange_failed', detail: exchanged.body });
-      return;
-    }
-    const downstream = await fetch(`${options.apiBUrl}/orders`, {
-      headers: { authorization: `Bearer ${exchanged.body.access_token}` },
+    // The identity service or API B unreachable (or answering other than JSON): say so, stay up.
+    answer(options, request, send).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+      } else {
+        send(502, { error: 'upstream_failed', error_description: (error as Error).message });
+      }
     });
-    send(downstream.status, { fromApiB: await downstream.json() });
   });
+}
+
+async function answer(
+  options: ApiAOptions,
+  request: IncomingMessage,
+  send: (status: number, body: unknown) => void,
+): Promise<void> {
+  if (request.method !== 'GET' || request.url !== '/my-orders') {
+    send(404, { error: 'not_found' });
+    return;
+  }
+  // API A checks the user's token for itself as API B does (omitted here: see examples/api-b).
+  const userToken = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+  const exchanged = await exchangeForApiB(options, userToken, 'read:b');
+  if (!exchanged.body.access_token) {
+    send(502, { error: 'exchange_failed', detail: exchanged.body });
+    return;
+  }
+  const downstream = await fetch(`${options.apiBUrl}/orders`, {
+    headers: { authorization: `Bearer ${exchanged.body.access_token}` },
+  });
+  send(downstream.status, { fromApiB: (await downstream.json()) as unknown });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

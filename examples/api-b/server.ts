@@ -7,7 +7,7 @@
  *   ISSUER=http://localhost:3001/oidc API_B_INDICATOR=https://api-b.example.com PORT=4002 \
  *     node --import tsx examples/api-b/server.ts
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 
@@ -19,10 +19,20 @@ const routes: Record<string, string> = { 'GET /orders': 'read:b', 'POST /orders'
 export function createApiB({ issuer, indicator, allowedClientIds }: ApiBOptions): Server {
   const jwks = createRemoteJWKSet(new URL(`${issuer}/jwks`));
 
-  return createServer(async (request, response) => {
+  return createServer((request, response) => {
     const send = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
+    answer(request, send).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+      } else {
+        send(500, { error: 'server_error', error_description: (error as Error).message });
+      }
+    });
+  });
+
+  async function answer(request: IncomingMessage, send: (status: number, body: unknown) => void): Promise<void> {
     const needed = routes[`${request.method} ${request.url}`];
     if (!needed) {
       send(404, { error: 'not_found' });
@@ -45,7 +55,7 @@ export function createApiB({ issuer, indicator, allowedClientIds }: ApiBOptions)
       send(401, { error: 'invalid_token', error_description: (error as Error).message });
       return;
     }
-    const scopes = String(claims.scope ?? '').split(' ');
+    const scopes = (typeof claims.scope === 'string' ? claims.scope : '').split(' ');
     if (!scopes.includes(needed)) {
       send(403, { error: 'insufficient_scope', error_description: `this route needs ${needed}` });
       return;
@@ -63,7 +73,7 @@ export function createApiB({ issuer, indicator, allowedClientIds }: ApiBOptions)
       scopes,
       route: `${request.method} ${request.url}`,
     });
-  });
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

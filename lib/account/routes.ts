@@ -187,8 +187,8 @@ export function accountRoutes(
       async ({ body }, ctx) => {
         const user = await accountUser(ctx, db, oidc);
         const proof = await requireIdentityProof(db, user, proofHeader(ctx));
-        const value = String(body[kind]);
-        const ownership = await getVerification(db, user.id, String(body.newIdentifierVerificationRecordId));
+        const value = body[kind];
+        const ownership = await getVerification(db, user.id, body.newIdentifierVerificationRecordId);
         if (!ownership.verified || ownership.identifier?.type !== kind || ownership.identifier.value !== value) {
           throw new RequestError('verification_record.permission_denied', {
             reason: `The new ${kind} has not been verified.`,

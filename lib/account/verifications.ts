@@ -32,7 +32,7 @@ const toVerification = (row: Row): AccountVerification => ({
     row.identifier_value && { identifier: { type: row.identifier_type, value: row.identifier_value } }),
   ...(row.code_id && { codeId: row.code_id }),
   verified: Boolean(row.verified),
-  expiresAt: Number(row.expires_at),
+  expiresAt: row.expires_at,
 });
 
 export async function insertVerification(

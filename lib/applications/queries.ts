@@ -38,7 +38,7 @@ function toApplication(db: Queryable, row: ApplicationRow): Application {
     customData: JSON.parse(row.custom_data) as Record<string, unknown>,
     isThirdParty: Boolean(row.is_third_party),
     appLevelAccessControlEnabled: false,
-    createdAt: Number(row.created_at),
+    createdAt: row.created_at,
   };
 }
 

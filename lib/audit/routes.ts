@@ -51,8 +51,13 @@ async function toLogs(db: Knex, rows: Row[]) {
     id: row.id,
     key: row.key,
     payload,
-    createdAt: Number(row.created_at),
-    names: Object.fromEntries(mentionedIds(payload).flatMap((id) => (names.has(id) ? [[id, names.get(id)!]] : []))),
+    createdAt: row.created_at,
+    names: Object.fromEntries(
+      mentionedIds(payload).flatMap((id) => {
+        const name = names.get(id);
+        return name === undefined ? [] : [[id, name]];
+      }),
+    ),
   }));
 }
 

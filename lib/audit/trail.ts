@@ -116,7 +116,7 @@ export function auditTrail(audit: AuditLog, managementSpecs: AnySpec[]): Middlew
   function recordWrite(ctx: Answered, subject: AuditSubject, route: string): void {
     const failed = ctx.status >= 400;
     const params = Object.fromEntries(
-      Object.entries(ctx.params ?? {}).map(([name, value]) => [name, String(value).slice(0, idLength)]),
+      Object.entries(ctx.params ?? {}).map(([name, value]) => [name, value.slice(0, idLength)]),
     );
     const body = ctx.body;
     const createdId =

@@ -65,7 +65,7 @@ function idpErrorOf(error: unknown): string | undefined {
  * The callback is this sign-in's answer: no error from the IdP (the user cancelled, or the IdP would
  * not let them in), the state that was sent, a code. Checked before any request to the IdP.
  */
-function assertCallbackMatches(callback: URL, authorization: ExternalAuthorization): void {
+function assertCallbackMatches(callback: URL, authorization: ExternalAuthorization): string {
   const query = callback.searchParams;
   const refusal = query.get('error');
   if (refusal) {
@@ -77,7 +77,8 @@ function assertCallbackMatches(callback: URL, authorization: ExternalAuthorizati
       refusal,
     );
   }
-  if (query.get('state') !== authorization.state || !query.get('code')) {
+  const code = query.get('code');
+  if (query.get('state') !== authorization.state || !code) {
     throw new IdpFailure(
       'callback',
       'connector.authorization_failed',
@@ -85,10 +86,28 @@ function assertCallbackMatches(callback: URL, authorization: ExternalAuthorizati
       new Error('the callback does not match the sign-in that was started (state or code)'),
     );
   }
+  return code;
 }
 
 const failedAt = (stage: 'token' | 'userinfo', error: unknown) =>
   new IdpFailure(stage, 'connector.authorization_failed', notConfirmed, error, idpErrorOf(error));
+
+/** An endpoint the settings must give for this kind of IdP (the connector schemas require it; checked again here). */
+function endpointOf(
+  settings: IdpSettings,
+  name: 'authorizationEndpoint' | 'tokenEndpoint' | 'userInfoEndpoint',
+): string {
+  const endpoint = settings[name];
+  if (!endpoint) {
+    throw new IdpFailure(
+      'configuration',
+      'connector.invalid_configuration',
+      'Signing in with this provider is not available yet. Sign in another way.',
+      new Error(`the connector's settings have no ${name}`),
+    );
+  }
+  return endpoint;
+}
 
 // Plain http only to this machine (a development IdP); anything else must be https.
 const isLoopbackHttp = (address: string | undefined) => {
@@ -123,12 +142,13 @@ async function loadConfiguration(settings: IdpSettings): Promise<oidc.Configurat
       ? oidc.ClientSecretBasic(settings.clientSecret)
       : oidc.ClientSecretPost(settings.clientSecret);
   const insecure = [settings.issuer, settings.authorizationEndpoint, settings.tokenEndpoint].some(isLoopbackHttp);
-  const issuer = settings.issuer ?? new URL(settings.authorizationEndpoint!).origin;
+  const issuer = settings.issuer ?? new URL(endpointOf(settings, 'authorizationEndpoint')).origin;
   let configuration: oidc.Configuration;
   if (settings.kind === 'oidc' && !settings.authorizationEndpoint) {
     try {
       configuration = await oidc.discovery(new URL(issuer), settings.clientId, undefined, auth, {
         timeout: timeoutMs / 1000,
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only as a warning sign; used for loopback http IdPs alone
         execute: insecure ? [oidc.allowInsecureRequests] : [],
       });
     } catch (error) {
@@ -153,6 +173,7 @@ async function loadConfiguration(settings: IdpSettings): Promise<oidc.Configurat
       auth,
     );
     if (insecure) {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only as a warning sign; used for loopback http IdPs alone
       oidc.allowInsecureRequests(configuration);
     }
   }
@@ -197,11 +218,11 @@ export async function completeAuthorization(
       callback.searchParams.set(key, value);
     }
   }
-  assertCallbackMatches(callback, authorization);
+  const code = assertCallbackMatches(callback, authorization);
   const configuration = await configurationOf(settings);
   const issuer = configuration.serverMetadata().issuer;
   if (settings.kind === 'oauth2') {
-    return { issuer, userInfo: await oauth2UserInfo(settings, authorization, callback) };
+    return { issuer, userInfo: await oauth2UserInfo(settings, authorization, code) };
   }
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
@@ -240,12 +261,11 @@ export async function completeAuthorization(
 async function oauth2UserInfo(
   settings: IdpSettings,
   authorization: ExternalAuthorization,
-  callback: URL,
+  code: string,
 ): Promise<ExternalUserInfo> {
-  const query = callback.searchParams;
   const form: Record<string, string> = {
     grant_type: 'authorization_code',
-    code: query.get('code')!,
+    code,
     redirect_uri: authorization.redirectUri,
     code_verifier: authorization.codeVerifier,
     client_id: settings.clientId,
@@ -254,11 +274,13 @@ async function oauth2UserInfo(
   if (!basic) {
     form.client_secret = settings.clientSecret;
   }
+  const tokenEndpoint = endpointOf(settings, 'tokenEndpoint');
+  const userInfoEndpoint = endpointOf(settings, 'userInfoEndpoint');
   const credentials = `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`;
   let accessToken: string;
   try {
     const token = await got
-      .post(settings.tokenEndpoint!, {
+      .post(tokenEndpoint, {
         form,
         headers: basic ? { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } : {},
         timeout: { request: timeoutMs },
@@ -273,7 +295,7 @@ async function oauth2UserInfo(
   }
   try {
     const profile = await got
-      .get(settings.userInfoEndpoint!, {
+      .get(userInfoEndpoint, {
         headers: { authorization: `Bearer ${accessToken}` },
         timeout: { request: timeoutMs },
       })

@@ -89,7 +89,7 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
       tag,
       response: z.array(factorySchema),
     },
-    async () => factoryIds.map(factoryOf),
+    () => Promise.resolve(factoryIds.map(factoryOf)),
   );
 
   api.add(
@@ -102,11 +102,11 @@ export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
       response: factorySchema,
       errors: [404],
     },
-    async ({ params }) => {
+    ({ params }) => {
       if (!factoryIds.includes(params.id as FactoryId)) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'connector factory', id: params.id });
       }
-      return factoryOf(params.id as FactoryId);
+      return Promise.resolve(factoryOf(params.id as FactoryId));
     },
   );
 

@@ -28,11 +28,15 @@ async function perDay(
   db: Knex,
   failures?: Knex.Raw,
 ): Promise<Map<number, { total: number; failures: number }>> {
-  const rows = (await query
+  const rows = await query
     .select({ day: dayOf(db, 'created_at') })
     .count({ total: '*' })
-    .modify((builder) => failures && builder.sum({ failures }))
-    .groupBy('day')) as Bucket[];
+    .modify((builder) => {
+      if (failures) {
+        builder.sum({ failures });
+      }
+    })
+    .groupBy<Bucket[]>('day');
   return new Map(
     rows.map((row) => [Number(row.day), { total: Number(row.total), failures: Number(row.failures ?? 0) }]),
   );
@@ -74,7 +78,7 @@ export async function readDashboard(db: Knex, days: number, now = Date.now()): P
 /** The median duration of delivery attempts since `since`: the middle row by duration (indexed by time, read once). */
 async function medianDuration(db: Knex, since: number): Promise<number | null> {
   const attempts = db('hook_attempts').where('created_at', '>=', since);
-  const [{ total }] = (await attempts.clone().count({ total: '*' })) as Array<{ total: number | string }>;
+  const [{ total }] = await attempts.clone().count<Array<{ total: number | string }>>({ total: '*' });
   const count = Number(total);
   if (count === 0) {
     return null;
@@ -84,6 +88,7 @@ async function medianDuration(db: Knex, since: number): Promise<number | null> {
     .select('duration_ms')
     .orderBy('duration_ms')
     .offset(Math.floor((count - 1) / 2))
-    .first<{ duration_ms: number }>();
-  return Number(middle?.duration_ms ?? 0);
+    .first<{ duration_ms: number } | undefined>();
+  // Gone only if attempts were deleted between the two reads.
+  return middle?.duration_ms ?? 0;
 }

@@ -21,6 +21,14 @@ import type { ExperienceState, ExternalUserInfo, VerificationRecord } from './st
 
 type ExternalRecord = Extract<VerificationRecord, { type: 'Social' | 'EnterpriseSso' }>;
 
+/** What the IdP said; a record is verified only once it is stored (with the issuer, for SSO). */
+function identityOf(record: ExternalRecord): { info: ExternalUserInfo; issuer: string | undefined } {
+  if (!record.userInfo) {
+    throw new Error(`verification record ${record.id} is verified but holds no user info`);
+  }
+  return { info: record.userInfo, issuer: record.issuer };
+}
+
 /** Who the identification ended with, and whether it created the account (a registration). */
 export type ExternalOutcome = { userId: string; created: boolean };
 
@@ -84,7 +92,7 @@ async function identifyBySocial(
   if (!connector) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: record.connectorId });
   }
-  const info = record.userInfo!;
+  const { info } = identityOf(record);
   const holder = await findUserBySocialIdentity(trx, connector.target, info.id);
   if (holder) {
     assertActive(holder);
@@ -139,10 +147,13 @@ async function identifyBySso(
   if (!connector) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'SSO connector', id: record.connectorId });
   }
-  const info = record.userInfo!;
+  const { info, issuer } = identityOf(record);
+  if (issuer === undefined) {
+    throw new Error(`SSO verification record ${record.id} is verified but holds no issuer`);
+  }
   const identity = {
     ssoConnectorId: connector.id,
-    issuer: record.issuer!,
+    issuer,
     identityId: info.id,
     detail: { ...info.rawData },
   };

@@ -22,6 +22,9 @@ export const codeIdentifierSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('phone'), value: phone }),
 ]);
 
+const isCodeRefusal = (error: unknown): error is RequestError =>
+  error instanceof RequestError && error.code.startsWith('verification_code.');
+
 /**
  * Checks a code the way every end-user path must: refused while the account the address belongs to
  * (or the address, if it is no one's) is locked, a wrong code counted toward the lock, a right one
@@ -39,7 +42,7 @@ export async function verifyCodeGuarded(
   try {
     await verifyVerificationCode(db, check);
   } catch (error) {
-    if (error instanceof RequestError && error.code.startsWith('verification_code.')) {
+    if (isCodeRefusal(error)) {
       return failVerification(db, target, policy, error, () =>
         recordExceptionEvent(db, cache, 'Identifier.Lockout', { type, value }),
       );

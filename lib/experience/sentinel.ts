@@ -31,7 +31,7 @@ type Row = { target: string; failures: number; locked_until: number | null };
 /** Refuses any verification against a locked target, even a correct one. */
 export async function assertNotLocked(db: Queryable, target: SentinelTarget): Promise<void> {
   const row = await db('sentinel_activities').where({ target }).first<Row | undefined>();
-  if (row?.locked_until && Number(row.locked_until) > Date.now()) {
+  if (row?.locked_until && row.locked_until > Date.now()) {
     throw new RequestError('session.verification_blocked_too_many_attempts');
   }
 }
@@ -55,7 +55,7 @@ export async function recordFailure(
       .onConflict('target')
       .merge({ failures: trx.raw('?? + 1', ['sentinel_activities.failures']), updated_at: now });
     const row = await trx('sentinel_activities').where({ target }).first<Row>();
-    if (row.locked_until && Number(row.locked_until) > now) {
+    if (row.locked_until && row.locked_until > now) {
       // Locked by a concurrent failure while this one was being checked: refused, not counted again.
       throw new RequestError('session.verification_blocked_too_many_attempts');
     }
@@ -73,7 +73,9 @@ export async function recordFailure(
 export async function recordSuccess(db: Queryable, target: SentinelTarget): Promise<void> {
   const ended = await db('sentinel_activities')
     .where({ target })
-    .where((unlocked) => unlocked.whereNull('locked_until').orWhere('locked_until', '<=', Date.now()))
+    .where((unlocked) => {
+      unlocked.whereNull('locked_until').orWhere('locked_until', '<=', Date.now());
+    })
     .delete();
   if (ended === 0) {
     await assertNotLocked(db, target);

@@ -27,9 +27,7 @@ async function grantConsent(
   const clientId = String(params.client_id);
   const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
   const grant = existing ?? new provider.Grant({ accountId: userId, clientId });
-  const requested = String(params.scope ?? '')
-    .split(' ')
-    .filter(Boolean);
+  const requested = (typeof params.scope === 'string' ? params.scope : '').split(' ').filter(Boolean);
   grant.addOIDCScope(requested.filter((scope) => oidcScopes.has(scope)).join(' '));
   const resourceScopes = requested.filter((scope) => !oidcScopes.has(scope));
   for (const indicator of asList(params.resource)) {

@@ -103,7 +103,7 @@ function refusal(row: CodeRow | undefined, purpose: CodePurpose | undefined, now
   if (!row || row.verified_at !== null || (purpose && row.purpose !== purpose)) {
     return new RequestError('verification_code.not_found');
   }
-  if (Number(row.expires_at) <= now) {
+  if (row.expires_at <= now) {
     return new RequestError('verification_code.expired');
   }
   return new RequestError('verification_code.exceed_max_try');

@@ -199,10 +199,11 @@ export function experienceMfaRoutes(
         record.type === 'Totp' &&
         body.type === 'Totp' &&
         record.secret &&
+        record.step !== undefined &&
         record.verified &&
         record.userId === userId
       ) {
-        mfa.totp = { secret: record.secret, step: record.step! };
+        mfa.totp = { secret: record.secret, step: record.step };
       } else if (
         record.type === 'BackupCode' &&
         body.type === 'BackupCode' &&

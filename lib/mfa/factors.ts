@@ -39,8 +39,8 @@ export function toMfaVerification(row: FactorRow): MfaVerification {
   return {
     id: row.id,
     type: row.type,
-    createdAt: new Date(Number(row.created_at)).toISOString(),
-    ...(row.last_used_at !== null && { lastUsedAt: new Date(Number(row.last_used_at)).toISOString() }),
+    createdAt: new Date(row.created_at).toISOString(),
+    ...(row.last_used_at !== null && { lastUsedAt: new Date(row.last_used_at).toISOString() }),
     ...(row.type === 'BackupCode' && { remainCodes: remainingCodes(codesOf(row)) }),
   };
 }
@@ -50,10 +50,11 @@ const opened = (db: Queryable, row: FactorRow): FactorRow =>
   row.secret === null ? row : { ...row, secret: openSecret(db, sealedColumns.totpSecrets, row.id, row.secret) };
 
 export async function listFactors(db: Queryable, userId: string): Promise<FactorRow[]> {
-  const rows: FactorRow[] = await db('user_mfa_verifications')
+  const rows = await db('user_mfa_verifications')
     .where({ user_id: userId })
     .orderBy('created_at', 'asc')
-    .orderBy('id', 'asc');
+    .orderBy('id', 'asc')
+    .select<FactorRow[]>('*');
   return rows.map((row) => opened(db, row));
 }
 
@@ -125,7 +126,9 @@ export async function recordFactorUse(
   if ('lastUsedStep' in use) {
     const updated = await db('user_mfa_verifications')
       .where({ id: row.id })
-      .where((step) => step.whereNull('last_used_step').orWhere('last_used_step', '<', use.lastUsedStep))
+      .where((step) => {
+        step.whereNull('last_used_step').orWhere('last_used_step', '<', use.lastUsedStep);
+      })
       .update({ last_used_step: use.lastUsedStep, last_used_at: now });
     return updated === 1;
   }

@@ -36,13 +36,12 @@ export async function verifySecondFactor(
       reason: `This account has no ${proof.type === 'Totp' ? 'authenticator app' : 'backup codes'}.`,
     });
   }
-  let accepted = false;
+  let accepted: boolean;
   if (factor.type === 'Totp') {
-    const step = acceptedStep(
-      factor.secret!,
-      proof.code.trim(),
-      factor.last_used_step === null ? null : Number(factor.last_used_step),
-    );
+    if (factor.secret === null) {
+      throw new Error(`TOTP factor ${factor.id} has no secret`);
+    }
+    const step = acceptedStep(factor.secret, proof.code.trim(), factor.last_used_step);
     accepted = step !== undefined && (await recordFactorUse(db, factor, { lastUsedStep: step }));
   } else {
     const codes = useBackupCode(codesOf(factor), proof.code);

@@ -13,7 +13,7 @@ async function memberOfMfaOrganization(db: Queryable, userId: string): Promise<b
   const row = await db('organization_users')
     .join('organizations', 'organizations.id', 'organization_users.organization_id')
     .where({ 'organization_users.user_id': userId, 'organizations.is_mfa_required': true })
-    .first('organizations.id');
+    .first<{ id: string } | undefined>('organizations.id');
   return row !== undefined;
 }
 

@@ -20,7 +20,7 @@ type InvitationRow = {
  * (Logto computes the status the same way), so expiry needs no background job.
  */
 function toInvitation(row: InvitationRow, organizationRoles: RoleReference[], now: number): Invitation {
-  const expiresAt = Number(row.expires_at);
+  const expiresAt = row.expires_at;
   return {
     tenantId,
     id: row.id,
@@ -29,8 +29,8 @@ function toInvitation(row: InvitationRow, organizationRoles: RoleReference[], no
     acceptedUserId: row.accepted_user_id,
     organizationId: row.organization_id,
     status: row.status === 'Pending' && expiresAt < now ? 'Expired' : row.status,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
     expiresAt,
     organizationRoles,
   };
@@ -117,7 +117,7 @@ export async function hasPendingInvitation(
     .where({ organization_id: organizationId, status: 'Pending' })
     .where('expires_at', '>=', now)
     .whereRaw(...whereInvitee(invitee))
-    .first('id');
+    .first<{ id: string } | undefined>('id');
   return row !== undefined;
 }
 

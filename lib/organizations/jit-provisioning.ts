@@ -50,9 +50,9 @@ export async function provisionByEmailDomain(
   email: string,
 ): Promise<string[]> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  const organizationIds: string[] = await trx('organization_jit_email_domains')
+  const organizationIds = await trx('organization_jit_email_domains')
     .where({ email_domain: domain })
-    .pluck('organization_id');
+    .pluck<string[]>('organization_id');
   return provision(trx, cache, ctx, userId, organizationIds);
 }
 
@@ -64,8 +64,8 @@ export async function provisionBySsoConnector(
   userId: string,
   ssoConnectorId: string,
 ): Promise<string[]> {
-  const organizationIds: string[] = await trx('organization_jit_sso_connectors')
+  const organizationIds = await trx('organization_jit_sso_connectors')
     .where({ sso_connector_id: ssoConnectorId })
-    .pluck('organization_id');
+    .pluck<string[]>('organization_id');
   return provision(trx, cache, ctx, userId, organizationIds);
 }

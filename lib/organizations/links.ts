@@ -97,7 +97,7 @@ export async function linkedAmong(db: Queryable, links: Links, ids: string[]): P
       ...(await db(links.table)
         .where(links.owner)
         .whereIn(links.column, ids.slice(start, start + chunk))
-        .pluck(links.column)),
+        .pluck<string[]>(links.column)),
     );
   }
   return linked;

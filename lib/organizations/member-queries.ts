@@ -106,6 +106,6 @@ export async function isMemberByEmail(db: Queryable, organizationId: string, ema
   const row = await db('organization_users')
     .join('users', 'users.id', 'organization_users.user_id')
     .where({ 'organization_users.organization_id': organizationId, 'users.email_key': email.toLowerCase() })
-    .first('users.id');
+    .first<{ id: string } | undefined>('users.id');
   return row !== undefined;
 }

@@ -25,7 +25,7 @@ const toOrganization = (row: OrganizationRow): Organization => ({
   color: {},
   branding: {},
   customCss: null,
-  createdAt: Number(row.created_at),
+  createdAt: row.created_at,
 });
 
 export async function insertOrganization(db: Queryable, organization: Organization): Promise<void> {

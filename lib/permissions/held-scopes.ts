@@ -59,7 +59,7 @@ export async function readUserScopes(
     })
     .select('scopes.name');
   if (organizationId !== undefined) {
-    return [...new Set(await throughOrganizations.pluck('scopes.name'))].sort();
+    return [...new Set(await throughOrganizations.pluck<string[]>('scopes.name'))].sort();
   }
   const throughRoles = db('users_roles')
     .join('roles_scopes', 'roles_scopes.role_id', 'users_roles.role_id')

@@ -24,7 +24,7 @@ const toResource = (row: ResourceRow): Resource => ({
   name: row.name,
   indicator: row.indicator,
   isDefault: Boolean(row.is_default),
-  accessTokenTtl: Number(row.access_token_ttl),
+  accessTokenTtl: row.access_token_ttl,
   isExchangeTarget: Boolean(row.is_exchange_target),
 });
 
@@ -34,7 +34,7 @@ export const toScope = (row: ScopeRow): Scope => ({
   resourceId: row.resource_id,
   name: row.name,
   description: row.description,
-  createdAt: Number(row.created_at),
+  createdAt: row.created_at,
 });
 
 export async function insertResource(db: Queryable, resource: Resource & { createdAt: number }): Promise<void> {

@@ -145,7 +145,7 @@ export async function listRoleScopes(
         name: row.r_name,
         indicator: row.r_indicator,
         isDefault: Boolean(row.r_is_default),
-        accessTokenTtl: Number(row.r_ttl),
+        accessTokenTtl: row.r_ttl,
         isExchangeTarget: Boolean(row.r_is_exchange_target),
       },
     })),

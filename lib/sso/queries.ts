@@ -44,7 +44,7 @@ const toStored = (db: Queryable, row: SsoConnectorRow): StoredSsoConnector => ({
   domains: JSON.parse(row.domains) as string[],
   branding: JSON.parse(row.branding) as SsoConnector['branding'],
   syncProfile: Boolean(row.sync_profile),
-  createdAt: Number(row.created_at),
+  createdAt: row.created_at,
 });
 
 export const toSsoConnector = (connector: StoredSsoConnector): SsoConnector => ({

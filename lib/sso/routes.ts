@@ -73,16 +73,17 @@ export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void
         }),
       ),
     },
-    async () => [
-      {
-        providerName: 'OIDC',
-        providerType: 'oidc',
-        logo: '',
-        logoDark: '',
-        description: 'Any OpenID Connect identity provider, found by discovery from its issuer.',
-        name: 'OIDC',
-      },
-    ],
+    () =>
+      Promise.resolve([
+        {
+          providerName: 'OIDC',
+          providerType: 'oidc',
+          logo: '',
+          logoDark: '',
+          description: 'Any OpenID Connect identity provider, found by discovery from its issuer.',
+          name: 'OIDC',
+        },
+      ]),
   );
 
   api.add(

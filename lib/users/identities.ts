@@ -55,7 +55,10 @@ export async function linkSocialIdentity(
 
 export async function unlinkSocialIdentity(trx: Knex.Transaction, userId: string, target: string): Promise<void> {
   const user = await getUserRowForUpdate(trx, userId);
-  const { [target]: removed, ...identities } = JSON.parse(user.identities) as User['identities'];
+  const { [target]: removed, ...identities } = JSON.parse(user.identities) as Record<
+    string,
+    SocialIdentity | undefined
+  >;
   if (!removed) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'identity', id: target });
   }
@@ -96,15 +99,16 @@ const toSsoIdentity = (row: SsoIdentityRow): SsoIdentity => ({
   issuer: row.issuer,
   identityId: row.identity_id,
   detail: JSON.parse(row.detail) as Record<string, unknown>,
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
   ssoConnectorId: row.sso_connector_id,
 });
 
 export async function listSsoIdentities(db: Queryable, userId: string): Promise<SsoIdentity[]> {
-  const rows: SsoIdentityRow[] = await db('user_sso_identities')
+  const rows = await db('user_sso_identities')
     .where({ user_id: userId })
-    .orderBy('created_at', 'asc');
+    .orderBy('created_at', 'asc')
+    .select<SsoIdentityRow[]>('*');
   return rows.map(toSsoIdentity);
 }
 

@@ -97,7 +97,7 @@ export async function createUser(
     customData: input.customData ?? {},
     profile: input.profile ?? {},
   });
-  await addRolesToUser(trx, id, await trx('roles').where({ type: 'User', is_default: true }).pluck('id'));
+  await addRolesToUser(trx, id, await trx('roles').where({ type: 'User', is_default: true }).pluck<string[]>('id'));
   return toUser(await getUserRow(trx, id));
 }
 

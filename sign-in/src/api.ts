@@ -15,7 +15,7 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly data: Record<string, unknown> = {},
-    readonly details: unknown = undefined,
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -123,7 +123,7 @@ export const api = {
 
   /** The public sign-in settings (Logto's `/.well-known/sign-in-exp`): here, the social connectors to offer. */
   settings: () =>
-    request<{ socialConnectors: Array<{ id: string; target: string; name: Record<string, string> }> }>(
+    request<{ socialConnectors: Array<{ id: string; target: string; name: Partial<Record<string, string>> }> }>(
       'GET',
       '/api/.well-known/sign-in-exp',
     ),

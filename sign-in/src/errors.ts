@@ -10,7 +10,7 @@ function issueSentence(issue: unknown): string {
   const sentence = typeof code === 'string' ? phrases.passwordIssues[code] : undefined;
   return sentence
     ? sentence(fieldsOf(interpolation))
-    : phrases.errors.passwordNotAllowed(String(code ?? 'unknown reason'));
+    : phrases.errors.passwordNotAllowed(typeof code === 'string' ? code : 'unknown reason');
 }
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);

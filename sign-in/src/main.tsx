@@ -10,4 +10,8 @@ const names = Object.keys(pages) as PageName[];
 const page = path.startsWith('/callback') ? 'callback' : (names.find((name) => path === `/${name}`) ?? 'sign-in');
 
 document.title = phrases.titles[page];
-render(<App page={page} />, document.getElementById('app')!);
+const root = document.getElementById('app');
+if (!root) {
+  throw new Error('index.html has no #app element to render into');
+}
+render(<App page={page} />, root);

@@ -193,7 +193,8 @@ export function Field({ id, label, value, onInput, hint, focus, type = 'text', v
       <input
         ref={ref}
         id={id}
-        type={type}
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc -p sign-in needs it (without it: TS2322); the rule misreads the attribute's contextual type
+        type={type as 'text'}
         value={value}
         onInput={(event) => onInput(event.currentTarget.value)}
         required

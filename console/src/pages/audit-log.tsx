@@ -78,7 +78,7 @@ function Details({ entry }: { entry: Entry }) {
             {name}: <Named id={String(value)} names={names} />
           </div>
         ))}
-      {payload.params?.resource !== undefined && <small>resource {String(payload.params.resource)}</small>}
+      {typeof payload.params?.resource === 'string' && <small>resource {payload.params.resource}</small>}
       {payload.createdId && (
         <div>
           created: <Named id={payload.createdId} names={names} />
@@ -106,7 +106,7 @@ function Details({ entry }: { entry: Entry }) {
 
 /** GET /api/logs, newest first, filtered by kind, result, user, application, target and time; ids shown with their names. */
 export function AuditLogPage() {
-  const [filter, setFilter] = useState<Record<string, string>>({});
+  const [filter, setFilter] = useState<Partial<Record<string, string>>>({});
   const [page, setPage] = useState(1);
   const query = new URLSearchParams({ page: String(page), page_size: String(pageSize) });
   for (const [name, value] of Object.entries(filter)) {

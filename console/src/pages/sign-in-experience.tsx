@@ -39,10 +39,9 @@ const mfaPolicies: Array<[string, string]> = [
 export function SignInExperiencePage() {
   const settings = useLoad<Settings>('sign-in-exp');
   const action = useAction();
-  const save = (event: Event) => {
+  const save = (event: Event, current: Settings) => {
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const values = formValues(event);
-    const current = settings.data!;
     const signUpIdentifiers = form.getAll('signUpIdentifiers').map(String) as Identifier[];
     const signInIdentifiers = form.getAll('signInIdentifiers').map(String) as Identifier[];
     const body: Record<string, unknown> = {
@@ -77,7 +76,7 @@ export function SignInExperiencePage() {
       <h1>Sign-in experience</h1>
       <Loaded state={settings}>
         {(current) => (
-          <form class="card" onSubmit={save} aria-label="Sign-in experience">
+          <form class="card" onSubmit={(event) => save(event, current)} aria-label="Sign-in experience">
             <Field label="Who may come in" name="signInMode">
               {(id) => (
                 <select id={id} name="signInMode">

@@ -54,6 +54,6 @@ export async function listDevelopmentMessages(db: Knex, recipient?: string): Pro
   if (recipient !== undefined) {
     query.where({ recipient: recipientKey({ type: recipient.includes('@') ? 'email' : 'phone', value: recipient }) });
   }
-  const rows: Row[] = await query;
-  return rows.map(({ created_at: createdAt, ...row }) => ({ ...row, createdAt: Number(createdAt) }));
+  const rows = await query.select<Row[]>('*');
+  return rows.map(({ created_at: createdAt, ...row }) => ({ ...row, createdAt }));
 }

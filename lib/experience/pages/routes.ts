@@ -29,14 +29,16 @@ export function pageRoutes(): Koa.Middleware {
   const build = loadViteBuild(distFolder, assetPrefix);
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      return next();
+      await next();
+      return;
     }
     if (ctx.path.startsWith(assetPrefix)) {
       sendAsset(ctx, build?.assets.get(ctx.path));
       return;
     }
     if (!isPage(ctx.path)) {
-      return next();
+      await next();
+      return;
     }
     if (!build) {
       ctx.status = 503;
