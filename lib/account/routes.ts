@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import type { Connectors } from '../experience/connectors/index.ts';
+import type { Connectors } from '../messages/index.ts';
 import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/sentinel.ts';
 import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';

@@ -10,7 +10,7 @@ import { hashPassword, verifyNothing, verifyPassword } from '../users/passwords.
 import { findUserByIdentifier } from '../users/queries.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree } from '../users/users.ts';
-import type { Connectors } from './connectors/index.ts';
+import type { Connectors } from '../messages/index.ts';
 import { codeIdentifierSchema, verifyCodeGuarded } from './guarded-checks.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from './sentinel.ts';
 import type { ExperienceSessions } from './session.ts';

@@ -11,7 +11,7 @@ import { connectorRoutes } from '../connectors/routes.ts';
 import type { Config } from '../config/env.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
-import { createConnectors } from '../experience/connectors/index.ts';
+import { createConnectors } from '../messages/index.ts';
 import { developmentMessageRoutes } from '../experience/development-messages-routes.ts';
 import { externalSignInRoutes } from '../experience/external-sign-in-routes.ts';
 import { experienceRoutes } from '../experience/routes.ts';
