@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import { ConfigError } from '../config/env.ts';
 import { saveSignInExperience } from '../experience/sign-in-experience.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateSecret } from '../storage/ids.ts';
 import { sealConfigSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';

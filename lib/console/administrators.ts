@@ -9,7 +9,7 @@ import { lockCache, type SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
-import { consoleApp } from './console-app.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import { administratorEverExisted, hasAdministrator, spendSetupToken } from './first-run.ts';
 
 export type NewAdministrator = { username: string; password: string };

@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config/env.ts';
 import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
-import { consoleApp, consoleUrl } from './console-app.ts';
+import { consoleUrl } from './console-app.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 
 /**
  * The console's first run, the unauthenticated creation of the first administrator. Open while no

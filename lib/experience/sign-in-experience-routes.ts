@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/route.ts';
 import { listSsoConnectors } from '../sso/queries.ts';

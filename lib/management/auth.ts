@@ -14,7 +14,7 @@ import {
 } from '../oidc/access-tokens.ts';
 import { findClient } from '../oidc/clients.ts';
 import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userStanding } from '../users/queries.ts';
 
