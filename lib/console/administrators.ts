@@ -10,7 +10,8 @@ import { withTransaction } from '../storage/transaction.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
 import { consoleApp } from '../shared/console-ids.ts';
-import { administratorEverExisted, hasAdministrator, spendSetupToken } from './first-run.ts';
+import { administratorEverExisted } from '../administrators/first-administrator.ts';
+import { hasAdministrator, spendSetupToken } from './first-run.ts';
 
 export type NewAdministrator = { username: string; password: string };
 
