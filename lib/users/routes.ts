@@ -6,7 +6,7 @@ import { customDataInput } from '../http/limits.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { currentSignInExperience } from '../experience/sign-in-experience.ts';
 import type { Api } from '../http/route.ts';
-import { revokeAccount } from '../oidc/adapter.ts';
+import { revokeAccount } from '../sessions/revoke.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { verifyPassword } from './passwords.ts';
 import { deleteUser, listUsers, toUser } from './queries.ts';

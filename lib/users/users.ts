@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, customDataBytes } from '../http/limits.ts';
-import { revokeAccount } from '../oidc/adapter.ts';
+import { revokeAccount } from '../sessions/revoke.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
