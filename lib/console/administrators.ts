@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { currentSignInExperience } from '../experience/sign-in-experience.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';

@@ -16,7 +16,7 @@ import {
 import { findUserByIdentifier, updateUser, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
 import { recordUserDataEvent } from './events.ts';
-import type { SignInExperience } from './sign-in-experience.ts';
+import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { ExperienceState, ExternalUserInfo, VerificationRecord } from './state.ts';
 
 type ExternalRecord = Extract<VerificationRecord, { type: 'Social' | 'EnterpriseSso' }>;

@@ -16,7 +16,7 @@ import { developmentMessageRoutes } from '../experience/development-messages-rou
 import { externalSignInRoutes } from '../experience/external-sign-in-routes.ts';
 import { experienceRoutes } from '../experience/routes.ts';
 import { experienceSessions } from '../experience/session.ts';
-import { publicSignInExperienceRoutes, signInExperienceRoutes } from '../experience/sign-in-experience-routes.ts';
+import { publicSignInExperienceRoutes, signInExperienceRoutes } from '../sign-in-experience/routes.ts';
 import { sentinelRoutes } from '../experience/sentinel-routes.ts';
 import { verificationCodeRoutes } from '../experience/verification-code-routes.ts';
 import { experienceVerificationRoutes } from '../experience/verification-routes.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import type { Config } from '../config/env.ts';
 import type { ExperienceSession, ExperienceSessions } from '../experience/session.ts';
-import { currentSignInExperience } from '../experience/sign-in-experience.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { getRecord, type VerificationRecord } from '../experience/state.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';

@@ -1,5 +1,5 @@
 import type { MfaProgress } from '../experience/state.ts';
-import type { SignInExperience } from '../experience/sign-in-experience.ts';
+import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { hasUsableFactor, listFactors, type FactorRow, type FactorType } from './factors.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RequestError } from '../http/errors.ts';
 import { customDataInput } from '../http/limits.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import { currentSignInExperience } from '../experience/sign-in-experience.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Api } from '../http/route.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';

@@ -6,7 +6,7 @@ import { revokeAccount } from '../sessions/revoke.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from './password-policy.ts';
+import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from '../sign-in-experience/password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import {
   findUserByIdentifier,
