@@ -17,7 +17,8 @@ import { findUserByIdentifier, updateUser, type UserRow } from '../users/queries
 import { createUser } from '../users/users.ts';
 import { recordUserDataEvent } from './events.ts';
 import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import type { ExperienceState, ExternalUserInfo, VerificationRecord } from './state.ts';
+import type { ExternalUserInfo } from '../connectors/external-idp.ts';
+import type { ExperienceState, VerificationRecord } from './state.ts';
 
 type ExternalRecord = Extract<VerificationRecord, { type: 'Social' | 'EnterpriseSso' }>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import type { ExternalAuthorization, ExternalUserInfo } from '../connectors/external-idp.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 
@@ -11,20 +12,6 @@ export const identifierSchema = z.strictObject({
   value: z.string().min(1).max(128),
 });
 export type Identifier = z.output<typeof identifierSchema>;
-
-/** An external sign-in under way: what the callback must match (RFC 6749 state, OIDC nonce, PKCE). */
-export type ExternalAuthorization = { state: string; nonce: string; codeVerifier: string; redirectUri: string };
-
-/** Who an external identity provider says the user is. */
-export type ExternalUserInfo = {
-  id: string;
-  email?: string;
-  emailVerified?: boolean;
-  phone?: string;
-  name?: string;
-  avatar?: string;
-  rawData: Record<string, unknown>;
-};
 
 /** What one step proved, kept until the interaction is submitted. */
 export type VerificationRecord =
