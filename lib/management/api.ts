@@ -38,7 +38,7 @@ import { organizationRoutes } from '../organizations/routes.ts';
 import { resourceRoutes } from '../resources/routes.ts';
 import { applicationRoleRoutes } from '../roles/application-roles-routes.ts';
 import { roleRoutes } from '../roles/routes.ts';
-import { userRoleRoutes } from '../roles/user-roles-routes.ts';
+import { userRoleRoutes } from '../users/role-routes.ts';
 import { ssoConnectorRoutes } from '../sso/routes.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userIdentityRoutes } from '../users/identity-routes.ts';
