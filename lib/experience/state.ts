@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import type { ExternalAuthorization, ExternalUserInfo } from '../connectors/external-idp.ts';
 import { RequestError } from '../http/errors.ts';
+import type { MfaProgress } from '../mfa/sign-in-requirement.ts';
 import type { Queryable } from '../storage/database.ts';
 
 export const interactionEvents = ['SignIn', 'Register', 'ForgotPassword'] as const;
@@ -46,14 +47,6 @@ export type PendingProfile = {
   passwordDigest?: string;
   /** A verified social identity to link at submit (POST /experience/profile {type:'social'}). */
   socialVerificationId?: string;
-};
-
-/** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */
-export type MfaProgress = {
-  verified?: boolean;
-  skipped?: boolean;
-  totp?: { secret: string; step: number };
-  backupCodes?: string[];
 };
 
 export type ExperienceState = {
