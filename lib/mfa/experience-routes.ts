@@ -12,7 +12,7 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { getUserRow } from '../users/users.ts';
 import { newBackupCodes } from './backup-codes.ts';
 import { factorTypes, findFactor } from './factors.ts';
-import { verifySecondFactor } from './second-factor.ts';
+import { verifySecondFactor } from '../experience/second-factor.ts';
 import { enabledFactors } from './sign-in-requirement.ts';
 import { acceptedStep, newTotpSecret, totpEnrolment } from './totp.ts';
 
