@@ -31,7 +31,7 @@ import { refuseCrossSite } from '../http/same-origin.ts';
 import { impersonationRoutes } from '../oidc/impersonation-routes.ts';
 import { accountMfaRoutes } from '../mfa/account-routes.ts';
 import { userMfaRoutes } from '../mfa/admin-routes.ts';
-import { experienceMfaRoutes } from '../mfa/experience-routes.ts';
+import { experienceMfaRoutes } from '../experience/mfa-routes.ts';
 import { keyRoutes } from '../oidc/key-routes.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import { organizationRoutes } from '../organizations/routes.ts';
