@@ -29,7 +29,7 @@ import { buildOpenApiDocument } from '../http/openapi.ts';
 import { Api } from '../http/route.ts';
 import { refuseCrossSite } from '../http/same-origin.ts';
 import { impersonationRoutes } from '../oidc/impersonation-routes.ts';
-import { accountMfaRoutes } from '../mfa/account-routes.ts';
+import { accountMfaRoutes } from '../account/mfa-routes.ts';
 import { userMfaRoutes } from '../mfa/admin-routes.ts';
 import { experienceMfaRoutes } from '../experience/mfa-routes.ts';
 import { keyRoutes } from '../oidc/key-routes.ts';
