@@ -17,7 +17,7 @@ import { answerMalformedRequest } from './http/client-error.ts';
 import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
 import { countRequestsAsHttps } from './http/secure-cookies.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
-import { useApi } from './management/api.ts';
+import { useApi } from './api.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';
 import { httpMetrics } from './metrics/http.ts';

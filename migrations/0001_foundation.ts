@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import { byteForByte } from './collation.ts';
 
-// Fixed ids of the rows seeded here (lib/resources/management-api.ts names them); the indicator is set from config at start.
+// Fixed ids of the rows seeded here (lib/shared/management-api.ts names them); the indicator is set from config at start.
 const managementApi = {
   resourceId: 'management-api',
   scopeId: 'management-api-all',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { Knex } from 'knex';
 
-// Fixed ids (lib/console/console-app.ts names them). The application's redirect URIs follow ENDPOINT: start-up sets them.
+// Fixed ids (lib/shared/console-ids.ts names them). The application's redirect URIs follow ENDPOINT: start-up sets them.
 const consoleIds = { applicationId: 'console', roleId: 'console-admin' };
 const managementApiScopeId = 'management-api-all';
 

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import type { Connectors } from '../experience/connectors/index.ts';
+import type { Connectors } from '../messages/index.ts';
 import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/sentinel.ts';
-import { currentSignInExperience } from '../experience/sign-in-experience.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';
 import { codeIdentifierSchema, sendEndUserCode, verifyCodeGuarded } from '../experience/guarded-checks.ts';
 import { RequestError } from '../http/errors.ts';
@@ -11,7 +11,7 @@ import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { assertPasswordAccepted } from '../users/password-policy.ts';
+import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';

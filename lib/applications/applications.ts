@@ -1,6 +1,6 @@
 import { RequestError } from '../http/errors.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
-import { tenantId } from './queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { confidentialTypes, type Application, type ApplicationType, type CustomClientMetadata } from './schemas.ts';
 
 export type NewApplication = {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
@@ -19,9 +20,6 @@ type ApplicationRow = {
   is_third_party: number | boolean;
   created_at: number;
 };
-
-/** Every instance shares one logical tenant, named as Logto names its single OSS tenant. */
-export const tenantId = 'default';
 
 /** The secret is opened here, where rows are read: the token endpoint reads clients from the cache. */
 function toApplication(db: Queryable, row: ApplicationRow): Application {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { consoleApp } from '../console/console-app.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';

@@ -1,4 +1,4 @@
-import { readSignInExperience } from '../experience/sign-in-experience.ts';
+import { readSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
 import { openConfigSecret, openSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { builtIn, connectorSecretField, formatVersion, type ConfigFile } from './file.ts';

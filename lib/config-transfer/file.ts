@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
 import { applicationTypes, customClientMetadataSchema, oidcClientMetadataSchema } from '../applications/schemas.ts';
-import { consoleApp } from '../console/console-app.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
-import { signInExperienceSchema } from '../experience/sign-in-experience.ts';
+import { signInExperienceSchema } from '../sign-in-experience/sign-in-experience.ts';
 import { hookConfigSchema, hookEventSchema } from '../hooks/schemas.ts';
 import { emailDomain, organizationRoleTypes } from '../organizations/schemas.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import { accessTokenTtl, resourceIndicator, scopeName } from '../resources/schemas.ts';
 import { roleTypes } from '../roles/schemas.ts';
 import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';

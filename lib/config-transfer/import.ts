@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 
 import { ConfigError } from '../config/env.ts';
-import { saveSignInExperience } from '../experience/sign-in-experience.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { saveSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { managementApi } from '../shared/management-api.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateSecret } from '../storage/ids.ts';
 import { sealConfigSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';

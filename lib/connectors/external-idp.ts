@@ -2,7 +2,20 @@ import { got, HTTPError } from 'got';
 import * as oidc from 'openid-client';
 
 import { RequestError } from '../http/errors.ts';
-import type { ExternalAuthorization, ExternalUserInfo } from '../experience/state.ts';
+
+/** An external sign-in under way: what the callback must match (RFC 6749 state, OIDC nonce, PKCE). */
+export type ExternalAuthorization = { state: string; nonce: string; codeVerifier: string; redirectUri: string };
+
+/** Who an external identity provider says the user is. */
+export type ExternalUserInfo = {
+  id: string;
+  email?: string;
+  emailVerified?: boolean;
+  phone?: string;
+  name?: string;
+  avatar?: string;
+  rawData: Record<string, unknown>;
+};
 
 /** Where and how to send a user to sign in elsewhere: an OpenID provider, or a plain OAuth 2.0 server. */
 export type IdpSettings = {

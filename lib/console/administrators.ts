@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { currentSignInExperience } from '../experience/sign-in-experience.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
@@ -9,8 +9,9 @@ import { lockCache, type SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
-import { consoleApp } from './console-app.ts';
-import { administratorEverExisted, hasAdministrator, spendSetupToken } from './first-run.ts';
+import { consoleApp } from '../shared/console-ids.ts';
+import { administratorEverExisted } from '../administrators/first-administrator.ts';
+import { hasAdministrator, spendSetupToken } from './first-run.ts';
 
 export type NewAdministrator = { username: string; password: string };
 

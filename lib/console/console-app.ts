@@ -1,15 +1,9 @@
 import type { Knex } from 'knex';
 
 import { findApplication, updateApplication } from '../applications/queries.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import { lockCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
-
-/** Rows seeded by migration 0009. */
-export const consoleApp = {
-  applicationId: 'console',
-  /** The User role that makes a user an administrator (it grants the management API's `all`). */
-  roleId: 'console-admin',
-} as const;
 
 /** Where the console is served (lib/console/pages.ts), for ENDPOINT. */
 export const consoleUrl = (endpoint: string) => `${endpoint}/console`;

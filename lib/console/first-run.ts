@@ -3,7 +3,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config/env.ts';
 import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
-import { consoleApp, consoleUrl } from './console-app.ts';
+import { consoleUrl } from './console-app.ts';
+import { administratorEverExisted } from '../administrators/first-administrator.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 
 /**
  * The console's first run, the unauthenticated creation of the first administrator. Open while no
@@ -20,24 +22,8 @@ export async function hasAdministrator(db: Queryable): Promise<boolean> {
   return Boolean(await db('users_roles').where({ role_id: consoleApp.roleId }).first());
 }
 
-/** Whether an administrator ever existed, however it was made (first run, CLI, management API). */
-export async function administratorEverExisted(db: Queryable): Promise<boolean> {
-  const row = (await db('console_first_run').where({ id: 1 }).first('first_administrator_at')) as
-    { first_administrator_at: number | null } | undefined;
-  return row?.first_administrator_at != null;
-}
-
 export async function firstRunOpen(db: Queryable, production: boolean): Promise<boolean> {
   return !(await hasAdministrator(db)) && !(production && (await administratorEverExisted(db)));
-}
-
-/** Called whenever a user is given the administrator role: the first run is over, its tokens void. */
-export async function noteAdministrator(db: Queryable): Promise<void> {
-  await db('console_first_run')
-    .where({ id: 1 })
-    .whereNull('first_administrator_at')
-    .update({ first_administrator_at: Date.now() });
-  await db('console_setup_tokens').delete();
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');

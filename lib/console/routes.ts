@@ -7,7 +7,8 @@ import type { Api } from '../http/route.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userSchema, username } from '../users/schemas.ts';
 import { createAdministrator } from './administrators.ts';
-import { consoleApp, consoleRedirectUri, consoleUrl } from './console-app.ts';
+import { consoleRedirectUri, consoleUrl } from './console-app.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import { firstRunOpen, hasAdministrator, type FirstRun } from './first-run.ts';
 
 const tag = 'Console';

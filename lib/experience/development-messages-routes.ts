@@ -3,8 +3,8 @@ import { z } from 'zod';
 
 import type { Config } from '../config/env.ts';
 import type { Api } from '../http/route.ts';
-import { developmentMessagesPageSize, listDevelopmentMessages } from './connectors/development.ts';
-import { codePurposes } from './verification-codes.ts';
+import { developmentMessagesPageSize, listDevelopmentMessages } from '../messages/development.ts';
+import { codePurposes } from '../messages/codes.ts';
 
 const message = z.object({
   id: z.string(),

@@ -16,8 +16,9 @@ import {
 import { findUserByIdentifier, updateUser, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
 import { recordUserDataEvent } from './events.ts';
-import type { SignInExperience } from './sign-in-experience.ts';
-import type { ExperienceState, ExternalUserInfo, VerificationRecord } from './state.ts';
+import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import type { ExternalUserInfo } from '../connectors/external-idp.ts';
+import type { ExperienceState, VerificationRecord } from './state.ts';
 
 type ExternalRecord = Extract<VerificationRecord, { type: 'Social' | 'EnterpriseSso' }>;
 

@@ -6,15 +6,11 @@ import { findUserByIdentifier } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget, type SentinelPolicy } from './sentinel.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import type { Connectors } from './connectors/index.ts';
+import type { CodeIdentifier, CodePurpose } from '../messages/codes.ts';
+import type { Connectors } from '../messages/index.ts';
 import { recordExceptionEvent } from './events.ts';
 import { MessageRateLimited } from './send-rate-limit.ts';
-import {
-  sendVerificationCode,
-  verifyVerificationCode,
-  type CodeIdentifier,
-  type CodePurpose,
-} from './verification-codes.ts';
+import { sendVerificationCode, verifyVerificationCode } from './verification-codes.ts';
 
 /** An email or phone a code is sent to, validated and normalised as users' are. */
 export const codeIdentifierSchema = z.discriminatedUnion('type', [

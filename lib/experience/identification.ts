@@ -6,7 +6,7 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { ssoConnectorsForEmail } from '../sso/queries.ts';
 import { findUserByIdentifier, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
-import type { SignInExperience } from './sign-in-experience.ts';
+import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { getRecord, requireVerified, type ExperienceState, type PendingProfile } from './state.ts';
 
 function assertActive(user: UserRow): UserRow {

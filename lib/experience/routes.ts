@@ -16,7 +16,7 @@ import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { assertPasswordAccepted } from '../users/password-policy.ts';
+import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
@@ -25,7 +25,7 @@ import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyExternal } from './external-identification.ts';
 import { assertNotSsoEmail, identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { ExperienceSessions } from './session.ts';
-import { currentSignInExperience, type SignInExperience } from './sign-in-experience.ts';
+import { currentSignInExperience, type SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import {
   deleteState,
   getRecord,

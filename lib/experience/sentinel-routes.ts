@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
-import { mfaTarget } from '../mfa/second-factor.ts';
+import { mfaTarget } from './second-factor.ts';
 import { clearClientThrottles } from '../oidc/client-auth-throttle.ts';
 import { findUserIdsByAnyIdentifier } from '../users/queries.ts';
 import { accountTarget, clearTargets, identifierTarget } from './sentinel.ts';

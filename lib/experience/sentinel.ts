@@ -4,7 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import { lockouts, verificationFailures } from '../metrics/metrics.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import type { SignInExperience } from './sign-in-experience.ts';
+import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 
 export type SentinelPolicy = SignInExperience['sentinelPolicy'];
 

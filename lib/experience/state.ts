@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
+import type { ExternalAuthorization, ExternalUserInfo } from '../connectors/external-idp.ts';
 import { RequestError } from '../http/errors.ts';
+import type { MfaProgress } from '../mfa/sign-in-requirement.ts';
 import type { Queryable } from '../storage/database.ts';
 
 export const interactionEvents = ['SignIn', 'Register', 'ForgotPassword'] as const;
@@ -11,20 +13,6 @@ export const identifierSchema = z.strictObject({
   value: z.string().min(1).max(128),
 });
 export type Identifier = z.output<typeof identifierSchema>;
-
-/** An external sign-in under way: what the callback must match (RFC 6749 state, OIDC nonce, PKCE). */
-export type ExternalAuthorization = { state: string; nonce: string; codeVerifier: string; redirectUri: string };
-
-/** Who an external identity provider says the user is. */
-export type ExternalUserInfo = {
-  id: string;
-  email?: string;
-  emailVerified?: boolean;
-  phone?: string;
-  name?: string;
-  avatar?: string;
-  rawData: Record<string, unknown>;
-};
 
 /** What one step proved, kept until the interaction is submitted. */
 export type VerificationRecord =
@@ -59,14 +47,6 @@ export type PendingProfile = {
   passwordDigest?: string;
   /** A verified social identity to link at submit (POST /experience/profile {type:'social'}). */
   socialVerificationId?: string;
-};
-
-/** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */
-export type MfaProgress = {
-  verified?: boolean;
-  skipped?: boolean;
-  totp?: { secret: string; step: number };
-  backupCodes?: string[];
 };
 
 export type ExperienceState = {

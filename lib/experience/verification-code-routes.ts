@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
 import { email, phone } from '../users/schemas.ts';
-import type { Connectors } from './connectors/index.ts';
-import { sendVerificationCode, verifyVerificationCode, type CodeIdentifier } from './verification-codes.ts';
+import type { Connectors } from '../messages/index.ts';
+import type { CodeIdentifier } from '../messages/codes.ts';
+import { sendVerificationCode, verifyVerificationCode } from './verification-codes.ts';
 
 const tag = 'Verification codes';
 const verificationCode = z.string().min(1).max(32);

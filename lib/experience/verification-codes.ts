@@ -5,33 +5,13 @@ import type { Knex } from 'knex';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import type { Connectors } from './connectors/index.ts';
+import { codeTtlMs, recipientKey, type CodeIdentifier, type CodePurpose } from '../messages/codes.ts';
+import type { Connectors } from '../messages/index.ts';
 import { assertSendAllowed } from './send-rate-limit.ts';
 
-export type CodeIdentifier = { type: 'email' | 'phone'; value: string };
-
-/** What a code is for: Logto's message template types, which pick the message's wording. */
-export const codePurposes = [
-  'SignIn',
-  'Register',
-  'ForgotPassword',
-  'Generic',
-  'UserPermissionValidation',
-  'BindNewIdentifier',
-  'MfaVerification',
-  'BindMfa',
-] as const;
-export type CodePurpose = (typeof codePurposes)[number];
-
 export const codeLength = 6;
-export const codeTtlMs = 600_000;
 /** Wrong guesses a code survives: with a million values, 5 tries give an attacker 1 chance in 200,000. */
 export const maxCodeAttempts = 5;
-
-/** The one form of a recipient that rate limits, lookups and the development store compare. */
-export function recipientKey({ type, value }: CodeIdentifier): string {
-  return type === 'email' ? value.trim().toLowerCase() : value.replace(/\D/g, '');
-}
 
 /**
  * A plain hash of a 6-digit code is reversed for every row at once by one table of a million hashes;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Config } from '../config/env.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 
 import { noteAuditSubject } from '../audit/subject.ts';
-import type { ManagementAuth } from './auth.ts';
+import type { ManagementAuth } from '../shared/management-api.ts';
 
 /**
  * Names the management token's holder for the audit trail: the application it was issued to, and

@@ -14,11 +14,9 @@ import {
 } from '../oidc/access-tokens.ts';
 import { findClient } from '../oidc/clients.ts';
 import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi, type ManagementAuth } from '../shared/management-api.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userStanding } from '../users/queries.ts';
-
-export type ManagementAuth = { clientId?: string; sub?: string };
 
 /**
  * The management API's front door: one Bearer JWT access token of ours for the management

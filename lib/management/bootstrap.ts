@@ -4,7 +4,7 @@ import { buildApplication } from '../applications/applications.ts';
 import { findApplication, insertApplication, updateApplication } from '../applications/queries.ts';
 import type { Config } from '../config/env.ts';
 import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import { addRolesToApplication } from '../roles/assignments.ts';
 import { bumpCacheVersion, lockCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';

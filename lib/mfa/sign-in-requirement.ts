@@ -1,8 +1,15 @@
-import type { MfaProgress } from '../experience/state.ts';
-import type { SignInExperience } from '../experience/sign-in-experience.ts';
+import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { hasUsableFactor, listFactors, type FactorRow, type FactorType } from './factors.ts';
+
+/** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */
+export type MfaProgress = {
+  verified?: boolean;
+  skipped?: boolean;
+  totp?: { secret: string; step: number };
+  backupCodes?: string[];
+};
 
 /** The factors this service implements, of those the settings enable. */
 export const enabledFactors = (settings: SignInExperience): FactorType[] =>

@@ -67,11 +67,6 @@ export function createAdapter(db: Queryable, findClient: (id: string) => Promise
   };
 }
 
-/** Ends everything a user holds: sessions, grants, codes and tokens (on suspension or deletion). */
-export async function revokeAccount(db: Queryable, accountId: string): Promise<void> {
-  await db('oidc_model_instances').where({ account_id: accountId }).delete();
-}
-
 /** Deletes rows past their expiry; `find` already ignores them, this keeps the table small. */
 export async function purgeExpiredModels(db: Queryable): Promise<number> {
   return db('oidc_model_instances').where('expires_at', '<=', Date.now()).delete();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import { foreignJsonInput } from '../http/limits.ts';
 import type { Api } from '../http/route.ts';
-import type { ManagementAuth } from '../management/auth.ts';
+import type { ManagementAuth } from '../shared/management-api.ts';
 import { generateId } from '../storage/ids.ts';
 import { getUserRow } from '../users/users.ts';
 import { hashSubjectToken } from './grants/subject-token.ts';

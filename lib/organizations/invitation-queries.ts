@@ -1,4 +1,4 @@
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import type { Invitation, InvitationStatus, RoleReference } from './schemas.ts';

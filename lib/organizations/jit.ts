@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
 import { addLinks, linkedAmong, organizationLinks, removeLinks, replaceLinks, type LinkDelta } from './links.ts';
 import { getOrganizationForUpdate, requireOrganizationRoles } from './lookups.ts';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import { listApplications } from '../applications/queries.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { findUsersByIds } from '../users/queries.ts';

@@ -1,4 +1,4 @@
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { toUser, type UserRow } from '../users/queries.ts';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { generateId } from '../storage/ids.ts';
 import { getOrganizationForUpdate } from './lookups.ts';
 import { deleteOrganization, insertOrganization, updateOrganization } from './queries.ts';

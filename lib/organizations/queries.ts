@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { toScope } from '../resources/queries.ts';
 import type { Scope } from '../resources/schemas.ts';
 import type { Queryable } from '../storage/database.ts';

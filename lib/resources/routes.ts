@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, type Api } from '../http/route.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { managementApi } from './management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import {
   deleteResource,
   deleteScope,

@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 
 import { findApplication, findApplicationForUpdate } from '../applications/queries.ts';
 import type { Application } from '../applications/schemas.ts';
-import { consoleApp } from '../console/console-app.ts';
-import { noteAdministrator } from '../console/first-run.ts';
+import { consoleApp } from '../shared/console-ids.ts';
+import { noteAdministrator } from '../administrators/first-administrator.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import {

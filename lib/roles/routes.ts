@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import { consoleApp } from '../console/console-app.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import type { Api } from '../http/route.ts';
-import { managementApi } from '../resources/management-api.ts';
+import { managementApi } from '../shared/management-api.ts';
 import { scopeSchema } from '../resources/schemas.ts';
 import { generateId } from '../storage/ids.ts';
 import { getRole, getRoleForUpdate, linkScopesToRole } from './assignments.ts';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { withMaskedSecret } from '../connectors/secrets.ts';
 import type { Queryable } from '../storage/database.ts';
 import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';

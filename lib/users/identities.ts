@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, identitiesBytes } from '../http/limits.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';

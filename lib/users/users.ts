@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, customDataBytes } from '../http/limits.ts';
-import { revokeAccount } from '../oidc/adapter.ts';
+import { revokeAccount } from '../sessions/revoke.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from './password-policy.ts';
+import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from '../sign-in-experience/password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import {
   findUserByIdentifier,

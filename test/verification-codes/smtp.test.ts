@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { SMTPServer } from 'smtp-server';
 
-import { smtpConnector } from '../../lib/experience/connectors/smtp.ts';
-import { codePurposes } from '../../lib/experience/verification-codes.ts';
+import { smtpConnector } from '../../lib/messages/smtp.ts';
+import { codePurposes } from '../../lib/messages/codes.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 
 type Received = { from: string; to: string[]; user?: string; raw: string };

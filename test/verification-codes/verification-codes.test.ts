@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { developmentConnector, listDevelopmentMessages } from '../../lib/experience/connectors/development.ts';
-import type { Connectors } from '../../lib/experience/connectors/index.ts';
+import { developmentConnector, listDevelopmentMessages } from '../../lib/messages/development.ts';
+import { recipientKey, type CodeIdentifier } from '../../lib/messages/codes.ts';
+import type { Connectors } from '../../lib/messages/index.ts';
 import {
   MessageRateLimited,
   assertSendAllowed,
@@ -11,10 +12,8 @@ import {
 } from '../../lib/experience/send-rate-limit.ts';
 import {
   maxCodeAttempts,
-  recipientKey,
   sendVerificationCode,
   verifyVerificationCode,
-  type CodeIdentifier,
 } from '../../lib/experience/verification-codes.ts';
 import { RequestError } from '../../lib/http/errors.ts';
 import { openDatabase } from '../../lib/storage/database.ts';

@@ -5,7 +5,7 @@ import { findApplication } from '../../applications/queries.ts';
 import { confidentialTypes } from '../../applications/schemas.ts';
 import type { Config } from '../../config/env.ts';
 import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
-import { managementApi } from '../../resources/management-api.ts';
+import { managementApi } from '../../shared/management-api.ts';
 import type { Resource } from '../../resources/schemas.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';

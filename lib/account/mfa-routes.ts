@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { accountUser } from '../account/auth.ts';
-import { consumeVerifications, proofHeader, requireIdentityProof } from '../account/verifications.ts';
+import { accountUser } from './auth.ts';
+import { consumeVerifications, proofHeader, requireIdentityProof } from './verifications.ts';
 import type { Config } from '../config/env.ts';
 import { recordUserDataEvent } from '../experience/events.ts';
 import { RequestError } from '../http/errors.ts';
@@ -10,9 +10,9 @@ import type { Api } from '../http/route.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { newBackupCodes, storedBackupCodes } from './backup-codes.ts';
-import { addFactor, deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from './factors.ts';
-import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from './totp.ts';
+import { newBackupCodes, storedBackupCodes } from '../mfa/backup-codes.ts';
+import { addFactor, deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from '../mfa/factors.ts';
+import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 
 const tag = 'Account MFA';
 

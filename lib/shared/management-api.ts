@@ -5,3 +5,6 @@ export const managementApi = {
   scopeName: 'all',
   roleId: 'management-api-access',
 } as const;
+
+/** Who called the management API, as its front door (management/auth.ts) leaves it in `ctx.state.auth`. */
+export type ManagementAuth = { clientId?: string; sub?: string };

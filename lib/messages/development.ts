@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
-import { generateId } from '../../storage/ids.ts';
-import { recipientKey, type CodePurpose } from '../verification-codes.ts';
+import { generateId } from '../storage/ids.ts';
+import { recipientKey, type CodePurpose } from './codes.ts';
 import type { MessageConnector } from './message-connector.ts';
 
 export type DevelopmentMessage = {

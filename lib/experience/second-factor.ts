@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 
-import { recordExceptionEvent } from '../experience/events.ts';
-import { assertNotLocked, failVerification, recordSuccess, type SentinelPolicy } from '../experience/sentinel.ts';
+import { recordExceptionEvent } from './events.ts';
+import { assertNotLocked, failVerification, recordSuccess, type SentinelPolicy } from './sentinel.ts';
 import type { ErrorCode } from '../http/error-codes.ts';
 import { RequestError } from '../http/errors.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { useBackupCode } from './backup-codes.ts';
-import { codesOf, findFactor, recordFactorUse, type FactorType } from './factors.ts';
-import { acceptedStep } from './totp.ts';
+import { useBackupCode } from '../mfa/backup-codes.ts';
+import { codesOf, findFactor, recordFactorUse, type FactorType } from '../mfa/factors.ts';
+import { acceptedStep } from '../mfa/totp.ts';
 
 const invalidCode = {
   Totp: 'session.mfa.invalid_totp_code',

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import type { Config } from '../../config/env.ts';
+import type { Config } from '../config/env.ts';
 import { developmentConnector } from './development.ts';
 import type { MessageConnector } from './message-connector.ts';
 import { smtpConnector } from './smtp.ts';

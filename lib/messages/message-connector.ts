@@ -1,4 +1,4 @@
-import type { CodePurpose } from '../verification-codes.ts';
+import type { CodePurpose } from './codes.ts';
 
 /** One verification message: `to` is the email address, or the phone number in E.164 digits without '+'. */
 export type VerificationMessage = { to: string; type: 'email' | 'phone'; purpose: CodePurpose; code: string };

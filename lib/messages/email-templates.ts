@@ -1,4 +1,4 @@
-import { codeTtlMs, type CodePurpose } from '../verification-codes.ts';
+import { codeTtlMs, type CodePurpose } from './codes.ts';
 
 type Wording = { subject: string; intro: string };
 

@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
-import { listUsers } from '../users/queries.ts';
-import { userSchema } from '../users/schemas.ts';
-import { getUserRow, getUserRowForUpdate } from '../users/users.ts';
-import { addRolesToUser, assertUserRoles, getRole, getRoles } from './assignments.ts';
-import { listRoles, removeUserRoles, roleIdsOfUser, userIdsOfRole } from './queries.ts';
-import { idList, roleSchema } from './schemas.ts';
+import { listUsers } from './queries.ts';
+import { userSchema } from './schemas.ts';
+import { getUserRow, getUserRowForUpdate } from './users.ts';
+import { addRolesToUser, assertUserRoles, getRole, getRoles } from '../roles/assignments.ts';
+import { listRoles, removeUserRoles, roleIdsOfUser, userIdsOfRole } from '../roles/queries.ts';
+import { idList, roleSchema } from '../roles/schemas.ts';
 
 const tag = 'Roles';
 const roleParams = z.object({ id: z.string().min(1).max(21) });

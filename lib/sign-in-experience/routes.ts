@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../applications/queries.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/route.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { passwordPolicySchema } from '../users/password-policy.ts';
+import { passwordPolicySchema } from './password-policy.ts';
 import {
   currentSignInExperience,
   saveSignInExperience,

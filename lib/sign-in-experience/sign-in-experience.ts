@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
-import { defaultPasswordPolicy, passwordPolicySchema } from '../users/password-policy.ts';
+import { defaultPasswordPolicy, passwordPolicySchema } from './password-policy.ts';
 
 const identifier = z.enum(['username', 'email', 'phone']);
 

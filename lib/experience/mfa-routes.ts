@@ -2,19 +2,19 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Config } from '../config/env.ts';
-import type { ExperienceSession, ExperienceSessions } from '../experience/session.ts';
-import { currentSignInExperience } from '../experience/sign-in-experience.ts';
-import { getRecord, type VerificationRecord } from '../experience/state.ts';
+import type { ExperienceSession, ExperienceSessions } from './session.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { getRecord, type VerificationRecord } from './state.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { getUserRow } from '../users/users.ts';
-import { newBackupCodes } from './backup-codes.ts';
-import { factorTypes, findFactor } from './factors.ts';
+import { newBackupCodes } from '../mfa/backup-codes.ts';
+import { factorTypes, findFactor } from '../mfa/factors.ts';
 import { verifySecondFactor } from './second-factor.ts';
-import { enabledFactors } from './sign-in-requirement.ts';
-import { acceptedStep, newTotpSecret, totpEnrolment } from './totp.ts';
+import { enabledFactors } from '../mfa/sign-in-requirement.ts';
+import { acceptedStep, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 
 const tag = 'Experience MFA';
 const verificationResponse = z.object({ verificationId: z.string() });

@@ -1,0 +1,11 @@
+import type { Queryable } from '../storage/database.ts';
+
+/*
+ * The one write that users/ make to oidc-provider's model table (oidc/adapter.ts owns the rest):
+ * below both, so users/ never import oidc/.
+ */
+
+/** Ends everything a user holds: sessions, grants, codes and tokens (on suspension or deletion). */
+export async function revokeAccount(db: Queryable, accountId: string): Promise<void> {
+  await db('oidc_model_instances').where({ account_id: accountId }).delete();
+}
