@@ -47,6 +47,17 @@ import { noteManagementActor } from './management/audit-actor.ts';
 import { requireManagementToken } from './management/auth.ts';
 import { managementEvents } from './management/route-events.ts';
 
+/** `middleware` for the paths `applies` to; the others pass by it. */
+const onlyUnder =
+  (applies: (path: string) => boolean, middleware: Koa.Middleware): Koa.Middleware =>
+  async (ctx, next) => {
+    if (applies(ctx.path)) {
+      await middleware(ctx, next);
+    } else {
+      await next();
+    }
+  };
+
 export type ApiDependencies = {
   config: Config;
   db: Knex;
@@ -118,13 +129,13 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
       tag: 'Status',
       response: z.record(z.string(), z.unknown()),
     },
-    async () => {
+    () => {
       document ??= buildOpenApiDocument([...open.specs, ...experience.specs, ...management.specs], {
         title: 'Identity service API',
         version: '1',
         serverUrl: config.endpoint,
       });
-      return document as Record<string, unknown>;
+      return Promise.resolve(document as Record<string, unknown>);
     },
   );
 
@@ -139,13 +150,13 @@ export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: Api
   const cookieAuthenticated = /^\/api\/(experience(\/|$)|console\/first-administrator$)/;
   app.use(refuseCrossSite(config.endpoint, (path) => cookieAuthenticated.test(path)));
   const tokenlessBodies = /^\/api\/(experience|verifications|my-account|console)(\/|$)/;
-  app.use((ctx, next) => (tokenlessBodies.test(ctx.path) ? jsonBody(ctx, next) : next()));
+  app.use(onlyUnder((path) => tokenlessBodies.test(path), jsonBody));
   app.use(open.router.routes());
   app.use(experience.router.routes());
   const underApi = (path: string) => path === '/api' || path.startsWith('/api/');
-  app.use((ctx, next) => (underApi(ctx.path) ? requireToken(ctx, next) : next()));
+  app.use(onlyUnder(underApi, requireToken));
   app.use(noteManagementActor);
-  app.use((ctx, next) => (underApi(ctx.path) ? jsonBody(ctx, next) : next()));
+  app.use(onlyUnder(underApi, jsonBody));
   // A path no route answers is an API error like any other: JSON 404 (or 405 below).
   app.use(async (ctx, next) => {
     await next();

@@ -122,20 +122,22 @@ async function askMissing(given: {
 }): Promise<{ username: string; password: string }> {
   let muted = false;
   const output = new Writable({
-    write(chunk, _encoding, done) {
+    write(chunk: Buffer, _encoding, done) {
       if (!muted) {
         process.stdout.write(chunk);
       }
       done();
     },
   });
-  const prompt = createInterface({ input: process.stdin, output, terminal: Boolean(process.stdin.isTTY) });
+  // Node's type says boolean, but a pipe's stdin has no isTTY at all.
+  const stdinIsTTY = (process.stdin as { isTTY?: boolean }).isTTY === true;
+  const prompt = createInterface({ input: process.stdin, output, terminal: stdinIsTTY });
   // The iterator keeps lines that arrive before they are asked for (a pipe delivers both at once).
-  const lines = prompt[Symbol.asyncIterator]();
+  const lines: AsyncIterator<string, undefined> = prompt[Symbol.asyncIterator]();
   const answer = async (question: string) => {
     process.stdout.write(question);
-    const { value } = await lines.next();
-    return String(value ?? '');
+    const line = await lines.next();
+    return line.done ? '' : line.value;
   };
   try {
     const username = given.username ?? (await answer('Username: ')).trim();
@@ -204,8 +206,8 @@ async function importCommand(args: string[]): Promise<void> {
   if (!parsed) {
     return;
   }
-  const [path, ...extra] = parsed.positionals;
-  if (path === undefined || extra.length > 0) {
+  const path = parsed.positionals.at(0);
+  if (path === undefined || parsed.positionals.length > 1) {
     throw new ConfigError(`name one file to import\n\n${commands.import.help}`);
   }
   const source = path === '-' ? 'stdin' : path;
@@ -220,7 +222,7 @@ async function importCommand(args: string[]): Promise<void> {
   }
 }
 
-const [name, ...rest] = process.argv.slice(2);
+const name = process.argv.at(2);
 try {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(usage);
@@ -228,11 +230,12 @@ try {
       process.exitCode = 1;
     }
   } else {
-    const command = commands[name];
+    // Only the commands' own names: `toString` and the like are not commands.
+    const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
     if (!command) {
       throw new ConfigError(`unknown command ${name}\n\n${usage}`);
     }
-    await command.run(rest);
+    await command.run(process.argv.slice(3));
   }
 } catch (error) {
   if (error instanceof RequestError) {

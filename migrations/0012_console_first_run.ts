@@ -12,7 +12,9 @@ export async function up(db: Knex): Promise<void> {
     table.integer('id').primary();
     table.bigInteger('first_administrator_at').nullable();
   });
-  const administrator = await db('users_roles').where({ role_id: 'console-admin' }).first();
+  const administrator = await db('users_roles')
+    .where({ role_id: 'console-admin' })
+    .first<Record<string, unknown> | undefined>();
   await db('console_first_run').insert({ id: 1, first_administrator_at: administrator ? Date.now() : null });
   await db.schema.createTable('console_setup_tokens', (table) => {
     byteForByte(db)(table);

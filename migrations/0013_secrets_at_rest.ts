@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { byteForByte } from './collation.ts';
+import { byteForByte, isMysql } from './collation.ts';
 
 /**
  * Secrets at rest (lib/storage/sealed-columns.ts): the keys that may have sealed a value here, and
@@ -14,7 +14,7 @@ export async function up(db: Knex): Promise<void> {
     table.string('id', 32).primary();
     table.bigInteger('created_at').notNullable();
   });
-  if (db.client.config.client === 'mysql2') {
+  if (isMysql(db)) {
     await db.schema.alterTable('applications', (table) => table.string('secret', 512).notNullable().alter());
     await db.schema.alterTable('hooks', (table) => table.string('signing_key', 256).notNullable().alter());
     await db.schema.alterTable('user_mfa_verifications', (table) => table.string('secret', 256).nullable().alter());

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+import { isMysql } from './collation.ts';
+
 /**
  * On MySQL, `text` holds 64 KiB; these columns hold JSON whose fields the API accepts at sizes that
  * add up to more (200 redirect URIs of 2,048 characters, 50 hook headers of 8 KB, 1,000 rejected
@@ -17,7 +19,7 @@ const columns: Record<string, string[]> = {
 };
 
 async function resize(db: Knex, type: 'mediumtext' | 'text'): Promise<void> {
-  if (db.client.config.client !== 'mysql2') {
+  if (!isMysql(db)) {
     return;
   }
   for (const [table, names] of Object.entries(columns)) {

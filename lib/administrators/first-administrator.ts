@@ -8,8 +8,9 @@ import type { Queryable } from '../storage/database.ts';
 
 /** Whether an administrator ever existed, however it was made (first run, CLI, management API). */
 export async function administratorEverExisted(db: Queryable): Promise<boolean> {
-  const row = (await db('console_first_run').where({ id: 1 }).first('first_administrator_at')) as
-    { first_administrator_at: number | null } | undefined;
+  const row = await db('console_first_run')
+    .where({ id: 1 })
+    .first<{ first_administrator_at: number | null } | undefined>('first_administrator_at');
   return row?.first_administrator_at != null;
 }
 

@@ -13,13 +13,18 @@ export type ExportOptions = {
 
 /** An entry of one of the file's lists. */
 type Entry<K extends keyof ConfigFile> = ConfigFile[K] extends Array<infer E> ? E : never;
-/** A string column holding one of a field's values (the database holds what the API let in). */
-const oneOf = <T extends string>(value: unknown) => String(value) as T;
+// A string column holding one of a field's values is asserted to the field's type below: the database
+// holds what the API let in.
 
 const json = (value: unknown): Record<string, unknown> => JSON.parse(String(value)) as Record<string, unknown>;
 const number = (value: unknown) => Number(value);
 const boolean = (value: unknown) => Boolean(value);
-const text = (value: unknown) => (value === null ? null : String(value));
+const text = (value: unknown) => {
+  if (value !== null && typeof value !== 'string') {
+    throw new Error(`expected a nullable text column, found a ${typeof value}`);
+  }
+  return value;
+};
 
 /** Rows in the order they were made (ties by id), so that a new entry lands at the end of its list. */
 async function rowsOf(db: Queryable, table: ConfigTable): Promise<Row[]> {
@@ -81,7 +86,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     id: String(row.id),
     name: String(row.name),
     description: String(row.description),
-    type: oneOf<Entry<'roles'>['type']>(row.type),
+    type: String(row.type) as Entry<'roles'>['type'],
     isDefault: boolean(row.is_default),
     createdAt: number(row.created_at),
     scopeIds: roleScopes.get(String(row.id)) ?? [],
@@ -98,7 +103,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
       id: String(row.id),
       name: String(row.name),
       description: text(row.description),
-      type: oneOf<Entry<'applications'>['type']>(row.type),
+      type: String(row.type) as Entry<'applications'>['type'],
       ...(options.withSecrets
         ? { secret: openSecret(db, sealedColumns.applicationSecrets, String(row.id), String(row.secret)) }
         : {}),
@@ -135,20 +140,20 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     id: String(row.id),
     name: String(row.name),
     description: text(row.description),
-    type: oneOf<Entry<'organizationRoles'>['type']>(row.type),
+    type: String(row.type) as Entry<'organizationRoles'>['type'],
     createdAt: number(row.created_at),
     organizationScopeIds: organizationRoleScopes.get(String(row.id)) ?? [],
     resourceScopeIds: organizationRoleResourceScopes.get(String(row.id)) ?? [],
   }));
 
   /** A connector's configuration with its client secret only when secrets are asked for. */
-  const asAsked = (config: Record<string, unknown>) => {
-    const { [connectorSecretField]: _secret, ...rest } = config;
-    return options.withSecrets ? config : rest;
-  };
+  const asAsked = (config: Record<string, unknown>) =>
+    options.withSecrets
+      ? config
+      : Object.fromEntries(Object.entries(config).filter(([key]) => key !== connectorSecretField));
   const ssoConnectors: Array<Entry<'ssoConnectors'>> = (await rowsOf(db, 'sso_connectors')).map((row) => ({
     id: String(row.id),
-    providerName: oneOf<Entry<'ssoConnectors'>['providerName']>(row.provider_name),
+    providerName: String(row.provider_name) as Entry<'ssoConnectors'>['providerName'],
     connectorName: String(row.connector_name),
     config: asAsked(openConfigSecret(db, sealedColumns.ssoConnectorSecrets, String(row.id), json(row.config))),
     domains: JSON.parse(String(row.domains)) as string[],
@@ -158,7 +163,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
   }));
   const connectors: Array<Entry<'connectors'>> = (await rowsOf(db, 'social_connectors')).map((row) => ({
     id: String(row.id),
-    connectorId: oneOf<Entry<'connectors'>['connectorId']>(row.connector_id),
+    connectorId: String(row.connector_id) as Entry<'connectors'>['connectorId'],
     target: String(row.target),
     config: asAsked(openConfigSecret(db, sealedColumns.socialConnectorSecrets, String(row.id), json(row.config))),
     metadata: json(row.metadata),

@@ -344,7 +344,8 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
     }
 
     for (const application of file.applications) {
-      const exists = Boolean(await trx('applications').where({ id: application.id }).first('id'));
+      const exists =
+        (await trx('applications').where({ id: application.id }).first<{ id: string } | undefined>('id')) !== undefined;
       const secret = application.secret ?? (exists ? undefined : generateSecret());
       if (application.secret === undefined && secret !== undefined) {
         notes.push(
@@ -510,7 +511,7 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
     }
 
     for (const hook of file.hooks) {
-      const exists = Boolean(await trx('hooks').where({ id: hook.id }).first('id'));
+      const exists = (await trx('hooks').where({ id: hook.id }).first<{ id: string } | undefined>('id')) !== undefined;
       const signingKey = hook.signingKey ?? (exists ? undefined : generateSecret());
       if (hook.signingKey === undefined && signingKey !== undefined) {
         notes.push(

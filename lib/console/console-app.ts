@@ -24,9 +24,12 @@ export async function syncConsoleApplication(db: Knex, endpoint: string): Promis
     // Instances starting together: one checks and updates at a time.
     await lockCache(trx, 'applications');
     const current = await findApplication(trx, consoleApp.applicationId);
-    const wanted = { ...current!.oidcClientMetadata, ...oidcClientMetadata };
-    if (JSON.stringify(current!.oidcClientMetadata) !== JSON.stringify(wanted)) {
-      await updateApplication(trx, { ...current!, oidcClientMetadata: wanted });
+    if (!current) {
+      throw new Error(`the console application ${consoleApp.applicationId} is missing (migration 0009 makes it)`);
+    }
+    const wanted = { ...current.oidcClientMetadata, ...oidcClientMetadata };
+    if (JSON.stringify(current.oidcClientMetadata) !== JSON.stringify(wanted)) {
+      await updateApplication(trx, { ...current, oidcClientMetadata: wanted });
     }
   });
 }

@@ -20,7 +20,8 @@ export function consolePages(): Koa.Middleware {
       (ctx.method !== 'GET' && ctx.method !== 'HEAD') ||
       (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`))
     ) {
-      return next();
+      await next();
+      return;
     }
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (!build) {

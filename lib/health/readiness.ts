@@ -104,7 +104,9 @@ export class ReadinessCheck {
         await this.db.raw('select 1');
         return { readiness: ready };
       }
-      const applied = await this.db('knex_migrations').where({ name: this.migration }).first('name');
+      const applied = await this.db('knex_migrations')
+        .where({ name: this.migration })
+        .first<{ name: string } | undefined>('name');
       return applied
         ? { readiness: ready }
         : {

@@ -10,7 +10,8 @@ import type { ReadinessCheck } from './readiness.ts';
 export function healthRoutes(readiness: ReadinessCheck): Middleware {
   return async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !ctx.path.startsWith('/health/')) {
-      return next();
+      await next();
+      return;
     }
     if (ctx.path === '/health/live') {
       ctx.set('Cache-Control', 'no-store');
@@ -18,7 +19,8 @@ export function healthRoutes(readiness: ReadinessCheck): Middleware {
       return;
     }
     if (ctx.path !== '/health/ready') {
-      return next();
+      await next();
+      return;
     }
     const answer = await readiness.check();
     ctx.set('Cache-Control', 'no-store');

@@ -85,7 +85,7 @@ export async function claimDeliveries(
       hookId: row.hook_id,
       event: row.event,
       payload: row.payload,
-      attempt: Number(row.attempts) + 1,
+      attempt: row.attempts + 1,
     }));
   });
 }

@@ -213,7 +213,11 @@ export class Dispatcher {
       this.stats.claimed += claimed.length;
       const byId = new Map(hooks.map((hook) => [hook.id, hook]));
       for (const delivery of claimed) {
-        this.#launch(delivery, byId.get(delivery.hookId)!);
+        const hook = byId.get(delivery.hookId);
+        if (!hook) {
+          throw new Error(`claimed a delivery of hook ${delivery.hookId}, which was not asked for`);
+        }
+        this.#launch(delivery, hook);
       }
     } catch (error) {
       this.#logger.error({ err: error }, 'webhook dispatcher: claiming failed');
@@ -308,7 +312,7 @@ export class Dispatcher {
     }
   }
 
-  readonly #records: Array<AttemptRecord & { settle: (kept: boolean, error?: unknown) => void }> = [];
+  readonly #records: Array<AttemptRecord & { settle: (kept: boolean, error?: Error) => void }> = [];
   #recording = false;
 
   /** Attempts finished together are recorded in one transaction. */
@@ -329,7 +333,9 @@ export class Dispatcher {
         const kept = await recordAttempts(this.db, batch);
         batch.forEach((record, index) => record.settle(kept[index]));
       } catch (error) {
-        batch.forEach((record) => record.settle(false, error));
+        const failure =
+          error instanceof Error ? error : new Error('recording webhook attempts failed', { cause: error });
+        batch.forEach((record) => record.settle(false, failure));
       }
     }
     this.#recording = false;

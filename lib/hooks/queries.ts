@@ -121,7 +121,10 @@ export async function executionStats(
     .select('hook_id', 'result')
     .count({ count: '*' })) as unknown as Array<{ hook_id: string; result: string; count: number | string }>;
   for (const row of rows) {
-    const entry = stats.get(row.hook_id)!;
+    const entry = stats.get(row.hook_id);
+    if (!entry) {
+      throw new Error(`execution stats: hook ${row.hook_id} was not asked for`);
+    }
     entry.requestCount += Number(row.count);
     if (row.result === 'Success') {
       entry.successCount += Number(row.count);

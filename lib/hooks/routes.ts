@@ -64,7 +64,7 @@ async function withStats(db: Knex, hooks: Hook[], include: boolean) {
     hooks.map(({ id }) => id),
     Date.now() - day,
   );
-  return hooks.map((hook) => ({ ...hook, executionStats: stats.get(hook.id)! }));
+  return hooks.map((hook) => ({ ...hook, executionStats: stats.get(hook.id) ?? { requestCount: 0, successCount: 0 } }));
 }
 
 type AttemptRow = {
@@ -88,11 +88,11 @@ const toLog = (row: AttemptRow): HookLog => ({
   payload: {
     hookId: row.hook_id,
     result: row.result,
-    response: { statusCode: row.status_code === null ? null : Number(row.status_code), body: row.response_body },
+    response: { statusCode: row.status_code, body: row.response_body },
     ...(row.error !== null && { error: row.error }),
-    attempt: Number(row.attempt),
+    attempt: row.attempt,
     webhookId: row.delivery_id,
-    durationMs: Number(row.duration_ms),
+    durationMs: row.duration_ms,
   },
 });
 

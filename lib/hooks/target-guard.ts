@@ -1,4 +1,4 @@
-import { lookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import { lookup, type LookupAddress, type LookupOneOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 
 import ipaddr from 'ipaddr.js';
@@ -108,7 +108,7 @@ export function assertLiteralTarget(url: URL): void {
  * checked addresses themselves to the connection (got's `dnsLookup`).
  */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  const wantsAll = (options as LookupAllOptions).all;
+  const wantsAll = options.all === true;
   lookup(hostname, { ...(options as LookupOneOptions), all: true }, (error, addresses) => {
     if (error) {
       callback(error, wantsAll ? [] : '', 0);

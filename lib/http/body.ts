@@ -43,8 +43,8 @@ const loneSurrogate = /\p{Cs}/u;
  */
 function checkJson(value: unknown): void {
   const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [item, depth] = entry;
     if (typeof item === 'string') {
       if (loneSurrogate.test(item)) {
         throw new RequestError('guard.invalid_input', {
@@ -73,11 +73,11 @@ function checkJson(value: unknown): void {
 export const jsonBody: Middleware = async (ctx, next) => {
   // Read already (the experience's parser runs before its routes, the management API's after), or none expected.
   if (ctx.req.readableEnded || ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') {
-    return next();
+    await next();
+    return;
   }
   const declared = ctx.get('content-type') !== '';
-  const isJson =
-    jsonMediaType.test(ctx.request.type) && ['', 'utf-8'].includes((ctx.request.charset ?? '').toLowerCase());
+  const isJson = jsonMediaType.test(ctx.request.type) && ['', 'utf-8'].includes(ctx.request.charset.toLowerCase());
   if (declared && !isJson) {
     ctx.req.resume();
     throw new RequestError('request.unsupported_media_type');
@@ -96,5 +96,5 @@ export const jsonBody: Middleware = async (ctx, next) => {
     checkJson(body);
     (ctx.request as { body?: unknown }).body = body;
   }
-  return next();
+  await next();
 };

@@ -26,6 +26,9 @@ type AnyEntry = {
   details?: (params: unknown) => unknown;
 };
 
+/** Extra<C> for any code (a status is only given for codes that allow one). */
+type AnyExtra = { data?: unknown; details?: unknown; cause?: unknown; status?: number };
+
 /**
  * The one error type of the management, experience and account APIs, built from a code of the
  * catalogue (error-codes.ts), which gives its status and message:
@@ -42,7 +45,7 @@ export class RequestError<C extends ErrorCode = ErrorCode> extends Error {
     const entry = errorCodes[code] as AnyEntry;
     const takesParams = typeof entry.message === 'function';
     const params: unknown = takesParams ? args[0] : undefined;
-    const extra = (takesParams ? args[1] : args[0]) as Extra<ErrorCode> | undefined;
+    const extra = (takesParams ? args[1] : args[0]) as AnyExtra | undefined;
     const message = typeof entry.message === 'function' ? entry.message(params) : entry.message;
     super(message, extra?.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'RequestError';

@@ -43,6 +43,8 @@ export type RouteSpec<
 };
 
 export type RouteInput<P, Q, B> = { params: Out<P>; query: Out<Q>; body: Out<B> };
+/** Any route's input, as code serving every route sees it. */
+export type AnyRouteInput = { params: unknown; query: unknown; body: unknown };
 
 /**
  * Where a handler reads and writes: the request's transaction for a write route, the pool for a
@@ -62,7 +64,7 @@ type Handler<P, Q, B, R, Db> = (
   input: RouteInput<P, Q, B>,
   ctx: Context,
   db: Db,
-) => Promise<R extends Schema ? z.input<R> : void>;
+) => R extends Schema ? Promise<z.input<R>> : Promise<void>;
 
 export type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>;
 
@@ -72,13 +74,7 @@ export type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema |
  */
 export type RouteEffects = {
   applies(spec: AnySpec): boolean;
-  record(
-    trx: Knex.Transaction,
-    spec: AnySpec,
-    input: RouteInput<unknown, unknown, unknown>,
-    body: unknown,
-    ctx: Context,
-  ): Promise<void>;
+  record(trx: Knex.Transaction, spec: AnySpec, input: AnyRouteInput, body: unknown, ctx: Context): Promise<void>;
 };
 
 function parse<S extends Schema | undefined>(schema: S, value: unknown, where: string): Out<S> {

@@ -47,7 +47,9 @@ export async function ensureBootstrapAdmin(db: Knex, config: Config, notices: No
       await addRolesToApplication(trx, wanted.clientId, [managementApi.roleId]);
       return undefined;
     }
-    const holder = await trx('applications_roles').where({ role_id: managementApi.roleId }).first();
+    const holder = await trx('applications_roles')
+      .where({ role_id: managementApi.roleId })
+      .first<Record<string, unknown> | undefined>();
     if (holder) {
       return undefined;
     }

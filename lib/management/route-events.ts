@@ -3,11 +3,11 @@ import type { Context } from 'koa';
 
 import type { HookEvent } from '../hooks/events.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
-import type { AnySpec, RouteEffects, RouteInput } from '../http/route.ts';
+import type { AnyRouteInput, AnySpec, RouteEffects } from '../http/route.ts';
 import type { MembershipDelta } from '../organizations/memberships.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 
-type Input = RouteInput<unknown, unknown, unknown>;
+type Input = AnyRouteInput;
 type Rule = {
   event: HookEvent;
   /** Only when this holds (an event "in parentheses" in the specification). */
@@ -17,7 +17,7 @@ type Rule = {
 };
 
 const bodyOf = (input: Input) => (input.body ?? {}) as Record<string, unknown>;
-const paramsOf = (input: Input) => (input.params ?? {}) as Record<string, string>;
+const paramsOf = (input: Input) => (input.params ?? {}) as Record<string, string | undefined>;
 const idOf = (input: Input, body: unknown) => paramsOf(input).id ?? (body as { id?: string } | undefined)?.id;
 const nonEmpty = (value: unknown) => Array.isArray(value) && value.length > 0;
 

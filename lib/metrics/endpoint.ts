@@ -7,6 +7,7 @@ import { Gauge, Registry } from 'prom-client';
 import type { Config } from '../config/env.ts';
 import { bearerToken } from '../http/bearer.ts';
 import { RequestError } from '../http/errors.ts';
+import { knexClient } from '../storage/database.ts';
 import { collectProcessMetrics, registry } from './metrics.ts';
 
 type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number };
@@ -49,7 +50,7 @@ function databaseGauges(db: Knex): Registry {
     labelNames: ['state'],
     registers: [gauges],
     collect() {
-      const pool = db.client.pool as Pool | undefined;
+      const pool = knexClient(db).pool as Pool | undefined;
       if (pool) {
         this.set({ state: 'used' }, pool.numUsed());
         this.set({ state: 'free' }, pool.numFree());
@@ -86,7 +87,8 @@ export function metricsEndpoint(config: Config, db: Knex): Middleware {
   const gauges = databaseGauges(db);
   return async (ctx, next) => {
     if (ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
-      return next();
+      await next();
+      return;
     }
     const refused = token === undefined ? undefined : refusal(ctx.get('authorization'), token);
     if (refused) {

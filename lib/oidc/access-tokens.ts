@@ -25,7 +25,13 @@ export class AccessTokenRefused extends Error {}
 export const clockTolerance = 5;
 
 /** No resource may give its tokens a longer life (resources' `accessTokenTtl` maximum). */
-const longestLifetime = accessTokenTtl.maxValue!;
+const longestLifetime = (() => {
+  const max = accessTokenTtl.maxValue;
+  if (max === null) {
+    throw new Error('the accessTokenTtl schema sets no maximum');
+  }
+  return max;
+})();
 
 const verifiers = new WeakMap<KeySet, ReturnType<typeof createLocalJWKSet>>();
 
@@ -107,7 +113,11 @@ async function verifySignature(
   if (typeof jti !== 'string' || typeof sub !== 'string' || typeof clientId !== 'string') {
     throw new AccessTokenRefused('is invalid (jti, sub and client_id must be strings)');
   }
-  if (exp! - iat! > longestLifetime) {
+  // jwtVerify checked both are numbers; the compiler does not know that.
+  if (typeof exp !== 'number' || typeof iat !== 'number') {
+    throw new AccessTokenRefused('is invalid (exp and iat must be numbers)');
+  }
+  if (exp - iat > longestLifetime) {
     throw new AccessTokenRefused('lives longer than this service issues access tokens for');
   }
   return payload as AccessTokenClaims;

@@ -29,7 +29,7 @@ export const findAccount =
         name: user.name ?? undefined,
         picture: user.avatar ?? undefined,
         username: user.username ?? undefined,
-        updated_at: Math.floor(Number(user.updated_at) / 1000),
+        updated_at: Math.floor(user.updated_at / 1000),
         email: user.primary_email ?? undefined,
         // Emails and phones reach an account only through a verified code or an administrator.
         email_verified: user.primary_email ? true : undefined,

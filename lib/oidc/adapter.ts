@@ -34,11 +34,11 @@ export function createAdapter(db: Queryable, findClient: (id: string) => Promise
 
     private async findBy(where: Record<string, string>): Promise<AdapterPayload | undefined> {
       const row = await this.rows().where(where).first<Row | undefined>('payload', 'expires_at', 'consumed_at');
-      if (!row || (row.expires_at !== null && Number(row.expires_at) <= Date.now())) {
+      if (!row || (row.expires_at !== null && row.expires_at <= Date.now())) {
         return undefined;
       }
       const payload = JSON.parse(row.payload) as AdapterPayload;
-      return row.consumed_at === null ? payload : { ...payload, consumed: Math.floor(Number(row.consumed_at) / 1000) };
+      return row.consumed_at === null ? payload : { ...payload, consumed: Math.floor(row.consumed_at / 1000) };
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {

@@ -134,7 +134,7 @@ export class ClientAuthThrottle {
       const now = Date.now();
       let crossed = false;
       // In one order everywhere, so that two failures never wait on each other's rows (MySQL).
-      for (const target of [...limits.keys()].sort()) {
+      for (const [target, limit] of [...limits].sort(([a], [b]) => (a < b ? -1 : 1))) {
         // One upsert takes the row's write lock at once: concurrent failures count one after the other.
         await trx('client_auth_failures')
           .insert({ target, failures: 1, window_started_at: now, blocked_until: null })
@@ -147,7 +147,7 @@ export class ClientAuthThrottle {
         }
         const expired = Number(row.window_started_at) + windowMs <= now;
         const failures = expired ? 1 : row.failures;
-        const blocks = failures >= limits.get(target)!;
+        const blocks = failures >= limit;
         if (expired || blocks) {
           await trx('client_auth_failures')
             .where({ target })
@@ -179,7 +179,9 @@ export async function purgeClientAuthFailures(db: Queryable, settings: Settings)
   const now = Date.now();
   await db('client_auth_failures')
     .where('window_started_at', '<=', now - settings.windowSeconds * 1000)
-    .where((over) => over.whereNull('blocked_until').orWhere('blocked_until', '<=', now))
+    .where((over) => {
+      over.whereNull('blocked_until').orWhere('blocked_until', '<=', now);
+    })
     .delete();
 }
 

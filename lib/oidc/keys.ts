@@ -88,7 +88,9 @@ export async function ensureKeys(db: Knex): Promise<void> {
     return;
   }
   const candidates = await Promise.all(
-    missing.map(({ kind, algorithm }) => (kind === 'cookie-keys' ? newCookieKey() : newSigningKey(algorithm ?? 'EC'))),
+    missing.map(({ kind, algorithm }) =>
+      kind === 'cookie-keys' ? Promise.resolve(newCookieKey()) : newSigningKey(algorithm ?? 'EC'),
+    ),
   );
   await withTransaction(db, async (trx) => {
     await lockCache(trx, 'keys');
@@ -109,7 +111,9 @@ async function loadKeySet(db: Queryable): Promise<KeySet> {
   const window = await retention(db);
   const now = Date.now();
   const rows = await db('oidc_keys')
-    .where((query) => query.whereNull('rotated_at').orWhere('rotated_at', '>', now - window))
+    .where((query) => {
+      query.whereNull('rotated_at').orWhere('rotated_at', '>', now - window);
+    })
     .orderByRaw('case when rotated_at is null then 0 else 1 end')
     .orderBy('created_at', 'desc')
     .select<KeyRow[]>('*');
@@ -131,7 +135,7 @@ export type KeySummary = { id: string; createdAt: number; signingKeyAlgorithm?: 
 
 const summary = (row: KeyRow): KeySummary => ({
   id: row.id,
-  createdAt: Number(row.created_at),
+  createdAt: row.created_at,
   ...(row.algorithm && { signingKeyAlgorithm: row.algorithm }),
   retired: row.rotated_at !== null,
 });
@@ -141,7 +145,9 @@ export async function listKeys(db: Queryable, kind: KeyKind): Promise<KeySummary
   const window = await retention(db);
   const rows = await db('oidc_keys')
     .where({ kind })
-    .where((query) => query.whereNull('rotated_at').orWhere('rotated_at', '>', Date.now() - window))
+    .where((query) => {
+      query.whereNull('rotated_at').orWhere('rotated_at', '>', Date.now() - window);
+    })
     .orderBy('created_at', 'desc')
     .select<KeyRow[]>('*');
   return rows.map(summary);

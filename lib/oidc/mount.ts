@@ -43,13 +43,14 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
   return {
     routes: async (ctx, next) => {
       if (ctx.path !== '/oidc' && !ctx.path.startsWith('/oidc/')) {
-        return next();
+        await next();
+        return;
       }
       if (ctx.method === 'POST' && formPostEndpoints.has(ctx.path)) {
         return redirectFormPost(ctx);
       }
       const { handler } = await current();
-      return handler(ctx, next);
+      await handler(ctx, next);
     },
     provider: async () => (await current()).provider,
   };

@@ -43,13 +43,13 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
       // Confidential clients (resource servers) may introspect any token; public ones only their own.
       introspection: {
         enabled: true,
-        allowedPolicy: async (ctx, client, token) =>
+        allowedPolicy: (ctx, client, token) =>
           client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
       },
       // A client revokes only tokens issued to it.
       revocation: {
         enabled: true,
-        allowedPolicy: async (ctx, _client, token) => token.clientId === ctx.oidc.client?.clientId,
+        allowedPolicy: (ctx, _client, token) => token.clientId === ctx.oidc.client?.clientId,
       },
       resourceIndicators: {
         enabled: true,
@@ -61,7 +61,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     formats: {
       customizers: {
         // RFC 9068 access tokens always carry `scope`, empty when nothing was granted.
-        async jwt(_ctx, _token, jwt) {
+        jwt(_ctx, _token, jwt) {
           jwt.payload.scope ??= '';
         },
       },
@@ -84,9 +84,9 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     findAccount: findAccount(db),
     // Claims a grant set on its token (token exchange's `act`) survive: the provider replaces
     // `extra` with what this returns.
-    extraTokenClaims: async (_ctx, token) => token.extra,
+    extraTokenClaims: (_ctx, token) => token.extra,
     // Refresh tokens for applications that may hold them, when offline_access was granted.
-    issueRefreshToken: async (_ctx, client, code) =>
+    issueRefreshToken: (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
   };
   const provider = new Provider(config.issuer, configuration);
@@ -107,6 +107,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     try {
       if (ctx.oidc.params?.grant_type === tokenExchangeGrantType) {
         const { error: code, error_description: description } = error as { error?: string; error_description?: string };
+        const { scope } = ctx.oidc.params;
         audit.record(tokenExchangeLogKey, {
           result: 'Error',
           applicationId: ctx.oidc.client?.clientId,
@@ -114,9 +115,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
           params: {
             resource: ctx.oidc.params.resource,
             subjectTokenType: ctx.oidc.params.subject_token_type,
-            scopesRequested: String(ctx.oidc.params.scope ?? '')
-              .split(' ')
-              .filter(Boolean),
+            scopesRequested: typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [],
           },
         });
       }

@@ -29,7 +29,7 @@ export function resourceServerInfo(db: Queryable, cache: SharedCache) {
       return scopesHeldByUser(db, cache, accountId, resource.id);
     }
     return cache.get('resources', `scopes:${resource.id}`, () =>
-      db('scopes').where({ resource_id: resource.id }).pluck('name'),
+      db('scopes').where({ resource_id: resource.id }).pluck<string[]>('name'),
     );
   }
 

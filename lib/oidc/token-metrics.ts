@@ -19,11 +19,12 @@ export function countTokenRequests(provider: Provider): void {
     tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc.params?.grant_type), result: 'success' }),
   );
   provider.on('grant.error', (ctx, error) =>
-    tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc?.params?.grant_type), result: errorCodeOf(error) }),
+    tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc.params?.grant_type), result: errorCodeOf(error) }),
   );
   // A server error at the token endpoint is reported as such, not as grant.error.
-  provider.on('server_error', (ctx, _error) => {
-    if (ctx.oidc?.route === 'token') {
+  provider.on('server_error', (ctx) => {
+    // oidc-provider's error handlers read ctx.oidc before they emit, so it is there.
+    if (ctx.oidc.route === 'token') {
       tokenRequests.inc({ grant_type: grantTypeOf(ctx.oidc.params?.grant_type), result: 'server_error' });
     }
   });

@@ -10,7 +10,10 @@ import { SecretBox, type SecretKeys } from './secret-box.ts';
 /** A connection pool or a transaction: logic takes either, so a change and its side rows commit together. */
 export type Queryable = Knex | Knex.Transaction;
 
-export const isMysql = (db: Queryable) => db.client.config.client === 'mysql2';
+/** knex's own type for the client behind a pool or a transaction (its declarations say `any`). */
+export const knexClient = (db: Queryable) => db.client as Knex.Client;
+
+export const isMysql = (db: Queryable) => knexClient(db).config.client === 'mysql2';
 
 type SqliteConnection = { pragma: (statement: string) => unknown };
 type MysqlConnection = { query: (sql: string, callback: (error: Error | null) => void) => void };
@@ -21,7 +24,7 @@ type MysqlConnection = { query: (sql: string, callback: (error: Error | null) =>
  * reports it, once).
  */
 const log = {
-  warn(message: string) {
+  warn(message: unknown) {
     if (!/already locked|migrate:unlock|^Acquire connection error/.test(String(message))) {
       console.warn(message);
     }
@@ -35,13 +38,13 @@ const log = {
 const secretBoxes = new WeakMap<object, SecretBox>();
 const noKeys = new SecretBox({ old: [] });
 
-export const secretsOf = (db: Queryable): SecretBox => secretBoxes.get(db.client.config as object) ?? noKeys;
+export const secretsOf = (db: Queryable): SecretBox => secretBoxes.get(knexClient(db).config) ?? noKeys;
 
 /** Opens a pool; `keys` seal and open the secrets stored in it (without them, a sealed one cannot be read). */
 export function openDatabase(url: string, keys?: SecretKeys): Knex {
   const db = connect(url);
   if (keys) {
-    secretBoxes.set(db.client.config as object, new SecretBox(keys));
+    secretBoxes.set(knexClient(db).config, new SecretBox(keys));
   }
   return db;
 }

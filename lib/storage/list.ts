@@ -26,6 +26,7 @@ export function whereStartsWith(query: Knex.QueryBuilder, column: string, prefix
 }
 
 /** Runs a filtered query twice: once to count, once for the page, newest first. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- knex's builders do not carry their row type, so each caller names it here (a typed parameter rejects their builders)
 export async function listPage<Row>(
   query: Knex.QueryBuilder,
   page: Page,
@@ -34,7 +35,8 @@ export async function listPage<Row>(
     { column: 'id' },
   ],
 ): Promise<{ rows: Row[]; total: number }> {
-  const [counted] = await query.clone().clearSelect().count({ total: '*' });
+  // knex types a count as a number or a string (drivers differ).
+  const [counted] = await query.clone().clearSelect().count<Array<{ total: number | string }>>({ total: '*' });
   const rows = (await applyPage(query.clone().orderBy(order), page)) as Row[];
-  return { rows, total: Number((counted as { total: number | string }).total) };
+  return { rows, total: Number(counted.total) };
 }

@@ -60,7 +60,7 @@ export function openConfigSecret(
  */
 export async function checkSecretKeys(db: Knex): Promise<void> {
   const box = secretsOf(db);
-  const recorded: string[] = await db('secret_keys').pluck('id');
+  const recorded = await db('secret_keys').pluck<string[]>('id');
   const missing = recorded.find((keyId) => !box.holds(keyId));
   if (missing) {
     throw new ConfigError(missingKeyMessage(missing));
@@ -138,9 +138,9 @@ export async function resealSecrets(db: Knex): Promise<ResealReport> {
     }
   }
   const currentKeyId = secretsOf(db).currentKeyId;
-  const retiredKeyIds: string[] = await db('secret_keys')
+  const retiredKeyIds = await db('secret_keys')
     .whereNot('id', currentKeyId ?? '')
-    .pluck('id');
+    .pluck<string[]>('id');
   await db('secret_keys').whereIn('id', retiredKeyIds).delete();
   return { rewritten, retiredKeyIds };
 }

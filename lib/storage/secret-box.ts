@@ -32,12 +32,14 @@ export class SecretBox {
   readonly #keys = new Map<string, Buffer>();
   /** The key that seals; undefined: values are written in plaintext. */
   readonly currentKeyId: string | undefined;
+  readonly #current: { id: string; key: Buffer } | undefined;
 
   constructor({ current, old }: SecretKeys) {
     for (const key of [...old, ...(current ? [current] : [])]) {
       this.#keys.set(keyIdOf(key), key);
     }
-    this.currentKeyId = current && keyIdOf(current);
+    this.#current = current && { id: keyIdOf(current), key: current };
+    this.currentKeyId = this.#current?.id;
   }
 
   holds(keyId: string): boolean {
@@ -45,16 +47,17 @@ export class SecretBox {
   }
 
   seal(value: string, place: string): string {
-    if (!this.currentKeyId) {
+    if (!this.#current) {
       return value;
     }
+    const { id, key } = this.#current;
     const nonce = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.currentKeyId)!, nonce, {
+    const cipher = createCipheriv('aes-256-gcm', key, nonce, {
       authTagLength: tagLength,
     });
     cipher.setAAD(Buffer.from(place, 'utf8'));
     const sealed = Buffer.concat([cipher.update(value, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-    return `enc:v1:${this.currentKeyId}:${nonce.toString('base64url')}:${sealed.toString('base64url')}`;
+    return `enc:v1:${id}:${nonce.toString('base64url')}:${sealed.toString('base64url')}`;
   }
 
   open(stored: string, place: string): string {

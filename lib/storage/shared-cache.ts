@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import type { Queryable } from './database.ts';
+import { knexClient, type Queryable } from './database.ts';
 
 /**
  * What may be cached in memory; each has a row in `cache_versions`. `roles` covers every table that
@@ -59,7 +59,7 @@ export class SharedCache {
    * early. On MySQL it is an ordinary query.
    */
   async #readVersions(): Promise<VersionRow[]> {
-    if (this.db.client.config.client !== 'better-sqlite3') {
+    if (knexClient(this.db).config.client !== 'better-sqlite3') {
       return this.db('cache_versions').select<VersionRow[]>('name', 'version');
     }
     try {
@@ -72,8 +72,9 @@ export class SharedCache {
   }
 
   async #prepare(): Promise<{ all(): VersionRow[] }> {
-    const connection = (await this.db.client.acquireConnection()) as { prepare(sql: string): { all(): VersionRow[] } };
-    this.db.client.releaseConnection(connection);
+    const client = knexClient(this.db);
+    const connection = (await client.acquireConnection()) as { prepare(sql: string): { all(): VersionRow[] } };
+    client.releaseConnection(connection);
     return connection.prepare('select name, version from cache_versions');
   }
 
@@ -102,8 +103,8 @@ export class SharedCache {
   async #read(): Promise<void> {
     const rows = await this.#readVersions();
     for (const { name, version } of rows) {
-      if (this.#versions.get(name) !== Number(version)) {
-        this.#versions.set(name, Number(version));
+      if (this.#versions.get(name) !== version) {
+        this.#versions.set(name, version);
         this.#stores.get(name)?.clear();
       }
     }

@@ -13,6 +13,7 @@ import type { Middleware } from 'koa';
 
 import type { Config } from '../config/env.ts';
 import { routeLabel } from '../http/route-label.ts';
+import { isMysql } from '../storage/database.ts';
 import { traceSpansWith, type SpanAttributes } from './spans.ts';
 
 /**
@@ -69,7 +70,7 @@ export function startTracing(config: TracingConfig, db: Knex): Tracing {
     }),
   );
 
-  const system = db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
+  const system = isMysql(db) ? 'mysql' : 'sqlite';
   const queries = new Map<string, Span>();
   type Query = { __knexQueryUid: string; sql: string; method?: string };
   const endQuery = (query: Query, error?: unknown) => {

@@ -54,7 +54,7 @@ export async function resolveSubject(
     if (row.consumed_at !== null) {
       throw invalid('was already used (an impersonation token is single use)');
     }
-    if (Number(row.expires_at) <= Date.now()) {
+    if (row.expires_at <= Date.now()) {
       throw invalid('is expired');
     }
     return { userId: row.user_id, actor: row.application_id ?? undefined, impersonationTokenId: row.id };

@@ -60,7 +60,11 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
 
   return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const { params, provider } = ctx.oidc;
-    const client = ctx.oidc.client!;
+    const client = ctx.oidc.client;
+    if (!client) {
+      // oidc-provider authenticates the client before it calls a grant.
+      throw new Error('token exchange ran without an authenticated client');
+    }
     const application = await cache.get('applications', `application:${client.clientId}`, () =>
       findApplication(db, client.clientId),
     );
@@ -74,19 +78,17 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
 
     const subjectToken = asString(params?.subject_token);
     const subjectTokenType = asString(params?.subject_token_type);
-    for (const [name, value] of [
-      ['subject_token', subjectToken],
-      ['subject_token_type', subjectTokenType],
-    ] as const) {
-      if (!value) {
-        throw new errors.InvalidRequest(`missing required parameter '${name}'`);
-      }
+    if (!subjectToken) {
+      throw new errors.InvalidRequest("missing required parameter 'subject_token'");
+    }
+    if (!subjectTokenType) {
+      throw new errors.InvalidRequest("missing required parameter 'subject_token_type'");
     }
     if (subjectTokenType !== accessTokenType && subjectTokenType !== impersonationTokenType) {
       throw new errors.InvalidRequest('unsupported subject_token_type');
     }
 
-    const subject = await resolveSubject(provider, db, cache, config.issuer, subjectToken!, subjectTokenType);
+    const subject = await resolveSubject(provider, db, cache, config.issuer, subjectToken, subjectTokenType);
     const standing = await userStanding(db, cache, subject.userId);
     if (standing !== 'active') {
       throw new errors.InvalidRequest(
