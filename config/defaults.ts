@@ -1,10 +1,15 @@
 /**
- * Every setting the service reads from the environment, with its default and meaning.
- * `lib/config/env.ts` parses and range-checks them once at start; the README's table mirrors this file.
+ * Every setting the service reads from the environment, with its default and meaning: the one source of
+ * the defaults. `default` is the value a setting takes when it is unset or empty, read exactly as if it
+ * had been set to it; `unset` says what happens instead where the value is derived from other settings.
+ * `lib/config/env.ts` parses and range-checks them once at start; the README's table shows the same
+ * defaults (a test holds them equal).
  */
+type Setting = { default: string; meaning: string } | { unset: string; meaning: string } | { meaning: string };
+
 export const settings = {
   PORT: { default: '3001', meaning: 'HTTP port' },
-  ENDPOINT: { default: 'http://localhost:$PORT', meaning: 'public base URL; the issuer is $ENDPOINT/oidc' },
+  ENDPOINT: { unset: 'http://localhost:$PORT', meaning: 'public base URL; the issuer is $ENDPOINT/oidc' },
   DB_URL: {
     default: 'sqlite:./data/identity.sqlite3',
     meaning: 'sqlite:<path> (embedded) or mysql://user:pass@host:port/db (MySQL 8 / MariaDB 10.6+)',
@@ -15,18 +20,17 @@ export const settings = {
       'seconds start-up (and the CLI) keeps retrying a database it cannot reach (refused, unknown host, timeout) before it stops; wrong credentials stop it at once',
   },
   BOOTSTRAP_ADMIN_CLIENT_ID: {
-    default: '',
     meaning:
       'with BOOTSTRAP_ADMIN_CLIENT_SECRET: a MachineToMachine application with these credentials is kept holding the management API scope `all`',
   },
-  BOOTSTRAP_ADMIN_CLIENT_SECRET: { default: '', meaning: 'see BOOTSTRAP_ADMIN_CLIENT_ID' },
-  MANAGEMENT_API_RESOURCE: { default: '$ENDPOINT/api', meaning: 'resource indicator of the management API' },
+  BOOTSTRAP_ADMIN_CLIENT_SECRET: { meaning: 'see BOOTSTRAP_ADMIN_CLIENT_ID' },
+  MANAGEMENT_API_RESOURCE: { unset: '$ENDPOINT/api', meaning: 'resource indicator of the management API' },
   HOOKS_RETRY_SCHEDULE: {
     default: '5,300,1800,7200,18000,36000,50400,72000,86400',
     meaning: 'seconds to wait before each retry of a webhook delivery',
   },
   HOOKS_ALLOW_PRIVATE_TARGETS: {
-    default: 'true (false when NODE_ENV=production)',
+    unset: 'true (false when NODE_ENV=production)',
     meaning: 'allow webhook URLs on loopback and private addresses',
   },
   NODE_ENV: { default: 'development', meaning: '`production` turns off development-only endpoints and logs JSON' },
@@ -36,18 +40,15 @@ export const settings = {
     meaning: 'trust X-Forwarded-* headers (set when running behind a load balancer that terminates TLS)',
   },
   SMTP_URL: {
-    default: '',
     meaning:
       'smtp://user:pass@host:587 or smtps://...:465: send verification emails through this server; unset, they are kept in the development message store, and in production not sent (501 connector.not_found; a warning at start)',
   },
   SMTP_FROM: { default: 'Identity <no-reply@localhost>', meaning: 'sender of verification emails' },
   SECRETS_ENCRYPTION_KEY: {
-    default: '',
     meaning:
       '32 random bytes, base64 (`openssl rand -base64 32`): signing and cookie keys, client secrets, hook signing keys and TOTP secrets are stored encrypted with it (AES-256-GCM); unset, in plaintext (production logs a warning)',
   },
   SECRETS_ENCRYPTION_OLD_KEYS: {
-    default: '',
     meaning:
       'comma-separated earlier values of SECRETS_ENCRYPTION_KEY, still accepted for reading while `npm run cli -- rotate-secrets` re-encrypts with the current one',
   },
@@ -66,23 +67,21 @@ export const settings = {
       'failed client authentications per source address (IPv6: per /64) in a window before that address is refused',
   },
   METRICS_TOKEN: {
-    default: '',
     meaning:
       '16+ letters, digits or -._~+/ (`openssl rand -hex 32`): GET /metrics (Prometheus) answers only with `Authorization: Bearer <token>`; unset, /metrics is open in development and off in production',
   },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
-    default: '',
     meaning:
       'OpenTelemetry collector (OTLP over HTTP, e.g. http://collector:4318): traces of requests, database queries, webhook deliveries and identity provider calls are sent there; the other standard OTEL_* variables apply (docs/operations.md); unset, and OTEL_TRACES_EXPORTER unset, no tracing code is loaded',
   },
   OTEL_TRACES_EXPORTER: {
-    default: 'otlp when OTEL_EXPORTER_OTLP_ENDPOINT is set',
+    unset: 'otlp when OTEL_EXPORTER_OTLP_ENDPOINT is set',
     meaning: '`otlp`, `console` (spans on stdout, for a look) or `none`',
   },
   OTEL_EXPORTER_OTLP_PROTOCOL: {
     default: 'http/protobuf',
     meaning: "`http/protobuf` or `http/json` (gRPC is not offered: point it at the collector's HTTP port, 4318)",
   },
-} as const;
+} as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof settings;

@@ -1,8 +1,32 @@
+import { readFileSync } from 'node:fs';
+
 import { expect } from 'chai';
+
+import { settings } from '../config/defaults.ts';
 
 import { ConfigError, configWarnings, loadConfig } from '../lib/config/env.ts';
 
 describe('configuration', () => {
+  it("README's configuration table names every setting with the default config/defaults.ts gives it", () => {
+    const rows = new Map<string, string>();
+    for (const [, names, value] of readFileSync('README.md', 'utf8').matchAll(
+      /^\| (`[A-Z_]+`(?:, `[A-Z_]+`)*) \| ([^|]+) \|/gm,
+    )) {
+      for (const name of names.matchAll(/`([A-Z_]+)`/g)) {
+        rows.set(name[1], value.trim());
+      }
+    }
+    for (const [name, setting] of Object.entries(settings)) {
+      expect(rows.has(name), `${name} is missing from the README's table`).to.equal(true);
+      const shown = rows.get(name);
+      if ('default' in setting) {
+        expect(shown, name).to.equal(`\`${setting.default}\``);
+      } else if (!('unset' in setting)) {
+        expect(shown, name).to.equal('unset');
+      }
+    }
+  });
+
   it('has working defaults for a fresh clone', () => {
     const config = loadConfig({});
     expect(config).to.include({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { SettingName } from '../../config/defaults.ts';
+import { settings, type SettingName } from '../../config/defaults.ts';
 import { isLoopback } from './loopback.ts';
 
 /** 32 bytes in base64 (standard or URL-safe alphabet), as `openssl rand -base64 32` prints them. */
@@ -13,38 +13,32 @@ const encryptionKey = z
 const url = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/\/+$/, ''));
 
 const schema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3001),
+  PORT: z.coerce.number().int().min(0).max(65_535),
   ENDPOINT: url.optional(),
-  DB_URL: z
-    .string()
-    .regex(/^(sqlite:.+|mysql:\/\/.+)$/, 'must be sqlite:<path> or mysql://user:pass@host:port/db')
-    .default('sqlite:./data/identity.sqlite3'),
-  DB_CONNECT_TIMEOUT: z.coerce.number().int().min(0).max(3600).default(30),
+  DB_URL: z.string().regex(/^(sqlite:.+|mysql:\/\/.+)$/, 'must be sqlite:<path> or mysql://user:pass@host:port/db'),
+  DB_CONNECT_TIMEOUT: z.coerce.number().int().min(0).max(3600),
   BOOTSTRAP_ADMIN_CLIENT_ID: z
     .string()
     .regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _')
     .optional(),
   BOOTSTRAP_ADMIN_CLIENT_SECRET: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   MANAGEMENT_API_RESOURCE: url.optional(),
-  HOOKS_RETRY_SCHEDULE: z
-    .string()
-    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds')
-    .default('5,300,1800,7200,18000,36000,50400,72000,86400'),
+  HOOKS_RETRY_SCHEDULE: z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds'),
   HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  NODE_ENV: z.enum(['development', 'production', 'test']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  TRUST_PROXY: z.enum(['true', 'false']),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-  SMTP_FROM: z.string().min(3).max(256).default('Identity <no-reply@localhost>'),
+  SMTP_FROM: z.string().min(3).max(256),
   SECRETS_ENCRYPTION_KEY: encryptionKey.optional(),
   SECRETS_ENCRYPTION_OLD_KEYS: z
     .string()
     .transform((value) => value.split(',').filter((key) => key.trim() !== ''))
     .pipe(z.array(encryptionKey))
-    .default([]),
-  CLIENT_AUTH_FAILURE_WINDOW: z.coerce.number().int().min(1).max(86_400).default(300),
-  CLIENT_AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
-  CLIENT_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(100),
+    .optional(),
+  CLIENT_AUTH_FAILURE_WINDOW: z.coerce.number().int().min(1).max(86_400),
+  CLIENT_AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000),
+  CLIENT_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000),
   // A bearer token (RFC 6750's characters), long enough not to be guessed.
   METRICS_TOKEN: z
     .string()
@@ -52,11 +46,9 @@ const schema = z.object({
     .optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
-  OTEL_EXPORTER_OTLP_PROTOCOL: z
-    .enum(['http/protobuf', 'http/json'], {
-      error: "must be http/protobuf or http/json (gRPC is not offered: use the collector's HTTP port, 4318)",
-    })
-    .default('http/protobuf'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json'], {
+    error: "must be http/protobuf or http/json (gRPC is not offered: use the collector's HTTP port, 4318)",
+  }),
 } satisfies Record<SettingName, z.ZodType>);
 
 export type Config = {
@@ -90,10 +82,15 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** The settings that have a value of their own when unset (config/defaults.ts). */
+const defaultValues: Record<string, string> = Object.fromEntries(
+  Object.entries(settings).flatMap(([name, setting]) => ('default' in setting ? [[name, setting.default]] : [])),
+);
+
 /** Parses the environment once; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const result = schema.safeParse(present);
+  const result = schema.safeParse({ ...defaultValues, ...present });
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
@@ -126,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL,
     trustProxy: values.TRUST_PROXY === 'true',
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
-    secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS },
+    secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS ?? [] },
     clientAuthThrottle: {
       windowSeconds: values.CLIENT_AUTH_FAILURE_WINDOW,
       failuresPerClient: values.CLIENT_AUTH_FAILURES_PER_CLIENT,

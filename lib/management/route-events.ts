@@ -21,7 +21,7 @@ const paramsOf = (input: Input) => (input.params ?? {}) as Record<string, string
 const idOf = (input: Input, body: unknown) => paramsOf(input).id ?? (body as { id?: string } | undefined)?.id;
 const nonEmpty = (value: unknown) => Array.isArray(value) && value.length > 0;
 
-/** `organizationId`, and the delta fields that are not empty (CONTRACT §5); the handler put the delta on the state. */
+/** `organizationId`, and the delta fields that are not empty (docs/webhooks.md, "Data mutation events"); the handler put the delta on the state. */
 function membershipFields(_input: Input, _body: unknown, ctx: Context): Record<string, unknown> {
   const delta = ctx.state.membershipDelta as MembershipDelta | undefined;
   if (!delta) {

@@ -6,7 +6,7 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { currentKeySet, type KeySet } from './keys.ts';
 import { isRevoked } from './revoked-tokens.ts';
 
-/** The claims every JWT access token of ours carries (RFC 9068; CONTRACT §2). */
+/** The claims every JWT access token of ours carries (RFC 9068; docs/decisions.md, "Tokens"). */
 export type AccessTokenClaims = JWTPayload & {
   sub: string;
   client_id: string;

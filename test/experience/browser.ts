@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { got, type Got } from 'got';
 import { CookieJar } from 'tough-cookie';
 
-import type { HttpResponse, TestService } from '../support/service.ts';
+import type { HttpResponse, ServiceClient } from '../support/service.ts';
 
 /**
  * A browser, as far as the OIDC flow needs one: a cookie jar, no automatic redirects. It starts
@@ -13,7 +13,7 @@ export class Browser {
   readonly jar = new CookieJar();
   readonly client: Got;
 
-  constructor(readonly service: TestService) {
+  constructor(readonly service: ServiceClient) {
     this.client = got.extend({
       prefixUrl: service.url,
       cookieJar: this.jar,

@@ -27,7 +27,7 @@ import { Receiver, sleep, type Received } from './receiver.ts';
 
 /**
  * Which event each management endpoint and each end-user action emits (the specification's two
- * tables, CONTRACT §5 and §7): exactly those events, once, only on success, with the payload fields.
+ * tables, listed in docs/webhooks.md, "Events"): exactly those events, once, only on success, with the payload fields.
  */
 
 type Payload = Record<string, any>;

@@ -1,4 +1,4 @@
-import type { TestService } from './service.ts';
+import type { ServiceClient } from './service.ts';
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
@@ -7,7 +7,7 @@ type Application = { id: string; secret: string; name: string; type: string };
 type Resource = { id: string; indicator: string };
 
 /** An API resource with the named scopes; returns the resource and its scope ids by name. */
-export async function createResource(service: TestService, scopes: string[], accessTokenTtl?: number) {
+export async function createResource(service: ServiceClient, scopes: string[], accessTokenTtl?: number) {
   const indicator = `https://${unique('api')}.example.com`;
   const resource = (
     await service.api.post('resources', {
@@ -24,13 +24,13 @@ export async function createResource(service: TestService, scopes: string[], acc
   return { resource, scopeIds };
 }
 
-export async function createApplication(service: TestService, type: string, extra: Record<string, unknown> = {}) {
+export async function createApplication(service: ServiceClient, type: string, extra: Record<string, unknown> = {}) {
   return (await service.api.post('applications', { json: { name: unique('app'), type, ...extra } }))
     .body as Application;
 }
 
 /** A machine-to-machine application holding one role with the given scope ids. */
-export async function createMachineWithScopes(service: TestService, scopeIds: string[]) {
+export async function createMachineWithScopes(service: ServiceClient, scopeIds: string[]) {
   const application = await createApplication(service, 'MachineToMachine');
   const role = (
     await service.api.post('roles', {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import parsePrometheusTextFormat, { type Family, type Sample } from 'parse-prometheus-text-format';
 
-import type { TestService } from './service.ts';
+import type { ServiceClient } from './service.ts';
 
 /**
  * What GET /metrics said, parsed by a Prometheus text-format parser (it throws on a malformed line).
@@ -43,7 +43,7 @@ export class Scrape {
   }
 }
 
-export async function scrape(service: TestService, headers: Record<string, string> = {}): Promise<Scrape> {
+export async function scrape(service: ServiceClient, headers: Record<string, string> = {}): Promise<Scrape> {
   const response = await service.http.get('metrics', { responseType: 'text', headers });
   expect(response.statusCode, String(response.body).slice(0, 300)).to.equal(200);
   expect(String(response.headers['content-type'])).to.match(/^text\/plain; version=0\.0\.4/);

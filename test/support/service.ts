@@ -54,10 +54,10 @@ function client(instance: Got): HttpClient {
   };
 }
 
-export type TestService = {
+/** What tests reach a running service by: its address, its configuration and HTTP clients. */
+export type ServiceClient = {
   url: string;
   config: Config;
-  service: Service;
   /** Plain HTTP against the service: never throws on a status, parses JSON. */
   http: HttpClient;
   /** HTTP to /api with a management token. */
@@ -65,11 +65,16 @@ export type TestService = {
   token(clientId: string, secret: string, form: Record<string, string>): Promise<TokenResponse>;
   /** Drops the cached management token (after a key it was signed with is deleted). */
   forgetToken(): void;
+  stop(): Promise<void>;
+};
+
+/** The service running in the test's own process (from the sources). */
+export type TestService = ServiceClient & {
+  service: Service;
   /** What the service logged so far (with `logs: true`: every level, JSON lines). */
   logs(): string;
   /** What the service printed once for the operator (stderr in real use): generated credentials, the setup token. */
   notices(): string;
-  stop(): Promise<void>;
 };
 
 export type TokenResponse = {
@@ -113,7 +118,15 @@ export async function startService(
   const service = await createService(config, logger, notices.stream);
   await service.listen(port);
   // Where the test reaches it; the public ENDPOINT (issuer) may be another name.
-  const url = `http://127.0.0.1:${port}`;
+  const client = serviceClient(`http://127.0.0.1:${port}`, config, () => service.close());
+  return { ...client, service, logs: logs.text, notices: notices.text };
+}
+
+/**
+ * HTTP clients of a service at `url` (in this process or another): plain, management API (with a token
+ * of the bootstrap admin application, fetched when needed) and the token endpoint.
+ */
+export function serviceClient(url: string, config: Config, close: () => Promise<void>): ServiceClient {
   // An agent per service: a restarted service on the same port must not get a dead keep-alive socket.
   const agent = new Agent({ keepAlive: true });
   const base = got.extend({
@@ -165,16 +178,13 @@ export async function startService(
   return {
     url,
     config,
-    service,
     http: client(base),
     api: client(api),
     token,
     forgetToken: () => (managementToken = undefined),
-    logs: logs.text,
-    notices: notices.text,
     async stop() {
       agent.destroy();
-      await service.close();
+      await close();
     },
   };
 }

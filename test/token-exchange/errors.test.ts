@@ -18,8 +18,8 @@ import {
 const notAllowed = 'token exchange is not allowed for this application';
 
 /**
- * CONTRACT §3: every refusal of the token exchange grant, with its status, `error` and
- * `error_description`, and the order of the checks (the first failing check answers).
+ * Every refusal of the token exchange grant, with its status, `error` and `error_description` (the
+ * table in docs/token-exchange.md), and the order of the checks (the first failing check answers).
  */
 describe('token exchange: refusals and their order', () => {
   let service: TestService;

@@ -3,7 +3,7 @@ import { decodeJwt, importJWK, SignJWT, type JWK, type JWTHeaderParameters, type
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
-import type { TestService } from '../support/service.ts';
+import type { ServiceClient, TestService } from '../support/service.ts';
 import { Browser } from '../experience/browser.ts';
 
 const redirectUri = 'http://frontend.test/callback';
@@ -13,7 +13,7 @@ const redirectUri = 'http://frontend.test/callback';
  * by a user through a role, a front end that signs the user in for API A, and API A's backend
  * application allowed to exchange.
  */
-export async function delegationSetup(service: TestService) {
+export async function delegationSetup(service: ServiceClient) {
   const apiA = await createResource(service, ['read:a']);
   const apiB = await createResource(service, ['read:b', 'write:b', 'delete:b'], 900);
   const role = (
@@ -41,7 +41,7 @@ export async function delegationSetup(service: TestService) {
 
 /** The user signs in at the front end; returns the token response (access token, ID token). */
 export async function userTokens(
-  service: TestService,
+  service: ServiceClient,
   frontendId: string,
   user: { username: string; password: string },
   resource?: string,
@@ -75,7 +75,7 @@ export async function userTokens(
 
 /** The user signs in at the front end, which gets an access token for API A (or an opaque one). */
 export async function userAccessToken(
-  service: TestService,
+  service: ServiceClient,
   frontendId: string,
   user: { username: string; password: string },
   resource?: string,
@@ -89,7 +89,7 @@ export const impersonationTokenType = 'urn:logto:token-type:impersonation_token'
 
 /** A token exchange by a confidential application (HTTP Basic). */
 export const exchange = (
-  service: TestService,
+  service: ServiceClient,
   application: { id: string; secret: string },
   form: Record<string, string>,
 ) => service.token(application.id, application.secret, { grant_type: tokenExchange, ...form });
