@@ -21,6 +21,7 @@ import {
   wrongCode,
 } from '../experience/experience-helpers.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { waitForLog, type AuditEntry } from './support.ts';
 
 const password = 'Quartz-Falcon-81';
@@ -33,7 +34,7 @@ describe('audit: failed sign-ins and verifications', () => {
     service = await startService();
     spa = await createSpa(service);
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   const about = (value: string) => (entry: AuditEntry) => entry.payload.identifier?.value === value;
 

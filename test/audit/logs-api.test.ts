@@ -13,6 +13,7 @@ import {
 } from '../experience/experience-helpers.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { waitForLog, type AuditEntry } from './support.ts';
 
 describe('GET /api/logs: filters, names, and no secrets', () => {
@@ -21,7 +22,7 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
   before(async () => {
     service = await startService();
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   const list = async (query: Record<string, string | number>) => {
     const response = await service.api.get('logs', { searchParams: { page_size: 100, ...query } });

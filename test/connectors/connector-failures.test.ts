@@ -5,6 +5,7 @@ import { createSpa, expectStatus, openExperience } from '../experience/experienc
 import { scrape } from '../support/metrics.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp } from '../support/idp.ts';
 import { freePort, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * A connector whose identity provider fails: the end user reads a plain sentence (never
@@ -24,8 +25,8 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     spa = await createSpa(service);
   });
   after(async () => {
-    await idp?.stop();
-    await service?.stop();
+    await ifSet(idp)?.stop();
+    await ifSet(service)?.stop();
   });
 
   async function createConnector(connectorId: 'oidc' | 'oauth2', config: Record<string, unknown>): Promise<string> {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { eventually, Receiver } from '../hooks/receiver.ts';
+import { ifSet } from '../support/values.ts';
 import { chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
 
 /** A webhook made in the console: test send, then a real event's delivery listed with its answer. */
@@ -20,8 +21,8 @@ describe('console: webhooks', function () {
   });
 
   after(async () => {
-    await session?.close();
-    await receiver?.close();
+    await ifSet(session)?.close();
+    await ifSet(receiver)?.close();
   });
 
   it('creates a webhook, sends a test event and lists a delivery', async () => {

@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { buildOnce } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { startApplication } from './support.ts';
 
 /**
@@ -61,9 +62,9 @@ describe('hosted sign-in pages in Chromium', function () {
 
   after(async () => {
     await Promise.all(contexts.map((context) => context.close()));
-    await browser?.close();
-    application?.server.close();
-    await service?.stop();
+    await ifSet(browser)?.close();
+    ifSet(application)?.server.close();
+    await ifSet(service)?.stop();
   });
 
   /** A fresh browser profile that reaches only this machine; errors the pages raise are collected. */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import {
   createSpa,
   createUser,
@@ -40,7 +41,7 @@ describe('management API: sign-in experience settings', () => {
     service = await startService();
     app = await createSpa(service);
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   /** Puts every setting back as a fresh install has it. */
   async function restoreDefaults(): Promise<void> {

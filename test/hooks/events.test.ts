@@ -23,6 +23,7 @@ import {
   verifyCode,
 } from '../experience/experience-helpers.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { Receiver, sleep, type Received } from './receiver.ts';
 
 /**
@@ -60,9 +61,9 @@ describe("hooks: which action emits which event (the specification's tables)", (
     spa = await createSpa(service);
   });
   after(async () => {
-    await db?.destroy();
-    await receiver?.close();
-    await service?.stop();
+    await ifSet(db)?.destroy();
+    await ifSet(receiver)?.close();
+    await ifSet(service)?.stop();
   });
 
   /** Waits until every delivery of the hook is final and the receiver has been quiet for 300 ms. */

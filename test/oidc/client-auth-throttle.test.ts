@@ -6,6 +6,7 @@ import * as client from 'openid-client';
 import { createApplication, createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { startService, type HttpResponse, type TestService, type TokenResponse } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type Machine = { id: string; secret: string };
 
@@ -44,7 +45,7 @@ describe('client authentication throttle', () => {
       machine = (await createMachineWithScopes(service, [scopeIds.read])).application;
       bystander = (await createMachineWithScopes(service, [scopeIds.read])).application;
     });
-    after(() => service?.stop());
+    after(() => ifSet(service)?.stop());
 
     const credentials = (who: Machine, secret = who.secret) =>
       service.token(who.id, secret, { grant_type: 'client_credentials', resource: indicator, scope: 'read' });
@@ -184,7 +185,7 @@ describe('client authentication throttle', () => {
         },
       });
     });
-    after(() => service?.stop());
+    after(() => ifSet(service)?.stop());
 
     const from = (address: string, id: string, secret: string) =>
       service.http.post('oidc/token', {
@@ -237,7 +238,7 @@ describe('client authentication throttle', () => {
       };
       [a, b] = await Promise.all([startService({ dbUrl, env }), startService({ dbUrl, env })]);
     });
-    after(() => Promise.all([a?.stop(), b?.stop()]));
+    after(() => Promise.all([ifSet(a)?.stop(), ifSet(b)?.stop()]));
 
     it('share the count: failures split across both reach the limit, and both refuse', async () => {
       const machine = await createApplication(a, 'MachineToMachine');

@@ -16,6 +16,7 @@ import {
   type HttpResponse,
   type TestService,
 } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /** Starts `count` requests at once and waits for all of them. */
 const concurrently = <T>(count: number, request: (index: number) => Promise<T>): Promise<T[]> =>
@@ -349,8 +350,8 @@ describe('concurrent writes through two processes on one database', () => {
     });
   });
   after(async () => {
-    await b?.stop();
-    await a?.stop();
+    await ifSet(b)?.stop();
+    await ifSet(a)?.stop();
   });
 
   it('20 custom-data merges, half through each process, keep all 20 keys', async () => {
