@@ -61,7 +61,7 @@ describe('audit: failed sign-ins and verifications', () => {
       applicationId: spa.id,
     });
     expect(entry.payload.ip).to.match(/127\.0\.0\.1/);
-    expect(entry.payload.userAgent).to.be.a('string').and.not.empty;
+    expect(entry.payload.userAgent).to.be.a('string').and.not.equal('');
     expect(entry.names[spa.id]).to.match(/^app-/);
 
     // An identifier that matches no account is recorded the same way (probing shows).

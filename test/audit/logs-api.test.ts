@@ -33,7 +33,7 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
   it('never shows a secret: passwords, application secrets, codes, tokens', async () => {
     const userPassword = 'Hidden-Password-93';
     const application = await createApplication(service, 'MachineToMachine');
-    expect(application.secret).to.be.a('string').and.not.empty;
+    expect(application.secret).to.be.a('string').and.not.equal('');
     const user = await createUser(service, {
       username: 'secret_keeper',
       primaryEmail: newEmail('keeper'),
@@ -45,7 +45,7 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
     const hook = await service.api.post('hooks', {
       json: { name: 'audit hook', events: ['User.Created'], config: { url: 'https://hooks.example.com/in' } },
     });
-    expect(hook.body.signingKey).to.be.a('string').and.not.empty;
+    expect(hook.body.signingKey).to.be.a('string').and.not.equal('');
     const subjectToken = await service.api.post('subject-tokens', { json: { userId: user.id } });
     expect(subjectToken.statusCode).to.equal(201);
 

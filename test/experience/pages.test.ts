@@ -64,7 +64,7 @@ describe('hosted sign-in pages: what is served', () => {
         'cache-control': 'public, max-age=31536000, immutable',
         'x-content-type-options': 'nosniff',
       });
-      expect(asset.body).to.not.be.empty;
+      expect(asset.body).to.not.have.lengthOf(0);
     }
   });
 

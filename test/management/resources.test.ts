@@ -92,7 +92,7 @@ describe('management API: resources and scopes', () => {
         accessTokenTtl: 3600,
         scopes: [],
       });
-      expect(response.body.id).to.be.a('string').and.not.empty;
+      expect(response.body.id).to.be.a('string').and.not.equal('');
     });
 
     it('keeps a given access token TTL', async () => {
@@ -302,7 +302,7 @@ describe('management API: resources and scopes', () => {
         name: 'read:orders',
         description: 'Read orders',
       });
-      expect(response.body.id).to.be.a('string').and.not.empty;
+      expect(response.body.id).to.be.a('string').and.not.equal('');
       expect(response.body.createdAt)
         .to.be.a('number')
         .within(before - 1000, Date.now() + 1000);

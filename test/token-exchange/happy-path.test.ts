@@ -116,7 +116,7 @@ describe('token exchange: the delegated call from API A to API B', () => {
     expect(payload.iat).to.be.a('number');
     expect(payload.exp! - payload.iat!).to.equal(900);
     expect(Math.abs(payload.iat! - Date.now() / 1000)).to.be.below(10);
-    expect(payload.jti).to.be.a('string').and.not.empty;
+    expect(payload.jti).to.be.a('string').and.not.equal('');
     expect(payload).not.to.have.property('act');
   });
 

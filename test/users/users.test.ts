@@ -152,7 +152,7 @@ describe('management API: users', () => {
         isSuspended: false,
         hasPassword: false,
       });
-      expect(user.id).to.be.a('string').and.not.empty;
+      expect(user.id).to.be.a('string').and.not.equal('');
       expect(user.createdAt)
         .to.be.a('number')
         .within(before - 1000, Date.now() + 1000);
