@@ -55,7 +55,7 @@ describe('console: webhooks', function () {
     await page.getByLabel('Username').fill('webhook_user');
     await page.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('heading', { level: 1, name: 'webhook_user' }).waitFor();
-    await eventually(async () => receiver.requests.length === 2);
+    await eventually(() => receiver.requests.length === 2);
 
     await page.goto(`${session.service.url}${hookPath}`);
     const deliveries = page.getByRole('region', { name: 'Recent deliveries' });

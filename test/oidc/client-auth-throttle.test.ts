@@ -22,7 +22,7 @@ function expectThrottled(response: TokenResponse | HttpResponse): number {
   expect(String(response.headers['content-type'])).to.match(/^application\/json/);
   expect(response.headers['cache-control']).to.equal('no-store');
   const retryAfter = Number(response.headers['retry-after']);
-  expect(Number.isInteger(retryAfter), `Retry-After: ${response.headers['retry-after']}`).to.equal(true);
+  expect(Number.isInteger(retryAfter), `Retry-After: ${String(response.headers['retry-after'])}`).to.equal(true);
   expect(retryAfter).to.be.greaterThan(0);
   return retryAfter;
 }
@@ -147,6 +147,7 @@ describe('client authentication throttle', () => {
         application.secret,
         undefined,
         {
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only to stand out: the test service is plain http on 127.0.0.1
           execute: [client.allowInsecureRequests],
         },
       );

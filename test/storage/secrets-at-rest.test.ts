@@ -392,7 +392,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     for (const env of [{}, { SECRETS_ENCRYPTION_KEY: keyB }] as Array<Record<string, string>>) {
       const refused = await startService({ dbUrl, env }).then(
         (started) => started.stop().then(() => 'started'),
-        (error: Error) => error.message,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
       expect(refused).to.include('SECRETS_ENCRYPTION_KEY').and.include(keyIdOf(keyA)).and.not.include(keyA);
     }
@@ -431,7 +431,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     }
     const refused = await startService({ dbUrl, env: { SECRETS_ENCRYPTION_KEY: keyA } }).then(
       (started) => started.stop().then(() => 'started'),
-      (error: Error) => error.message,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
     expect(refused).to.include('SECRETS_ENCRYPTION_KEY').and.include(keyIdOf(keyB));
   });
