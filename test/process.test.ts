@@ -29,8 +29,8 @@ function startProcess(
   });
   let output = '';
   let errors = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
     output += chunk.toString();
     errors += chunk.toString();
   });

@@ -13,6 +13,7 @@ import {
 } from '../experience/experience-helpers.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { waitForLog, type AuditEntry } from './support.ts';
 
 describe('GET /api/logs: filters, names, and no secrets', () => {
@@ -21,7 +22,7 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
   before(async () => {
     service = await startService();
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   const list = async (query: Record<string, string | number>) => {
     const response = await service.api.get('logs', { searchParams: { page_size: 100, ...query } });
@@ -32,7 +33,7 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
   it('never shows a secret: passwords, application secrets, codes, tokens', async () => {
     const userPassword = 'Hidden-Password-93';
     const application = await createApplication(service, 'MachineToMachine');
-    expect(application.secret).to.be.a('string').and.not.empty;
+    expect(application.secret).to.be.a('string').and.not.equal('');
     const user = await createUser(service, {
       username: 'secret_keeper',
       primaryEmail: newEmail('keeper'),
@@ -44,7 +45,7 @@ describe('GET /api/logs: filters, names, and no secrets', () => {
     const hook = await service.api.post('hooks', {
       json: { name: 'audit hook', events: ['User.Created'], config: { url: 'https://hooks.example.com/in' } },
     });
-    expect(hook.body.signingKey).to.be.a('string').and.not.empty;
+    expect(hook.body.signingKey).to.be.a('string').and.not.equal('');
     const subjectToken = await service.api.post('subject-tokens', { json: { userId: user.id } });
     expect(subjectToken.statusCode).to.equal(201);
 

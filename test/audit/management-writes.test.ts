@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { administratorToken, waitForLog, type AuditEntry } from './support.ts';
 
 const writes = { logKey: 'Management.Write' };
@@ -11,7 +12,7 @@ describe('audit: every management API write', () => {
   before(async () => {
     service = await startService();
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   const byRoute = (method: string, route: string, status: number) => (entry: AuditEntry) =>
     entry.payload.method === method && entry.payload.route === route && entry.payload.status === status;

@@ -4,7 +4,8 @@ import type { Browser } from '../experience/browser.ts';
 import { createSpa, expectStatus, openExperience } from '../experience/experience-helpers.ts';
 import { scrape } from '../support/metrics.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp } from '../support/idp.ts';
-import { freePort, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { freePort, startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * A connector whose identity provider fails: the end user reads a plain sentence (never
@@ -24,8 +25,8 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     spa = await createSpa(service);
   });
   after(async () => {
-    await idp?.stop();
-    await service?.stop();
+    await ifSet(idp)?.stop();
+    await ifSet(service)?.stop();
   });
 
   async function createConnector(connectorId: 'oidc' | 'oauth2', config: Record<string, unknown>): Promise<string> {
@@ -46,7 +47,7 @@ describe('a failing identity provider: a sentence for the user, a log line for t
       .logs()
       .split('\n')
       .filter((line) => line.includes(connectorId))
-      .map((line) => JSON.parse(line) as Record<string, any>)
+      .map((line) => JSON.parse(line) as Record<string, Json>)
       .filter((line) => line.msg !== 'request');
 
   function expectPlainSentence(response: HttpResponse, code: string): void {

@@ -109,7 +109,7 @@ describe('social connectors: the management API', () => {
     const paths = missing.body.details.map((detail: { path: string }) => detail.path);
     expect(paths).to.include.members(['config.issuer', 'config.clientId', 'config.clientSecret']);
     for (const detail of missing.body.details) {
-      expect(detail.message).to.be.a('string').and.not.empty;
+      expect(detail.message).to.be.a('string').and.not.equal('');
     }
 
     const noOpenid = await service.api.post('connectors', {

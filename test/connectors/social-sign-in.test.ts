@@ -16,6 +16,7 @@ import {
 import { HookEvents } from '../support/hook-events.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * Social sign-in against a real IdP (a second instance of this service): the redirect round trip over
@@ -73,9 +74,9 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     oauth2 = await createConnector('oauth2', oauth2Config({ trustUnverifiedEmail: true }));
   });
   after(async () => {
-    await events?.stop();
-    await idp?.stop();
-    await service?.stop();
+    await ifSet(events)?.stop();
+    await ifSet(idp)?.stop();
+    await ifSet(service)?.stop();
   });
 
   /** Starts the social sign-in, goes through the IdP as `user`, and verifies the callback: the verification id. */

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 
 import { waitForLog } from '../audit/support.ts';
 import { createSpa, expectError, openExperience, passwordVerification } from '../experience/experience-helpers.ts';
+import { ifSet } from '../support/values.ts';
 import { admin, chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
 
 /** The audit log page: who did what, with names beside the ids. */
@@ -18,7 +19,7 @@ describe('console: the audit log page', function () {
   });
 
   after(async () => {
-    await session?.close();
+    await ifSet(session)?.close();
   });
 
   it('shows a change made in the console and a failed sign-in, with names beside ids', async () => {

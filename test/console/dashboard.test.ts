@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 describe('GET /api/dashboard', () => {
   let service: TestService;
@@ -10,7 +11,7 @@ describe('GET /api/dashboard', () => {
   });
 
   after(async () => {
-    await service?.stop();
+    await ifSet(service)?.stop();
   });
 
   it('counts per UTC day over 7 or 30 days, today last', async () => {

@@ -86,7 +86,7 @@ describe('console: the first administrator', () => {
       process.execPath,
       [builtScripts.cli, 'create-admin', '--username', 'cli_admin', '--password', 'Sturdy-Console-7'],
       { env },
-    ).catch((error: { code: number; stderr: string }) => error);
+    ).catch((error: unknown) => error);
     expect(refused).to.include({ code: 1 });
     expect((refused as { stderr: string }).stderr).to.contain('username is already in use');
 

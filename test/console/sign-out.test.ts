@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { ifSet } from '../support/values.ts';
 import { chromiumMissing, executablePath, startConsole, type ConsoleSession } from './support.ts';
 
 /** Signing out of the console revokes the administrator's management token (RFC 7009), not only the session. */
@@ -16,7 +17,7 @@ describe('console: signing out revokes the token', function () {
   });
 
   after(async () => {
-    await session?.close();
+    await ifSet(session)?.close();
   });
 
   it('the token the console held is refused after sign-out', async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { createApplication } from '../support/fixtures.ts';
+import { ifSet } from '../support/values.ts';
 import {
   accessTokenType,
   exchange,
@@ -28,7 +29,7 @@ describe('console: the "Allow token exchange" switch', function () {
   });
 
   after(async () => {
-    await session?.close();
+    await ifSet(session)?.close();
   });
 
   it('creates the first administrator only once', async () => {

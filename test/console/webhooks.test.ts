@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { eventually, Receiver } from '../hooks/receiver.ts';
+import { ifSet } from '../support/values.ts';
 import { chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
 
 /** A webhook made in the console: test send, then a real event's delivery listed with its answer. */
@@ -20,8 +21,8 @@ describe('console: webhooks', function () {
   });
 
   after(async () => {
-    await session?.close();
-    await receiver?.close();
+    await ifSet(session)?.close();
+    await ifSet(receiver)?.close();
   });
 
   it('creates a webhook, sends a test event and lists a delivery', async () => {
@@ -54,7 +55,7 @@ describe('console: webhooks', function () {
     await page.getByLabel('Username').fill('webhook_user');
     await page.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('heading', { level: 1, name: 'webhook_user' }).waitFor();
-    await eventually(async () => receiver.requests.length === 2);
+    await eventually(() => receiver.requests.length === 2);
 
     await page.goto(`${session.service.url}${hookPath}`);
     const deliveries = page.getByRole('region', { name: 'Recent deliveries' });

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { expect } from 'chai';
+import { assert, expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { buildOnce } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { startApplication } from './support.ts';
 
 /**
@@ -61,9 +62,9 @@ describe('hosted sign-in pages in Chromium', function () {
 
   after(async () => {
     await Promise.all(contexts.map((context) => context.close()));
-    await browser?.close();
-    application?.server.close();
-    await service?.stop();
+    await ifSet(browser)?.close();
+    ifSet(application)?.server.close();
+    await ifSet(service)?.stop();
   });
 
   /** A fresh browser profile that reaches only this machine; errors the pages raise are collected. */
@@ -119,8 +120,8 @@ describe('hosted sign-in pages in Chromium', function () {
       },
     });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
-    expect(response.body.access_token).to.be.a('string').and.not.empty;
-    expect(response.body.id_token).to.be.a('string').and.not.empty;
+    expect(response.body.access_token).to.be.a('string').and.not.equal('');
+    expect(response.body.id_token).to.be.a('string').and.not.equal('');
     const idToken = decodeJwt(response.body.id_token);
     expect(idToken).to.include({ aud: clientId, iss: `${service.url}/oidc` });
     expect(idToken.sub).to.be.a('string');
@@ -144,8 +145,8 @@ describe('hosted sign-in pages in Chromium', function () {
     const message = (messages.body as Array<{ purpose: string; code: string }>).find(
       (item) => item.purpose === purpose,
     );
-    expect(message, `no ${purpose} code for ${recipient}`).to.exist;
-    return message!.code;
+    assert.exists(message, `no ${purpose} code for ${recipient}`);
+    return message.code;
   }
 
   it('registers, signs out, then signs in again as the same user; a wrong password is said on the page', async () => {

@@ -8,6 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { buildOnce } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { startApplication } from './support.ts';
 
 const executablePath = '/usr/bin/chromium';
@@ -43,9 +44,9 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
   });
 
   after(async () => {
-    await browser?.close();
-    application?.server.close();
-    await Promise.all([service?.stop(), idp?.stop()]);
+    await ifSet(browser)?.close();
+    ifSet(application)?.server.close();
+    await Promise.all([ifSet(service)?.stop(), ifSet(idp)?.stop()]);
   });
 
   it('registers through an OpenID Connect provider and comes back to the application signed in', async () => {

@@ -64,7 +64,7 @@ export class Browser {
       const response = await this.client.get(path, { responseType: 'text' });
       const location = response.headers.location;
       if (!location) {
-        throw new Error(`no redirect from ${next.href}: ${response.statusCode} ${String(response.body).slice(0, 300)}`);
+        throw new Error(`no redirect from ${next.href}: ${response.statusCode} ${response.body.slice(0, 300)}`);
       }
       next = new URL(location, next);
     }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import {
   createSpa,
   createUser,
@@ -32,8 +33,8 @@ describe('experience API: verification codes (register, sign in, reset a passwor
     app = await createSpa(service);
   });
   after(async () => {
-    await db?.destroy();
-    await service?.stop();
+    await ifSet(db)?.destroy();
+    await ifSet(service)?.stop();
   });
 
   const userByEmail = async (email: string) => {

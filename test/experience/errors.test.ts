@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {
   createSpa,
@@ -55,7 +56,7 @@ describe('experience API: errors', () => {
     service = await startService();
     app = await createSpa(service);
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   describe('sessions', () => {
     it('answers 400 session.not_found on every experience route without the _interaction cookie', async () => {

@@ -5,6 +5,7 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {
   createSpa,
@@ -44,8 +45,8 @@ describe('experience API: identifier lockout (sentinel)', () => {
     expect(patched.body.sentinelPolicy).to.deep.equal({ maxAttempts: 3, lockoutDuration: 1 });
   });
   after(async () => {
-    await db?.destroy();
-    await service?.stop();
+    await ifSet(db)?.destroy();
+    await ifSet(service)?.stop();
   });
 
   const wrong = (browser: Browser, identifier: Identifier) =>
@@ -238,8 +239,8 @@ describe("experience API: the lock is the account's, whichever identifier is typ
     );
   });
   after(async () => {
-    await events?.stop();
-    await service?.stop();
+    await ifSet(events)?.stop();
+    await ifSet(service)?.stop();
   });
 
   const wrong = (browser: Browser, identifier: Identifier) =>
@@ -395,7 +396,7 @@ describe("experience API: two instances share one account's lock", () => {
       200,
     );
   });
-  after(() => Promise.all([a?.stop(), b?.stop()]));
+  after(() => Promise.all([ifSet(a)?.stop(), ifSet(b)?.stop()]));
 
   it('failures by username at one instance and by email at the other lock the account at both', async () => {
     const username = newUsername('split');

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 
 import { buildOnce } from '../support/build.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * How the hosted sign-in pages are served (what the browser runs of them is in test/e2e): one built
@@ -17,7 +18,7 @@ describe('hosted sign-in pages: what is served', () => {
   });
 
   after(async () => {
-    await service?.stop();
+    await ifSet(service)?.stop();
   });
 
   const text = (path: string) => service.http.get(path, { responseType: 'text', followRedirect: false });
@@ -63,7 +64,7 @@ describe('hosted sign-in pages: what is served', () => {
         'cache-control': 'public, max-age=31536000, immutable',
         'x-content-type-options': 'nosniff',
       });
-      expect(asset.body).to.not.be.empty;
+      expect(asset.body).to.not.have.lengthOf(0);
     }
   });
 

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import type { Browser } from './browser.ts';
 import {
   createSpa,
@@ -27,8 +28,8 @@ describe('experience API: verification-code send rate limit', () => {
     app = await createSpa(service);
   });
   after(async () => {
-    await db?.destroy();
-    await service?.stop();
+    await ifSet(db)?.destroy();
+    await ifSet(service)?.stop();
   });
 
   async function sendMany(browser: Browser, addresses: string[]): Promise<void> {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet, omit } from '../support/values.ts';
 import {
   createSpa,
   createUser,
@@ -35,20 +36,20 @@ const issueCodes = (body: { data?: { issues?: Array<{ code: string }> } }) =>
 describe('management API: sign-in experience settings', () => {
   let service: TestService;
   let app: { id: string };
-  let defaults: Settings;
+  /** Read by the first test; unset until then. */
+  let defaults: Settings | undefined;
   before(async () => {
     service = await startService();
     app = await createSpa(service);
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   /** Puts every setting back as a fresh install has it. */
   async function restoreDefaults(): Promise<void> {
     if (!defaults) {
       return;
     }
-    const { tenantId: _tenantId, id: _id, ...settings } = defaults;
-    expectStatus(await service.api.patch('sign-in-exp', { json: settings }), 200);
+    expectStatus(await service.api.patch('sign-in-exp', { json: omit(defaults, 'tenantId', 'id') }), 200);
   }
   afterEach(restoreDefaults);
 
@@ -104,9 +105,9 @@ describe('management API: sign-in experience settings', () => {
 
     const after = await current();
     expect(after).to.deep.include(patch);
-    expect(after.signUp).to.deep.equal(defaults.signUp);
-    expect(after.passwordPolicy).to.deep.equal(defaults.passwordPolicy);
-    expect(after.mfa).to.deep.equal(defaults.mfa);
+    expect(after.signUp).to.deep.equal(defaults!.signUp);
+    expect(after.passwordPolicy).to.deep.equal(defaults!.passwordPolicy);
+    expect(after.mfa).to.deep.equal(defaults!.mfa);
   });
 
   it('PATCH of one password policy section keeps the other sections', async () => {
@@ -116,8 +117,8 @@ describe('management API: sign-in experience settings', () => {
     expectStatus(patched, 200);
     const after = await current();
     expect(after.passwordPolicy.length).to.deep.equal({ min: 10, max: 64 });
-    expect(after.passwordPolicy.characterTypes).to.deep.equal(defaults.passwordPolicy.characterTypes);
-    expect(after.passwordPolicy.rejects).to.deep.equal(defaults.passwordPolicy.rejects);
+    expect(after.passwordPolicy.characterTypes).to.deep.equal(defaults!.passwordPolicy.characterTypes);
+    expect(after.passwordPolicy.rejects).to.deep.equal(defaults!.passwordPolicy.rejects);
   });
 
   it('PATCH accepts a sentinel policy with one field, as Logto does', async () => {
@@ -234,7 +235,7 @@ describe('management API: sign-in experience settings', () => {
   it('rejects passwords holding a word of the policy', async () => {
     expectStatus(
       await service.api.patch('sign-in-exp', {
-        json: { passwordPolicy: { rejects: { ...defaults.passwordPolicy.rejects, words: ['tulip'] } } },
+        json: { passwordPolicy: { rejects: { ...defaults!.passwordPolicy.rejects, words: ['tulip'] } } },
       }),
       200,
     );

@@ -59,7 +59,7 @@ function oauthParameters(rng: Random, clientId: string): Record<string, string> 
     'ui_locales',
     'first_screen',
   ];
-  const good: Record<string, string[]> = {
+  const good: Partial<Record<string, string[]>> = {
     client_id: [clientId, adminClient.id],
     redirect_uri: [redirectUri],
     response_type: ['code', 'token', 'id_token', 'code id_token', 'none'],

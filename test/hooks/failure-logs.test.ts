@@ -2,6 +2,7 @@ import { expect } from 'chai';
 
 import { newUsername } from '../experience/experience-helpers.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import { Receiver } from './receiver.ts';
 
 /** Every failed delivery attempt is a log line an operator can act on: ids, what came back, never the payload or the URL's secrets. */
@@ -13,8 +14,8 @@ describe('webhooks: failed delivery attempts in the log', () => {
     receiver = await Receiver.start();
   });
   after(async () => {
-    await receiver?.close();
-    await service?.stop();
+    await ifSet(receiver)?.close();
+    await ifSet(service)?.stop();
   });
 
   it('logs each failed attempt at warn (one to be retried, then the last), with ids and the target host only', async () => {

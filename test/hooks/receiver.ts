@@ -106,7 +106,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** Polls `check` until it holds (or fails after `timeoutMs`). */
 export async function eventually<T>(
-  check: () => Promise<T | undefined | false>,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 15_000,
   what = 'condition',
 ): Promise<T> {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { ifSet } from '../support/values.ts';
 import { Receiver } from './receiver.ts';
 import { createHook, startHooksService, type HooksService } from './support.ts';
 
@@ -13,8 +14,8 @@ describe('hooks: events from the management API', () => {
     receiver = await Receiver.start();
   });
   after(async () => {
-    await receiver?.close();
-    await service?.stop();
+    await ifSet(receiver)?.close();
+    await ifSet(service)?.stop();
   });
 
   it('POST /api/users delivers User.Created with the user as the API returned it', async () => {

@@ -30,10 +30,17 @@ function start(dbUrl: string, port: number): ChildProcess {
   });
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeout = 30_000): Promise<T> {
+async function until<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeout = 30_000,
+): Promise<T> {
   const started = Date.now();
   for (;;) {
-    const value = await probe().catch(() => undefined);
+    // A probe that throws, at once or later, has not found it yet.
+    const value = await Promise.resolve()
+      .then(probe)
+      .catch(() => undefined);
     if (value !== undefined) {
       return value;
     }
@@ -85,7 +92,7 @@ describe('hooks: an event committed before a SIGKILL', () => {
 
       service = start(dbUrl, port);
       const delivered = await until(
-        async () => receiver.requests.find((request) => JSON.parse(request.body).data?.id === user.id),
+        () => receiver.requests.find((request) => JSON.parse(request.body).data?.id === user.id),
         'the delivery after the restart',
       );
       expect(JSON.parse(delivered.body)).to.include({ event: 'User.Created' });

@@ -199,6 +199,7 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
 
   it('the Node-only Standard Webhooks check accepts our signature and refuses another key', () => {
     const code = blocks.find((block) => block.includes('function verify('))!;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the documentation's snippet as written
     const verify = new Function('createHmac', 'timingSafeEqual', `${code}; return verify;`)(
       createHmac,
       timingSafeEqual,
@@ -211,6 +212,7 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
   it('the Logto header check accepts our signature', () => {
     const code = blocks.find((block) => block.includes('logto-signature-sha-256'))!;
     const run = (signingKey: string) =>
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the documentation's snippet as written
       new Function('createHmac', 'timingSafeEqual', 'signingKey', 'rawBody', 'headers', `${code}; return valid;`)(
         createHmac,
         timingSafeEqual,
@@ -224,6 +226,7 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
 
   it('the standardwebhooks snippet verifies', () => {
     const code = blocks.find((block) => block.includes('new Webhook('))!;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the documentation's snippet as written
     const payload = new Function('Webhook', 'Buffer', 'signingKey', 'rawBody', 'headers', `${code}; return payload;`)(
       Webhook,
       Buffer,

@@ -5,6 +5,7 @@ import { errorCodes, type ErrorCode } from '../../lib/http/error-codes.ts';
 import { RequestError } from '../../lib/http/errors.ts';
 import { openDatabase, refuseUpdates } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type LogLine = { msg: string; logId?: string; path?: string; err?: { message: string } };
 
@@ -42,8 +43,8 @@ describe('an error outside the catalogue', () => {
   });
 
   after(async () => {
-    await beside?.destroy();
-    await service?.stop();
+    await ifSet(beside)?.destroy();
+    await ifSet(service)?.stop();
   });
 
   const failures = (): LogLine[] =>

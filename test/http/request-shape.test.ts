@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 
 import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
@@ -131,11 +132,8 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
     expect(large.statusCode).to.equal(413);
     expect(large.body).to.include({ code: 'request.entity_too_large' });
     const chunked = await service.api.got.post('users', {
-      body: (async function* () {
-        for (let index = 0; index < 20; index++) {
-          yield Buffer.alloc(64 * 1024, 0x20);
-        }
-      })(),
+      // A stream: sent chunked, with no Content-Length to refuse it by.
+      body: Readable.from(Array.from({ length: 20 }, () => Buffer.alloc(64 * 1024, 0x20))),
       headers: { 'content-type': 'application/json' },
     });
     expect(chunked.statusCode).to.equal(413);

@@ -94,8 +94,8 @@ describe('management API: applications', () => {
           isThirdParty: false,
           appLevelAccessControlEnabled: false,
         });
-        expect(application.id).to.be.a('string').and.not.empty;
-        expect(application.secret).to.be.a('string').and.not.empty;
+        expect(application.id).to.be.a('string').and.not.equal('');
+        expect(application.secret).to.be.a('string').and.not.equal('');
         expect(application.oidcClientMetadata).to.deep.equal({ redirectUris: [], postLogoutRedirectUris: [] });
         expect(application.customClientMetadata).to.deep.equal({});
         expect(application.customData).to.deep.equal({});
@@ -143,7 +143,7 @@ describe('management API: applications', () => {
       const response = await call('post', 'applications', { name: 'Extra', type: 'SPA', colour: 'blue' });
 
       expectInvalidInput(response);
-      expect(response.body.details).to.be.an('array').that.is.not.empty;
+      expect(response.body.details).to.be.an('array').that.does.not.have.lengthOf(0);
       expect(response.body.details!.some(({ path, message }) => `${path} ${message}`.includes('colour'))).to.equal(
         true,
       );
@@ -187,7 +187,7 @@ describe('management API: applications', () => {
       });
 
       expectInvalidInput(response);
-      expect(response.body.details).to.be.an('array').that.is.not.empty;
+      expect(response.body.details).to.be.an('array').that.does.not.have.lengthOf(0);
     });
 
     for (const type of ['SPA', 'Native'] as const) {
@@ -199,7 +199,7 @@ describe('management API: applications', () => {
         });
 
         expect(response.statusCode).to.equal(422);
-        expect(response.body.code).to.be.a('string').and.not.empty;
+        expect(response.body.code).to.be.a('string').and.not.equal('');
       });
     }
 
@@ -439,7 +439,7 @@ describe('management API: applications', () => {
 
       const unknown = await call('patch', `applications/${id}`, { type: 'SPA' });
       expectInvalidInput(unknown);
-      expect(unknown.body.details).to.be.an('array').that.is.not.empty;
+      expect(unknown.body.details).to.be.an('array').that.does.not.have.lengthOf(0);
       expectInvalidInput(await call('patch', `applications/${id}`, { name: 123 }));
       expectInvalidInput(
         await call('patch', `applications/${id}`, {

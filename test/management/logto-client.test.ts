@@ -26,7 +26,7 @@ describe('management API: the @logto/api client', () => {
 
     expect(created.response.status, JSON.stringify(created.error)).to.equal(201);
     expect(created.data).to.include({ name: 'Orders', indicator, isDefault: false, accessTokenTtl: 3600 });
-    expect(created.data?.id).to.be.a('string').and.not.empty;
+    expect(created.data?.id).to.be.a('string').and.not.equal('');
 
     const listed = await apiClient.GET('/api/resources');
 

@@ -105,7 +105,7 @@ describe('management API: roles', () => {
       expect(response.statusCode).to.equal(200);
       expect(response.body).to.have.all.keys('tenantId', 'id', 'name', 'description', 'type', 'isDefault');
       expect(response.body).to.include({ name, description: 'Reads things.', type: 'User', isDefault: false });
-      expect(response.body.id).to.be.a('string').and.not.empty;
+      expect(response.body.id).to.be.a('string').and.not.equal('');
       expect(response.body.tenantId).to.be.a('string');
     });
 

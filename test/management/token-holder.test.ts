@@ -4,6 +4,7 @@ import { decodeJwt } from 'jose';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { consoleSignIn } from '../support/sign-in.ts';
+import { ifSet } from '../support/values.ts';
 
 const administratorRole = 'console-admin';
 const managementRole = 'management-api-access';
@@ -23,8 +24,8 @@ describe('management API: a token stops working when its holder may no longer ac
     other = await startService({ dbUrl: service.config.dbUrl, env: { ENDPOINT: service.config.endpoint } });
   });
   after(async () => {
-    await other?.stop();
-    await service?.stop();
+    await ifSet(other)?.stop();
+    await ifSet(service)?.stop();
   });
 
   const listApplications = (at: TestService, token: string) =>

@@ -13,6 +13,7 @@ import {
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { adminClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * Second factors managed by the user (Account API: binding needs a fresh identity proof and is a
@@ -33,8 +34,8 @@ describe('MFA in the Account API and the management API', () => {
     spa = await createSpa(service);
   });
   after(async () => {
-    await events?.stop();
-    await service?.stop();
+    await ifSet(events)?.stop();
+    await ifSet(service)?.stop();
   });
 
   /** A new user, signed in through the real flow: their id and opaque access token (scope openid). */

@@ -15,6 +15,7 @@ import {
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * Second factors in the sign-in flow (EXPERIENCE-API.md, sequence 5): TOTP enrolment and proof with
@@ -39,8 +40,8 @@ describe('MFA in the Experience API', () => {
     spa = await createSpa(service);
   });
   after(async () => {
-    await events?.stop();
-    await service?.stop();
+    await ifSet(events)?.stop();
+    await ifSet(service)?.stop();
   });
 
   async function setMfa(policy: Policy, factors: string[] = ['Totp', 'BackupCode']): Promise<void> {

@@ -10,7 +10,7 @@ import { startService, type TestService } from '../support/service.ts';
 describe('oidc-provider storage', () => {
   describe('the Knex adapter', () => {
     let db: Knex;
-    const Adapter = () => createAdapter(db, async () => undefined);
+    const Adapter = () => createAdapter(db, () => Promise.resolve(undefined));
     before(async () => {
       db = openDatabase(await freshDatabaseUrl());
       await migrateToLatest(db);

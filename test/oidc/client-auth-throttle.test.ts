@@ -6,6 +6,7 @@ import * as client from 'openid-client';
 import { createApplication, createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { startService, type HttpResponse, type TestService, type TokenResponse } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type Machine = { id: string; secret: string };
 
@@ -21,7 +22,7 @@ function expectThrottled(response: TokenResponse | HttpResponse): number {
   expect(String(response.headers['content-type'])).to.match(/^application\/json/);
   expect(response.headers['cache-control']).to.equal('no-store');
   const retryAfter = Number(response.headers['retry-after']);
-  expect(Number.isInteger(retryAfter), `Retry-After: ${response.headers['retry-after']}`).to.equal(true);
+  expect(Number.isInteger(retryAfter), `Retry-After: ${String(response.headers['retry-after'])}`).to.equal(true);
   expect(retryAfter).to.be.greaterThan(0);
   return retryAfter;
 }
@@ -44,7 +45,7 @@ describe('client authentication throttle', () => {
       machine = (await createMachineWithScopes(service, [scopeIds.read])).application;
       bystander = (await createMachineWithScopes(service, [scopeIds.read])).application;
     });
-    after(() => service?.stop());
+    after(() => ifSet(service)?.stop());
 
     const credentials = (who: Machine, secret = who.secret) =>
       service.token(who.id, secret, { grant_type: 'client_credentials', resource: indicator, scope: 'read' });
@@ -146,6 +147,7 @@ describe('client authentication throttle', () => {
         application.secret,
         undefined,
         {
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only to stand out: the test service is plain http on 127.0.0.1
           execute: [client.allowInsecureRequests],
         },
       );
@@ -184,7 +186,7 @@ describe('client authentication throttle', () => {
         },
       });
     });
-    after(() => service?.stop());
+    after(() => ifSet(service)?.stop());
 
     const from = (address: string, id: string, secret: string) =>
       service.http.post('oidc/token', {
@@ -237,7 +239,7 @@ describe('client authentication throttle', () => {
       };
       [a, b] = await Promise.all([startService({ dbUrl, env }), startService({ dbUrl, env })]);
     });
-    after(() => Promise.all([a?.stop(), b?.stop()]));
+    after(() => Promise.all([ifSet(a)?.stop(), ifSet(b)?.stop()]));
 
     it('share the count: failures split across both reach the limit, and both refuse', async () => {
       const machine = await createApplication(a, 'MachineToMachine');

@@ -5,6 +5,7 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { pruneRevokedTokens } from '../../lib/oidc/revoked-tokens.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 import {
   accessTokenType,
   delegationSetup,
@@ -33,8 +34,8 @@ describe('revocation of JWT access tokens', () => {
     setup = await delegationSetup(service);
   });
   after(async () => {
-    await other?.stop();
-    await service?.stop();
+    await ifSet(other)?.stop();
+    await ifSet(service)?.stop();
   });
 
   const basic = (client: { id: string; secret: string }) =>

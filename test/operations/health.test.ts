@@ -8,6 +8,7 @@ import knex, { type Knex } from 'knex';
 import { openDatabase, sqliteFile } from '../../lib/storage/database.ts';
 import { mysqlServerUrl, testDatabase } from '../support/database.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 const expectReady = (response: HttpResponse) => {
   expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
@@ -38,8 +39,8 @@ describe('health probes: /health/live and /health/ready', () => {
       db = openDatabase(service.config.dbUrl);
     });
     after(async () => {
-      await db?.destroy();
-      await service?.stop();
+      await ifSet(db)?.destroy();
+      await ifSet(service)?.stop();
     });
 
     it('answers 200 {status: "ok"} to both, and /api/status still answers 204', async () => {

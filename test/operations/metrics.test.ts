@@ -12,6 +12,7 @@ import {
   openExperience,
   passwordVerification,
 } from '../experience/experience-helpers.ts';
+import { ifSet } from '../support/values.ts';
 import { delegationSetup, exchange, expectIssued, tokenExchange, userAccessToken } from '../token-exchange/support.ts';
 
 /** Scrapes until `check` holds (what is counted after a response, such as a delivery's attempt, lands a moment later). */
@@ -30,7 +31,7 @@ describe('GET /metrics (Prometheus)', () => {
   before(async () => {
     service = await startService();
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   it('parses as Prometheus text: process, HTTP, token, sign-in, webhook, outbox and pool metrics', async () => {
     await service.http.get('health/ready');

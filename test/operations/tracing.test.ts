@@ -74,7 +74,7 @@ async function startProcess(
     },
   );
   let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     try {

@@ -349,7 +349,8 @@ describe('management API: organization members', () => {
       const db = openDatabase(service.config.dbUrl);
       try {
         const version = async () =>
-          Number((await db('cache_versions').where({ name: 'roles' }).first<{ version: number }>()).version);
+          // A bigint column: a driver may answer it as a string.
+          Number((await db('cache_versions').where({ name: 'roles' }).first<{ version: number | string }>()).version);
         const ann = await fixtures.createUser();
         const role = await fixtures.createRole();
         await fixtures.addUsers(organization.id, [ann.id]);

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { Browser } from '../experience/browser.ts';
 import { createSpa, redirectUri } from '../experience/experience-helpers.ts';
 import { freePort, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 const crossSite = 'request.cross_site_forbidden';
 
@@ -27,7 +28,7 @@ describe('browser protections', () => {
     });
 
     after(async () => {
-      await service?.stop();
+      await ifSet(service)?.stop();
     });
 
     /** A browser holding an interaction cookie, as the sign-in page has it. */

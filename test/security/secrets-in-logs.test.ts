@@ -8,6 +8,7 @@ import { createSpa, redirectUri } from '../experience/experience-helpers.ts';
 import { Browser } from '../experience/browser.ts';
 import { openDatabase, refuseUpdates, testDatabase } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type LogLine = {
   level: number;
@@ -32,8 +33,8 @@ describe('secrets stay out of the log', () => {
   });
 
   after(async () => {
-    await beside?.destroy();
-    await service?.stop();
+    await ifSet(beside)?.destroy();
+    await ifSet(service)?.stop();
   });
 
   it('a failed statement is logged with placeholders and its error code, never its values (a client secret, a hook signing key)', async () => {
@@ -177,7 +178,7 @@ describe('production without SMTP_URL', () => {
   });
 
   after(async () => {
-    await service?.stop();
+    await ifSet(service)?.stop();
   });
 
   it('starts with a warning naming SMTP_URL', () => {

@@ -16,6 +16,7 @@ import {
 import { HookEvents } from '../support/hook-events.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * Enterprise SSO against a real IdP (a second instance of this service): users of the connector's
@@ -69,9 +70,9 @@ describe('enterprise SSO sign-in', () => {
     );
   });
   after(async () => {
-    await events?.stop();
-    await idp?.stop();
-    await service?.stop();
+    await ifSet(events)?.stop();
+    await ifSet(idp)?.stop();
+    await ifSet(service)?.stop();
   });
 
   /** The SSO round trip through the IdP as `user`: the verified record's id. */

@@ -27,6 +27,7 @@ import { freshDatabaseUrl } from '../support/database.ts';
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
 import { adminClient, freePort, startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 /**
  * Secrets at rest (issue 12, point 9): with SECRETS_ENCRYPTION_KEY set, a copy of the database holds
@@ -180,8 +181,8 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     receiver = await Receiver.start();
   });
   after(async () => {
-    await receiver?.close();
-    await idp?.stop();
+    await ifSet(receiver)?.close();
+    await ifSet(idp)?.stop();
   });
 
   async function allowCallback(service: TestService): Promise<void> {
@@ -391,7 +392,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     for (const env of [{}, { SECRETS_ENCRYPTION_KEY: keyB }] as Array<Record<string, string>>) {
       const refused = await startService({ dbUrl, env }).then(
         (started) => started.stop().then(() => 'started'),
-        (error: Error) => error.message,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
       expect(refused).to.include('SECRETS_ENCRYPTION_KEY').and.include(keyIdOf(keyA)).and.not.include(keyA);
     }
@@ -430,7 +431,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     }
     const refused = await startService({ dbUrl, env: { SECRETS_ENCRYPTION_KEY: keyA } }).then(
       (started) => started.stop().then(() => 'started'),
-      (error: Error) => error.message,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
     expect(refused).to.include('SECRETS_ENCRYPTION_KEY').and.include(keyIdOf(keyB));
   });

@@ -4,9 +4,9 @@ import type { Knex } from 'knex';
 import { hookEvents } from '../../lib/hooks/events.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { Receiver, sleep } from '../hooks/receiver.ts';
-import type { TestService } from './service.ts';
+import type { Json, TestService } from './service.ts';
 
-export type Payload = Record<string, any>;
+export type Payload = Record<string, Json>;
 
 const sorted = (values: string[]) => [...values].sort();
 
@@ -60,11 +60,12 @@ export class HookEvents {
     const payloads = this.receiver.requests.slice(before).map((request) => JSON.parse(request.body) as Payload);
     const events = payloads.map((payload) => String(payload.event));
     expect(sorted(events), `events: ${JSON.stringify(events)}`).to.deep.equal(sorted(expected));
-    const byEvent: Record<string, Payload[]> = {};
     for (const payload of payloads) {
       expect(payload.hookId).to.equal(this.hookId);
-      (byEvent[payload.event] ??= []).push(payload);
     }
+    const byEvent = Object.fromEntries(
+      events.map((event) => [event, payloads.filter((payload) => String(payload.event) === event)]),
+    );
     return { result, payloads: byEvent };
   }
 

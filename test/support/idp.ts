@@ -57,7 +57,7 @@ export async function signInAtIdp(idp: Idp, authorizationUri: string, user: IdpU
   expect(uri.origin, 'the authorization URI points at the IdP').to.equal(new URL(idp.service.url).origin);
   const browser = new Browser(idp.service);
   const opened = await browser.client.get(`${uri.pathname.slice(1)}${uri.search}`, { responseType: 'text' });
-  expect(opened.statusCode, String(opened.body).slice(0, 300)).to.equal(303);
+  expect(opened.statusCode, opened.body.slice(0, 300)).to.equal(303);
   expect(opened.headers.location).to.equal('/sign-in');
   expect((await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' })).statusCode).to.equal(204);
   const verification = await browser.call('post', 'api/experience/verification/password', {

@@ -174,7 +174,7 @@ describe('token exchange: refusals and their order', () => {
     const refused = async (token: string, description: RegExp) => {
       const response = await exchange(service, backend(), { ...valid(), subject_token: token });
       expectOAuthError(response, 400, 'invalid_request', description);
-      return String((response.body as { error_description: string }).error_description);
+      return String(response.body.error_description);
     };
 
     it('refuses a garbage string', async () => {
@@ -390,9 +390,7 @@ describe('token exchange: refusals and their order', () => {
           without(valid(), 'resource'),
           { ...valid(), resource: 'api-b' },
           { ...valid(), resource: 'https://unknown-api.example.com' },
-        ].map(async (form) =>
-          String(((await exchange(service, backend(), form)).body as { error_description: string }).error_description),
-        ),
+        ].map(async (form) => String((await exchange(service, backend(), form)).body.error_description)),
       );
       expect(new Set(descriptions).size, descriptions.join(' | ')).to.equal(3);
     });

@@ -68,7 +68,7 @@ describe('examples: API A delegates to API B through token exchange', () => {
     });
     const post = await fetch(`${apiBUrl}/orders`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${exchanged.body.access_token}` },
+      headers: { authorization: `Bearer ${String(exchanged.body.access_token)}` },
     });
     expect(post.status).to.equal(403);
 
@@ -85,7 +85,7 @@ describe('examples: API A delegates to API B through token exchange', () => {
       scope: 'read:b',
     });
     const refused = await fetch(`${apiBUrl}/orders`, {
-      headers: { authorization: `Bearer ${fromOther.body.access_token}` },
+      headers: { authorization: `Bearer ${String(fromOther.body.access_token)}` },
     });
     expect(refused.status).to.equal(403);
   });

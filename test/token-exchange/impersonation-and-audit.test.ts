@@ -1,4 +1,4 @@
-import { expect } from 'chai';
+import { assert, expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 
 import { openDatabase } from '../../lib/storage/database.ts';
@@ -385,7 +385,7 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
         forApplication(setup.backend.id),
         (found) => found.payload.result === 'Success' && Date.now() - found.createdAt < 30_000,
       );
-      expect(latest).to.exist;
+      assert.exists(latest);
 
       const entries: AuditEntry[] = [];
       for (let page = 1; ; page++) {

@@ -95,7 +95,7 @@ describe('token exchange: resources that are not exchange targets', () => {
 
       const refused = await exchangeFor(indicator, 'read:internal');
       expectOAuthError(refused, 400, 'invalid_target', notATarget);
-      expect(String((refused.body as { error_description: string }).error_description)).to.include(indicator);
+      expect(String(refused.body.error_description)).to.include(indicator);
 
       const patched = await service.api.patch(`resources/${created.body.id}`, { json: { isExchangeTarget: true } });
       expect(patched.statusCode, JSON.stringify(patched.body)).to.equal(200);

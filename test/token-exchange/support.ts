@@ -3,7 +3,7 @@ import { decodeJwt, importJWK, SignJWT, type JWK, type JWTHeaderParameters, type
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
-import type { ServiceClient, TestService } from '../support/service.ts';
+import type { Json, ServiceClient, TestService } from '../support/service.ts';
 import { Browser } from '../experience/browser.ts';
 
 const redirectUri = 'http://frontend.test/callback';
@@ -136,7 +136,7 @@ export type AuditEntry = {
   id: string;
   key: string;
   createdAt: number;
-  payload: Record<string, any>;
+  payload: Record<string, Json>;
   names: Record<string, string>;
 };
 

@@ -132,7 +132,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
         const response = await setSwitch(application.id, true);
         expect(response.statusCode, JSON.stringify(response.body)).to.equal(422);
         expect(response.body.code).to.equal(publicClientCode);
-        expect(response.body.message).to.be.a('string').and.not.empty;
+        expect(response.body.message).to.be.a('string').and.not.equal('');
         const read = await service.api.get(`applications/${application.id}`);
         expect(read.body.customClientMetadata.allowTokenExchange ?? false).to.equal(false);
       }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type Role = {
   tenantId: string;
@@ -66,7 +67,7 @@ describe('management API: user roles', () => {
   before(async () => {
     service = await startService();
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   describe('GET /api/users/:userId/roles', () => {
     it('lists the roles of a user in the Role shape, with Total-Number', async () => {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type UserProfile = Record<string, unknown>;
 type User = {
@@ -112,8 +113,8 @@ describe('management API: users', () => {
     db = openDatabase(service.config.dbUrl);
   });
   after(async () => {
-    await db?.destroy();
-    await service?.stop();
+    await ifSet(db)?.destroy();
+    await ifSet(service)?.stop();
   });
 
   describe('POST /api/users', () => {
@@ -151,7 +152,7 @@ describe('management API: users', () => {
         isSuspended: false,
         hasPassword: false,
       });
-      expect(user.id).to.be.a('string').and.not.empty;
+      expect(user.id).to.be.a('string').and.not.equal('');
       expect(user.createdAt)
         .to.be.a('number')
         .within(before - 1000, Date.now() + 1000);

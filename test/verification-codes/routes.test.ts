@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type Message = {
   id: string;
@@ -39,7 +40,7 @@ describe('management API: verification codes and the development message store',
   before(async () => {
     service = await startService();
   });
-  after(() => service?.stop());
+  after(() => ifSet(service)?.stop());
 
   describe('POST /api/verification-codes and /verify', () => {
     it('sends a Generic code to an email and verifies it once', async () => {

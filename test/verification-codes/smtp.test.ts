@@ -4,6 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { smtpConnector } from '../../lib/messages/smtp.ts';
 import { codePurposes } from '../../lib/messages/codes.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
 
 type Received = { from: string; to: string[]; user?: string; raw: string };
 
@@ -45,7 +46,7 @@ describe('the SMTP connector', () => {
   before(async () => {
     smtp = await startSmtpServer();
   });
-  after(() => smtp?.stop());
+  after(() => ifSet(smtp)?.stop());
 
   it('sends a plain-text and HTML email with the code, worded for each purpose', async () => {
     const connector = smtpConnector({
@@ -87,7 +88,7 @@ describe('the SMTP connector', () => {
         env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: 'Accounts <accounts@example.com>' },
       });
     });
-    after(() => service?.stop());
+    after(() => ifSet(service)?.stop());
 
     it('emails the code instead of storing it, and the emailed code verifies', async () => {
       const email = `smtp_${Date.now()}@example.com`;
