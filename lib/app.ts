@@ -8,7 +8,9 @@ import { configWarnings, type Config } from './config/env.ts';
 import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
 import { consolePages } from './console/pages.ts';
+import type { ExperienceContext } from './experience/context.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
+import { experienceSessions } from './experience/session.ts';
 import { ReadinessCheck } from './health/readiness.ts';
 import { healthRoutes } from './health/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
@@ -18,6 +20,7 @@ import { createLogger, requestLogger, type Logger, type NoticeStream } from './h
 import { countRequestsAsHttps } from './http/secure-cookies.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { useApi } from './api.ts';
+import { createConnectors } from './messages/index.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';
 import { httpMetrics } from './metrics/http.ts';
@@ -103,11 +106,14 @@ export async function createService(
     await next();
   });
   const audit = new AuditLog(db, logger);
-  const oidc = createOidcService(app, { config, db, cache, logger, audit });
+  // Built once and handed to every domain's routes (the provider needs all but itself and its sessions).
+  const services = { config, db, cache, logger, audit, messages: createConnectors(config, db) };
+  const oidc = createOidcService(app, services);
+  const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
   app.use(pageRoutes());
   app.use(consolePages());
-  useApi(app, { config, db, cache, logger, oidc, audit });
+  useApi(app, context);
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
   // Stops within 5 s, inside main.ts's 10 s shutdown budget; what it cuts off is sent again later.
