@@ -1,21 +1,17 @@
-import type { Knex } from 'knex';
 import type Koa from 'koa';
 import { z } from 'zod';
 
 import { accountRoutes } from './account/routes.ts';
 import { applicationRoutes } from './applications/routes.ts';
-import type { AuditLog } from './audit/audit-log.ts';
 import { auditLogRoutes } from './audit/routes.ts';
 import { auditTrail } from './audit/trail.ts';
 import { connectorRoutes } from './connectors/routes.ts';
-import type { Config } from './config/env.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
-import { createConnectors } from './messages/index.ts';
+import type { ExperienceContext } from './experience/context.ts';
 import { developmentMessageRoutes } from './experience/development-messages-routes.ts';
 import { externalSignInRoutes } from './experience/external-sign-in-routes.ts';
 import { experienceRoutes } from './experience/routes.ts';
-import { experienceSessions } from './experience/session.ts';
 import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-experience/routes.ts';
 import { sentinelRoutes } from './experience/sentinel-routes.ts';
 import { verificationCodeRoutes } from './experience/verification-code-routes.ts';
@@ -24,7 +20,6 @@ import { hookRoutes } from './hooks/routes.ts';
 import { jsonBody } from './http/body.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { RequestError } from './http/errors.ts';
-import type { Logger } from './http/logger.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { Api } from './http/route.ts';
 import { refuseCrossSite } from './http/same-origin.ts';
@@ -33,14 +28,12 @@ import { accountMfaRoutes } from './account/mfa-routes.ts';
 import { userMfaRoutes } from './mfa/admin-routes.ts';
 import { experienceMfaRoutes } from './experience/mfa-routes.ts';
 import { keyRoutes } from './oidc/key-routes.ts';
-import type { OidcService } from './oidc/mount.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
 import { applicationRoleRoutes } from './roles/application-roles-routes.ts';
 import { roleRoutes } from './roles/routes.ts';
 import { userRoleRoutes } from './users/role-routes.ts';
 import { ssoConnectorRoutes } from './sso/routes.ts';
-import type { SharedCache } from './storage/shared-cache.ts';
 import { userIdentityRoutes } from './users/identity-routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { noteManagementActor } from './management/audit-actor.ts';
@@ -58,57 +51,48 @@ const onlyUnder =
     }
   };
 
-export type ApiDependencies = {
-  config: Config;
-  db: Knex;
-  cache: SharedCache;
-  logger: Logger;
-  oidc: OidcService;
-  audit: AuditLog;
-};
-
 /**
  * Everything under /api, in three groups: open (`/status`, `/swagger.json`, the console's sign-in
  * settings and first run), the end user's (the experience, authenticated by the interaction cookie;
- * the account, by the user's own access token), and the management API (a management token).
+ * the account, by the user's own access token), and the management API (a management token). Each
+ * domain's routes are registered the one way, `xRoutes(group, context)`.
  */
-export function useApi(app: Koa, { config, db, cache, logger, oidc, audit }: ApiDependencies): void {
-  const connectors = createConnectors(config, db);
+export function useApi(app: Koa, context: ExperienceContext): void {
+  const { config, db, cache, logger, audit } = context;
 
   const management = new Api(db, { effects: managementEvents(cache) });
-  applicationRoutes(management, db);
-  resourceRoutes(management, db);
-  roleRoutes(management, db);
-  applicationRoleRoutes(management, db);
-  keyRoutes(management, db);
-  organizationRoutes(management, db, cache);
-  userRoutes(management, db, cache);
-  userRoleRoutes(management, db);
-  userIdentityRoutes(management, db);
-  userMfaRoutes(management, db);
-  connectorRoutes(management, db, cache);
-  ssoConnectorRoutes(management, db, cache);
-  signInExperienceRoutes(management, db, cache);
+  applicationRoutes(management, context);
+  resourceRoutes(management, context);
+  roleRoutes(management, context);
+  applicationRoleRoutes(management, context);
+  keyRoutes(management, context);
+  organizationRoutes(management, context);
+  userRoutes(management, context);
+  userRoleRoutes(management, context);
+  userIdentityRoutes(management, context);
+  userMfaRoutes(management, context);
+  connectorRoutes(management, context);
+  ssoConnectorRoutes(management, context);
+  signInExperienceRoutes(management, context);
   sentinelRoutes(management);
-  verificationCodeRoutes(management, connectors);
-  developmentMessageRoutes(management, db, config);
-  auditLogRoutes(management, db);
+  verificationCodeRoutes(management, context);
+  developmentMessageRoutes(management, context);
+  auditLogRoutes(management, context);
   impersonationRoutes(management);
-  hookRoutes(management, db, cache, config);
-  dashboardRoutes(management, db);
+  hookRoutes(management, context);
+  dashboardRoutes(management, context);
 
   const experience = new Api(db, { writes: 'own-transactions' });
-  const sessions = experienceSessions(db, oidc);
-  experienceRoutes(experience, db, cache, sessions, oidc, audit);
-  experienceVerificationRoutes(experience, db, cache, sessions, connectors);
-  externalSignInRoutes(experience, db, cache, sessions, logger);
-  experienceMfaRoutes(experience, db, cache, sessions, config);
-  accountRoutes(experience, db, cache, oidc, connectors);
-  accountMfaRoutes(experience, db, cache, oidc, config);
+  experienceRoutes(experience, context);
+  experienceVerificationRoutes(experience, context);
+  externalSignInRoutes(experience, context);
+  experienceMfaRoutes(experience, context);
+  accountRoutes(experience, context);
+  accountMfaRoutes(experience, context);
 
   const open = new Api(db);
-  publicSignInExperienceRoutes(open, db, cache);
-  consoleRoutes(open, db, cache, config);
+  publicSignInExperienceRoutes(open, context);
+  consoleRoutes(open, context);
   open.add(
     {
       method: 'get',

@@ -2,35 +2,33 @@ import type { Server } from 'node:http';
 
 import Koa from 'koa';
 
-import { purgeExpiredVerifications } from './account/verifications.ts';
 import { AuditLog } from './audit/audit-log.ts';
-import { configWarnings, type Config } from './config/env.ts';
-import { syncConsoleApplication } from './console/console-app.ts';
-import { offerSetupToken } from './console/first-run.ts';
+import type { Config } from './config/env.ts';
 import { consolePages } from './console/pages.ts';
+import type { ExperienceContext } from './experience/context.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
+import { experienceSessions } from './experience/session.ts';
 import { ReadinessCheck } from './health/readiness.ts';
 import { healthRoutes } from './health/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
-import { purgeExpiredStates } from './experience/state.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
 import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
 import { countRequestsAsHttps } from './http/secure-cookies.ts';
-import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { useApi } from './api.ts';
-import { purgeExpiredModels } from './oidc/adapter.ts';
+import { createConnectors } from './messages/index.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';
 import { httpMetrics } from './metrics/http.ts';
-import { purgeClientAuthFailures } from './oidc/client-auth-throttle.ts';
-import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { createOidcService } from './oidc/mount.ts';
-import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
+import {
+  afterListening,
+  housekeepingInterval,
+  housekeepingTasks,
+  logConfigWarnings,
+  onDatabase,
+  type StartingService,
+} from './start-up.ts';
 import { connectDatabase } from './storage/database.ts';
-import { migrateToLatest, migrationsFromNewerRelease } from './storage/migrate.ts';
-import { checkSecretKeys } from './storage/sealed-columns.ts';
 import { SharedCache } from './storage/shared-cache.ts';
-
-const housekeepingInterval = 10 * 60 * 1000;
 
 /** Asked every few seconds by probes and scrapers: logged at debug, not info. */
 const probePaths = new Set(['/health/live', '/health/ready', '/metrics']);
@@ -53,29 +51,18 @@ export async function createService(
   notices: NoticeStream = process.stderr,
 ): Promise<Service> {
   const db = await connectDatabase(config, (reason) => logger.warn({ reason }, 'database not reachable yet, retrying'));
+  const starting: StartingService = { config, db, logger, notices };
   let readiness: ReadinessCheck;
   try {
-    await migrateToLatest(db);
-    const newer = await migrationsFromNewerRelease(db);
-    if (newer.length > 0) {
-      logger.warn(
-        { migrations: newer },
-        'the database has migrations of a newer release: this instance runs on them during a rolling upgrade, then upgrade it too',
-      );
+    for (const step of onDatabase) {
+      await step(starting);
     }
-    await checkSecretKeys(db);
-    await ensureKeys(db);
-    await syncManagementApiIndicator(db, config.managementApiResource);
-    await syncConsoleApplication(db, config.endpoint);
     readiness = await ReadinessCheck.create(db, config.dbUrl, logger);
   } catch (error) {
     await db.destroy();
     throw error;
   }
-  // Said once the database is up: a start refused for a reason of its own prints that reason alone.
-  for (const { setting, message } of configWarnings(config)) {
-    logger.warn({ setting }, message);
-  }
+  logConfigWarnings(starting);
   const cache = new SharedCache(db);
   await cache.sync();
   // The OpenTelemetry SDK is loaded only when tracing is configured: otherwise it costs nothing.
@@ -103,11 +90,14 @@ export async function createService(
     await next();
   });
   const audit = new AuditLog(db, logger);
-  const oidc = createOidcService(app, { config, db, cache, logger, audit });
+  // Built once and handed to every domain's routes (the provider needs all but itself and its sessions).
+  const services = { config, db, cache, logger, audit, messages: createConnectors(config, db) };
+  const oidc = createOidcService(app, services);
+  const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
   app.use(pageRoutes());
   app.use(consolePages());
-  useApi(app, { config, db, cache, logger, oidc, audit });
+  useApi(app, context);
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
   // Stops within 5 s, inside main.ts's 10 s shutdown budget; what it cuts off is sent again later.
@@ -115,14 +105,9 @@ export async function createService(
   dispatcher.start();
 
   const housekeeping = setInterval(() => {
-    Promise.all([
-      purgeExpiredModels(db),
-      pruneRetiredKeys(db),
-      purgeExpiredStates(db),
-      purgeExpiredVerifications(db),
-      pruneRevokedTokens(db),
-      purgeClientAuthFailures(db, config.clientAuthThrottle),
-    ]).catch((error: unknown) => logger.error({ err: error }, 'housekeeping failed'));
+    Promise.all(housekeepingTasks.map((task) => task(starting))).catch((error: unknown) =>
+      logger.error({ err: error }, 'housekeeping failed'),
+    );
   }, housekeepingInterval);
   housekeeping.unref();
 
@@ -142,9 +127,9 @@ export async function createService(
         listening.once('listening', resolve);
         listening.once('error', reject);
       });
-      await ensureBootstrapAdmin(db, config, notices);
-      await offerSetupToken(db, config, notices);
-      readiness.started();
+      for (const step of afterListening) {
+        await step({ ...starting, readiness });
+      }
       return listening;
     },
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */

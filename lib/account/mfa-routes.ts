@@ -1,14 +1,11 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { accountUser } from './auth.ts';
 import { consumeVerifications, proofHeader, requireIdentityProof } from './verifications.ts';
-import type { Config } from '../config/env.ts';
 import { recordUserDataEvent } from '../experience/events.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
-import type { OidcService } from '../oidc/mount.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
+import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { newBackupCodes, storedBackupCodes } from '../mfa/backup-codes.ts';
 import { addFactor, deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from '../mfa/factors.ts';
@@ -21,13 +18,7 @@ const tag = 'Account MFA';
  * codes changes nothing; binding or removing one needs a fresh identity proof
  * (`logto-verification-id`) and is a data change of the user (`User.Data.Updated`).
  */
-export function accountMfaRoutes(
-  api: Api<'own-transactions'>,
-  db: Knex,
-  cache: SharedCache,
-  oidc: OidcService,
-  config: Config,
-): void {
+export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc, config }: ExperienceContext): void {
   api.add(
     {
       method: 'get',

@@ -1,15 +1,12 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import type { Connectors } from '../messages/index.ts';
 import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/sentinel.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';
 import { codeIdentifierSchema, sendEndUserCode, verifyCodeGuarded } from '../experience/guarded-checks.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
-import type { OidcService } from '../oidc/mount.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
+import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
@@ -53,10 +50,7 @@ const myAccount = (user: UserRow) => ({
 /** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
 export function accountRoutes(
   api: Api<'own-transactions'>,
-  db: Knex,
-  cache: SharedCache,
-  oidc: OidcService,
-  connectors: Connectors,
+  { db, cache, oidc, messages: connectors }: ExperienceContext,
 ): void {
   api.add(
     {

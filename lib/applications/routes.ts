@@ -4,7 +4,7 @@ import { consoleApp } from '../shared/console-ids.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';
-import type { Knex } from 'knex';
+import type { ServiceContext } from '../http/context.ts';
 import { assertSettingsFitType, buildApplication } from './applications.ts';
 import {
   deleteApplication,
@@ -27,7 +27,7 @@ function assertNotInternal(id: string): void {
   }
 }
 
-export function applicationRoutes(api: Api, db: Knex): void {
+export function applicationRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

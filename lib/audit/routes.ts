@@ -5,6 +5,7 @@ import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { listPage, whereStartsWith } from '../storage/list.ts';
 import { currentNames } from './names.ts';
 
@@ -64,7 +65,7 @@ async function toLogs(db: Knex, rows: Row[]) {
 const millis = z.coerce.number().int().min(0);
 const id = z.string().min(1).max(128);
 
-export function auditLogRoutes(api: Api, db: Knex): void {
+export function auditLogRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

@@ -1,11 +1,10 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { isUniqueViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import {
   deleteConnector,
   findConnector,
@@ -72,7 +71,7 @@ const validConfig = (factoryId: FactoryId, config: Record<string, unknown>): Rec
   parseConnectorConfig(connectorFactories[factoryId].config, config);
 
 /** Social sign-in connectors (Logto's `/api/connectors`, social ones): generic OpenID Connect and OAuth 2.0. */
-export function connectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
+export function connectorRoutes(api: Api, { db, cache }: ServiceContext): void {
   async function getConnector(id: string): Promise<StoredConnector> {
     const connector = await findConnector(db, cache, id);
     if (!connector) {

@@ -1,10 +1,8 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import type { Config } from '../config/env.ts';
 import { isLocalRequest } from '../http/local-request.ts';
 import type { Api } from '../http/route.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { userSchema, username } from '../users/schemas.ts';
 import { createAdministrator } from './administrators.ts';
 import { consoleRedirectUri, consoleUrl } from './console-app.ts';
@@ -18,7 +16,7 @@ const tag = 'Console';
  * sign in): how to sign in, and, on a first run only, the creation of the first administrator, from
  * this machine or with the setup token printed at start (lib/console/first-run.ts).
  */
-export function consoleRoutes(api: Api, db: Knex, cache: SharedCache, config: Config): void {
+export function consoleRoutes(api: Api, { db, cache, config }: ServiceContext): void {
   api.add(
     {
       method: 'get',

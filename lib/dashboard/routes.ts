@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { readDashboard } from './queries.ts';
 
 const pair = z.object({ success: z.number(), failure: z.number() });
@@ -20,7 +20,7 @@ const dashboardSchema = z.object({
   webhookLatencyP50Ms: z.number().nullable(),
 });
 
-export function dashboardRoutes(api: Api, db: Knex): void {
+export function dashboardRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

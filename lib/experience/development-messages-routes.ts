@@ -1,8 +1,7 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import type { Config } from '../config/env.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { developmentMessagesPageSize, listDevelopmentMessages } from '../messages/development.ts';
 import { codePurposes } from '../messages/codes.ts';
 
@@ -19,7 +18,7 @@ const message = z.object({
  * The development connector's outbox, for admins and end-to-end tests. Not registered in production:
  * the path answers 404 there, and the OpenAPI document does not list it.
  */
-export function developmentMessageRoutes(api: Api, db: Knex, config: Config): void {
+export function developmentMessageRoutes(api: Api, { db, config }: ServiceContext): void {
   if (config.production) {
     return;
   }

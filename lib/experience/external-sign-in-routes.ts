@@ -8,6 +8,7 @@ import { RequestError } from '../http/errors.ts';
 import { foreignJsonInput } from '../http/limits.ts';
 import type { Logger } from '../http/logger.ts';
 import type { Api } from '../http/route.ts';
+import type { ExperienceContext } from './context.ts';
 import { connectorFailures } from '../metrics/metrics.ts';
 import { inSpan } from '../tracing/spans.ts';
 import { findSsoConnector, ssoConnectorsForEmail } from '../sso/queries.ts';
@@ -15,7 +16,6 @@ import { idpSettingsOfSso, ssoConfigSchema } from '../sso/schemas.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { email } from '../users/schemas.ts';
-import type { ExperienceSessions } from './session.ts';
 import { getRecord } from './state.ts';
 
 const tag = 'Experience';
@@ -98,10 +98,7 @@ async function atIdp<T>(
  */
 export function externalSignInRoutes(
   api: Api<'own-transactions'>,
-  db: Knex,
-  cache: SharedCache,
-  sessions: ExperienceSessions,
-  logger: Logger,
+  { db, cache, sessions, logger }: ExperienceContext,
 ): void {
   const kinds = [
     { path: 'social', type: 'Social', idp: socialIdp },

@@ -1,14 +1,12 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import type { Config } from '../config/env.ts';
-import type { ExperienceSession, ExperienceSessions } from './session.ts';
+import type { ExperienceSession } from './session.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { getRecord, type VerificationRecord } from './state.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
+import type { ExperienceContext } from './context.ts';
 import { generateId } from '../storage/ids.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import { getUserRow } from '../users/users.ts';
 import { newBackupCodes } from '../mfa/backup-codes.ts';
 import { factorTypes, findFactor } from '../mfa/factors.ts';
@@ -41,10 +39,7 @@ async function saveRecord(
 /** TOTP and backup codes in the sign-in flow: enrol (secret, codes), prove, bind at submit, or decline. */
 export function experienceMfaRoutes(
   api: Api<'own-transactions'>,
-  db: Knex,
-  cache: SharedCache,
-  sessions: ExperienceSessions,
-  config: Config,
+  { db, cache, sessions, config }: ExperienceContext,
 ): void {
   async function assertFactorEnabled(type: 'Totp' | 'BackupCode'): Promise<void> {
     if (!enabledFactors(await currentSignInExperience(db, cache)).includes(type)) {

@@ -13,7 +13,7 @@ import { mfaOwed } from '../mfa/sign-in-requirement.ts';
 import { linkSocialIdentity } from '../users/identities.ts';
 import { updateUser } from '../users/queries.ts';
 import type { Api } from '../http/route.ts';
-import type { OidcService } from '../oidc/mount.ts';
+import type { ExperienceContext } from './context.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
@@ -24,7 +24,6 @@ import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyExternal } from './external-identification.ts';
 import { assertNotSsoEmail, identifyUser, profileFromRecord, registerUser } from './identification.ts';
-import type { ExperienceSessions } from './session.ts';
 import { currentSignInExperience, type SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import {
   deleteState,
@@ -121,11 +120,7 @@ async function applyLinks(
 /** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */
 export function experienceRoutes(
   api: Api<'own-transactions'>,
-  db: Knex,
-  cache: SharedCache,
-  sessions: ExperienceSessions,
-  oidc: OidcService,
-  audit: AuditLog,
+  { db, cache, sessions, oidc, audit }: ExperienceContext,
 ): void {
   api.add(
     {

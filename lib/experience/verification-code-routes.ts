@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
+import type { ExperienceContext } from './context.ts';
 import { email, phone } from '../users/schemas.ts';
-import type { Connectors } from '../messages/index.ts';
 import type { CodeIdentifier } from '../messages/codes.ts';
 import { sendVerificationCode, verifyVerificationCode } from './verification-codes.ts';
 
@@ -20,7 +20,7 @@ const identifierOf = (body: { email: string } | { phone: string }): CodeIdentifi
  * recipient alone (the newest unused Generic code). Rate limited like any send, but a refusal
  * here is an admin's call and emits no `Message.RateLimited`.
  */
-export function verificationCodeRoutes(api: Api, connectors: Connectors): void {
+export function verificationCodeRoutes(api: Api, { messages: connectors }: ExperienceContext): void {
   api.add(
     {
       method: 'post',

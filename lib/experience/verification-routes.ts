@@ -1,19 +1,16 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
+import type { ExperienceContext } from './context.ts';
 import { generateId } from '../storage/ids.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { hashPassword, verifyNothing, verifyPassword } from '../users/passwords.ts';
 import { findUserByIdentifier } from '../users/queries.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree } from '../users/users.ts';
-import type { Connectors } from '../messages/index.ts';
 import { codeIdentifierSchema, verifyCodeGuarded } from './guarded-checks.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from './sentinel.ts';
-import type { ExperienceSessions } from './session.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { getRecord, identifierSchema, interactionEvents, type Identifier } from './state.ts';
 import { recordExceptionEvent } from './events.ts';
@@ -25,10 +22,7 @@ const verificationResponse = z.object({ verificationId: z.string() });
 /** The experience's proofs: a password, a new username + password, a code sent to an email or phone. */
 export function experienceVerificationRoutes(
   api: Api<'own-transactions'>,
-  db: Knex,
-  cache: SharedCache,
-  sessions: ExperienceSessions,
-  connectors: Connectors,
+  { db, cache, sessions, messages: connectors }: ExperienceContext,
 ): void {
   api.add(
     {

@@ -2,15 +2,14 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
-import type { Config } from '../config/env.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage } from '../storage/list.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import { findDelivery, requeueDelivery } from './deliveries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
@@ -101,12 +100,7 @@ const toLog = (row: AttemptRow): HookLog => ({
  * re-sending of a failed delivery. Every write of a hook bumps the outbox's 'hooks' cache in its
  * transaction.
  */
-export function hookRoutes(
-  api: Api,
-  db: Knex,
-  _cache: SharedCache,
-  config: Pick<Config, 'hooksAllowPrivateTargets'>,
-): void {
+export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
   // One-off requests to URLs that may be no hook's: no sockets kept open.
   const tester = new WebhookSender({ allowPrivateTargets: config.hooksAllowPrivateTargets, keepAlive: false });
   const checkTarget = async (hookConfig: HookConfig) => {

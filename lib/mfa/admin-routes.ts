@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { getUserRow, getUserRowForUpdate } from '../users/users.ts';
 import { deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from './factors.ts';
 
@@ -9,7 +9,7 @@ const tag = 'User MFA';
 const userParams = z.object({ userId: z.string().min(1).max(21) });
 
 /** Admins see a user's second factors and remove one (a lost phone); binding is the user's own act. */
-export function userMfaRoutes(api: Api, db: Knex): void {
+export function userMfaRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

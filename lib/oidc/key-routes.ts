@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import type { Queryable } from '../storage/database.ts';
 import { deleteKey, listKeys, rotateKey } from './keys.ts';
 
@@ -16,7 +16,7 @@ const keySchema = z.object({
 });
 
 /** Signing and cookie keys, in Logto's shapes. The newest key of each algorithm is `Current`. */
-export function keyRoutes(api: Api, db: Knex): void {
+export function keyRoutes(api: Api, { db }: ServiceContext): void {
   const summaries = async (kind: 'private-keys' | 'cookie-keys', db: Queryable) => {
     const keys = await listKeys(db, kind);
     return keys.map(({ retired, ...key }) => ({

@@ -1,11 +1,8 @@
-import type { Knex } from 'knex';
 import { Provider, type Configuration } from 'oidc-provider';
 
 import type { AuditLog } from '../audit/audit-log.ts';
-import type { Config } from '../config/env.ts';
-import type { Logger } from '../http/logger.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { countRequestsAsHttps } from '../http/secure-cookies.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import { claimsByScope, findAccount } from './account.ts';
 import { createAdapter } from './adapter.ts';
 import {
@@ -21,7 +18,7 @@ import { resourceServerInfo } from './resource-servers.ts';
 import { countTokenRequests } from './token-metrics.ts';
 import { revokeJwtAccessTokens } from './token-revocation.ts';
 
-export type OidcDependencies = { config: Config; db: Knex; cache: SharedCache; logger: Logger; audit: AuditLog };
+export type OidcDependencies = ServiceContext & { audit: AuditLog };
 
 const day = 86_400;
 

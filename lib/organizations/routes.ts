@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { applicationMemberRoutes } from './application-member-routes.ts';
 import { invitationRoutes } from './invitation-routes.ts';
 import { jitRoutes } from './jit-routes.ts';
@@ -19,13 +19,12 @@ import {
   updateOrganizationBody,
 } from './schemas.ts';
 import { organizationScopeRoutes } from './scope-routes.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 
 const tag = 'Organizations';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** Organizations, their members and roles, organization roles and scopes, invitations. */
-export function organizationRoutes(api: Api, db: Knex, cache: SharedCache): void {
+export function organizationRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
     {
       method: 'get',

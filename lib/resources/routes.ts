@@ -5,6 +5,7 @@ import { tenantId } from '../shared/tenant.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, type Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { managementApi } from '../shared/management-api.ts';
@@ -49,7 +50,7 @@ async function assertScopeNameFree(db: Queryable, resourceId: string, name: stri
   }
 }
 
-export function resourceRoutes(api: Api, db: Knex): void {
+export function resourceRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { listApplications } from '../applications/queries.ts';
@@ -6,6 +5,7 @@ import { applicationSchema } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import {
   addRolesToApplication,
   assertMachineToMachineRoles,
@@ -22,7 +22,7 @@ const roleParams = z.object({ id: z.string().min(1).max(21) });
 const applicationParams = z.object({ applicationId: z.string().min(1).max(64) });
 
 /** Role ↔ machine-to-machine application assignments, from either side. */
-export function applicationRoleRoutes(api: Api, db: Knex): void {
+export function applicationRoleRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
@@ -6,6 +5,7 @@ import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { managementApi } from '../shared/management-api.ts';
 import { scopeSchema } from '../resources/schemas.ts';
 import { generateId } from '../storage/ids.ts';
@@ -43,7 +43,7 @@ function assertNotInternal(id: string): void {
   }
 }
 
-export function roleRoutes(api: Api, db: Knex): void {
+export function roleRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

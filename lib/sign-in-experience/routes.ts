@@ -1,11 +1,10 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
 import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import { passwordPolicySchema } from './password-policy.ts';
 import {
   currentSignInExperience,
@@ -26,7 +25,7 @@ const patchBody = signInExperienceSchema
   .partial()
   .strict();
 
-export function signInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): void {
+export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
     { method: 'get', path: '/sign-in-exp', summary: 'Get the sign-in experience settings', tag, response },
     async () => ({ tenantId, id: 'default', ...(await currentSignInExperience(db, cache)) }),
@@ -60,7 +59,7 @@ export function signInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): 
  * What the sign-in page needs before anyone is signed in (Logto's `/.well-known/sign-in-exp`): the
  * settings, which hold no secret, and the social and SSO connectors to offer, by name only.
  */
-export function publicSignInExperienceRoutes(api: Api, db: Knex, cache: SharedCache): void {
+export function publicSignInExperienceRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
     {
       method: 'get',

@@ -6,9 +6,9 @@ import { mergeConfig } from '../connectors/secrets.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { isUniqueViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import {
   deleteSsoConnector,
   findSsoConnector,
@@ -47,7 +47,7 @@ async function withNameFree(
 }
 
 /** Enterprise SSO connectors (Logto's `/api/sso-connectors`): OpenID Connect IdPs with the email domains they serve. */
-export function ssoConnectorRoutes(api: Api, db: Knex, cache: SharedCache): void {
+export function ssoConnectorRoutes(api: Api, { db, cache }: ServiceContext): void {
   async function getSsoConnector(id: string): Promise<StoredSsoConnector> {
     const connector = await findSsoConnector(db, cache, id);
     if (!connector) {

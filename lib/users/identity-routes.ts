@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { foreignJsonInput } from '../http/limits.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { linkSocialIdentity, listSsoIdentities, unlinkSocialIdentity, unlinkSsoIdentity } from './identities.ts';
 import { toUser } from './queries.ts';
 import { userSchema } from './schemas.ts';
@@ -15,7 +15,7 @@ const identitiesSchema = userSchema.shape.identities;
 const details = z.record(z.string(), z.unknown());
 
 /** The identities users hold at social connectors and enterprise IdPs: seen, set and removed by admins. */
-export function userIdentityRoutes(api: Api, db: Knex): void {
+export function userIdentityRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

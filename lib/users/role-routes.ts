@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { listUsers } from './queries.ts';
 import { userSchema } from './schemas.ts';
 import { getUserRow, getUserRowForUpdate } from './users.ts';
@@ -17,7 +17,7 @@ const userParams = z.object({ userId: z.string().min(1).max(21) });
 const search = paginationQuery.extend({ search: z.string().max(256).optional() });
 
 /** Role ↔ user assignments, from either side. */
-export function userRoleRoutes(api: Api, db: Knex): void {
+export function userRoleRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',

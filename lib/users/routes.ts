@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
@@ -6,8 +5,8 @@ import { customDataInput } from '../http/limits.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Api } from '../http/route.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
 import { verifyPassword } from './passwords.ts';
 import { deleteUser, listUsers, toUser } from './queries.ts';
 import { createUserBody, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
@@ -17,7 +16,7 @@ const tag = 'Users';
 const userParams = z.object({ userId: z.string().min(1).max(21) });
 const jsonObject = z.record(z.string(), z.unknown());
 
-export function userRoutes(api: Api, db: Knex, cache: SharedCache): void {
+export function userRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
     {
       method: 'get',
