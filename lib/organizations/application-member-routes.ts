@@ -6,15 +6,12 @@ import { applicationSchema } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
-import { linkedIds, organizationLinks } from './links.ts';
-import { getOrganization, requireMembers } from './lookups.ts';
+import { linkSetRoutes } from '../http/link-set-routes.ts';
+import { linkedIds, linkStore, organizationLinks } from './links.ts';
+import { organizationParent, requireMachineApplications } from './lookups.ts';
 import { memberIds, organizationIdsOfMember, rolesOfMembers } from './member-queries.ts';
-import { addMemberRoles, addRolesToMembers, removeMemberRole, replaceMemberRoles } from './member-roles.ts';
-import {
-  addOrganizationApplications,
-  removeOrganizationApplication,
-  replaceOrganizationApplications,
-} from './memberships.ts';
+import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
+import { membershipChanged } from './memberships.ts';
 import { listOrganizations } from './queries.ts';
 import { listOrganizationRoles } from './role-queries.ts';
 import {
@@ -23,6 +20,7 @@ import {
   organizationRoleSchema,
   organizationSchema,
   roleReferenceSchema,
+  type Organization,
 } from './schemas.ts';
 
 const tag = 'Organization applications';
@@ -31,76 +29,55 @@ const memberParams = idParams.extend({ applicationId: z.string().min(1).max(64) 
 
 /** Machine-to-machine applications as members of organizations, and the organization roles they hold. */
 export function applicationMemberRoutes(api: Api, db: Knex): void {
-  api.add(
-    {
-      method: 'get',
-      path: '/organizations/:id/applications',
+  linkSetRoutes(api, db, {
+    tag,
+    path: '/organizations/:id/applications',
+    params: idParams,
+    parent: organizationParent,
+    child: {
+      param: 'applicationId',
+      id: z.string().min(1).max(64),
+      check: async (trx, _organization, body) => {
+        await requireMachineApplications(trx, body.applicationIds);
+        return body.applicationIds;
+      },
+      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'organization application', id }),
+    },
+    store: linkStore(({ id }: Organization) => organizationLinks.applications(id)),
+    changed: membershipChanged('application'),
+    list: {
       summary: 'List the application members of an organization, each with its organization roles',
-      tag,
-      params: idParams,
       query: paginationQuery.extend({ q: z.string().max(256).optional() }),
       response: z.array(applicationSchema.extend({ organizationRoles: z.array(roleReferenceSchema) })),
       errors: [404],
+      async page(db, organization, query) {
+        const ids = await memberIds(db, 'application', organization.id);
+        const { items, total } = await listApplications(db, { ids, search: query.q }, pageOf(query));
+        const roles = await rolesOfMembers(
+          db,
+          'application',
+          organization.id,
+          items.map(({ id }) => id),
+        );
+        return {
+          items: items.map((application) => ({ ...application, organizationRoles: roles.get(application.id) ?? [] })),
+          total,
+        };
+      },
     },
-    async ({ params, query }, ctx) => {
-      await getOrganization(db, params.id);
-      const ids = await memberIds(db, 'application', params.id);
-      const { items, total } = await listApplications(db, { ids, search: query.q }, pageOf(query));
-      setTotal(ctx, total);
-      const roles = await rolesOfMembers(
-        db,
-        'application',
-        params.id,
-        items.map(({ id }) => id),
-      );
-      return items.map((application) => ({ ...application, organizationRoles: roles.get(application.id) ?? [] }));
-    },
-  );
-
-  api.add(
-    {
-      method: 'post',
-      path: '/organizations/:id/applications',
+    add: {
       summary: 'Add machine-to-machine applications to an organization (members already are ignored)',
-      tag,
-      params: idParams,
       body: z.strictObject({ applicationIds: nonEmptyIdArray }),
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }, ctx, trx) => {
-      ctx.state.membershipDelta = await addOrganizationApplications(trx, params.id, body.applicationIds);
-    },
-  );
-
-  api.add(
-    {
-      method: 'put',
-      path: '/organizations/:id/applications',
+    replace: {
       summary: 'Replace the application members of an organization',
-      tag,
-      params: idParams,
       body: z.strictObject({ applicationIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }, ctx, trx) => {
-      ctx.state.membershipDelta = await replaceOrganizationApplications(trx, params.id, body.applicationIds);
-    },
-  );
-
-  api.add(
-    {
-      method: 'delete',
-      path: '/organizations/:id/applications/:applicationId',
-      summary: 'Remove an application from an organization, with its organization roles',
-      tag,
-      params: memberParams,
-      errors: [404],
-    },
-    async ({ params }, ctx, trx) => {
-      ctx.state.membershipDelta = await removeOrganizationApplication(trx, params.id, params.applicationId);
-    },
-  );
+    remove: { summary: 'Remove an application from an organization, with its organization roles', errors: [404] },
+  });
 
   api.add(
     {
@@ -118,71 +95,41 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
     },
   );
 
-  api.add(
-    {
-      method: 'get',
-      path: '/organizations/:id/applications/:applicationId/roles',
+  linkSetRoutes(api, db, {
+    tag,
+    path: '/organizations/:id/applications/:applicationId/roles',
+    params: memberParams,
+    parent: memberOf('application', (params: z.output<typeof memberParams>) => params.applicationId),
+    child: {
+      param: 'organizationRoleId',
+      id: z.string().min(1).max(21),
+      check: (trx, _member, body) => checkMemberRoles(trx, 'application', body),
+      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'organization role', id }),
+    },
+    store: memberRoleStore('application'),
+    list: {
       summary: 'List the organization roles of an application member',
-      tag,
-      params: memberParams,
       query: paginationQuery,
       response: z.array(organizationRoleSchema),
       errors: [404, 422],
+      async page(db, member, query) {
+        const ids = await linkedIds(db, organizationLinks.applicationRoles(member.organizationId, member.memberId));
+        return listOrganizationRoles(db, { ids }, pageOf(query));
+      },
     },
-    async ({ params, query }, ctx) => {
-      await getOrganization(db, params.id);
-      await requireMembers(db, 'application', params.id, [params.applicationId]);
-      const ids = await linkedIds(db, organizationLinks.applicationRoles(params.id, params.applicationId));
-      const { items, total } = await listOrganizationRoles(db, { ids }, pageOf(query));
-      setTotal(ctx, total);
-      return items;
-    },
-  );
-
-  api.add(
-    {
-      method: 'post',
-      path: '/organizations/:id/applications/:applicationId/roles',
+    add: {
       summary: 'Give MachineToMachine organization roles to an application member (roles held already are ignored)',
-      tag,
-      params: memberParams,
       body: z.strictObject({ organizationRoleIds: nonEmptyIdArray }),
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }, _ctx, trx) => {
-      await addMemberRoles(trx, 'application', params.id, params.applicationId, { ids: body.organizationRoleIds });
-    },
-  );
-
-  api.add(
-    {
-      method: 'put',
-      path: '/organizations/:id/applications/:applicationId/roles',
+    replace: {
       summary: 'Replace the organization roles of an application member',
-      tag,
-      params: memberParams,
       body: z.strictObject({ organizationRoleIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }, _ctx, trx) => {
-      await replaceMemberRoles(trx, 'application', params.id, params.applicationId, { ids: body.organizationRoleIds });
-    },
-  );
-
-  api.add(
-    {
-      method: 'delete',
-      path: '/organizations/:id/applications/:applicationId/roles/:organizationRoleId',
-      summary: 'Take an organization role from an application member',
-      tag,
-      params: memberParams.extend({ organizationRoleId: z.string().min(1).max(21) }),
-      errors: [404, 422],
-    },
-    async ({ params }, _ctx, trx) => {
-      await removeMemberRole(trx, 'application', params.id, params.applicationId, params.organizationRoleId);
-    },
-  );
+    remove: { summary: 'Take an organization role from an application member', errors: [404, 422] },
+  });
 
   api.add(
     {

@@ -30,12 +30,24 @@ export const getOrganization = async (db: Queryable, id: string): Promise<Organi
 export const getOrganizationForUpdate = async (trx: Knex.Transaction, id: string): Promise<Organization> =>
   orNotFound(await findOrganizationForUpdate(trx, id), 'organization', id);
 
+/** An organization as the parent of a link set (its members, its JIT settings). */
+export const organizationParent = {
+  find: (db: Queryable, params: { id: string }) => getOrganization(db, params.id),
+  lock: (trx: Knex.Transaction, params: { id: string }) => getOrganizationForUpdate(trx, params.id),
+};
+
 export const getOrganizationRole = async (db: Queryable, id: string): Promise<OrganizationRole> =>
   orNotFound(await findOrganizationRole(db, id), 'organization role', id);
 
 /** The role, locked until the transaction ends: for a change of it or of its scopes. */
 export const getOrganizationRoleForUpdate = async (trx: Knex.Transaction, id: string): Promise<OrganizationRole> =>
   orNotFound(await findOrganizationRoleForUpdate(trx, id), 'organization role', id);
+
+/** An organization role as the parent of a link set (what it grants). */
+export const organizationRoleParent = {
+  find: (db: Queryable, params: { id: string }) => getOrganizationRole(db, params.id),
+  lock: (trx: Knex.Transaction, params: { id: string }) => getOrganizationRoleForUpdate(trx, params.id),
+};
 
 export const getOrganizationScope = async (db: Queryable, id: string): Promise<OrganizationScope> =>
   orNotFound(await findOrganizationScope(db, id), 'organization scope', id);

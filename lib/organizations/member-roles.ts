@@ -1,12 +1,17 @@
 import type { Knex } from 'knex';
 
-import { RequestError } from '../http/errors.ts';
-import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
-import { getOrganizationForUpdate, requireMembers, requireOrganizationRoles, resolveRoleIds } from './lookups.ts';
+import { addLinks, linkStore, organizationLinks, type Links } from './links.ts';
+import {
+  getOrganization,
+  getOrganizationForUpdate,
+  requireMembers,
+  requireOrganizationRoles,
+  resolveRoleIds,
+} from './lookups.ts';
+import type { MemberKind } from './memberships.ts';
 import type { OrganizationRoleType } from './schemas.ts';
 
-/** Users and machine-to-machine applications hold organization roles the same way, each their own type. */
-export type MemberKind = 'user' | 'application';
+// Users and machine-to-machine applications hold organization roles the same way, each their own type.
 
 const roleType: Record<MemberKind, OrganizationRoleType> = { user: 'User', application: 'MachineToMachine' };
 
@@ -15,59 +20,35 @@ const roleLinks = (kind: MemberKind, organizationId: string, memberId: string): 
     ? organizationLinks.userRoles(organizationId, memberId)
     : organizationLinks.applicationRoles(organizationId, memberId);
 
-/** Roles named by id and, for users, by name (Logto's body). */
-export type RoleSelection = { ids?: string[]; names?: string[] };
+/** A member of an organization, the parent of the link set of its organization roles. */
+export type Member = { organizationId: string; memberId: string };
 
-/** The organization exists (404), the member belongs to it (422), the roles exist and fit the member (422). */
-async function checkedRoleIds(
+/** The organization exists (404) and the member belongs to it (422); a write locks the organization. */
+export const memberOf = <Params extends { id: string }>(kind: MemberKind, memberId: (params: Params) => string) => ({
+  async find(db: Knex, params: Params): Promise<Member> {
+    await getOrganization(db, params.id);
+    await requireMembers(db, kind, params.id, [memberId(params)]);
+    return { organizationId: params.id, memberId: memberId(params) };
+  },
+  async lock(trx: Knex.Transaction, params: Params): Promise<Member> {
+    await getOrganizationForUpdate(trx, params.id);
+    await requireMembers(trx, kind, params.id, [memberId(params)]);
+    return { organizationId: params.id, memberId: memberId(params) };
+  },
+});
+
+export const memberRoleStore = (kind: MemberKind) =>
+  linkStore<Member>(({ organizationId, memberId }) => roleLinks(kind, organizationId, memberId));
+
+/** Roles named by id and, for users, by name (Logto's body); they exist and fit the member (422). */
+export async function checkMemberRoles(
   trx: Knex.Transaction,
   kind: MemberKind,
-  organizationId: string,
-  memberId: string,
-  roles: RoleSelection,
-) {
-  await getOrganizationForUpdate(trx, organizationId);
-  await requireMembers(trx, kind, organizationId, [memberId]);
-  const roleIds = await resolveRoleIds(trx, roles.ids ?? [], roles.names ?? []);
+  roles: { organizationRoleIds?: string[]; organizationRoleNames?: string[] },
+): Promise<string[]> {
+  const roleIds = await resolveRoleIds(trx, roles.organizationRoleIds ?? [], roles.organizationRoleNames ?? []);
   await requireOrganizationRoles(trx, roleIds, roleType[kind]);
   return roleIds;
-}
-
-/** Gives a member roles; those held already are kept. Returns every role id named (resolved from names). */
-export async function addMemberRoles(
-  trx: Knex.Transaction,
-  kind: MemberKind,
-  organizationId: string,
-  memberId: string,
-  roles: RoleSelection,
-): Promise<{ roleIds: string[]; added: string[] }> {
-  const roleIds = await checkedRoleIds(trx, kind, organizationId, memberId, roles);
-  return { roleIds, added: await addLinks(trx, roleLinks(kind, organizationId, memberId), roleIds) };
-}
-
-export async function replaceMemberRoles(
-  trx: Knex.Transaction,
-  kind: MemberKind,
-  organizationId: string,
-  memberId: string,
-  roles: RoleSelection,
-): Promise<LinkDelta> {
-  const roleIds = await checkedRoleIds(trx, kind, organizationId, memberId, roles);
-  return replaceLinks(trx, roleLinks(kind, organizationId, memberId), roleIds);
-}
-
-export async function removeMemberRole(
-  trx: Knex.Transaction,
-  kind: MemberKind,
-  organizationId: string,
-  memberId: string,
-  roleId: string,
-): Promise<void> {
-  await getOrganizationForUpdate(trx, organizationId);
-  await requireMembers(trx, kind, organizationId, [memberId]);
-  if ((await removeLinks(trx, roleLinks(kind, organizationId, memberId), [roleId])) === 0) {
-    throw new RequestError('entity.not_exists_with_id', { entity: 'organization role', id: roleId });
-  }
 }
 
 /** Gives every listed member every listed role; each must be a member already. */

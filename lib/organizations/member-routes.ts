@@ -2,15 +2,16 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { pageOf, paginationQuery } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import { findUser } from '../users/queries.ts';
 import { userSchema } from '../users/schemas.ts';
-import { linkedIds, organizationLinks } from './links.ts';
-import { getOrganization, requireMembers } from './lookups.ts';
+import { linkSetRoutes } from '../http/link-set-routes.ts';
+import { linkedIds, linkStore, organizationLinks } from './links.ts';
+import { getOrganization, organizationParent, requireMembers, requireUsers } from './lookups.ts';
 import { listMemberUsers, organizationIdsOfMember, rolesOfMembers, scopesOfMember } from './member-queries.ts';
-import { addMemberRoles, addRolesToMembers, removeMemberRole, replaceMemberRoles } from './member-roles.ts';
-import { addOrganizationUsers, removeOrganizationUser, replaceOrganizationUsers } from './memberships.ts';
+import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
+import { membershipChanged } from './memberships.ts';
 import { listOrganizations } from './queries.ts';
 import { listOrganizationRoles } from './role-queries.ts';
 import {
@@ -21,6 +22,7 @@ import {
   organizationSchema,
   organizationScopeSchema,
   roleReferenceSchema,
+  type Organization,
 } from './schemas.ts';
 
 const tag = 'Organization members';
@@ -29,85 +31,61 @@ const memberParams = idParams.extend({ userId: z.string().min(1).max(21) });
 
 /** Users as members of organizations, and the organization roles they hold there. */
 export function memberRoutes(api: Api, db: Knex): void {
-  api.add(
-    {
-      method: 'get',
-      path: '/organizations/:id/users',
+  linkSetRoutes(api, db, {
+    tag,
+    path: '/organizations/:id/users',
+    params: idParams,
+    parent: organizationParent,
+    child: {
+      param: 'userId',
+      id: z.string().min(1).max(21),
+      check: async (trx, _organization, body) => {
+        await requireUsers(trx, body.userIds);
+        return body.userIds;
+      },
+      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'organization member', id }),
+    },
+    store: linkStore(({ id }: Organization) => organizationLinks.users(id)),
+    changed: membershipChanged('user'),
+    list: {
       summary: 'List the user members of an organization, each with their organization roles',
-      tag,
-      params: idParams,
       query: paginationQuery.extend({
         q: z.string().max(256).optional(),
         organizationRoleId: z.string().max(21).optional(),
       }),
       response: z.array(userSchema.extend({ organizationRoles: z.array(roleReferenceSchema) })),
       errors: [404],
+      async page(db, organization, query) {
+        const { items, total } = await listMemberUsers(
+          db,
+          organization.id,
+          { search: query.q, organizationRoleId: query.organizationRoleId },
+          pageOf(query),
+        );
+        const roles = await rolesOfMembers(
+          db,
+          'user',
+          organization.id,
+          items.map(({ id }) => id),
+        );
+        return { items: items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] })), total };
+      },
     },
-    async ({ params, query }, ctx) => {
-      await getOrganization(db, params.id);
-      const { items, total } = await listMemberUsers(
-        db,
-        params.id,
-        { search: query.q, organizationRoleId: query.organizationRoleId },
-        pageOf(query),
-      );
-      setTotal(ctx, total);
-      const roles = await rolesOfMembers(
-        db,
-        'user',
-        params.id,
-        items.map(({ id }) => id),
-      );
-      return items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] }));
-    },
-  );
-
-  api.add(
-    {
-      method: 'post',
-      path: '/organizations/:id/users',
+    add: {
       summary: 'Add users to an organization (members already are ignored)',
-      tag,
-      params: idParams,
       body: z.strictObject({ userIds: nonEmptyIdArray }),
       response: z.object({ userIds: z.array(z.string()) }),
+      answer: (body) => ({ userIds: body.userIds }),
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }, ctx, trx) => {
-      ctx.state.membershipDelta = await addOrganizationUsers(trx, params.id, body.userIds);
-      return { userIds: body.userIds };
-    },
-  );
-
-  api.add(
-    {
-      method: 'put',
-      path: '/organizations/:id/users',
+    replace: {
       summary: 'Replace the user members of an organization',
-      tag,
-      params: idParams,
       body: z.strictObject({ userIds: idArray }),
       errors: [404, 422],
     },
-    async ({ params, body }, ctx, trx) => {
-      ctx.state.membershipDelta = await replaceOrganizationUsers(trx, params.id, body.userIds);
-    },
-  );
-
-  api.add(
-    {
-      method: 'delete',
-      path: '/organizations/:id/users/:userId',
-      summary: 'Remove a user from an organization, with their organization roles',
-      tag,
-      params: memberParams,
-      errors: [404],
-    },
-    async ({ params }, ctx, trx) => {
-      ctx.state.membershipDelta = await removeOrganizationUser(trx, params.id, params.userId);
-    },
-  );
+    remove: { summary: 'Remove a user from an organization, with their organization roles', errors: [404] },
+  });
 
   api.add(
     {
@@ -125,75 +103,43 @@ export function memberRoutes(api: Api, db: Knex): void {
     },
   );
 
-  api.add(
-    {
-      method: 'get',
-      path: '/organizations/:id/users/:userId/roles',
+  linkSetRoutes(api, db, {
+    tag,
+    path: '/organizations/:id/users/:userId/roles',
+    params: memberParams,
+    parent: memberOf('user', (params: z.output<typeof memberParams>) => params.userId),
+    child: {
+      param: 'organizationRoleId',
+      id: z.string().min(1).max(21),
+      check: (trx, _member, body) => checkMemberRoles(trx, 'user', body),
+      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'organization role', id }),
+    },
+    store: memberRoleStore('user'),
+    list: {
       summary: 'List the organization roles of a member',
-      tag,
-      params: memberParams,
       query: paginationQuery,
       response: z.array(organizationRoleSchema),
       errors: [404, 422],
+      async page(db, member, query) {
+        const ids = await linkedIds(db, organizationLinks.userRoles(member.organizationId, member.memberId));
+        return listOrganizationRoles(db, { ids }, pageOf(query));
+      },
     },
-    async ({ params, query }, ctx) => {
-      await getOrganization(db, params.id);
-      await requireMembers(db, 'user', params.id, [params.userId]);
-      const ids = await linkedIds(db, organizationLinks.userRoles(params.id, params.userId));
-      const { items, total } = await listOrganizationRoles(db, { ids }, pageOf(query));
-      setTotal(ctx, total);
-      return items;
-    },
-  );
-
-  api.add(
-    {
-      method: 'post',
-      path: '/organizations/:id/users/:userId/roles',
+    add: {
       summary: 'Give organization roles to a member, by id or name (roles held already are ignored)',
-      tag,
-      params: memberParams,
       body: memberRolesBody,
       response: z.object({ organizationRoleIds: z.array(z.string()) }),
+      answer: (_body, roleIds) => ({ organizationRoleIds: roleIds }),
       status: 201,
       errors: [404, 422],
     },
-    async ({ params, body }, _ctx, trx) => {
-      const roles = { ids: body.organizationRoleIds, names: body.organizationRoleNames };
-      const { roleIds } = await addMemberRoles(trx, 'user', params.id, params.userId, roles);
-      return { organizationRoleIds: roleIds };
-    },
-  );
-
-  api.add(
-    {
-      method: 'put',
-      path: '/organizations/:id/users/:userId/roles',
+    replace: {
       summary: 'Replace the organization roles of a member, by id or name',
-      tag,
-      params: memberParams,
       body: memberRolesBody,
       errors: [404, 422],
     },
-    async ({ params, body }, _ctx, trx) => {
-      const roles = { ids: body.organizationRoleIds, names: body.organizationRoleNames };
-      await replaceMemberRoles(trx, 'user', params.id, params.userId, roles);
-    },
-  );
-
-  api.add(
-    {
-      method: 'delete',
-      path: '/organizations/:id/users/:userId/roles/:organizationRoleId',
-      summary: 'Take an organization role from a member',
-      tag,
-      params: memberParams.extend({ organizationRoleId: z.string().min(1).max(21) }),
-      errors: [404, 422],
-    },
-    async ({ params }, _ctx, trx) => {
-      await removeMemberRole(trx, 'user', params.id, params.userId, params.organizationRoleId);
-    },
-  );
+    remove: { summary: 'Take an organization role from a member', errors: [404, 422] },
+  });
 
   api.add(
     {

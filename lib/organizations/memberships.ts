@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
+import type { Context } from 'koa';
 
-import { RequestError } from '../http/errors.ts';
-import { addLinks, organizationLinks, removeLinks, replaceLinks } from './links.ts';
-import { getOrganizationForUpdate, requireMachineApplications, requireUsers } from './lookups.ts';
+import type { LinkChange } from '../http/link-set-routes.ts';
+import { addLinks, organizationLinks } from './links.ts';
 
 /** What a membership change did: the payload of Logto's `Organization.Membership.Updated` event. */
 export type MembershipDelta = {
@@ -25,76 +25,20 @@ const membershipDelta = (
   ...change,
 });
 
-/** Adds users; those already members are left as they are (Logto's behaviour). */
-export async function addOrganizationUsers(
-  trx: Knex.Transaction,
-  organizationId: string,
-  userIds: string[],
-): Promise<MembershipDelta> {
-  await getOrganizationForUpdate(trx, organizationId);
-  await requireUsers(trx, userIds);
-  const addedUserIds = await addLinks(trx, organizationLinks.users(organizationId), userIds);
-  return membershipDelta(organizationId, { addedUserIds });
-}
+/** Users and machine-to-machine applications are members the same way, each in their own table. */
+export type MemberKind = 'user' | 'application';
 
-/** Members not in `userIds` leave, with their organization roles. */
-export async function replaceOrganizationUsers(
-  trx: Knex.Transaction,
-  organizationId: string,
-  userIds: string[],
-): Promise<MembershipDelta> {
-  await getOrganizationForUpdate(trx, organizationId);
-  await requireUsers(trx, userIds);
-  const { added, removed } = await replaceLinks(trx, organizationLinks.users(organizationId), userIds);
-  return membershipDelta(organizationId, { addedUserIds: added, removedUserIds: removed });
-}
-
-export async function removeOrganizationUser(
-  trx: Knex.Transaction,
-  organizationId: string,
-  userId: string,
-): Promise<MembershipDelta> {
-  await getOrganizationForUpdate(trx, organizationId);
-  if ((await removeLinks(trx, organizationLinks.users(organizationId), [userId])) === 0) {
-    throw new RequestError('entity.not_exists_with_id', { entity: 'organization member', id: userId });
-  }
-  return membershipDelta(organizationId, { removedUserIds: [userId] });
-}
-
-/** Adds machine-to-machine applications; those already members are left as they are. */
-export async function addOrganizationApplications(
-  trx: Knex.Transaction,
-  organizationId: string,
-  applicationIds: string[],
-): Promise<MembershipDelta> {
-  await getOrganizationForUpdate(trx, organizationId);
-  await requireMachineApplications(trx, applicationIds);
-  const addedApplicationIds = await addLinks(trx, organizationLinks.applications(organizationId), applicationIds);
-  return membershipDelta(organizationId, { addedApplicationIds });
-}
-
-export async function replaceOrganizationApplications(
-  trx: Knex.Transaction,
-  organizationId: string,
-  applicationIds: string[],
-): Promise<MembershipDelta> {
-  await getOrganizationForUpdate(trx, organizationId);
-  await requireMachineApplications(trx, applicationIds);
-  const { added, removed } = await replaceLinks(trx, organizationLinks.applications(organizationId), applicationIds);
-  return membershipDelta(organizationId, { addedApplicationIds: added, removedApplicationIds: removed });
-}
-
-export async function removeOrganizationApplication(
-  trx: Knex.Transaction,
-  organizationId: string,
-  applicationId: string,
-): Promise<MembershipDelta> {
-  await getOrganizationForUpdate(trx, organizationId);
-  if ((await removeLinks(trx, organizationLinks.applications(organizationId), [applicationId])) === 0) {
-    throw new RequestError('entity.not_exists_with_id', { entity: 'organization application', id: applicationId });
-  }
-  return membershipDelta(organizationId, { removedApplicationIds: [applicationId] });
-}
+/** The membership delta of a link-set change, put where the route's event reads it (lib/management/route-events.ts). */
+export const membershipChanged =
+  (kind: MemberKind) =>
+  (ctx: Context, params: { id: string }, change: LinkChange): void => {
+    ctx.state.membershipDelta = membershipDelta(
+      params.id,
+      kind === 'user'
+        ? { addedUserIds: change.added, removedUserIds: change.removed }
+        : { addedApplicationIds: change.added, removedApplicationIds: change.removed },
+    );
+  };
 
 /** For an accepted invitation: joins the user if needed and reports whether they were added. */
 export async function joinOrganization(

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
 import { generateId } from '../storage/ids.ts';
-import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
+import { addLinks, organizationLinks, type Links } from './links.ts';
 import { getOrganizationRoleForUpdate, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
 import {
   deleteOrganizationRole,
@@ -97,30 +97,4 @@ export async function addRoleGrants(
   const role = await getOrganizationRoleForUpdate(trx, roleId);
   await requireGranted(trx, grant, role, ids);
   return addLinks(trx, grantLinks(grant, roleId), ids);
-}
-
-export async function replaceRoleGrants(
-  trx: Knex.Transaction,
-  grant: RoleGrant,
-  roleId: string,
-  ids: string[],
-): Promise<LinkDelta> {
-  const role = await getOrganizationRoleForUpdate(trx, roleId);
-  await requireGranted(trx, grant, role, ids);
-  return replaceLinks(trx, grantLinks(grant, roleId), ids);
-}
-
-export async function removeRoleGrant(
-  trx: Knex.Transaction,
-  grant: RoleGrant,
-  roleId: string,
-  id: string,
-): Promise<void> {
-  await getOrganizationRoleForUpdate(trx, roleId);
-  if ((await removeLinks(trx, grantLinks(grant, roleId), [id])) === 0) {
-    throw new RequestError('entity.not_exists_with_id', {
-      entity: grant === 'scopes' ? 'organization scope' : 'scope',
-      id,
-    });
-  }
 }
