@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { HookEvent } from '../hooks/events.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
 import type { AnySpec, RouteEffects, RouteInput } from '../http/route.ts';
-import type { MembershipDelta } from '../organizations/memberships.ts';
+import type { MembershipDelta } from '../organizations/members/memberships.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 
 type Input = RouteInput<unknown, unknown, unknown>;

@@ -6,7 +6,7 @@ import { managementApi } from '../shared/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { findUsersByIds } from '../users/queries.ts';
-import { findInvitation } from './invitation-queries.ts';
+import { findInvitation } from './invitations/invitation-queries.ts';
 import { linkedAmong, organizationLinks } from './links.ts';
 import { findOrganization, findOrganizationForUpdate } from './queries.ts';
 import {
@@ -17,7 +17,7 @@ import {
   findOrganizationScope,
   findOrganizationScopeForUpdate,
   findOrganizationScopesByIds,
-} from './role-queries.ts';
+} from './roles/role-queries.ts';
 import type { Invitation, Organization, OrganizationRole, OrganizationRoleType, OrganizationScope } from './schemas.ts';
 
 export const getOrganization = async (db: Queryable, id: string): Promise<Organization> =>

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { acceptInvitation, createInvitation } from '../../lib/organizations/invitations.ts';
+import { acceptInvitation, createInvitation } from '../../lib/organizations/invitations/invitations.ts';
 import { addLinks, organizationLinks } from '../../lib/organizations/links.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';

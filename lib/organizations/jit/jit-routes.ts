@@ -1,18 +1,18 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../shared/tenant.ts';
-import { pageOf, paginationQuery } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
-import { listSsoConnectors, toSsoConnector } from '../sso/queries.ts';
-import { ssoConnectorSchema } from '../sso/schemas.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
-import { RequestError } from '../http/errors.ts';
-import { linkSetRoutes } from '../http/link-set-routes.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import { pageOf, paginationQuery } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
+import { listSsoConnectors, toSsoConnector } from '../../sso/queries.ts';
+import { ssoConnectorSchema } from '../../sso/schemas.ts';
+import type { SharedCache } from '../../storage/shared-cache.ts';
+import { RequestError } from '../../http/errors.ts';
+import { linkSetRoutes } from '../../http/link-set-routes.ts';
 import { addJitEmailDomain, requireSsoConnectors } from './jit.ts';
-import { linkedIds, linkStore, organizationLinks, pageOfLinkedIds } from './links.ts';
-import { organizationParent, requireOrganizationRoles } from './lookups.ts';
-import { listOrganizationRoles } from './role-queries.ts';
+import { linkedIds, linkStore, organizationLinks, pageOfLinkedIds } from '../links.ts';
+import { organizationParent, requireOrganizationRoles } from '../lookups.ts';
+import { listOrganizationRoles } from '../roles/role-queries.ts';
 import {
   emailDomain,
   idArray,
@@ -20,7 +20,7 @@ import {
   nonEmptyIdArray,
   organizationRoleSchema,
   type Organization,
-} from './schemas.ts';
+} from '../schemas.ts';
 
 const tag = 'Organization JIT';
 const idParams = z.object({ id: z.string().min(1).max(21) });

@@ -1,19 +1,19 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
-import { pageOf, paginationQuery } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
-import { findUser } from '../users/queries.ts';
-import { userSchema } from '../users/schemas.ts';
-import { linkSetRoutes } from '../http/link-set-routes.ts';
-import { linkedIds, linkStore, organizationLinks } from './links.ts';
-import { getOrganization, organizationParent, requireMembers, requireUsers } from './lookups.ts';
+import { RequestError } from '../../http/errors.ts';
+import { pageOf, paginationQuery } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
+import { findUser } from '../../users/queries.ts';
+import { userSchema } from '../../users/schemas.ts';
+import { linkSetRoutes } from '../../http/link-set-routes.ts';
+import { linkedIds, linkStore, organizationLinks } from '../links.ts';
+import { getOrganization, organizationParent, requireMembers, requireUsers } from '../lookups.ts';
 import { listMemberUsers, organizationIdsOfMember, rolesOfMembers, scopesOfMember } from './member-queries.ts';
 import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
 import { membershipChanged } from './memberships.ts';
-import { listOrganizations } from './queries.ts';
-import { listOrganizationRoles } from './role-queries.ts';
+import { listOrganizations } from '../queries.ts';
+import { listOrganizationRoles } from '../roles/role-queries.ts';
 import {
   idArray,
   memberRolesBody,
@@ -23,7 +23,7 @@ import {
   organizationScopeSchema,
   roleReferenceSchema,
   type Organization,
-} from './schemas.ts';
+} from '../schemas.ts';
 
 const tag = 'Organization members';
 const idParams = z.object({ id: z.string().min(1).max(21) });

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
-import { linkSetRoutes } from '../http/link-set-routes.ts';
-import { pageOf, paginationQuery } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
-import { scopeSchema } from '../resources/schemas.ts';
-import { linkedIds, linkStore, organizationLinks } from './links.ts';
-import { organizationRoleParent, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
+import { RequestError } from '../../http/errors.ts';
+import { linkSetRoutes } from '../../http/link-set-routes.ts';
+import { pageOf, paginationQuery } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
+import { scopeSchema } from '../../resources/schemas.ts';
+import { linkedIds, linkStore, organizationLinks } from '../links.ts';
+import { organizationRoleParent, requireOrganizationScopes, requireResourceScopes } from '../lookups.ts';
 import { listOrganizationScopes, listRoleResourceScopes } from './role-queries.ts';
-import { idArray, nonEmptyIdArray, organizationScopeSchema, type OrganizationRole } from './schemas.ts';
+import { idArray, nonEmptyIdArray, organizationScopeSchema, type OrganizationRole } from '../schemas.ts';
 
 const tag = 'Organization roles';
 const idParams = z.object({ id: z.string().min(1).max(21) });

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../shared/tenant.ts';
-import { RequestError } from '../http/errors.ts';
-import { addLinks, linkedAmong, organizationLinks } from './links.ts';
-import { getOrganizationForUpdate } from './lookups.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import { RequestError } from '../../http/errors.ts';
+import { addLinks, linkedAmong, organizationLinks } from '../links.ts';
+import { getOrganizationForUpdate } from '../lookups.ts';
 
 // Just-in-time provisioning settings: users signing up with an e-mail in one of the domains join the
 // organization with the JIT roles. Only stored here; sign-up reads them.

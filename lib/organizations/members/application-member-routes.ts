@@ -1,19 +1,19 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { findApplication, listApplications } from '../applications/queries.ts';
-import { applicationSchema } from '../applications/schemas.ts';
-import { RequestError } from '../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
-import { linkSetRoutes } from '../http/link-set-routes.ts';
-import { linkedIds, linkStore, organizationLinks } from './links.ts';
-import { organizationParent, requireMachineApplications } from './lookups.ts';
+import { findApplication, listApplications } from '../../applications/queries.ts';
+import { applicationSchema } from '../../applications/schemas.ts';
+import { RequestError } from '../../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
+import { linkSetRoutes } from '../../http/link-set-routes.ts';
+import { linkedIds, linkStore, organizationLinks } from '../links.ts';
+import { organizationParent, requireMachineApplications } from '../lookups.ts';
 import { memberIds, organizationIdsOfMember, rolesOfMembers } from './member-queries.ts';
 import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
 import { membershipChanged } from './memberships.ts';
-import { listOrganizations } from './queries.ts';
-import { listOrganizationRoles } from './role-queries.ts';
+import { listOrganizations } from '../queries.ts';
+import { listOrganizationRoles } from '../roles/role-queries.ts';
 import {
   idArray,
   nonEmptyIdArray,
@@ -21,7 +21,7 @@ import {
   organizationSchema,
   roleReferenceSchema,
   type Organization,
-} from './schemas.ts';
+} from '../schemas.ts';
 
 const tag = 'Organization applications';
 const idParams = z.object({ id: z.string().min(1).max(21) });

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 
-import type { LinkChange } from '../http/link-set-routes.ts';
-import { addLinks, organizationLinks } from './links.ts';
+import type { LinkChange } from '../../http/link-set-routes.ts';
+import { addLinks, organizationLinks } from '../links.ts';
 
 /** What a membership change did: the payload of Logto's `Organization.Membership.Updated` event. */
 export type MembershipDelta = {

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
 
-import { addLinks, linkStore, organizationLinks, type Links } from './links.ts';
+import { addLinks, linkStore, organizationLinks, type Links } from '../links.ts';
 import {
   getOrganization,
   getOrganizationForUpdate,
   requireMembers,
   requireOrganizationRoles,
   resolveRoleIds,
-} from './lookups.ts';
+} from '../lookups.ts';
 import type { MemberKind } from './memberships.ts';
-import type { OrganizationRoleType } from './schemas.ts';
+import type { OrganizationRoleType } from '../schemas.ts';
 
 // Users and machine-to-machine applications hold organization roles the same way, each their own type.
 
