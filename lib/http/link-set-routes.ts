@@ -58,7 +58,7 @@ export type LinkSet<P extends Schema, Parent, Body, Q extends Schema, R extends 
     param: string;
     id: z.ZodType<string>;
     /** The ids an add or replace body names, checked to exist and to fit the parent (else 422, …). */
-    check(trx: Knex.Transaction, parent: Parent, body: Body): Promise<Ids> | Ids;
+    check(trx: Knex.Transaction, parent: NoInfer<Parent>, body: Body): Promise<Ids> | Ids;
     /** The error when the child to remove is not linked. */
     missing(id: string): RequestError;
   };

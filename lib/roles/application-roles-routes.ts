@@ -10,11 +10,10 @@ import type { Api } from '../http/route.ts';
 import {
   addRolesToApplication,
   assertMachineToMachineRoles,
-  getRole,
   getRoleHolderApplication,
   getRoleHolderApplicationForUpdate,
-  getRoles,
 } from './assignments.ts';
+import { assignRoles, heldRoles, roleOfHolders } from './held-roles.ts';
 import { applicationIdsOfRole, listRoles, removeApplicationRoles, roleIdsOfApplication } from './queries.ts';
 import { idList, roleSchema } from './schemas.ts';
 
@@ -29,8 +28,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
     tag,
     path: '/roles/:id/applications',
     params: roleParams,
-    // The role is read, not locked: each application is locked as it gets it.
-    parent: { find: (db, params) => getRole(db, params.id), lock: (trx, params) => getRole(trx, params.id) },
+    parent: roleOfHolders,
     child: {
       param: 'applicationId',
       id: z.string().min(1).max(64),
@@ -82,15 +80,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       find: (db, params) => getRoleHolderApplication(db, params.applicationId),
       lock: (trx, params) => getRoleHolderApplicationForUpdate(trx, params.applicationId),
     },
-    child: {
-      param: 'roleId',
-      id: z.string().min(1).max(21),
-      check: async (trx, _application, body) => {
-        assertMachineToMachineRoles(await getRoles(trx, body.roleIds));
-        return body.roleIds;
-      },
-      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'role', id }),
-    },
+    child: heldRoles(assertMachineToMachineRoles),
     store: {
       ids: (db, application) => roleIdsOfApplication(db, application.id),
       add: (trx, application, roleIds) => addRolesToApplication(trx, application.id, roleIds),
@@ -104,14 +94,7 @@ export function applicationRoleRoutes(api: Api, db: Knex): void {
       page: async (db, application, query) =>
         listRoles(db, { ids: await roleIdsOfApplication(db, application.id), search: query.search }, pageOf(query)),
     },
-    add: {
-      summary: 'Assign roles to an application (roles it holds already are ignored)',
-      body: idList('roleIds'),
-      response: z.object({ roleIds: z.array(z.string()), addedRoleIds: z.array(z.string()) }),
-      answer: (body, _roleIds, added) => ({ roleIds: body.roleIds, addedRoleIds: added }),
-      status: 201,
-      errors: [404, 422],
-    },
+    add: assignRoles('Assign roles to an application (roles it holds already are ignored)'),
     replace: {
       summary: 'Replace the roles of an application',
       body: z.strictObject({ roleIds: z.array(z.string().min(1).max(21)).max(1000) }),

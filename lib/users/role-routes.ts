@@ -8,7 +8,8 @@ import type { Api } from '../http/route.ts';
 import { listUsers } from './queries.ts';
 import { userSchema } from './schemas.ts';
 import { getUserRow, getUserRowForUpdate } from './users.ts';
-import { addRolesToUser, assertUserRoles, getRole, getRoles } from '../roles/assignments.ts';
+import { addRolesToUser, assertUserRoles } from '../roles/assignments.ts';
+import { assignRoles, heldRoles, roleOfHolders } from '../roles/held-roles.ts';
 import { listRoles, removeUserRoles, roleIdsOfUser, userIdsOfRole } from '../roles/queries.ts';
 import { idList, roleSchema } from '../roles/schemas.ts';
 
@@ -23,8 +24,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
     tag,
     path: '/roles/:id/users',
     params: roleParams,
-    // The role is read, not locked: each user is locked as they get it.
-    parent: { find: (db, params) => getRole(db, params.id), lock: (trx, params) => getRole(trx, params.id) },
+    parent: roleOfHolders,
     child: {
       param: 'userId',
       id: z.string().min(1).max(21),
@@ -75,15 +75,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       find: (db, params) => getUserRow(db, params.userId),
       lock: (trx, params) => getUserRowForUpdate(trx, params.userId),
     },
-    child: {
-      param: 'roleId',
-      id: z.string().min(1).max(21),
-      check: async (trx, _user, body) => {
-        assertUserRoles(await getRoles(trx, body.roleIds));
-        return body.roleIds;
-      },
-      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'role', id }),
-    },
+    child: heldRoles(assertUserRoles),
     store: {
       ids: (db, user) => roleIdsOfUser(db, user.id),
       add: (trx, user, roleIds) => addRolesToUser(trx, user.id, roleIds),
@@ -97,14 +89,7 @@ export function userRoleRoutes(api: Api, db: Knex): void {
       page: async (db, user, query) =>
         listRoles(db, { ids: await roleIdsOfUser(db, user.id), search: query.search }, pageOf(query)),
     },
-    add: {
-      summary: 'Assign roles to a user (roles already held are ignored)',
-      body: idList('roleIds'),
-      response: z.object({ roleIds: z.array(z.string()), addedRoleIds: z.array(z.string()) }),
-      answer: (body, _roleIds, added) => ({ roleIds: body.roleIds, addedRoleIds: added }),
-      status: 201,
-      errors: [404, 422],
-    },
+    add: assignRoles('Assign roles to a user (roles already held are ignored)'),
     replace: {
       summary: 'Replace the roles of a user',
       body: z.strictObject({ roleIds: z.array(z.string().min(1).max(21)).max(1000) }),
