@@ -13,7 +13,7 @@ import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
 import { changeUser, userInfoOf } from '../users/users.ts';
-import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
+import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
 import { accountUser } from './auth.ts';
 import {
   consumeVerifications,

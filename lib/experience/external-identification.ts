@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 
 import { findConnector } from '../connectors/queries.ts';
 import { RequestError } from '../http/errors.ts';
-import { provisionByEmailDomain, provisionBySsoConnector } from '../organizations/jit-provisioning.ts';
+import { provisionByEmailDomain, provisionBySsoConnector } from '../organizations/jit/jit-provisioning.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findSsoConnector } from '../sso/queries.ts';

@@ -20,7 +20,7 @@ import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
-import { provisionByEmailDomain } from '../organizations/jit-provisioning.ts';
+import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyExternal } from './external-identification.ts';
 import { assertNotSsoEmail, identifyUser, profileFromRecord, registerUser } from './identification.ts';

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { HookEvent } from '../hooks/events.ts';
 import { enqueueEvent } from '../hooks/outbox.ts';
 import type { AnyRouteInput, AnySpec, RouteEffects } from '../http/route.ts';
-import type { MembershipDelta } from '../organizations/memberships.ts';
+import type { MembershipDelta } from '../organizations/members/memberships.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 
 type Input = AnyRouteInput;

@@ -1,3 +1,4 @@
+import type { LinkStore } from '../http/link-set-routes.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
@@ -9,8 +10,6 @@ import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
  * lib/permissions), bumped in the same transaction as any change.
  */
 export type Links = { table: string; owner: Record<string, string>; column: string; cache?: CacheName };
-
-export type LinkDelta = { added: string[]; removed: string[] };
 
 // Ids per statement: SQLite allows 32766 bound values in one, and an inserted row here binds at most 3.
 const chunk = 500;
@@ -124,14 +123,6 @@ export async function addLinks(db: Queryable, links: Links, ids: string[]): Prom
   return added;
 }
 
-/** Makes the linked set exactly `ids`; returns what changed. */
-export async function replaceLinks(db: Queryable, links: Links, ids: string[]): Promise<LinkDelta> {
-  const wanted = new Set(ids);
-  const removed = (await linkedIds(db, links)).filter((id) => !wanted.has(id));
-  await removeLinks(db, links, removed);
-  return { added: await addLinks(db, links, ids), removed };
-}
-
 /** Unlinks the given ids; returns how many were linked. */
 export async function removeLinks(db: Queryable, links: Links, ids: string[]): Promise<number> {
   let removed = 0;
@@ -146,3 +137,10 @@ export async function removeLinks(db: Queryable, links: Links, ids: string[]): P
   }
   return removed;
 }
+
+/** A link table as the store of a link set (lib/http/link-set-routes.ts). */
+export const linkStore = <Parent>(links: (parent: Parent) => Links): LinkStore<Parent> => ({
+  ids: (db, parent) => linkedIds(db, links(parent)),
+  add: (trx, parent, ids) => addLinks(trx, links(parent), ids),
+  remove: (trx, parent, ids) => removeLinks(trx, links(parent), ids),
+});

@@ -6,7 +6,7 @@ import { managementApi } from '../shared/management-api.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { findUsersByIds } from '../users/queries.ts';
-import { findInvitation } from './invitation-queries.ts';
+import { findInvitation } from './invitations/invitation-queries.ts';
 import { linkedAmong, organizationLinks } from './links.ts';
 import { findOrganization, findOrganizationForUpdate } from './queries.ts';
 import {
@@ -17,7 +17,7 @@ import {
   findOrganizationScope,
   findOrganizationScopeForUpdate,
   findOrganizationScopesByIds,
-} from './role-queries.ts';
+} from './roles/role-queries.ts';
 import type { Invitation, Organization, OrganizationRole, OrganizationRoleType, OrganizationScope } from './schemas.ts';
 
 export const getOrganization = async (db: Queryable, id: string): Promise<Organization> =>
@@ -30,12 +30,24 @@ export const getOrganization = async (db: Queryable, id: string): Promise<Organi
 export const getOrganizationForUpdate = async (trx: Knex.Transaction, id: string): Promise<Organization> =>
   orNotFound(await findOrganizationForUpdate(trx, id), 'organization', id);
 
+/** An organization as the parent of a link set (its members, its JIT settings). */
+export const organizationParent = {
+  find: (db: Queryable, params: { id: string }) => getOrganization(db, params.id),
+  lock: (trx: Knex.Transaction, params: { id: string }) => getOrganizationForUpdate(trx, params.id),
+};
+
 export const getOrganizationRole = async (db: Queryable, id: string): Promise<OrganizationRole> =>
   orNotFound(await findOrganizationRole(db, id), 'organization role', id);
 
 /** The role, locked until the transaction ends: for a change of it or of its scopes. */
 export const getOrganizationRoleForUpdate = async (trx: Knex.Transaction, id: string): Promise<OrganizationRole> =>
   orNotFound(await findOrganizationRoleForUpdate(trx, id), 'organization role', id);
+
+/** An organization role as the parent of a link set (what it grants). */
+export const organizationRoleParent = {
+  find: (db: Queryable, params: { id: string }) => getOrganizationRole(db, params.id),
+  lock: (trx: Knex.Transaction, params: { id: string }) => getOrganizationRoleForUpdate(trx, params.id),
+};
 
 export const getOrganizationScope = async (db: Queryable, id: string): Promise<OrganizationScope> =>
   orNotFound(await findOrganizationScope(db, id), 'organization scope', id);

@@ -3,22 +3,22 @@ import { z } from 'zod';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { applicationMemberRoutes } from './application-member-routes.ts';
-import { invitationRoutes } from './invitation-routes.ts';
-import { jitRoutes } from './jit-routes.ts';
+import { applicationMemberRoutes } from './members/application-member-routes.ts';
+import { invitationRoutes } from './invitations/invitation-routes.ts';
+import { jitRoutes } from './jit/jit-routes.ts';
 import { getOrganization } from './lookups.ts';
-import { memberRoutes } from './member-routes.ts';
+import { memberRoutes } from './members/member-routes.ts';
 import { createOrganization, patchOrganization, removeOrganization } from './organizations.ts';
 import { featuredMembers, listOrganizations } from './queries.ts';
-import { organizationRoleRoutes } from './role-routes.ts';
-import { roleGrantRoutes } from './role-grant-routes.ts';
+import { organizationRoleRoutes } from './roles/role-routes.ts';
+import { roleGrantRoutes } from './roles/role-grant-routes.ts';
 import {
   createOrganizationBody,
   organizationListItemSchema,
   organizationSchema,
   updateOrganizationBody,
 } from './schemas.ts';
-import { organizationScopeRoutes } from './scope-routes.ts';
+import { organizationScopeRoutes } from './scopes/scope-routes.ts';
 
 const tag = 'Organizations';
 const idParams = z.object({ id: z.string().min(1).max(21) });

@@ -40,4 +40,5 @@ export const updateRoleBody = z.strictObject({
 
 export const roleScopeSchema = scopeSchema.extend({ resource: resourceSchema });
 
-export const idList = (name: string) => z.strictObject({ [name]: z.array(z.string().min(1).max(64)).min(1).max(1000) });
+const ids = z.array(z.string().min(1).max(64)).min(1).max(1000);
+export const idList = <N extends string>(name: N) => z.strictObject({ [name]: ids } as Record<N, typeof ids>);

@@ -1,21 +1,17 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { acceptInvitation, createInvitation } from '../../lib/organizations/invitations.ts';
-import {
-  addOrganizationApplications,
-  addOrganizationUsers,
-  removeOrganizationApplication,
-  removeOrganizationUser,
-  replaceOrganizationApplications,
-  replaceOrganizationUsers,
-} from '../../lib/organizations/memberships.ts';
+import { acceptInvitation, createInvitation } from '../../lib/organizations/invitations/invitations.ts';
+import { addLinks, organizationLinks } from '../../lib/organizations/links.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { insertUser } from '../../lib/users/queries.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 
-/** The membership functions report what changed: the payload of Organization.Membership.Updated events. */
+/**
+ * Accepting an invitation reports what changed: the payload of Organization.Membership.Updated events.
+ * The management routes' deltas are checked over HTTP in test/hooks/events.test.ts.
+ */
 describe('organization membership deltas', () => {
   let db: Knex;
   const organizationId = 'org1';
@@ -28,15 +24,6 @@ describe('organization membership deltas', () => {
     for (const id of ['u1', 'u2', 'u3']) {
       await insertUser(db, id, { primaryEmail: `${id}@example.com` });
     }
-    const application = {
-      name: 'm2m',
-      secret: 's',
-      oidc_client_metadata: '{}',
-      custom_client_metadata: '{}',
-      custom_data: '{}',
-      created_at: now,
-    };
-    await db('applications').insert(['a1', 'a2'].map((id) => ({ ...application, id, type: 'MachineToMachine' })));
   });
   after(() => db.destroy());
 
@@ -47,45 +34,6 @@ describe('organization membership deltas', () => {
     addedApplicationIds: [],
     removedApplicationIds: [],
   };
-
-  it('adding users reports only those who were not members', async () => {
-    expect(await db.transaction((trx) => addOrganizationUsers(trx, organizationId, ['u1', 'u2']))).to.deep.equal({
-      ...empty,
-      addedUserIds: ['u1', 'u2'],
-    });
-    expect(await db.transaction((trx) => addOrganizationUsers(trx, organizationId, ['u2', 'u3', 'u3']))).to.deep.equal({
-      ...empty,
-      addedUserIds: ['u3'],
-    });
-  });
-
-  it('replacing and removing users report who joined and who left', async () => {
-    const replaced = await db.transaction((trx) => replaceOrganizationUsers(trx, organizationId, ['u1']));
-    expect({ ...replaced, removedUserIds: [...replaced.removedUserIds].sort() }).to.deep.equal({
-      ...empty,
-      removedUserIds: ['u2', 'u3'],
-    });
-    expect(await db.transaction((trx) => removeOrganizationUser(trx, organizationId, 'u1'))).to.deep.equal({
-      ...empty,
-      removedUserIds: ['u1'],
-    });
-  });
-
-  it('application membership reports application ids', async () => {
-    expect(await db.transaction((trx) => addOrganizationApplications(trx, organizationId, ['a1']))).to.deep.equal({
-      ...empty,
-      addedApplicationIds: ['a1'],
-    });
-    expect(await db.transaction((trx) => replaceOrganizationApplications(trx, organizationId, ['a2']))).to.deep.equal({
-      ...empty,
-      addedApplicationIds: ['a2'],
-      removedApplicationIds: ['a1'],
-    });
-    expect(await db.transaction((trx) => removeOrganizationApplication(trx, organizationId, 'a2'))).to.deep.equal({
-      ...empty,
-      removedApplicationIds: ['a2'],
-    });
-  });
 
   it('accepting an invitation reports the user joining, and nothing when they were a member', async () => {
     const first = await db.transaction((trx) =>
@@ -98,7 +46,7 @@ describe('organization membership deltas', () => {
     const second = await db.transaction((trx) =>
       createInvitation(trx, { invitee: 'u2@example.com', organizationId, expiresAt: Date.now() + 60_000 }),
     );
-    await db.transaction((trx) => addOrganizationUsers(trx, organizationId, ['u2']));
+    await db.transaction((trx) => addLinks(trx, organizationLinks.users(organizationId), ['u2']));
     expect((await db.transaction((trx) => acceptInvitation(trx, second.id, 'u2'))).membership).to.deep.equal(empty);
   });
 });

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 
-import { enqueueEvent } from '../hooks/outbox.ts';
-import type { Queryable } from '../storage/database.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
-import { addLinks, linkedIds, organizationLinks } from './links.ts';
+import { enqueueEvent } from '../../hooks/outbox.ts';
+import type { Queryable } from '../../storage/database.ts';
+import type { SharedCache } from '../../storage/shared-cache.ts';
+import { addLinks, linkedIds, organizationLinks } from '../links.ts';
 
 /**
  * Just-in-time membership: a user joins each of the organizations with the organization's JIT roles,

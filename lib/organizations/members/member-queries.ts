@@ -1,9 +1,9 @@
-import { tenantId } from '../shared/tenant.ts';
-import type { Queryable } from '../storage/database.ts';
-import { listPage, whereContains, type Page } from '../storage/list.ts';
-import { toUser, type UserRow } from '../users/queries.ts';
-import type { User } from '../users/schemas.ts';
-import type { OrganizationScope, RoleReference } from './schemas.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import type { Queryable } from '../../storage/database.ts';
+import { listPage, whereContains, type Page } from '../../storage/list.ts';
+import { toUser, type UserRow } from '../../users/queries.ts';
+import type { User } from '../../users/schemas.ts';
+import type { OrganizationScope, RoleReference } from '../schemas.ts';
 
 type MemberKind = 'user' | 'application';
 

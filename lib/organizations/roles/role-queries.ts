@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../shared/tenant.ts';
-import { toScope } from '../resources/queries.ts';
-import type { Scope } from '../resources/schemas.ts';
-import type { Queryable } from '../storage/database.ts';
-import { listPage, whereContains, type Page } from '../storage/list.ts';
-import { bumpCacheVersion } from '../storage/shared-cache.ts';
-import type { OrganizationRole, OrganizationRoleType, OrganizationScope } from './schemas.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import { toScope } from '../../resources/queries.ts';
+import type { Scope } from '../../resources/schemas.ts';
+import type { Queryable } from '../../storage/database.ts';
+import { listPage, whereContains, type Page } from '../../storage/list.ts';
+import { bumpCacheVersion } from '../../storage/shared-cache.ts';
+import type { OrganizationRole, OrganizationRoleType, OrganizationScope } from '../schemas.ts';
 
 // The organization template (roles and scopes) lists alphabetically, as Logto's does.
 const byName = [{ column: 'name' }, { column: 'id' }];

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
-import { getOrganizationScope } from './lookups.ts';
+import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
+import { getOrganizationScope } from '../lookups.ts';
 import { createOrganizationScope, patchOrganizationScope, removeOrganizationScope } from './organization-scopes.ts';
-import { listOrganizationScopes } from './role-queries.ts';
-import { createOrganizationScopeBody, organizationScopeSchema, updateOrganizationScopeBody } from './schemas.ts';
+import { listOrganizationScopes } from '../roles/role-queries.ts';
+import { createOrganizationScopeBody, organizationScopeSchema, updateOrganizationScopeBody } from '../schemas.ts';
 
 const tag = 'Organization scopes';
 const idParams = z.object({ id: z.string().min(1).max(21) });

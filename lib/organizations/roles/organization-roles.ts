@@ -1,17 +1,17 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../shared/tenant.ts';
-import { RequestError } from '../http/errors.ts';
-import { generateId } from '../storage/ids.ts';
-import { addLinks, organizationLinks, removeLinks, replaceLinks, type LinkDelta, type Links } from './links.ts';
-import { getOrganizationRoleForUpdate, requireOrganizationScopes, requireResourceScopes } from './lookups.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import { RequestError } from '../../http/errors.ts';
+import { generateId } from '../../storage/ids.ts';
+import { addLinks, organizationLinks, type Links } from '../links.ts';
+import { getOrganizationRoleForUpdate, requireOrganizationScopes, requireResourceScopes } from '../lookups.ts';
 import {
   deleteOrganizationRole,
   findOrganizationRoleByName,
   insertOrganizationRole,
   updateOrganizationRole,
 } from './role-queries.ts';
-import type { OrganizationRole, OrganizationRoleType } from './schemas.ts';
+import type { OrganizationRole, OrganizationRoleType } from '../schemas.ts';
 
 // Changes to the organization template's roles and what they grant, one function each, inside the
 // caller's transaction.
@@ -97,30 +97,4 @@ export async function addRoleGrants(
   const role = await getOrganizationRoleForUpdate(trx, roleId);
   await requireGranted(trx, grant, role, ids);
   return addLinks(trx, grantLinks(grant, roleId), ids);
-}
-
-export async function replaceRoleGrants(
-  trx: Knex.Transaction,
-  grant: RoleGrant,
-  roleId: string,
-  ids: string[],
-): Promise<LinkDelta> {
-  const role = await getOrganizationRoleForUpdate(trx, roleId);
-  await requireGranted(trx, grant, role, ids);
-  return replaceLinks(trx, grantLinks(grant, roleId), ids);
-}
-
-export async function removeRoleGrant(
-  trx: Knex.Transaction,
-  grant: RoleGrant,
-  roleId: string,
-  id: string,
-): Promise<void> {
-  await getOrganizationRoleForUpdate(trx, roleId);
-  if ((await removeLinks(trx, grantLinks(grant, roleId), [id])) === 0) {
-    throw new RequestError('entity.not_exists_with_id', {
-      entity: grant === 'scopes' ? 'organization scope' : 'scope',
-      id,
-    });
-  }
 }

@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../shared/tenant.ts';
-import { RequestError } from '../http/errors.ts';
-import { generateId } from '../storage/ids.ts';
-import { getOrganizationScopeForUpdate } from './lookups.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import { RequestError } from '../../http/errors.ts';
+import { generateId } from '../../storage/ids.ts';
+import { getOrganizationScopeForUpdate } from '../lookups.ts';
 import {
   deleteOrganizationScope,
   findOrganizationScopeByName,
   insertOrganizationScope,
   updateOrganizationScope,
-} from './role-queries.ts';
-import type { OrganizationScope } from './schemas.ts';
+} from '../roles/role-queries.ts';
+import type { OrganizationScope } from '../schemas.ts';
 
 // Changes to the organization template's scopes, one function each, inside the caller's transaction.
 

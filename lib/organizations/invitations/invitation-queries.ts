@@ -1,7 +1,7 @@
-import { tenantId } from '../shared/tenant.ts';
-import type { Queryable } from '../storage/database.ts';
-import { listPage, type Page } from '../storage/list.ts';
-import type { Invitation, InvitationStatus, RoleReference } from './schemas.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import type { Queryable } from '../../storage/database.ts';
+import { listPage, type Page } from '../../storage/list.ts';
+import type { Invitation, InvitationStatus, RoleReference } from '../schemas.ts';
 
 type InvitationRow = {
   id: string;

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
-import { getOrganizationRole } from './lookups.ts';
+import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
+import { getOrganizationRole } from '../lookups.ts';
 import { createOrganizationRole, patchOrganizationRole, removeOrganizationRole } from './organization-roles.ts';
 import { listOrganizationRoles, resourceScopesOfRoles, scopesOfRoles } from './role-queries.ts';
 import {
@@ -11,7 +11,7 @@ import {
   organizationRoleListItemSchema,
   organizationRoleSchema,
   updateOrganizationRoleBody,
-} from './schemas.ts';
+} from '../schemas.ts';
 
 const tag = 'Organization roles';
 const idParams = z.object({ id: z.string().min(1).max(21) });

@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
+import { RequestError } from '../../http/errors.ts';
+import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
 import { listInvitations } from './invitation-queries.ts';
 import { acceptInvitation, createInvitation, removeInvitation, revokeInvitation } from './invitations.ts';
-import { getInvitation } from './lookups.ts';
-import { createInvitationBody, invitationSchema, invitationStatusBody } from './schemas.ts';
+import { getInvitation } from '../lookups.ts';
+import { createInvitationBody, invitationSchema, invitationStatusBody } from '../schemas.ts';
 
 const tag = 'Organization invitations';
 const idParams = z.object({ id: z.string().min(1).max(21) });

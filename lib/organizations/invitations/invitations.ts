@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
-import { RequestError } from '../http/errors.ts';
-import type { Queryable } from '../storage/database.ts';
-import { generateId } from '../storage/ids.ts';
-import { findUser } from '../users/queries.ts';
+import { RequestError } from '../../http/errors.ts';
+import type { Queryable } from '../../storage/database.ts';
+import { generateId } from '../../storage/ids.ts';
+import { findUser } from '../../users/queries.ts';
 import {
   deleteInvitation,
   hasPendingInvitation,
@@ -11,11 +11,11 @@ import {
   markExpiredInvitations,
   settlePendingInvitation,
 } from './invitation-queries.ts';
-import { addLinks, organizationLinks } from './links.ts';
-import { getInvitation, getOrganization, requireOrganizationRoles, requireUsers } from './lookups.ts';
-import { isMemberByEmail } from './member-queries.ts';
-import { joinOrganization, type MembershipDelta } from './memberships.ts';
-import type { Invitation } from './schemas.ts';
+import { addLinks, organizationLinks } from '../links.ts';
+import { getInvitation, getOrganization, requireOrganizationRoles, requireUsers } from '../lookups.ts';
+import { isMemberByEmail } from '../members/member-queries.ts';
+import { joinOrganization, type MembershipDelta } from '../members/memberships.ts';
+import type { Invitation } from '../schemas.ts';
 
 // Invitations to join an organization, one function per change, inside the caller's transaction.
 // Logto answers its invitation rule violations with 422 request.invalid_input and a reason.

@@ -1,0 +1,93 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+import { RequestError } from '../../http/errors.ts';
+import { linkSetRoutes } from '../../http/link-set-routes.ts';
+import { pageOf, paginationQuery } from '../../http/pagination.ts';
+import type { Api } from '../../http/route.ts';
+import { scopeSchema } from '../../resources/schemas.ts';
+import { linkedIds, linkStore, organizationLinks } from '../links.ts';
+import { organizationRoleParent, requireOrganizationScopes, requireResourceScopes } from '../lookups.ts';
+import { listOrganizationScopes, listRoleResourceScopes } from './role-queries.ts';
+import { idArray, nonEmptyIdArray, organizationScopeSchema, type OrganizationRole } from '../schemas.ts';
+
+const tag = 'Organization roles';
+const idParams = z.object({ id: z.string().min(1).max(21) });
+
+/** What an organization role grants: organization scopes, and scopes of API resources. */
+export function roleGrantRoutes(api: Api, db: Knex): void {
+  linkSetRoutes(api, db, {
+    tag,
+    path: '/organization-roles/:id/scopes',
+    params: idParams,
+    parent: organizationRoleParent,
+    child: {
+      param: 'organizationScopeId',
+      id: z.string().min(1).max(21),
+      check: async (trx, _role, body) => {
+        await requireOrganizationScopes(trx, body.organizationScopeIds);
+        return body.organizationScopeIds;
+      },
+      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'organization scope', id }),
+    },
+    store: linkStore(({ id }: OrganizationRole) => organizationLinks.roleScopes(id)),
+    list: {
+      summary: 'List the organization scopes of an organization role',
+      query: paginationQuery,
+      response: z.array(organizationScopeSchema),
+      errors: [404],
+      async page(db, role, query) {
+        const ids = await linkedIds(db, organizationLinks.roleScopes(role.id));
+        return listOrganizationScopes(db, { ids }, pageOf(query));
+      },
+    },
+    add: {
+      summary: 'Add organization scopes to an organization role (scopes it has already are ignored)',
+      body: z.strictObject({ organizationScopeIds: nonEmptyIdArray }),
+      status: 201,
+      errors: [404, 422],
+    },
+    replace: {
+      summary: 'Replace the organization scopes of an organization role',
+      body: z.strictObject({ organizationScopeIds: idArray }),
+      errors: [404, 422],
+    },
+    remove: { summary: 'Remove an organization scope from an organization role', errors: [404] },
+  });
+
+  linkSetRoutes(api, db, {
+    tag,
+    path: '/organization-roles/:id/resource-scopes',
+    params: idParams,
+    parent: organizationRoleParent,
+    child: {
+      param: 'scopeId',
+      id: z.string().min(1).max(21),
+      check: async (trx, role, body) => {
+        await requireResourceScopes(trx, body.scopeIds, role.type);
+        return body.scopeIds;
+      },
+      missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'scope', id }),
+    },
+    store: linkStore(({ id }: OrganizationRole) => organizationLinks.roleResourceScopes(id)),
+    list: {
+      summary: 'List the API resource scopes of an organization role',
+      query: paginationQuery,
+      response: z.array(scopeSchema),
+      errors: [404],
+      page: (db, role, query) => listRoleResourceScopes(db, role.id, pageOf(query)),
+    },
+    add: {
+      summary: 'Add API resource scopes to an organization role (scopes it has already are ignored)',
+      body: z.strictObject({ scopeIds: nonEmptyIdArray }),
+      status: 201,
+      errors: [404, 422],
+    },
+    replace: {
+      summary: 'Replace the API resource scopes of an organization role',
+      body: z.strictObject({ scopeIds: idArray }),
+      errors: [404, 422],
+    },
+    remove: { summary: 'Remove an API resource scope from an organization role', errors: [404] },
+  });
+}
