@@ -75,18 +75,22 @@ export class ClientAuthThrottle {
    * lookup is its client authentication: a refused client id or address is answered 429 there.
    */
   guard<T>(find: (id: string) => Promise<T>): (id: string) => Promise<T> {
-    return async (id) => {
+    // Promise chains, not async functions: this runs on every token request, where each async
+    // layer costs promises that the provider's AsyncLocalStorage makes dear.
+    return (id) => {
       const ctx = Provider.ctx;
-      if (ctx && clientAuthRoutes.has(ctx.oidc.route) && !this.#attempts.has(ctx)) {
-        this.#attempts.set(ctx, id);
-        const until = await this.#blockedUntil(id, ctx.ip);
+      if (!ctx || !clientAuthRoutes.has(ctx.oidc.route) || this.#attempts.has(ctx)) {
+        return find(id);
+      }
+      this.#attempts.set(ctx, id);
+      return this.#blockedUntil(id, ctx).then((until) => {
         if (until) {
           ctx.set('Retry-After', String(Math.max(1, Math.ceil((until - Date.now()) / 1000))));
           ctx.set('Cache-Control', 'no-store');
           throw new TooManyAttempts();
         }
-      }
-      return find(id);
+        return find(id);
+      });
     };
   }
 
@@ -109,22 +113,23 @@ export class ClientAuthThrottle {
     provider.on('revocation.error', onError);
     provider.on('introspection.error', onError);
     provider.on('pushed_authorization_request.error', onError);
-    provider.use(async (ctx: Koa.Context, next: Koa.Next) => {
-      await next();
-      const limits = this.#failures.get(ctx);
-      if (limits) {
-        await this.#recordFailure(limits);
-      }
-    });
+    provider.use((ctx: Koa.Context, next: Koa.Next) =>
+      next().then(() => {
+        const limits = this.#failures.get(ctx);
+        return limits ? this.#recordFailure(limits) : undefined;
+      }),
+    );
   }
 
-  async #blockedUntil(clientId: string, ip: string): Promise<number | undefined> {
-    const blocked = await this.cache.get('throttles', 'blocked', () => loadBlocked(this.db));
-    if (blocked.size === 0) {
-      return undefined;
-    }
-    const until = Math.max(blocked.get(clientKey(clientId)) ?? 0, blocked.get(addressKey(ip)) ?? 0);
-    return until > Date.now() ? until : undefined;
+  /** The request's address is read only when some key is refused (rarely). */
+  #blockedUntil(clientId: string, ctx: { ip: string }): Promise<number | undefined> {
+    return this.cache.get('throttles', 'blocked', () => loadBlocked(this.db)).then((blocked) => {
+      if (blocked.size === 0) {
+        return undefined;
+      }
+      const until = Math.max(blocked.get(clientKey(clientId)) ?? 0, blocked.get(addressKey(ctx.ip)) ?? 0);
+      return until > Date.now() ? until : undefined;
+    });
   }
 
   /** Counts one failure against each key (with its limit), in one transaction. */

@@ -25,8 +25,8 @@ const denylist = (db: Queryable, cache: SharedCache): Promise<ReadonlySet<string
       ),
   );
 
-export async function isRevoked(db: Queryable, cache: SharedCache, jti: string): Promise<boolean> {
-  return (await denylist(db, cache)).has(jti);
+export function isRevoked(db: Queryable, cache: SharedCache, jti: string): Promise<boolean> {
+  return denylist(db, cache).then((jtis) => jtis.has(jti));
 }
 
 export type RevokedToken = { jti: string; clientId: string; expiresAt: number };

@@ -23,12 +23,11 @@ export function revokeJwtAccessTokens(provider: Provider, { issuer, db, cache }:
     }
   });
 
-  provider.use(async (ctx, next) => {
-    await next();
-    if (!refusedAsJwt.has(ctx)) {
-      return;
-    }
-    const { oidc } = ctx as KoaContextWithOIDC;
+  // Every request of the provider passes here: without an async layer of its own until it is a refusal.
+  provider.use((ctx, next) => next().then(() => (refusedAsJwt.has(ctx) ? answerRevocation(ctx as KoaContextWithOIDC) : undefined)));
+
+  async function answerRevocation(ctx: KoaContextWithOIDC): Promise<void> {
+    const { oidc } = ctx;
     const claims = await verifyAccessToken(db, cache, issuer, String(oidc.params?.token)).catch(() => undefined);
     if (claims && claims.client_id === oidc.client?.clientId) {
       await recordRevokedToken(db, cache, {
@@ -41,5 +40,5 @@ export function revokeJwtAccessTokens(provider: Provider, { issuer, db, cache }:
     ctx.status = 200;
     ctx.body = '';
     ctx.type = 'text/plain';
-  });
+  }
 }
