@@ -3,12 +3,12 @@ import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../experience/experience-helpers.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 
 /** `/api/connectors` and `/api/connector-factories`: shapes, validation, masked secrets. */
 describe('social connectors: the management API', () => {
   let service: TestService;
-  let counter = 0;
-  const target = () => `target-${Date.now().toString(36)}-${++counter}`;
+  const target = () => unique('target');
   const secret = 'client-secret-0123456789abcdef';
   const oidcConfig = { issuer: 'https://idp.example.com/oidc', clientId: 'client-1', clientSecret: secret };
   const oauth2Config = {
