@@ -4,16 +4,16 @@ import { generate } from 'otplib';
 
 import { Browser } from '../experience/browser.ts';
 import {
-  createSpa,
   createUser,
   expectError,
   expectStatus,
-  newUsername,
   redirectUri,
+  startSignInSetting,
+  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { adminClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { adminClient, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 /**
  * Second factors managed by the user (Account API: binding needs a fresh identity proof and is a
@@ -24,23 +24,20 @@ const password = 'Granite-Kestrel-64';
 const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * steps });
 
 describe('MFA in the Account API and the management API', () => {
+  let setting: SignInSetting;
   let service: TestService;
   let events: HookEvents;
   let spa: { id: string };
 
   before(async () => {
-    service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
-    events = await HookEvents.start(service);
-    spa = await createSpa(service);
+    setting = await startSignInSetting();
+    ({ service, events, spa } = setting);
   });
-  after(async () => {
-    await ifSet(events)?.stop();
-    await ifSet(service)?.stop();
-  });
+  after(() => ifSet(setting)?.stop());
 
   /** A new user, signed in through the real flow: their id and opaque access token (scope openid). */
   async function signedInUser(): Promise<{ id: string; token: string }> {
-    const username = newUsername('acct');
+    const username = unique('acct');
     const user = await createUser(service, { username, password });
     const browser = new Browser(service);
     const { verifier } = await browser.authorize(spa.id, redirectUri);
