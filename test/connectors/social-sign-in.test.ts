@@ -1,4 +1,3 @@
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 
 import type { Browser } from '../experience/browser.ts';
@@ -14,7 +13,7 @@ import {
 import { HookEvents } from '../support/hook-events.ts';
 import { startExternalSignIn, verifyAtIdp, type ExternalSignIn } from '../support/external-sign-in.ts';
 import { createIdpUser, newState, signInAtIdp, type Idp, type IdpUser } from '../support/idp.ts';
-import { adminClient, type TestService } from '../support/service.ts';
+import { logtoManagementClient, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**
@@ -323,12 +322,7 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   it('admins see, set and remove identities (GET/PUT/DELETE /users/:userId/identities)', async () => {
     const user = await createUser(service, { username: unique('ids'), password });
     const other = await createUser(service, { username: unique('ids'), password });
-    const { apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    });
+    const apiClient = logtoManagementClient(service);
     const empty = await service.api.get(`users/${user.id}/identities`);
     expectStatus(empty, 200);
     expect(empty.body).to.deep.equal({});

@@ -1,4 +1,3 @@
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 import { generate } from 'otplib';
 
@@ -12,7 +11,7 @@ import {
   type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { adminClient, type HttpResponse, type TestService } from '../support/service.ts';
+import { logtoManagementClient, type HttpResponse, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**
@@ -226,12 +225,7 @@ describe('MFA in the Account API and the management API', () => {
     const { codes } = (await me.call('post', 'my-account/mfa-verifications/backup-codes/generate')).body;
     await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes }, await me.proof());
 
-    const { apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    });
+    const apiClient = logtoManagementClient(service);
     const listed = await apiClient.GET('/api/users/{userId}/mfa-verifications', {
       params: { path: { userId: user.id } },
     });
