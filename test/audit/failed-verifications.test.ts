@@ -10,7 +10,6 @@ import {
   identify,
   latestCode,
   newEmail,
-  newUsername,
   openExperience,
   passwordVerification,
   redirectUri,
@@ -21,7 +20,7 @@ import {
   wrongCode,
 } from '../experience/experience-helpers.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 import { waitForLog, type AuditEntry } from './support.ts';
 
 const password = 'Quartz-Falcon-81';
@@ -39,7 +38,7 @@ describe('audit: failed sign-ins and verifications', () => {
   const about = (value: string) => (entry: AuditEntry) => entry.payload.identifier?.value === value;
 
   it('records a failed password sign-in: identifier, reason, address, user agent, application', async () => {
-    const username = newUsername('fail');
+    const username = unique('fail');
     const user = await createUser(service, { username, password });
     const browser = await openExperience(service, spa.id);
     expectError(
@@ -62,7 +61,7 @@ describe('audit: failed sign-ins and verifications', () => {
     });
     expect(entry.payload.ip).to.match(/127\.0\.0\.1/);
     expect(entry.payload.userAgent).to.be.a('string').and.not.equal('');
-    expect(entry.names[spa.id]).to.match(/^app-/);
+    expect(entry.names[spa.id]).to.equal((await service.api.get(`applications/${spa.id}`)).body.name);
 
     // An identifier that matches no account is recorded the same way (probing shows).
     expectError(
@@ -112,7 +111,7 @@ describe('audit: failed sign-ins and verifications', () => {
       200,
     );
     try {
-      const username = newUsername('lock');
+      const username = unique('lock');
       await createUser(service, { username, password });
       const locked = await openExperience(service, spa.id);
       for (let attempt = 0; attempt < 3; attempt++) {
@@ -162,7 +161,7 @@ describe('audit: failed sign-ins and verifications', () => {
   });
 
   async function failSecondFactor(): Promise<void> {
-    const username = newUsername('mfa');
+    const username = unique('mfa');
     const user = await createUser(service, { username, password });
     const identified = async () => {
       const browser = await openExperience(service, spa.id);
@@ -221,7 +220,7 @@ describe('audit: failed sign-ins and verifications', () => {
   }
 
   it('records a failed password verification in the Account API', async () => {
-    const username = newUsername('acct');
+    const username = unique('acct');
     const user = await createUser(service, { username, password });
     const browser = new Browser(service);
     const { verifier } = await browser.authorize(spa.id, redirectUri);

@@ -1,14 +1,13 @@
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../experience/experience-helpers.ts';
-import { adminClient, startService, type TestService } from '../support/service.ts';
+import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 
 /** `/api/connectors` and `/api/connector-factories`: shapes, validation, masked secrets. */
 describe('social connectors: the management API', () => {
   let service: TestService;
-  let counter = 0;
-  const target = () => `target-${Date.now().toString(36)}-${++counter}`;
+  const target = () => unique('target');
   const secret = 'client-secret-0123456789abcdef';
   const oidcConfig = { issuer: 'https://idp.example.com/oidc', clientId: 'client-1', clientSecret: secret };
   const oauth2Config = {
@@ -233,12 +232,7 @@ describe('social connectors: the management API', () => {
   });
 
   it('works with the @logto/api client', async () => {
-    const { apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    });
+    const apiClient = logtoManagementClient(service);
     const created = await apiClient.POST('/api/connectors', {
       body: { connectorId: 'oidc', config: oidcConfig, metadata: { target: target() } },
     });

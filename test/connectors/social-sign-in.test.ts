@@ -1,22 +1,20 @@
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 
 import type { Browser } from '../experience/browser.ts';
 import {
-  createSpa,
   createUser,
   expectError,
   expectStatus,
   identify,
-  newUsername,
   openExperience,
   passwordVerification,
   submitToApplication,
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
-import { adminClient, startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { startExternalSignIn, verifyAtIdp, type ExternalSignIn } from '../support/external-sign-in.ts';
+import { createIdpUser, newState, signInAtIdp, type Idp, type IdpUser } from '../support/idp.ts';
+import { logtoManagementClient, type TestService } from '../support/service.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 /**
  * Social sign-in against a real IdP (a second instance of this service): the redirect round trip over
@@ -24,10 +22,9 @@ import { ifSet } from '../support/values.ts';
  */
 
 const password = 'Granite-Kestrel-64';
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${++counter}`;
 
 describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
+  let setting: ExternalSignIn;
   let service: TestService;
   let idp: Idp;
   let events: HookEvents;
@@ -60,11 +57,8 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   });
 
   before(async () => {
-    service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
-    callback = `${service.url}/callback/social`;
-    idp = await startIdp([callback]);
-    events = await HookEvents.start(service);
-    spa = await createSpa(service);
+    setting = await startExternalSignIn('social');
+    ({ service, idp, events, spa, callback } = setting);
     oidc = await createConnector('oidc', {
       issuer: idp.issuer,
       clientId: idp.client.id,
@@ -73,33 +67,11 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     // A plain OAuth 2.0 server says nothing about emails: this one is trusted to have checked them.
     oauth2 = await createConnector('oauth2', oauth2Config({ trustUnverifiedEmail: true }));
   });
-  after(async () => {
-    await ifSet(events)?.stop();
-    await ifSet(idp)?.stop();
-    await ifSet(service)?.stop();
-  });
+  after(() => ifSet(setting)?.stop());
 
   /** Starts the social sign-in, goes through the IdP as `user`, and verifies the callback: the verification id. */
-  async function socialVerification(browser: Browser, connector: { id: string }, user: IdpUser): Promise<string> {
-    const state = newState();
-    const started = await browser.call('post', `api/experience/verification/social/${connector.id}/authorization-uri`, {
-      state,
-      redirectUri: callback,
-    });
-    expectStatus(started, 200);
-    expect(started.body).to.have.keys('authorizationUri', 'verificationId');
-    const back = await signInAtIdp(idp, started.body.authorizationUri, user);
-    expect(back.origin + back.pathname).to.equal(callback);
-    expect(back.searchParams.get('state')).to.equal(state);
-    expect(back.searchParams.get('code')).to.be.a('string');
-    const verified = await browser.call('post', `api/experience/verification/social/${connector.id}/verify`, {
-      connectorData: Object.fromEntries(back.searchParams),
-      verificationId: started.body.verificationId,
-    });
-    expectStatus(verified, 200);
-    expect(verified.body).to.deep.equal({ verificationId: started.body.verificationId });
-    return verified.body.verificationId;
-  }
+  const socialVerification = async (browser: Browser, connector: { id: string }, user: IdpUser) =>
+    (await verifyAtIdp(setting, browser, `social/${connector.id}`, user)).verificationId;
 
   it('sends the browser to the IdP with state, PKCE (S256) and, for OpenID Connect, a nonce', async () => {
     const browser = await openExperience(service, spa.id);
@@ -176,7 +148,7 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   it('OAuth 2.0: an unknown identity whose email an account holds → 404 with relatedUser; linkSocialIdentity links it (User.Data.Updated)', async () => {
     const email = `${unique('linker')}@example.com`;
     const upstream = await createIdpUser(idp, email);
-    const account = await createUser(service, { username: newUsername('linker'), primaryEmail: email, password });
+    const account = await createUser(service, { username: unique('linker'), primaryEmail: email, password });
 
     const browser = await openExperience(service, spa.id);
     const verificationId = await socialVerification(browser, oauth2, upstream);
@@ -204,7 +176,7 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
 
   it('profile {type: social}: a social identity joins the account the interaction signs in by password (User.Data.Updated at submit)', async () => {
     const upstream = await createIdpUser(idp, `${unique('stranger')}@example.net`);
-    const username = newUsername('owner');
+    const username = unique('owner');
     const account = await createUser(service, { username, password });
 
     const browser = await openExperience(service, spa.id);
@@ -232,7 +204,7 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     const untrusted = await createConnector('oauth2', oauth2Config());
     const email = `${unique('unverified')}@example.org`;
     const upstream = await createIdpUser(idp, email);
-    await createUser(service, { username: newUsername('holder'), primaryEmail: email, password });
+    await createUser(service, { username: unique('holder'), primaryEmail: email, password });
 
     const browser = await openExperience(service, spa.id);
     const verificationId = await socialVerification(browser, untrusted, upstream);
@@ -348,14 +320,9 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
   });
 
   it('admins see, set and remove identities (GET/PUT/DELETE /users/:userId/identities)', async () => {
-    const user = await createUser(service, { username: newUsername('ids'), password });
-    const other = await createUser(service, { username: newUsername('ids'), password });
-    const { apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    });
+    const user = await createUser(service, { username: unique('ids'), password });
+    const other = await createUser(service, { username: unique('ids'), password });
+    const apiClient = logtoManagementClient(service);
     const empty = await service.api.get(`users/${user.id}/identities`);
     expectStatus(empty, 200);
     expect(empty.body).to.deep.equal({});

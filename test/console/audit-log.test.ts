@@ -2,28 +2,15 @@ import { expect } from 'chai';
 
 import { waitForLog } from '../audit/support.ts';
 import { createSpa, expectError, openExperience, passwordVerification } from '../experience/experience-helpers.ts';
-import { ifSet } from '../support/values.ts';
-import { admin, chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
+import { admin, openSection, useConsoleSession } from './support.ts';
 
 /** The audit log page: who did what, with names beside the ids. */
 describe('console: the audit log page', function () {
   this.timeout(90_000);
-  let session: ConsoleSession;
-
-  before(async function () {
-    if (chromiumMissing) {
-      console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
-      this.skip();
-    }
-    session = await startConsole();
-  });
-
-  after(async () => {
-    await ifSet(session)?.close();
-  });
+  const session = useConsoleSession();
 
   it('shows a change made in the console and a failed sign-in, with names beside ids', async () => {
-    const { page, service } = session;
+    const { page, service } = session();
     await openSection(page, 'Roles');
     await page.getByLabel('Name').fill('Auditors');
     await page.getByLabel('Description').fill('Read the trail');
@@ -62,8 +49,9 @@ describe('console: the audit log page', function () {
     await failure.waitFor();
     await failure.getByText(`username: ${admin.username}`).waitFor();
     await failure.getByText('session.invalid_credentials').waitFor();
-    expect(await failure.getByRole('cell').nth(4).textContent()).to.match(new RegExp(`^app-.* ${spa.id}$`));
+    const spaName = (await service.api.get(`applications/${spa.id}`)).body.name;
+    expect(await failure.getByRole('cell').nth(4).textContent()).to.equal(`${spaName} ${spa.id}`);
 
-    expect(session.problems).to.deep.equal([]);
+    expect(session().problems).to.deep.equal([]);
   });
 });

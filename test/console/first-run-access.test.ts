@@ -5,7 +5,7 @@ import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
 import { buildOnce, builtScripts, useBuild } from '../support/build.ts';
-import { chromiumMissing, executablePath, launchChromium } from './support.ts';
+import { launchChromium, skipWithoutChromium } from './support.ts';
 
 const run = promisify(execFile);
 
@@ -161,10 +161,7 @@ describe('console: who may create the first administrator', () => {
   });
 
   it('the console asks a browser on another machine for the setup token', async function () {
-    if (chromiumMissing) {
-      console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
-      this.skip();
-    }
+    skipWithoutChromium(this);
     this.timeout(60_000);
     buildOnce('console');
     buildOnce('sign-in');

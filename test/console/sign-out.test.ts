@@ -1,27 +1,14 @@
 import { expect } from 'chai';
 
-import { ifSet } from '../support/values.ts';
-import { chromiumMissing, executablePath, startConsole, type ConsoleSession } from './support.ts';
+import { useConsoleSession } from './support.ts';
 
 /** Signing out of the console revokes the administrator's management token (RFC 7009), not only the session. */
 describe('console: signing out revokes the token', function () {
   this.timeout(90_000);
-  let session: ConsoleSession;
-
-  before(async function () {
-    if (chromiumMissing) {
-      console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
-      this.skip();
-    }
-    session = await startConsole();
-  });
-
-  after(async () => {
-    await ifSet(session)?.close();
-  });
+  const session = useConsoleSession();
 
   it('the token the console held is refused after sign-out', async () => {
-    const { page, service } = session;
+    const { page, service } = session();
     const stored = await page.evaluate(() => sessionStorage.getItem('console.session'));
     const token = (JSON.parse(stored!) as { accessToken: string }).accessToken;
     const list = () => service.http.get('api/applications', { headers: { authorization: `Bearer ${token}` } });
@@ -40,6 +27,6 @@ describe('console: signing out revokes the token', function () {
     }
     expect(response.statusCode).to.equal(401);
     expect(response.body.message).to.match(/revoked/);
-    expect(session.problems).to.deep.equal([]);
+    expect(session().problems).to.deep.equal([]);
   });
 });

@@ -15,6 +15,14 @@ export const launchChromium = () =>
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
 
+/** Skips the test or the block where Debian's Chromium is missing, and says so. */
+export function skipWithoutChromium(context: Mocha.Context): void {
+  if (chromiumMissing) {
+    console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
+    context.skip();
+  }
+}
+
 export type ConsoleSession = {
   service: TestService;
   browser: Browser;
@@ -26,6 +34,27 @@ export type ConsoleSession = {
 };
 
 export const admin = { username: 'console_admin', password: 'Sturdy-Console-7' };
+
+/**
+ * The console session of a describe block: started before its tests (skipped where Chromium is
+ * missing) and closed after them. Tests read it through the function this returns.
+ */
+export function useConsoleSession(env: Record<string, string> = {}): () => ConsoleSession {
+  let session: ConsoleSession | undefined;
+  before(async function () {
+    skipWithoutChromium(this);
+    session = await startConsole(env);
+  });
+  after(async () => {
+    await session?.close();
+  });
+  return () => {
+    if (!session) {
+      throw new Error('no console session: before() did not finish');
+    }
+    return session;
+  };
+}
 
 /**
  * Starts the service on a fresh database and a browser, creates the first administrator through

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 
 import { createApplication } from '../support/fixtures.ts';
-import { ifSet } from '../support/values.ts';
 import {
   accessTokenType,
   exchange,
@@ -9,7 +8,7 @@ import {
   expectOAuthError,
   userAccessToken,
 } from '../token-exchange/support.ts';
-import { chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
+import { openSection, useConsoleSession } from './support.ts';
 
 /**
  * The specification's console walkthrough: an administrator sets up API A, API B, a role, a user
@@ -18,36 +17,24 @@ import { chromiumMissing, executablePath, openSection, startConsole, type Consol
  */
 describe('console: the "Allow token exchange" switch', function () {
   this.timeout(90_000);
-  let session: ConsoleSession;
-
-  before(async function () {
-    if (chromiumMissing) {
-      console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
-      this.skip();
-    }
-    session = await startConsole();
-  });
-
-  after(async () => {
-    await ifSet(session)?.close();
-  });
+  const session = useConsoleSession();
 
   it('creates the first administrator only once', async () => {
-    const again = await session.service.http.post('api/console/first-administrator', {
+    const again = await session().service.http.post('api/console/first-administrator', {
       json: { username: 'intruder', password: 'Sturdy-Console-8' },
     });
     expect(again.statusCode).to.equal(409);
     expect(again.body.code).to.equal('console.administrator_exists');
-    const config = await session.service.http.get('api/console/config');
+    const config = await session().service.http.get('api/console/config');
     expect(config.body).to.include({
       clientId: 'console',
       hasAdministrator: true,
-      redirectUri: `${session.service.url}/console/callback`,
+      redirectUri: `${session().service.url}/console/callback`,
     });
   });
 
   it('sets up the delegation in the console; the switch allows and then refuses the exchange', async () => {
-    const { page, service } = session;
+    const { page, service } = session();
     const apis: Record<string, string> = {};
     for (const [name, permission] of [
       ['API A', 'read:a'],
@@ -161,6 +148,6 @@ describe('console: the "Allow token exchange" switch', function () {
     await page.waitForURL(`${service.url}/console`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
 
-    expect(session.problems).to.deep.equal([]);
+    expect(session().problems).to.deep.equal([]);
   });
 });

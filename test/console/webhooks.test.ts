@@ -2,31 +2,26 @@ import { expect } from 'chai';
 
 import { eventually, Receiver } from '../hooks/receiver.ts';
 import { ifSet } from '../support/values.ts';
-import { chromiumMissing, executablePath, openSection, startConsole, type ConsoleSession } from './support.ts';
+import { openSection, useConsoleSession } from './support.ts';
 
 /** A webhook made in the console: test send, then a real event's delivery listed with its answer. */
 describe('console: webhooks', function () {
   this.timeout(90_000);
-  let session: ConsoleSession;
   let receiver: Receiver;
 
-  before(async function () {
-    if (chromiumMissing) {
-      console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
-      this.skip();
-    }
+  // The receiver is on loopback: allowed outside production (HOOKS_ALLOW_PRIVATE_TARGETS' default), said here to be sure.
+  const session = useConsoleSession({ HOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+
+  before(async () => {
     receiver = await Receiver.start();
-    // The receiver is on loopback: allowed outside production (HOOKS_ALLOW_PRIVATE_TARGETS' default), said here to be sure.
-    session = await startConsole({ HOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
   });
 
   after(async () => {
-    await ifSet(session)?.close();
     await ifSet(receiver)?.close();
   });
 
   it('creates a webhook, sends a test event and lists a delivery', async () => {
-    const { page } = session;
+    const { page } = session();
     await openSection(page, 'Webhooks');
     await page.getByLabel('Name').fill('Audit sink');
     await page.getByLabel('Endpoint URL').fill(receiver.url);
@@ -57,7 +52,7 @@ describe('console: webhooks', function () {
     await page.getByRole('heading', { level: 1, name: 'webhook_user' }).waitFor();
     await eventually(() => receiver.requests.length === 2);
 
-    await page.goto(`${session.service.url}${hookPath}`);
+    await page.goto(`${session().service.url}${hookPath}`);
     const deliveries = page.getByRole('region', { name: 'Recent deliveries' });
     await eventually(async () => {
       await deliveries.getByRole('button', { name: 'Refresh' }).click();
@@ -80,6 +75,6 @@ describe('console: webhooks', function () {
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     expect(await page.getByRole('link', { name: 'Audit sink' }).count()).to.equal(0);
 
-    expect(session.problems).to.deep.equal([]);
+    expect(session().problems).to.deep.equal([]);
   });
 });

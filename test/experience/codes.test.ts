@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 import {
   createSpa,
   createUser,
@@ -13,7 +13,6 @@ import {
   latestCode,
   messagesTo,
   newEmail,
-  newUsername,
   openExperience,
   sendCode,
   signInWithPassword,
@@ -122,7 +121,7 @@ describe('experience API: verification codes (register, sign in, reset a passwor
 
   describe('(4) forgot password', () => {
     it('resets the password by email code; the new password signs in, the old one does not', async () => {
-      const username = newUsername('forgetful');
+      const username = unique('forgetful');
       const email = newEmail('forgetful');
       await createUser(service, { username, primaryEmail: email, password: 'Old-Harbor-73' });
 

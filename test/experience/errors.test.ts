@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {
   createSpa,
@@ -10,7 +10,6 @@ import {
   expectStatus,
   identify,
   newEmail,
-  newUsername,
   openExperience,
   passwordVerification,
   sendCode,
@@ -77,7 +76,7 @@ describe('experience API: errors', () => {
     });
 
     it('answers session.not_found once the interaction has been completed', async () => {
-      const username = newUsername();
+      const username = unique('user');
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id);
       const verification = await passwordVerification(
@@ -94,7 +93,7 @@ describe('experience API: errors', () => {
 
   describe('password sign-in', () => {
     it('refuses a wrong password with 422 session.invalid_credentials', async () => {
-      const username = newUsername();
+      const username = unique('user');
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id);
       expectError(
@@ -105,13 +104,13 @@ describe('experience API: errors', () => {
     });
 
     it('answers an unknown username exactly as a wrong password (no enumeration)', async () => {
-      const username = newUsername();
+      const username = unique('user');
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id);
       const wrong = await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-32');
       const unknown = await passwordVerification(
         browser,
-        { type: 'username', value: newUsername('ghost') },
+        { type: 'username', value: unique('ghost') },
         'Amber-Falcon-32',
       );
       expectError(unknown, 422, 'session.invalid_credentials');
@@ -127,7 +126,7 @@ describe('experience API: errors', () => {
     });
 
     it('refuses a suspended user with the right password: 401 user.suspended', async () => {
-      const username = newUsername();
+      const username = unique('user');
       const primaryEmail = newEmail();
       const user = await createUser(service, { username, primaryEmail, password: 'Amber-Falcon-31' });
       expectStatus(await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } }), 200);
@@ -198,7 +197,7 @@ describe('experience API: errors', () => {
         expectError(await browser.call('post', 'api/experience/submit'), 404, 'session.identifier_not_found');
       }
       // A verified password is not an identification yet.
-      const username = newUsername();
+      const username = unique('user');
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id);
       expectStatus(await passwordVerification(browser, { type: 'username', value: username }, 'Amber-Falcon-31'), 200);
@@ -225,7 +224,7 @@ describe('experience API: errors', () => {
     });
 
     it('refuses to identify a reset by password: 422 session.not_supported_for_forgot_password', async () => {
-      const username = newUsername();
+      const username = unique('user');
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id, 'ForgotPassword');
       const verification = await passwordVerification(
@@ -244,7 +243,7 @@ describe('experience API: errors', () => {
 
   describe('registration', () => {
     it('refuses a taken username: 422 user.username_already_in_use', async () => {
-      const username = newUsername();
+      const username = unique('user');
       await createUser(service, { username, password: 'Amber-Falcon-31' });
       const browser = await openExperience(service, app.id, 'Register');
       const response = await browser.call('post', 'api/experience/verification/new-password-identity', {
@@ -256,7 +255,7 @@ describe('experience API: errors', () => {
 
     it('refuses a weak password: 422 password.rejected with the reasons', async () => {
       const browser = await openExperience(service, app.id, 'Register');
-      const username = newUsername();
+      const username = unique('user');
       for (const password of ['short', 'aaaaaaaaaaaa', 'xyz12345678', `${username}-Extra-9`]) {
         const response = await browser.call('post', 'api/experience/verification/new-password-identity', {
           identifier: { type: 'username', value: username },

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 
 import { createApplication } from '../support/fixtures.ts';
-import type { HttpResponse, TestService } from '../support/service.ts';
+import { HookEvents } from '../support/hook-events.ts';
+import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 import { Browser } from './browser.ts';
+import { unique } from '../support/values.ts';
 
 /** Shared steps of the Experience API tests: a sign-in page's calls, and what an admin reads back. */
 
@@ -19,11 +21,7 @@ export type Message = {
   createdAt: number;
 };
 
-let counter = 0;
-const suffix = () => `${Date.now().toString(36)}${++counter}${Math.random().toString(36).slice(2, 6)}`;
-/** A username nobody holds yet (letters, digits and _ only). */
-export const newUsername = (prefix = 'user') => `${prefix}_${suffix()}`;
-export const newEmail = (prefix = 'user') => `${prefix}_${suffix()}@example.com`;
+export const newEmail = (prefix = 'user') => `${unique(prefix)}@example.com`;
 
 export function expectError(response: HttpResponse, status: number, code: string): void {
   expect(response.statusCode, `${code}: ${JSON.stringify(response.body)}`).to.equal(status);
@@ -32,6 +30,26 @@ export function expectError(response: HttpResponse, status: number, code: string
 
 export function expectStatus(response: HttpResponse, status: number): void {
   expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);
+}
+
+/** What a sign-in test talks to: the service, a receiver of all its webhook events, and a first-party SPA. */
+export type SignInSetting = { service: TestService; events: HookEvents; spa: { id: string }; stop(): Promise<void> };
+
+/** Starts the service (webhook retries after 0.2 s, so failed deliveries settle fast) with its receiver and SPA. */
+export async function startSignInSetting(): Promise<SignInSetting> {
+  const service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
+  let events: HookEvents | undefined;
+  const stop = async () => {
+    await events?.stop();
+    await service.stop();
+  };
+  try {
+    events = await HookEvents.start(service);
+    return { service, events, spa: await createSpa(service), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /** A first-party SPA with the test redirect URI, for /oidc/auth. */

@@ -5,7 +5,7 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {
   createSpa,
@@ -15,15 +15,16 @@ import {
   identify,
   latestCode,
   newEmail,
-  newUsername,
   openExperience,
   passwordVerification,
   redirectUri,
   sendCode,
   signInWithPassword,
+  startSignInSetting,
   submitToApplication,
   verifyCode,
   wrongCode,
+  type SignInSetting,
   type Identifier,
 } from './experience-helpers.ts';
 
@@ -57,7 +58,7 @@ describe('experience API: identifier lockout (sentinel)', () => {
   const rowsFor = (value: string) => db('sentinel_activities').where('target', 'like', `%${value.toLowerCase()}`);
 
   it('locks after maxAttempts failures: 422, 422, then 400 even for the right password; an admin unlock lets it in', async () => {
-    const username = newUsername('locked');
+    const username = unique('locked');
     await createUser(service, { username, password });
     const identifier: Identifier = { type: 'username', value: username };
     const browser = await openExperience(service, app.id);
@@ -74,8 +75,8 @@ describe('experience API: identifier lockout (sentinel)', () => {
   });
 
   it('locks one identifier only', async () => {
-    const victim = newUsername('victim');
-    const bystander = newUsername('bystander');
+    const victim = unique('victim');
+    const bystander = unique('bystander');
     await createUser(service, { username: victim, password });
     await createUser(service, { username: bystander, password });
     const browser = await openExperience(service, app.id);
@@ -87,7 +88,7 @@ describe('experience API: identifier lockout (sentinel)', () => {
   });
 
   it('resets the count on a success: 2 wrong, 1 right, 2 wrong are all answered normally', async () => {
-    const username = newUsername('forgiven');
+    const username = unique('forgiven');
     await createUser(service, { username, password });
     const identifier: Identifier = { type: 'username', value: username };
     const browser = await openExperience(service, app.id);
@@ -107,7 +108,7 @@ describe('experience API: identifier lockout (sentinel)', () => {
   it('locks an unknown identifier the same way after maxAttempts tries', async () => {
     const browser = await openExperience(service, app.id);
     for (const identifier of [
-      { type: 'username', value: newUsername('ghost') },
+      { type: 'username', value: unique('ghost') },
       { type: 'email', value: newEmail('ghost') },
     ] satisfies Identifier[]) {
       expectError(await wrong(browser, identifier), 422, 'session.invalid_credentials');
@@ -168,7 +169,7 @@ describe('experience API: identifier lockout (sentinel)', () => {
   });
 
   it('ends the lock after lockoutDuration minutes', async () => {
-    const username = newUsername('patient');
+    const username = unique('patient');
     const user = await createUser(service, { username, password });
     const identifier: Identifier = { type: 'username', value: username };
     const browser = await openExperience(service, app.id);
@@ -191,7 +192,7 @@ describe('experience API: identifier lockout (sentinel)', () => {
   });
 
   it('holds the lock against a burst of concurrent wrong passwords', async () => {
-    const username = newUsername('burst');
+    const username = unique('burst');
     await createUser(service, { username, password });
     const identifier: Identifier = { type: 'username', value: username };
     const browser = await openExperience(service, app.id);
@@ -221,34 +222,31 @@ describe('experience API: identifier lockout (sentinel)', () => {
       'guard.invalid_input',
     );
     // Unlocking what is not locked is fine.
-    expectStatus(await unlock([newUsername('free')]), 204);
+    expectStatus(await unlock([unique('free')]), 204);
   });
 });
 
 describe("experience API: the lock is the account's, whichever identifier is typed", () => {
+  let setting: SignInSetting;
   let service: TestService;
   let events: HookEvents;
   let app: { id: string };
   before(async () => {
-    service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
-    events = await HookEvents.start(service);
-    app = await createSpa(service);
+    setting = await startSignInSetting();
+    ({ service, events, spa: app } = setting);
     expectStatus(
       await service.api.patch('sign-in-exp', { json: { sentinelPolicy: { maxAttempts: 3, lockoutDuration: 1 } } }),
       200,
     );
   });
-  after(async () => {
-    await ifSet(events)?.stop();
-    await ifSet(service)?.stop();
-  });
+  after(() => ifSet(setting)?.stop());
 
   const wrong = (browser: Browser, identifier: Identifier) =>
     passwordVerification(browser, identifier, 'Not-The-Password-1');
   const unlock = (targets: string[]) =>
     service.api.post('sentinel-activities/delete', { json: { targetType: 'User', targets } });
   const account = async (prefix: string) => {
-    const username = newUsername(prefix);
+    const username = unique(prefix);
     const email = newEmail(prefix);
     const user = await createUser(service, { username, primaryEmail: email, password });
     return {
@@ -301,7 +299,7 @@ describe("experience API: the lock is the account's, whichever identifier is typ
 
   it('identifiers that name no account are limited each on its own', async () => {
     const browser = await openExperience(service, app.id);
-    const ghost: Identifier = { type: 'username', value: newUsername('ghost') };
+    const ghost: Identifier = { type: 'username', value: unique('ghost') };
     const otherGhost: Identifier = { type: 'email', value: newEmail('ghost') };
     expectError(await wrong(browser, ghost), 422, 'session.invalid_credentials');
     expectError(await wrong(browser, ghost), 422, 'session.invalid_credentials');
@@ -399,7 +397,7 @@ describe("experience API: two instances share one account's lock", () => {
   after(() => Promise.all([ifSet(a)?.stop(), ifSet(b)?.stop()]));
 
   it('failures by username at one instance and by email at the other lock the account at both', async () => {
-    const username = newUsername('split');
+    const username = unique('split');
     const email = newEmail('split');
     await createUser(a, { username, primaryEmail: email, password });
     const atA = await openExperience(a, app.id);

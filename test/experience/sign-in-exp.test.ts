@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { ifSet, omit } from '../support/values.ts';
+import { ifSet, omit, unique } from '../support/values.ts';
 import {
   createSpa,
   createUser,
@@ -9,7 +9,6 @@ import {
   expectStatus,
   identify,
   newEmail,
-  newUsername,
   openExperience,
   passwordVerification,
   signInWithPassword,
@@ -176,7 +175,7 @@ describe('management API: sign-in experience settings', () => {
 
     it('registration: a 10-character password is rejected as too short, a 12-character one accepted', async () => {
       const browser = await openExperience(service, app.id, 'Register');
-      const username = newUsername('policy');
+      const username = unique('policy');
       const short = await browser.call('post', 'api/experience/verification/new-password-identity', {
         identifier: { type: 'username', value: username },
         password: 'Brisk-Owl9',
@@ -198,12 +197,12 @@ describe('management API: sign-in experience settings', () => {
 
     it('management API: POST /api/users and PATCH /api/users/:id/password refuse a 10-character password', async () => {
       const refused = await service.api.post('users', {
-        json: { username: newUsername('policy'), password: 'Brisk-Owl9' },
+        json: { username: unique('policy'), password: 'Brisk-Owl9' },
       });
       expectError(refused, 422, 'password.rejected');
       expect(issueCodes(refused.body)).to.include('password_rejected.too_short');
 
-      const user = await createUser(service, { username: newUsername('policy'), password: 'Brisk-Owl9-Go' });
+      const user = await createUser(service, { username: unique('policy'), password: 'Brisk-Owl9-Go' });
       const change = await service.api.patch(`users/${user.id}/password`, { json: { password: 'Quick-Elk7' } });
       expectError(change, 422, 'password.rejected');
       expect(issueCodes(change.body)).to.include('password_rejected.too_short');
@@ -226,7 +225,7 @@ describe('management API: sign-in experience settings', () => {
         200,
       );
       const created = await service.api.post('users', {
-        json: { username: newUsername('policy'), password: 'Brisk-Owl9' },
+        json: { username: unique('policy'), password: 'Brisk-Owl9' },
       });
       expectStatus(created, 200);
     });
@@ -240,7 +239,7 @@ describe('management API: sign-in experience settings', () => {
       200,
     );
     const refused = await service.api.post('users', {
-      json: { username: newUsername('words'), password: 'Sturdy-TULIP-7' },
+      json: { username: unique('words'), password: 'Sturdy-TULIP-7' },
     });
     expectError(refused, 422, 'password.rejected');
     expect(issueCodes(refused.body)).to.include('password_rejected.restricted.words');
@@ -278,7 +277,7 @@ describe('management API: sign-in experience settings', () => {
 
   describe('sign-in methods', () => {
     it('refuses password sign-in by email when email sign-in is disabled: 422 user.sign_in_method_not_enabled', async () => {
-      const username = newUsername('methods');
+      const username = unique('methods');
       const email = newEmail('methods');
       await createUser(service, { username, primaryEmail: email, password: 'Brisk-Owl9-Go' });
       expectStatus(await signInWithPassword(service, app.id, { type: 'email', value: email }, 'Brisk-Owl9-Go'), 200);

@@ -14,7 +14,6 @@ import {
   identify,
   latestCode,
   newEmail,
-  newUsername,
   openExperience,
   passwordVerification,
   redirectUri,
@@ -23,7 +22,7 @@ import {
   verifyCode,
 } from '../experience/experience-helpers.ts';
 import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 import { Receiver, sleep, type Received } from './receiver.ts';
 
 /**
@@ -36,8 +35,6 @@ type Delivered = { event: string; payload: Payload; request: Received };
 type Observed<T> = { result: T; events: string[]; payloads: Payload[]; deliveries: Delivered[] };
 
 const password = 'Granite-Kestrel-64';
-let counter = 0;
-const unique = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${++counter}`;
 const sorted = (values: string[]) => [...values].sort();
 
 describe("hooks: which action emits which event (the specification's tables)", () => {
@@ -153,14 +150,14 @@ describe("hooks: which action emits which event (the specification's tables)", (
 
   const api = () => service.api;
   const newUser = async (extra: Record<string, unknown> = {}) => {
-    const response = await api().post('users', { json: { username: newUsername('hooked'), password, ...extra } });
+    const response = await api().post('users', { json: { username: unique('hooked'), password, ...extra } });
     expectStatus(response, 200);
     return response.body as { id: string; username: string };
   };
 
   describe('management API: users', () => {
     it('POST /users → User.Created with the user as returned', async () => {
-      const username = newUsername('created');
+      const username = unique('created');
       const { response, payloads } = await management(
         () => api().post('users', { json: { username, password } }),
         200,
@@ -725,7 +722,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
     it('registration: User.Created at identification, PostRegister at submit, nothing else over the flow', async () => {
       await settle();
       const start = receiver.requests.length;
-      const username = newUsername('registered');
+      const username = unique('registered');
       const browser = await openExperience(service, spa.id, 'Register');
       const identity = await eventsOf(() =>
         browser.call('post', 'api/experience/verification/new-password-identity', {
@@ -761,7 +758,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
     });
 
     it('sign-in: PostSignIn only, with the interaction fields', async () => {
-      const user = await createUser(service, { username: newUsername('signer'), password });
+      const user = await createUser(service, { username: unique('signer'), password });
       const observed = await eventsOf(async () => {
         const browser = await openExperience(service, spa.id);
         const verification = await passwordVerification(browser, { type: 'username', value: user.username! }, password);
@@ -812,7 +809,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
       let userId: string;
 
       before(async () => {
-        const username = newUsername('account');
+        const username = unique('account');
         userId = (await createUser(service, { username, password })).id;
         const browser = new Browser(service);
         const { verifier } = await browser.authorize(spa.id, redirectUri, { scope: 'openid profile email phone' });
@@ -936,7 +933,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
       );
       expectStatus(policy.result, 200);
       expectEvents(policy, []);
-      const username = newUsername('locked');
+      const username = unique('locked');
       await createUser(service, { username, password });
       const identifier = { type: 'username' as const, value: username };
       const browser = await openExperience(service, spa.id);

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 
-import { newUsername } from '../experience/experience-helpers.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 import { Receiver } from './receiver.ts';
 
 /** Every failed delivery attempt is a log line an operator can act on: ids, what came back, never the payload or the URL's secrets. */
@@ -25,7 +24,7 @@ describe('webhooks: failed delivery attempts in the log', () => {
       json: { name: 'failing', events: ['User.Created'], config: { url } },
     });
     expect(hook.statusCode).to.equal(201);
-    const username = newUsername('payload');
+    const username = unique('payload');
     expect((await service.api.post('users', { json: { username } })).statusCode).to.equal(200);
     await receiver.waitFor(2);
 

@@ -2,10 +2,9 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 
-import { adminClient, startService, type TestService } from '../support/service.ts';
+import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
 
 type RawResponse = { statusCode: number; contentType: string | undefined; body: string };
 
@@ -97,12 +96,7 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
   });
 
   it('a rotation as @logto/api sends it (JSON `{}`), with no body at all, or with an empty JSON body works', async () => {
-    const { apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    });
+    const apiClient = logtoManagementClient(service);
     const before = await keyIds();
     const rotated = await apiClient.POST('/api/configs/oidc/{keyType}/rotate', {
       params: { path: { keyType: 'private-keys' } },

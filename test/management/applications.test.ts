@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { got } from 'got';
 
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 
 type ApplicationType = 'MachineToMachine' | 'Traditional' | 'SPA' | 'Native';
 
@@ -69,7 +70,6 @@ describe('management API: applications', () => {
   }
 
   /** A name no other test uses, so searches find exactly the applications of one test. */
-  const unique = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}`;
 
   function expectInvalidInput(response: Reply<ErrorBody>) {
     expect(response.statusCode).to.equal(400);

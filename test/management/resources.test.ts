@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { omit } from '../support/values.ts';
+import { omit, unique } from '../support/values.ts';
 
 type Scope = {
   tenantId: string;
@@ -28,9 +28,8 @@ type Reply<T> = { statusCode: number; headers: Record<string, string | string[] 
 const resourceKeys = ['tenantId', 'id', 'name', 'indicator', 'isDefault', 'accessTokenTtl', 'isExchangeTarget'];
 const scopeKeys = ['tenantId', 'id', 'resourceId', 'name', 'description', 'createdAt'];
 
-let counter = 0;
 /** An indicator no other test uses. */
-const newIndicator = () => `https://api-${Date.now().toString(36)}-${++counter}.example.com`;
+const newIndicator = () => `https://${unique('api')}.example.com`;
 
 describe('management API: resources and scopes', () => {
   let service: TestService;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 
 type Role = {
   tenantId: string;
@@ -40,9 +41,7 @@ const managementScopeId = 'management-api-all';
 
 describe('management API: roles', () => {
   let service: TestService;
-  let counter = 0;
   /** Names are unique per call, so tests never collide on role names or indicators. */
-  const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
 
   const expectError = (response: { statusCode: number; body: unknown }, status: number, code: string) => {
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);

@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { consoleSignIn } from '../support/sign-in.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 const administratorRole = 'console-admin';
 const managementRole = 'management-api-access';
@@ -44,7 +44,7 @@ describe('management API: a token stops working when its holder may no longer ac
 
   /** A user made administrator through the management API, signed in at the console. */
   async function administrator(): Promise<{ id: string; token: string }> {
-    const username = `admin_${Math.random().toString(36).slice(2, 10)}`;
+    const username = unique('admin');
     const password = 'Sturdy-Console-7';
     const user = await service.api.post('users', { json: { username, password } });
     expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);

@@ -1,19 +1,18 @@
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 import { generate } from 'otplib';
 
 import { Browser } from '../experience/browser.ts';
 import {
-  createSpa,
   createUser,
   expectError,
   expectStatus,
-  newUsername,
   redirectUri,
+  startSignInSetting,
+  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { adminClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { logtoManagementClient, type HttpResponse, type TestService } from '../support/service.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 /**
  * Second factors managed by the user (Account API: binding needs a fresh identity proof and is a
@@ -24,23 +23,20 @@ const password = 'Granite-Kestrel-64';
 const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * steps });
 
 describe('MFA in the Account API and the management API', () => {
+  let setting: SignInSetting;
   let service: TestService;
   let events: HookEvents;
   let spa: { id: string };
 
   before(async () => {
-    service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
-    events = await HookEvents.start(service);
-    spa = await createSpa(service);
+    setting = await startSignInSetting();
+    ({ service, events, spa } = setting);
   });
-  after(async () => {
-    await ifSet(events)?.stop();
-    await ifSet(service)?.stop();
-  });
+  after(() => ifSet(setting)?.stop());
 
   /** A new user, signed in through the real flow: their id and opaque access token (scope openid). */
   async function signedInUser(): Promise<{ id: string; token: string }> {
-    const username = newUsername('acct');
+    const username = unique('acct');
     const user = await createUser(service, { username, password });
     const browser = new Browser(service);
     const { verifier } = await browser.authorize(spa.id, redirectUri);
@@ -229,12 +225,7 @@ describe('MFA in the Account API and the management API', () => {
     const { codes } = (await me.call('post', 'my-account/mfa-verifications/backup-codes/generate')).body;
     await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes }, await me.proof());
 
-    const { apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    });
+    const apiClient = logtoManagementClient(service);
     const listed = await apiClient.GET('/api/users/{userId}/mfa-verifications', {
       params: { path: { userId: user.id } },
     });

@@ -3,19 +3,19 @@ import { generate } from 'otplib';
 
 import type { Browser } from '../experience/browser.ts';
 import {
-  createSpa,
   createUser,
   expectError,
   expectStatus,
   identify,
-  newUsername,
   openExperience,
   passwordVerification,
+  startSignInSetting,
   submitToApplication,
+  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import type { TestService } from '../support/service.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 /**
  * Second factors in the sign-in flow (EXPERIENCE-API.md, sequence 5): TOTP enrolment and proof with
@@ -30,26 +30,23 @@ type Policy = 'UserControlled' | 'Mandatory' | 'NoPrompt';
 const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * steps });
 
 describe('MFA in the Experience API', () => {
+  let setting: SignInSetting;
   let service: TestService;
   let events: HookEvents;
   let spa: { id: string };
 
   before(async () => {
-    service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
-    events = await HookEvents.start(service);
-    spa = await createSpa(service);
+    setting = await startSignInSetting();
+    ({ service, events, spa } = setting);
   });
-  after(async () => {
-    await ifSet(events)?.stop();
-    await ifSet(service)?.stop();
-  });
+  after(() => ifSet(setting)?.stop());
 
   async function setMfa(policy: Policy, factors: string[] = ['Totp', 'BackupCode']): Promise<void> {
     expectStatus(await service.api.patch('sign-in-exp', { json: { mfa: { factors, policy } } }), 200);
   }
 
   async function newUser(): Promise<{ id: string; username: string }> {
-    const username = newUsername('mfa');
+    const username = unique('mfa');
     const user = await createUser(service, { username, password });
     return { id: user.id, username };
   }
@@ -179,7 +176,7 @@ describe('MFA in the Experience API', () => {
       await setMfa('Mandatory');
       try {
         const browser = await openExperience(service, spa.id, 'Register');
-        const username = newUsername('mfa_reg');
+        const username = unique('mfa_reg');
         const identity = await browser.call('post', 'api/experience/verification/new-password-identity', {
           identifier: { type: 'username', value: username },
           password,

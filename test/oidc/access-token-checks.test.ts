@@ -4,7 +4,7 @@ import { decodeJwt, type JWTPayload } from 'jose';
 import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
 import { signIn } from '../support/sign-in.ts';
-import { omit } from '../support/values.ts';
+import { omit, unique } from '../support/values.ts';
 import {
   accessTokenType,
   delegationSetup,
@@ -109,7 +109,7 @@ describe('our access tokens: what the management API, the Account API and token 
       const application = await createApplication(service, 'SPA', {
         oidcClientMetadata: { redirectUris: ['http://app.test/callback'], postLogoutRedirectUris: [] },
       });
-      const username = `acc_${Math.random().toString(36).slice(2, 10)}`;
+      const username = unique('acc');
       const password = 'Sturdy-Tulip-7';
       expect((await service.api.post('users', { json: { username, password } })).statusCode).to.equal(200);
       const { access_token: token } = await signIn(

@@ -8,11 +8,10 @@ import {
   createUser,
   expectError,
   expectStatus,
-  newUsername,
   openExperience,
   passwordVerification,
 } from '../experience/experience-helpers.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 import { delegationSetup, exchange, expectIssued, tokenExchange, userAccessToken } from '../token-exchange/support.ts';
 
 /** Scrapes until `check` holds (what is counted after a response, such as a delivery's attempt, lands a moment later). */
@@ -111,7 +110,7 @@ describe('GET /metrics (Prometheus)', () => {
       expect(hook.statusCode).to.equal(201);
       const before = await scrape(service);
       const succeeded = () => before.value('identity_webhook_attempt_duration_seconds', { result: 'succeeded' });
-      await createUser(service, { username: newUsername('counted') });
+      await createUser(service, { username: unique('counted') });
       await receiver.waitFor(1);
       const after = await scrapeUntil(
         service,
@@ -123,7 +122,7 @@ describe('GET /metrics (Prometheus)', () => {
 
       // The receiver fails: an attempt to retry, and the delivery waits in the outbox for its retry.
       receiver.answer = () => ({ status: 503 });
-      await createUser(service, { username: newUsername('retried') });
+      await createUser(service, { username: unique('retried') });
       await receiver.waitFor(2);
       const retried = await scrapeUntil(
         service,
@@ -148,7 +147,7 @@ describe('GET /metrics (Prometheus)', () => {
     const app = await createApplication(service, 'SPA', {
       oidcClientMetadata: { redirectUris: ['http://app.test/callback'], postLogoutRedirectUris: [] },
     });
-    const username = newUsername('locked');
+    const username = unique('locked');
     await createUser(service, { username, password: 'Granite-Kestrel-64' });
     const browser = await openExperience(service, app.id);
     const before = await scrape(service);

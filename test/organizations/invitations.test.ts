@@ -2,11 +2,11 @@ import { expect } from 'chai';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 import {
   expectError,
   expectStatus,
   organizationFixtures,
-  unique,
   type Invitation,
   type Member,
   type Organization,

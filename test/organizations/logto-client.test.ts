@@ -1,21 +1,15 @@
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 
-import { adminClient, startService, type TestService } from '../support/service.ts';
+import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
 
 /** Organizations through the official Logto management client (`@logto/api`): its bodies and shapes. */
 describe('organizations: the @logto/api client', () => {
   let service: TestService;
-  let apiClient: ReturnType<typeof createManagementApi>['apiClient'];
+  let apiClient: ReturnType<typeof logtoManagementClient>;
 
   before(async () => {
     service = await startService();
-    ({ apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    }));
+    apiClient = logtoManagementClient(service);
   });
   after(() => service.stop());
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { expectError, expectStatus, organizationFixtures, unique, type Member, type Organization } from './support.ts';
+import { expectError, expectStatus, organizationFixtures, type Member, type Organization } from './support.ts';
+import { unique } from '../support/values.ts';
 
 type ListItem = Organization & {
   usersCount?: number;

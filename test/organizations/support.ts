@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import type { HttpResponse, TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 
 /** The shapes the organization tests read; the management API's are Logto's. */
 export type Organization = {
@@ -48,9 +49,7 @@ export type Invitation = {
 };
 type ErrorBody = { code: string; message: string; data?: unknown; details?: unknown };
 
-let counter = 0;
 /** Names are unique per call, so tests sharing a service never collide. */
-export const unique = (prefix: string) => `${prefix}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
 
 export function expectStatus(response: HttpResponse, status: number): void {
   expect(response.statusCode, `${response.statusCode} ${JSON.stringify(response.body)}`).to.equal(status);

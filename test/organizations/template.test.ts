@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 import {
   expectError,
   expectStatus,
   organizationFixtures,
-  unique,
   type OrganizationRole,
   type OrganizationScope,
 } from './support.ts';

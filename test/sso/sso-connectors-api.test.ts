@@ -1,14 +1,13 @@
-import { createManagementApi } from '@logto/api/management';
 import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../experience/experience-helpers.ts';
-import { adminClient, startService, type TestService } from '../support/service.ts';
+import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 
 /** `/api/sso-connectors`, `/api/sso-connector-providers` and `/api/organizations/:id/jit/sso-connectors`. */
 describe('enterprise SSO connectors: the management API', () => {
   let service: TestService;
-  let counter = 0;
-  const name = () => `Corp SSO ${Date.now().toString(36)} ${++counter}`;
+  const name = () => unique('Corp SSO ');
   const secret = 'sso-client-secret-0123456789';
   const config = { issuer: 'https://login.corp.example/oidc', clientId: 'sso-client', clientSecret: secret };
 
@@ -173,12 +172,7 @@ describe('enterprise SSO connectors: the management API', () => {
   });
 
   it('works with the @logto/api client', async () => {
-    const { apiClient } = createManagementApi('default', {
-      clientId: adminClient.id,
-      clientSecret: adminClient.secret,
-      baseUrl: service.url,
-      apiIndicator: service.config.managementApiResource,
-    });
+    const apiClient = logtoManagementClient(service);
     const created = await apiClient.POST('/api/sso-connectors', {
       body: { providerName: 'OIDC', connectorName: name(), config, domains: ['logto-client.example'] },
     });

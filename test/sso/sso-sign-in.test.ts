@@ -2,21 +2,20 @@ import { expect } from 'chai';
 
 import type { Browser } from '../experience/browser.ts';
 import {
-  createSpa,
   createUser,
   expectError,
   expectStatus,
   identify,
-  newUsername,
   openExperience,
   passwordVerification,
   submitToApplication,
   verifyEmail,
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
-import { startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { startExternalSignIn, verifyAtIdp, type ExternalSignIn } from '../support/external-sign-in.ts';
+import { createIdpUser, newState, signInAtIdp, type Idp, type IdpUser } from '../support/idp.ts';
+import type { TestService } from '../support/service.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 /**
  * Enterprise SSO against a real IdP (a second instance of this service): users of the connector's
@@ -25,10 +24,9 @@ import { ifSet } from '../support/values.ts';
  */
 
 const password = 'Granite-Kestrel-64';
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${++counter}`;
 
 describe('enterprise SSO sign-in', () => {
+  let setting: ExternalSignIn;
   let service: TestService;
   let idp: Idp;
   let events: HookEvents;
@@ -40,11 +38,8 @@ describe('enterprise SSO sign-in', () => {
   let role: { id: string };
 
   before(async () => {
-    service = await startService({ env: { HOOKS_RETRY_SCHEDULE: '0.2,0.2' } });
-    callback = `${service.url}/callback/sso`;
-    idp = await startIdp([callback]);
-    events = await HookEvents.start(service);
-    spa = await createSpa(service);
+    setting = await startExternalSignIn('sso');
+    ({ service, idp, events, spa, callback } = setting);
     domain = `${unique('corp')}.example`;
     const created = await service.api.post('sso-connectors', {
       json: {
@@ -69,36 +64,18 @@ describe('enterprise SSO sign-in', () => {
       204,
     );
   });
-  after(async () => {
-    await ifSet(events)?.stop();
-    await ifSet(idp)?.stop();
-    await ifSet(service)?.stop();
-  });
+  after(() => ifSet(setting)?.stop());
 
   /** The SSO round trip through the IdP as `user`: the verified record's id. */
   async function ssoVerification(browser: Browser, user: IdpUser, connectorId = connector.id): Promise<string> {
-    const state = newState();
-    const started = await browser.call('post', `api/experience/verification/sso/${connectorId}/authorization-uri`, {
-      state,
-      redirectUri: callback,
-    });
-    expectStatus(started, 200);
-    const uri = new URL(started.body.authorizationUri);
-    expect(Object.fromEntries(uri.searchParams)).to.include({
+    const { authorizationUri, verificationId } = await verifyAtIdp(setting, browser, `sso/${connectorId}`, user);
+    expect(Object.fromEntries(authorizationUri.searchParams)).to.include({
       client_id: idp.client.id,
-      state,
       code_challenge_method: 'S256',
     });
-    expect(uri.searchParams.get('scope')!.split(' ')).to.include.members(['openid', 'profile', 'email']);
-    expect(uri.searchParams.get('nonce')).to.be.a('string');
-    const back = await signInAtIdp(idp, started.body.authorizationUri, user);
-    expect(back.searchParams.get('state')).to.equal(state);
-    const verified = await browser.call('post', `api/experience/verification/sso/${connectorId}/verify`, {
-      connectorData: Object.fromEntries(back.searchParams),
-      verificationId: started.body.verificationId,
-    });
-    expectStatus(verified, 200);
-    return verified.body.verificationId;
+    expect(authorizationUri.searchParams.get('scope')!.split(' ')).to.include.members(['openid', 'profile', 'email']);
+    expect(authorizationUri.searchParams.get('nonce')).to.be.a('string');
+    return verificationId;
   }
 
   const members = async () =>
@@ -134,7 +111,7 @@ describe('enterprise SSO sign-in', () => {
 
   it('an email in an SSO domain cannot sign in by password or code: 422 session.sso_enabled', async () => {
     const email = `${unique('pw')}@${domain}`;
-    await createUser(service, { username: newUsername('pw'), primaryEmail: email, password });
+    await createUser(service, { username: unique('pw'), primaryEmail: email, password });
     const browser = await openExperience(service, spa.id);
     const verification = await passwordVerification(browser, { type: 'email', value: email }, password);
     expectStatus(verification, 200);
@@ -209,7 +186,7 @@ describe('enterprise SSO sign-in', () => {
   it('an account with the same email is linked (User.Data.Updated) and joins the organization (Organization.Membership.Updated)', async () => {
     const email = `${unique('known')}@${domain}`;
     const upstream = await createIdpUser(idp, email);
-    const account = await createUser(service, { username: newUsername('known'), primaryEmail: email, password });
+    const account = await createUser(service, { username: unique('known'), primaryEmail: email, password });
     const browser = await openExperience(service, spa.id);
     const verificationId = await ssoVerification(browser, upstream);
     const { result, payloads } = await events.expect(['User.Data.Updated', 'Organization.Membership.Updated'], () =>
@@ -300,7 +277,7 @@ describe('enterprise SSO sign-in', () => {
   it('a suspended account cannot sign in through SSO', async () => {
     const email = `${unique('suspended')}@${domain}`;
     const upstream = await createIdpUser(idp, email);
-    const account = await createUser(service, { username: newUsername('suspended'), primaryEmail: email, password });
+    const account = await createUser(service, { username: unique('suspended'), primaryEmail: email, password });
     expectStatus(await service.api.patch(`users/${account.id}/is-suspended`, { json: { isSuspended: true } }), 200);
     const browser = await openExperience(service, spa.id);
     const verificationId = await ssoVerification(browser, upstream);

@@ -16,7 +16,7 @@ import {
   type HttpResponse,
   type TestService,
 } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 /** Starts `count` requests at once and waits for all of them. */
 const concurrently = <T>(count: number, request: (index: number) => Promise<T>): Promise<T[]> =>
@@ -26,9 +26,6 @@ function expectAllOk(responses: HttpResponse[]): void {
   const failed = responses.filter((response) => response.statusCode >= 300);
   expect(failed.map((response) => `${response.statusCode} ${JSON.stringify(response.body)}`)).to.deep.equal([]);
 }
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
 
 describe('concurrent writes keep every change', () => {
   let service: TestService;

@@ -16,7 +16,6 @@ import {
   createUser,
   expectStatus,
   identify,
-  newUsername,
   openExperience,
   passwordVerification,
   submitToApplication,
@@ -27,7 +26,7 @@ import { freshDatabaseUrl } from '../support/database.ts';
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
 import { adminClient, freePort, startService, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 /**
  * Secrets at rest (issue 12, point 9): with SECRETS_ENCRYPTION_KEY set, a copy of the database holds
@@ -197,7 +196,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   }
 
   async function enrolTotp(service: TestService, spa: { id: string }): Promise<{ username: string; secret: string }> {
-    const username = newUsername('sealed');
+    const username = unique('sealed');
     await createUser(service, { username, password });
     const browser = await identified(service, spa, username);
     const started = await browser.call('post', 'api/experience/verification/totp/secret');
@@ -293,7 +292,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     // The bootstrap admin's secret and the management API (tokens we signed, verified by us).
     expectStatus(await service.api.get(`hooks/${world.hook.id}`), 200);
 
-    const request = await deliveryOf(await createUser(service, { username: newUsername('hooked') }));
+    const request = await deliveryOf(await createUser(service, { username: unique('hooked') }));
     new Webhook(`whsec_${Buffer.from(world.hook.signingKey).toString('base64')}`).verify(
       request.body,
       request.headers as Record<string, string>,

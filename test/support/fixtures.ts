@@ -1,7 +1,5 @@
 import type { ServiceClient } from './service.ts';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
+import { unique } from './values.ts';
 
 type Application = { id: string; secret: string; name: string; type: string };
 type Resource = { id: string; indicator: string };

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { Browser } from '../experience/browser.ts';
 import { createApplication } from './fixtures.ts';
 import { startService, type TestService } from './service.ts';
+import { unique } from './values.ts';
 
 /**
  * An external identity provider for social and enterprise sign-in tests: a second instance of this
@@ -22,7 +23,6 @@ export type Idp = {
 export type IdpUser = { id: string; username: string; password: string; email: string; name: string };
 
 const password = 'Quartz-Meadow-58';
-let counter = 0;
 
 export async function startIdp(redirectUris: string[]): Promise<Idp> {
   const service = await startService();
@@ -40,8 +40,8 @@ export async function startIdp(redirectUris: string[]): Promise<Idp> {
 
 /** A user of the IdP; created by the management API with `primaryEmail`, their email counts as verified there. */
 export async function createIdpUser(idp: Idp, email: string): Promise<IdpUser> {
-  const username = `idp_${Date.now().toString(36)}_${++counter}`;
-  const name = `Robin Example ${counter}`;
+  const username = unique('idp');
+  const name = `Robin Example ${username}`;
   const created = await idp.service.api.post('users', { json: { username, password, primaryEmail: email, name } });
   expect(created.statusCode, JSON.stringify(created.body)).to.equal(200);
   return { id: created.body.id, username, password, email, name };

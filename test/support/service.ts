@@ -2,6 +2,7 @@ import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 
+import { createManagementApi } from '@logto/api/management';
 import { got, type Got } from 'got';
 
 import { createService, type Service } from '../../lib/app.ts';
@@ -10,6 +11,15 @@ import { createLogger } from '../../lib/http/logger.ts';
 import { freshDatabaseUrl } from './database.ts';
 
 export const adminClient = { id: 'test-admin', secret: 'test-admin-secret-0123456789' };
+
+/** The official Logto management client (`@logto/api`), signed in as the admin client, against `service`. */
+export const logtoManagementClient = (service: ServiceClient) =>
+  createManagementApi('default', {
+    clientId: adminClient.id,
+    clientSecret: adminClient.secret,
+    baseUrl: service.url,
+    apiIndicator: service.config.managementApiResource,
+  }).apiClient;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

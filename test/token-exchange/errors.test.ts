@@ -14,6 +14,7 @@ import {
   userAccessToken,
   userTokens,
 } from './support.ts';
+import { unique } from '../support/values.ts';
 
 const notAllowed = 'token exchange is not allowed for this application';
 
@@ -54,7 +55,7 @@ describe('token exchange: refusals and their order', () => {
 
   /** A user of their own, signed in at the front end, holding B's role. */
   async function freshUser() {
-    const username = `u_${Math.random().toString(36).slice(2, 10)}`;
+    const username = unique('u');
     const password = 'Sturdy-Tulip-7';
     const user = (await service.api.post('users', { json: { username, password } })).body as { id: string };
     expect(

@@ -18,6 +18,7 @@ import {
   waitForLog,
   type AuditEntry,
 } from './support.ts';
+import { unique } from '../support/values.ts';
 
 const logKey = 'ExchangeTokenBy.TokenExchange';
 
@@ -200,18 +201,14 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
     });
 
     it('refuses impersonating a suspended user', async () => {
-      const user = (
-        await service.api.post('users', { json: { username: `s_${Math.random().toString(36).slice(2, 10)}` } })
-      ).body as { id: string };
+      const user = (await service.api.post('users', { json: { username: unique('s') } })).body as { id: string };
       const { subjectToken: token } = await createSubjectToken(user.id);
       await service.api.patch(`users/${user.id}/is-suspended`, { json: { isSuspended: true } });
       expectOAuthError(await impersonate(token), 400, 'invalid_request', /suspended/);
     });
 
     it('refuses an impersonation token whose user was deleted since', async () => {
-      const user = (
-        await service.api.post('users', { json: { username: `d_${Math.random().toString(36).slice(2, 10)}` } })
-      ).body as { id: string };
+      const user = (await service.api.post('users', { json: { username: unique('d') } })).body as { id: string };
       const { subjectToken: token } = await createSubjectToken(user.id);
       expect((await service.api.delete(`users/${user.id}`)).statusCode).to.equal(204);
       expectOAuthError(await impersonate(token), 400, 'invalid_request');

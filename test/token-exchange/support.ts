@@ -5,6 +5,7 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
 import type { Json, ServiceClient, TestService } from '../support/service.ts';
 import { Browser } from '../experience/browser.ts';
+import { unique } from '../support/values.ts';
 
 const redirectUri = 'http://frontend.test/callback';
 
@@ -25,7 +26,7 @@ export async function delegationSetup(service: ServiceClient) {
       },
     })
   ).body;
-  const username = `user_${Math.random().toString(36).slice(2, 10)}`;
+  const username = unique('user');
   const password = 'Sturdy-Tulip-7';
   const user = (await service.api.post('users', { json: { username, password } })).body;
   await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [role.id] } });

@@ -11,6 +11,7 @@ import {
   expectOAuthError,
   userAccessToken,
 } from './support.ts';
+import { unique } from '../support/values.ts';
 
 const notAllowed = 'token exchange is not allowed for this application';
 const publicClientCode = 'application.token_exchange_not_allowed_for_public_client';
@@ -41,7 +42,7 @@ describe('token exchange: the application switch and the issued scopes', () => {
 
   /** A user of their own with the given roles, signed in at the front end for API A. */
   async function userWithRoles(roleIds: string[]) {
-    const username = `u_${Math.random().toString(36).slice(2, 10)}`;
+    const username = unique('u');
     const password = 'Sturdy-Tulip-7';
     const user = (await service.api.post('users', { json: { username, password } })).body as { id: string };
     if (roleIds.length > 0) {

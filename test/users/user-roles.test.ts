@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 type Role = {
   tenantId: string;
@@ -29,8 +29,6 @@ type ErrorBody = { code: string; message: string; data?: unknown };
 
 describe('management API: user roles', () => {
   let service: TestService;
-  let counter = 0;
-  const unique = (prefix: string) => `${prefix}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
 
   const expectError = (response: HttpResponse, status: number, code: string) => {
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);

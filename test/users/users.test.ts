@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 type UserProfile = Record<string, unknown>;
 type User = {
@@ -57,7 +57,6 @@ describe('management API: users', () => {
   let db: Knex;
   let counter = 0;
   /** Unique per call and valid as a username: a letter first, then letters, digits and _. */
-  const unique = (prefix: string) => `${prefix}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   /** A phone number (E.164 digits) no other test uses. */
   const uniquePhone = () => `1555${String(++counter).padStart(7, '0')}`;
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
-import { ifSet } from '../support/values.ts';
+import { ifSet, unique } from '../support/values.ts';
 
 type Message = {
   id: string;
@@ -16,7 +16,7 @@ type ErrorBody = { code: string; message: string };
 describe('management API: verification codes and the development message store', () => {
   let service: TestService;
   let counter = 0;
-  const newEmail = () => `user${++counter}_${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const newEmail = () => `${unique('user')}@example.com`;
   const newPhone = () => `1555${String(Date.now() % 1_000_000).padStart(6, '0')}${++counter % 10}`;
 
   const expectError = (response: HttpResponse, status: number, code: string) => {
