@@ -123,13 +123,15 @@ export class ClientAuthThrottle {
 
   /** The request's address is read only when some key is refused (rarely). */
   #blockedUntil(clientId: string, ctx: { ip: string }): Promise<number | undefined> {
-    return this.cache.get('throttles', 'blocked', () => loadBlocked(this.db)).then((blocked) => {
-      if (blocked.size === 0) {
-        return undefined;
-      }
-      const until = Math.max(blocked.get(clientKey(clientId)) ?? 0, blocked.get(addressKey(ctx.ip)) ?? 0);
-      return until > Date.now() ? until : undefined;
-    });
+    return this.cache
+      .get('throttles', 'blocked', () => loadBlocked(this.db))
+      .then((blocked) => {
+        if (blocked.size === 0) {
+          return undefined;
+        }
+        const until = Math.max(blocked.get(clientKey(clientId)) ?? 0, blocked.get(addressKey(ctx.ip)) ?? 0);
+        return until > Date.now() ? until : undefined;
+      });
   }
 
   /** Counts one failure against each key (with its limit), in one transaction. */

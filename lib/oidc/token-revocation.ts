@@ -24,7 +24,9 @@ export function revokeJwtAccessTokens(provider: Provider, { issuer, db, cache }:
   });
 
   // Every request of the provider passes here: without an async layer of its own until it is a refusal.
-  provider.use((ctx, next) => next().then(() => (refusedAsJwt.has(ctx) ? answerRevocation(ctx as KoaContextWithOIDC) : undefined)));
+  provider.use((ctx, next) =>
+    next().then(() => (refusedAsJwt.has(ctx) ? answerRevocation(ctx as KoaContextWithOIDC) : undefined)),
+  );
 
   async function answerRevocation(ctx: KoaContextWithOIDC): Promise<void> {
     const { oidc } = ctx;
