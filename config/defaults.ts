@@ -9,6 +9,11 @@ type Setting = { default: string; meaning: string } | { unset: string; meaning: 
 
 export const settings = {
   PORT: { default: '3001', meaning: 'HTTP port' },
+  WORKERS: {
+    unset: '1; in production the number of cores (`os.availableParallelism()`), but 1 on SQLite',
+    meaning:
+      'processes serving the port (1 to 256): above 1, a primary process prepares the database through the first worker, then starts the others and replaces any that dies; SQLite keeps one by default because its writers wait on each other (docs/decisions.md, "Worker processes")',
+  },
   ENDPOINT: { unset: 'http://localhost:$PORT', meaning: 'public base URL; the issuer is $ENDPOINT/oidc' },
   DB_URL: {
     default: 'sqlite:./data/identity.sqlite3',

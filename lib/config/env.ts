@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 import { z } from 'zod';
 
 import { settings, type SettingName } from '../../config/defaults.ts';
@@ -14,6 +16,7 @@ const url = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535),
+  WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   ENDPOINT: url.optional(),
   DB_URL: z.string().regex(/^(sqlite:.+|mysql:\/\/.+)$/, 'must be sqlite:<path> or mysql://user:pass@host:port/db'),
   DB_CONNECT_TIMEOUT: z.coerce.number().int().min(0).max(3600),
@@ -53,6 +56,8 @@ const schema = z.object({
 
 export type Config = {
   port: number;
+  /** Processes serving the port: above 1, a cluster primary and this many workers (lib/workers.ts). */
+  workers: number;
   endpoint: string;
   issuer: string;
   dbUrl: string;
@@ -105,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = values.NODE_ENV === 'production';
   return {
     port: values.PORT,
+    workers: values.WORKERS ?? defaultWorkers(production, values.DB_URL),
     endpoint,
     issuer: `${endpoint}/oidc`,
     dbUrl: values.DB_URL,
@@ -132,6 +138,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: { enabled: Boolean(values.METRICS_TOKEN) || !production, token: values.METRICS_TOKEN },
     tracing: tracingOf(values),
   };
+}
+
+/**
+ * One process in development and tests (a debugger, a test's logs); in production every core, but on
+ * SQLite one: writers in several processes queue on its single write lock (docs/decisions.md).
+ */
+function defaultWorkers(production: boolean, dbUrl: string): number {
+  return production && !dbUrl.startsWith('sqlite:') ? availableParallelism() : 1;
 }
 
 /** Traces go out when an exporter is named, or when a collector is given (OTLP, the standard's default). */
