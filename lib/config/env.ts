@@ -110,7 +110,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = values.NODE_ENV === 'production';
   return {
     port: values.PORT,
-    workers: values.WORKERS ?? defaultWorkers(production, values.DB_URL),
+    // One process where a debugger or a test reads the logs; every core in production, on SQLite too
+    // (several writers on one file hold: docs/decisions.md, "Worker processes").
+    workers: values.WORKERS ?? (production ? availableParallelism() : 1),
     endpoint,
     issuer: `${endpoint}/oidc`,
     dbUrl: values.DB_URL,
@@ -138,14 +140,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: { enabled: Boolean(values.METRICS_TOKEN) || !production, token: values.METRICS_TOKEN },
     tracing: tracingOf(values),
   };
-}
-
-/**
- * One process in development and tests (a debugger, a test's logs); in production every core, but on
- * SQLite one: writers in several processes queue on its single write lock (docs/decisions.md).
- */
-function defaultWorkers(production: boolean, dbUrl: string): number {
-  return production && !dbUrl.startsWith('sqlite:') ? availableParallelism() : 1;
 }
 
 /** Traces go out when an exporter is named, or when a collector is given (OTLP, the standard's default). */
