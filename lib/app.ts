@@ -44,17 +44,21 @@ export type Service = {
  * Opens the database, brings it up to date, and assembles the HTTP service. Secrets shown once to
  * the operator (generated credentials, the console's setup token) go to `notices`, not the log,
  * once `listen` holds its port: a start that fails there has made and shown none.
+ *
+ * `prepare: false` (cluster workers after the first, lib/workers.ts) skips what a start does once
+ * for the database: the first worker has done it, and only one process must print the secrets.
  */
 export async function createService(
   config: Config,
   logger: Logger = createLogger(config),
   notices: NoticeStream = process.stderr,
+  { prepare = true }: { prepare?: boolean } = {},
 ): Promise<Service> {
   const db = await connectDatabase(config, (reason) => logger.warn({ reason }, 'database not reachable yet, retrying'));
   const starting: StartingService = { config, db, logger, notices };
   let readiness: ReadinessCheck;
   try {
-    for (const step of onDatabase) {
+    for (const step of prepare ? onDatabase : []) {
       await step(starting);
     }
     readiness = await ReadinessCheck.create(db, config.dbUrl, logger);
@@ -62,7 +66,9 @@ export async function createService(
     await db.destroy();
     throw error;
   }
-  logConfigWarnings(starting);
+  if (prepare) {
+    logConfigWarnings(starting);
+  }
   const cache = new SharedCache(db);
   await cache.sync();
   // The OpenTelemetry SDK is loaded only when tracing is configured: otherwise it costs nothing.
@@ -127,9 +133,11 @@ export async function createService(
         listening.once('listening', resolve);
         listening.once('error', reject);
       });
-      for (const step of afterListening) {
-        await step({ ...starting, readiness });
+      for (const step of prepare ? afterListening : []) {
+        await step(starting);
       }
+      // Until now a request could find what the steps make missing: not ready.
+      readiness.started();
       return listening;
     },
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */

@@ -5,7 +5,6 @@ import { configWarnings, type Config } from './config/env.ts';
 import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
 import { purgeExpiredStates } from './experience/state.ts';
-import type { ReadinessCheck } from './health/readiness.ts';
 import type { Logger, NoticeStream } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { purgeExpiredModels } from './oidc/adapter.ts';
@@ -18,7 +17,8 @@ import { checkSecretKeys } from './storage/sealed-columns.ts';
 // The steps `createService` (app.ts) runs around assembling the service, in the order it runs
 // them: connect to the database → `onDatabase` → the readiness check → `logConfigWarnings` → the
 // shared cache and tracing → the app, the webhook dispatcher and `housekeepingTasks` → `listen`
-// binds the port → `afterListening`.
+// binds the port → `afterListening` → ready. With several workers (lib/workers.ts) only the first
+// runs `onDatabase`, `logConfigWarnings` and `afterListening`: they are done once per start.
 
 /** What the steps work on; `notices` takes what is shown to the operator once, not logged. */
 export type StartingService = { config: Config; db: Knex; logger: Logger; notices: NoticeStream };
@@ -57,15 +57,12 @@ export function logConfigWarnings({ config, logger }: StartingService): void {
 
 /**
  * In order, once `listen` holds its port: the secrets they show the operator once (generated
- * credentials, the console's setup token) are shown only by a start that got it. Until the last, the
- * readiness check answers 'starting': a request could find what they make missing.
+ * credentials, the console's setup token) are shown only by a start that got it. Until they are
+ * done, the readiness check answers 'starting': a request could find what they make missing.
  */
-export const afterListening: ((service: StartingService & { readiness: ReadinessCheck }) => Promise<void> | void)[] = [
+export const afterListening: ((service: StartingService) => Promise<void>)[] = [
   ({ db, config, notices }) => ensureBootstrapAdmin(db, config, notices),
   ({ db, config, notices }) => offerSetupToken(db, config, notices),
-  ({ readiness }) => {
-    readiness.started();
-  },
 ];
 
 export const housekeepingInterval = 10 * 60 * 1000;

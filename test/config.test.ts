@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 import { expect } from 'chai';
 
@@ -137,4 +138,13 @@ describe('configuration', () => {
       expect(() => loadConfig(env)).to.throw(ConfigError, names);
     });
   }
+
+  it('runs one process unless in production, where WORKERS defaults to the number of cores; 1 to 256 when set', () => {
+    expect(loadConfig({}).workers).to.equal(1);
+    expect(loadConfig({ NODE_ENV: 'production' }).workers).to.equal(availableParallelism());
+    expect(loadConfig({ NODE_ENV: 'production', DB_URL: 'mysql://u:p@db/identity', WORKERS: '3' }).workers).to.equal(3);
+    for (const value of ['0', '257', '1.5', 'auto']) {
+      expect(() => loadConfig({ WORKERS: value }), value).to.throw(ConfigError, /^invalid configuration: WORKERS/);
+    }
+  });
 });

@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 import { z } from 'zod';
 
 import { settings, type SettingName } from '../../config/defaults.ts';
@@ -14,6 +16,7 @@ const url = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535),
+  WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   ENDPOINT: url.optional(),
   DB_URL: z.string().regex(/^(sqlite:.+|mysql:\/\/.+)$/, 'must be sqlite:<path> or mysql://user:pass@host:port/db'),
   DB_CONNECT_TIMEOUT: z.coerce.number().int().min(0).max(3600),
@@ -53,6 +56,8 @@ const schema = z.object({
 
 export type Config = {
   port: number;
+  /** Processes serving the port: above 1, a cluster primary and this many workers (lib/workers.ts). */
+  workers: number;
   endpoint: string;
   issuer: string;
   dbUrl: string;
@@ -105,6 +110,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = values.NODE_ENV === 'production';
   return {
     port: values.PORT,
+    // One process where a debugger or a test reads the logs; every core in production, on SQLite too
+    // (several writers on one file hold: docs/decisions.md, "Worker processes").
+    workers: values.WORKERS ?? (production ? availableParallelism() : 1),
     endpoint,
     issuer: `${endpoint}/oidc`,
     dbUrl: values.DB_URL,
