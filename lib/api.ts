@@ -39,6 +39,7 @@ import { userRoutes } from './users/routes.ts';
 import { noteManagementActor } from './management/audit-actor.ts';
 import { requireManagementToken } from './management/auth.ts';
 import { managementEvents } from './management/route-events.ts';
+import { emittedEvents } from './hooks/effects.ts';
 
 /** `middleware` for the paths `applies` to; the others pass by it. */
 const onlyUnder =
@@ -90,7 +91,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   accountRoutes(experience, context);
   accountMfaRoutes(experience, context);
 
-  const open = new Api(db);
+  const open = new Api(db, { effects: emittedEvents(cache) });
   publicSignInExperienceRoutes(open, context);
   consoleRoutes(open, context);
   open.add(

@@ -15,11 +15,13 @@ import { configFileProblems, importConfiguration, parseConfigFile } from './conf
 import { createAdministrator } from './console/administrators.ts';
 import { consoleUrl } from './console/console-app.ts';
 import { rotateSecrets } from './console/rotate-secrets.ts';
+import { outboxEffects } from './hooks/effects.ts';
 import { RequestError } from './http/errors.ts';
 import { connectDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { checkSecretKeys } from './storage/sealed-columns.ts';
 import { SharedCache } from './storage/shared-cache.ts';
+import { withTransaction } from './storage/transaction.ts';
 
 type Command = { summary: string; help: string; run: (args: string[]) => Promise<void> };
 
@@ -167,7 +169,11 @@ async function createAdmin(args: string[]): Promise<void> {
       ? { username: given.username, password: given.password }
       : await askMissing(given);
   await withDatabase(async (db, config) => {
-    const user = await createAdministrator(db, new SharedCache(db), { username, password }, {});
+    const cache = new SharedCache(db);
+    // No request caused it: its User.Created carries `data` only.
+    const user = await withTransaction(db, (trx) =>
+      createAdministrator(trx, cache, { username, password }, { effects: outboxEffects(trx, cache) }),
+    );
     console.log(`Created administrator ${username} (user id ${user.id}). Sign in at ${consoleUrl(config.endpoint)}`);
   });
 }

@@ -1,12 +1,10 @@
 import type { Knex } from 'knex';
 
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import { enqueueEvent } from '../hooks/outbox.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
-import type { Queryable } from '../storage/database.ts';
+import type { Effects } from '../shared/event-data.ts';
 import { lockCache, type SharedCache } from '../storage/shared-cache.ts';
-import { withTransaction } from '../storage/transaction.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
 import { consoleApp } from '../shared/console-ids.ts';
@@ -42,24 +40,23 @@ async function assertFirstRun(trx: Knex.Transaction, caller: FirstRunCaller): Pr
 
 /**
  * Creates a user holding the administrator role (password checked against the policy, as any
- * user's). With `firstRun` (the console's unauthenticated first run) the first run's rules apply;
- * without it (the CLI, whoever holds the database) it works whenever it is run.
+ * user's), in `trx`, its `User.Created` emitted through `effects` like any user's. With `firstRun`
+ * (the console's unauthenticated first run) the first run's rules apply; without it (the CLI,
+ * whoever holds the database) it works whenever it is run.
  */
 export async function createAdministrator(
-  db: Queryable,
+  trx: Knex.Transaction,
   cache: SharedCache,
   input: NewAdministrator,
-  { firstRun }: { firstRun?: FirstRunCaller },
+  { firstRun, effects }: { firstRun?: FirstRunCaller; effects: Effects },
 ): Promise<User> {
-  return withTransaction(db, async (trx) => {
-    await lockCache(trx, 'roles');
-    if (firstRun) {
-      await assertFirstRun(trx, firstRun);
-    }
-    const { passwordPolicy } = await currentSignInExperience(trx, cache);
-    const user = await createUser(trx, input, passwordPolicy);
-    await addRolesToUser(trx, user.id, [consoleApp.roleId]);
-    await enqueueEvent(trx, cache, 'User.Created', { data: user });
-    return user;
-  });
+  await lockCache(trx, 'roles');
+  if (firstRun) {
+    await assertFirstRun(trx, firstRun);
+  }
+  const { passwordPolicy } = await currentSignInExperience(trx, cache);
+  const user = await createUser(trx, input, passwordPolicy);
+  await addRolesToUser(trx, user.id, [consoleApp.roleId]);
+  await effects.emit('User.Created', { data: user });
+  return user;
 }

@@ -65,9 +65,10 @@ export function consoleRoutes(api: Api, { db, cache, config }: ServiceContext): 
       status: 201,
       errors: [409, 422],
     },
-    async ({ body: { setupToken, ...input } }, ctx, trx) =>
+    async ({ body: { setupToken, ...input } }, ctx, trx, effects) =>
       createAdministrator(trx, cache, input, {
         firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production },
+        effects,
       }),
   );
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 
-import type { HookEvent } from '../hooks/events.ts';
-import { enqueueEvent } from '../hooks/outbox.ts';
+import { outboxEffects } from '../hooks/effects.ts';
+import { requestOf } from '../hooks/payloads.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findUser } from '../users/queries.ts';
@@ -16,19 +16,11 @@ export async function recordInteractionEvent(
   trx: Queryable,
   cache: SharedCache,
   ctx: Context,
-  event: HookEvent,
+  event: 'PostRegister' | 'PostSignIn' | 'PostResetPassword',
   details: { interactionEvent: InteractionEvent; userId: string; applicationId?: string; sessionId?: string },
 ): Promise<void> {
   const user = await findUser(trx, details.userId);
-  await enqueueEvent(trx, cache, event, {
-    interactionEvent: details.interactionEvent,
-    sessionId: details.sessionId,
-    userId: details.userId,
-    user,
-    application: details.applicationId ? { id: details.applicationId } : undefined,
-    userIp: ctx.ip,
-    userAgent: ctx.get('user-agent'),
-  });
+  await outboxEffects(trx, cache, requestOf(ctx)).emit(event, { ...details, user });
 }
 
 /** A user data event caused by an end user (registration, reset, linking an email or phone). */
@@ -39,15 +31,7 @@ export async function recordUserDataEvent(
   event: 'User.Created' | 'User.Data.Updated',
   userId: string,
 ): Promise<void> {
-  await enqueueEvent(trx, cache, event, {
-    data: await findUser(trx, userId),
-    path: ctx.path,
-    method: ctx.method,
-    status: ctx.status,
-    params: {},
-    ip: ctx.ip,
-    userAgent: ctx.get('user-agent'),
-  });
+  await outboxEffects(trx, cache, requestOf(ctx)).emit(event, { data: await findUser(trx, userId) });
 }
 
 /** Security exceptions: an identifier locked, a recipient over its send limit. */
@@ -57,5 +41,5 @@ export async function recordExceptionEvent(
   event: 'Identifier.Lockout' | 'Message.RateLimited',
   fields: { type: string; value: string } | { action: 'VerificationCodeSend'; recipient: string },
 ): Promise<void> {
-  await enqueueEvent(db, cache, event, fields);
+  await outboxEffects(db, cache).emit(event, fields);
 }

@@ -1,3 +1,5 @@
+import type { EventName } from '../shared/event-data.ts';
+
 /**
  * The webhook event catalogue: the 27 events of the specification, in its three groups. The
  * management route → event map lives with the routes (lib/management/route-events.ts); this file
@@ -61,3 +63,7 @@ export function hookEventGroup(event: HookEvent): HookEventGroup {
   }
   throw new Error(`unknown hook event ${event}`);
 }
+
+/** The payload data of each event (lib/shared/event-data.ts) is declared for exactly these 27. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const payloadTypesCoverCatalogue: Same<HookEvent, EventName> = true;

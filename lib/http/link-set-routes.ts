@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
 import { z } from 'zod';
+
+import type { Effects } from '../shared/event-data.ts';
 
 import type { RequestError } from './errors.ts';
 import { setTotal } from './pagination.ts';
@@ -63,8 +64,8 @@ export type LinkSet<P extends Schema, Parent, Body, Q extends Schema, R extends 
     missing(id: string): RequestError;
   };
   store: LinkStore<Parent>;
-  /** A change that is an event: puts its data on `ctx.state` for lib/management/route-events.ts. */
-  changed?: (ctx: Context, params: z.output<P>, change: LinkChange) => void;
+  /** A change that is an event: emits it through the route's effects (lib/management/route-events.ts names it). */
+  changed?: (effects: Effects, params: z.output<P>, change: LinkChange) => Promise<void>;
   list?: {
     summary: string;
     query: Q;
@@ -125,11 +126,11 @@ export function linkSetRoutes<P extends z.ZodObject, Parent, Body, Q extends Sch
         status: spec.status,
         errors: spec.errors,
       },
-      async (input, ctx, trx) => {
+      async (input, _ctx, trx, effects) => {
         const found = await parent.lock(trx, input.params as z.output<P>);
         const ids = await child.check(trx, found, input.body);
         const change = await link(trx, found, ids);
-        set.changed?.(ctx, input.params as z.output<P>, change);
+        await set.changed?.(effects, input.params as z.output<P>, change);
         return spec.answer?.(input.body, ids, change.added);
       },
     );
@@ -157,13 +158,13 @@ export function linkSetRoutes<P extends z.ZodObject, Parent, Body, Q extends Sch
         params: itemParams,
         errors: set.remove.errors,
       },
-      async (input, ctx, trx) => {
+      async (input, _ctx, trx, effects) => {
         const id = (input.params as Record<string, string>)[child.param];
         const found = await parent.lock(trx, input.params as z.output<P>);
         if ((await store.remove(trx, found, [id])) === 0) {
           throw child.missing(id);
         }
-        set.changed?.(ctx, input.params as z.output<P>, { added: [], removed: [id] });
+        await set.changed?.(effects, input.params as z.output<P>, { added: [], removed: [id] });
       },
     );
   }

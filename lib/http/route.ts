@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { z } from 'zod';
 
+import type { Effects } from '../shared/event-data.ts';
 import { withTransaction } from '../storage/transaction.ts';
 
 import { RequestError } from './errors.ts';
@@ -35,7 +36,7 @@ export type RouteSpec<
   errors?: number[];
   /**
    * A write route (POST, PUT, PATCH, DELETE) runs its handler in one transaction, given to it as its
-   * `db`, and runs it again after a deadlock. `false` gives it the pool instead, for a route that
+   * third argument with the `Effects` it declares its events through, and runs it again after a deadlock. `false` gives it the pool instead, for a route that
    * waits on the network (no lock is held meanwhile) or must keep what it wrote when it fails: it
    * opens its own transactions (`withTransaction`) around its changes.
    */
@@ -46,35 +47,60 @@ export type RouteInput<P, Q, B> = { params: Out<P>; query: Out<Q>; body: Out<B> 
 /** Any route's input, as code serving every route sees it. */
 export type AnyRouteInput = { params: unknown; query: unknown; body: unknown };
 
+/** The pool, as a read (GET) handler gets it: it reads outside any transaction. */
+export type Reader = Knex;
+/** The pool, as a write handler without the route's transaction gets it: it opens its own (`withTransaction`). */
+export type Pool = Knex;
+
 /**
- * Where a handler reads and writes: the request's transaction for a write route, the pool for a
- * read (GET) and for a route without a transaction (`transaction: false`, or an Api whose routes
- * open their own).
+ * What a handler is given after its input and context: a read, the pool as a `Reader`; a write route,
+ * its transaction and the `Effects` it declares its events through; a write without the route's
+ * transaction (`transaction: false`, or an Api whose routes open their own), the `Pool`.
  */
-type HandlerDb<M extends Method, T extends false | undefined, W extends Writes> = M extends 'get'
-  ? Knex
+type HandlerArgs<M extends Method, T extends false | undefined, W extends Writes> = M extends 'get'
+  ? [db: Reader]
   : W extends 'own-transactions'
-    ? Knex
+    ? [db: Pool]
     : T extends false
-      ? Knex
-      : Knex.Transaction;
+      ? [db: Pool]
+      : [trx: Knex.Transaction, effects: Effects];
 
 /** A handler gets the validated input, the Koa context, and where to read and write. */
-type Handler<P, Q, B, R, Db> = (
+type Handler<P, Q, B, R, Args extends unknown[]> = (
   input: RouteInput<P, Q, B>,
   ctx: Context,
-  db: Db,
+  ...args: Args
 ) => R extends Schema ? Promise<z.input<R>> : Promise<void>;
 
 export type AnySpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>;
 
 /**
- * What some routes cause besides their answer (webhook events), written by `record` in the route's
- * transaction after its handler, so the change and its effects commit together or not at all.
+ * What a group's write routes cause besides their answer (webhook events). `open` gives one attempt
+ * of a write route its `Effects`, in the route's transaction; `close` runs after the handler, with its
+ * answer, in the same transaction, so the change and its effects commit together or not at all (a
+ * retried attempt opens afresh: its events are written once).
  */
 export type RouteEffects = {
-  applies(spec: AnySpec): boolean;
-  record(trx: Knex.Transaction, spec: AnySpec, input: AnyRouteInput, body: unknown, ctx: Context): Promise<void>;
+  /** The routes that have effects whatever their handler does: they must run in a transaction. */
+  declares(spec: AnySpec): boolean;
+  open(
+    trx: Knex.Transaction,
+    spec: AnySpec,
+    input: AnyRouteInput,
+    ctx: Context,
+  ): { effects: Effects; close(body: unknown): Promise<void> };
+};
+
+/** A group without effects: its write routes declare none, and emitting one is a mistake. */
+const noEffects: RouteEffects = {
+  declares: () => false,
+  open: (_trx, spec) => ({
+    effects: {
+      emit: (event) =>
+        Promise.reject(new Error(`${spec.method} ${spec.path} emits ${event}: its group has no effects`)),
+    },
+    close: () => Promise.resolve(),
+  }),
 };
 
 function parse<S extends Schema | undefined>(schema: S, value: unknown, where: string): Out<S> {
@@ -122,31 +148,36 @@ export class Api<W extends Writes = 'in-transaction'> {
     T extends false | undefined = undefined,
   >(
     spec: RouteSpec<P, Q, B, R> & { method: M; transaction?: T },
-    handler: Handler<P, Q, B, R, HandlerDb<M, T, W>>,
+    handler: Handler<P, Q, B, R, HandlerArgs<M, T, W>>,
   ): void {
     this.specs.push(spec);
     const success = spec.status ?? (spec.response ? 200 : 204);
     const inTransaction =
       spec.method !== 'get' && spec.transaction !== false && this.options.writes !== 'own-transactions';
-    const effects = this.options.effects?.applies(spec) ? this.options.effects : undefined;
-    if (effects && !inTransaction) {
+    const effects = this.options.effects ?? noEffects;
+    if (effects.declares(spec) && !inTransaction) {
       throw new Error(`${spec.method} ${spec.path}: a route with effects runs in a transaction`);
     }
-    const run = handler as Handler<P, Q, B, R, Knex | Knex.Transaction>;
+    const run = handler as Handler<P, Q, B, R, [Knex, Effects?]>;
     this.router[spec.method](spec.path, async (ctx) => {
       const input = {
         params: parse(spec.params, ctx.params, 'path'),
         query: parse(spec.query, ctx.query, 'query'),
         body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body'),
       } as RouteInput<P, Q, B>;
-      const attempt = async (db: Knex | Knex.Transaction) => {
+      const attempt = async (trx: Knex.Transaction) => {
         // Set first (again on a retry) so a handler may answer otherwise (a registration's 201, a reset's 204).
         ctx.status = success;
-        const result = await run(input, ctx, db);
-        await effects?.record(db as Knex.Transaction, spec, input, result, ctx);
+        const opened = effects.open(trx, spec, input, ctx);
+        const result = await run(input, ctx, trx, opened.effects);
+        await opened.close(result);
         return result;
       };
-      const body = inTransaction ? await withTransaction(this.db, attempt) : await attempt(this.db);
+      const direct = () => {
+        ctx.status = success;
+        return run(input, ctx, this.db);
+      };
+      const body = inTransaction ? await withTransaction(this.db, attempt) : await direct();
       if (ctx.status !== 204) {
         // Koa turns a null body into 204; a route that answers 200/201 without content sends `{}`.
         ctx.body = body ?? {};

@@ -101,8 +101,8 @@ export function organizationRoutes(api: Api, { db, cache }: ServiceContext): voi
       params: idParams,
       errors: [404],
     },
-    async ({ params }, ctx, trx) => {
-      ctx.state.eventData = await removeOrganization(trx, params.id);
+    async ({ params }, _ctx, trx, effects) => {
+      await effects.emit('Organization.Deleted', { data: await removeOrganization(trx, params.id) });
     },
   );
 

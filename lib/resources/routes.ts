@@ -279,7 +279,7 @@ export function resourceRoutes(api: Api, { db }: ServiceContext): void {
       params: scopeParams,
       errors: [404],
     },
-    async ({ params }, ctx, trx) => {
+    async ({ params }, _ctx, trx, effects) => {
       const scope = await findScope(trx, params.resourceId, params.scopeId);
       if (!scope) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'scope', id: params.scopeId });
@@ -288,7 +288,7 @@ export function resourceRoutes(api: Api, { db }: ServiceContext): void {
         throw new RequestError('resource.cannot_delete_management_api');
       }
       await deleteScope(trx, scope.id);
-      ctx.state.eventData = scope;
+      await effects.emit('Scope.Deleted', { data: scope });
     },
   );
 }

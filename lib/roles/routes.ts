@@ -148,9 +148,9 @@ export function roleRoutes(api: Api, { db }: ServiceContext): void {
 
   api.add(
     { method: 'delete', path: '/roles/:id', summary: 'Delete a role', tag, params: idParams, errors: [404] },
-    async ({ params }, ctx, trx) => {
+    async ({ params }, _ctx, trx, effects) => {
       assertNotInternal(params.id);
-      ctx.state.eventData = await getRole(trx, params.id);
+      await effects.emit('Role.Deleted', { data: await getRole(trx, params.id) });
       await deleteRole(trx, params.id);
     },
   );

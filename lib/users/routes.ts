@@ -89,8 +89,8 @@ export function userRoutes(api: Api, { db, cache }: ServiceContext): void {
       params: userParams,
       errors: [404],
     },
-    async ({ params }, ctx, trx) => {
-      ctx.state.eventData = toUser(await getUserRow(trx, params.userId));
+    async ({ params }, _ctx, trx, effects) => {
+      await effects.emit('User.Deleted', { data: toUser(await getUserRow(trx, params.userId)) });
       await revokeAccount(trx, params.userId);
       await deleteUser(trx, params.userId);
     },

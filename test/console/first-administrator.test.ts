@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 
 import { expect } from 'chai';
 
+import { Receiver } from '../hooks/receiver.ts';
 import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -31,6 +32,46 @@ describe('console: the first administrator', () => {
     const created = attempts.find((response) => response.statusCode === 201)!.body;
     const roles = await service.api.get(`users/${created.id}/roles`);
     expect(roles.body.map((role: { id: string }) => role.id)).to.deep.equal(['console-admin']);
+  });
+
+  it("sends the same User.Created envelope as the management API's, with the console route's request fields", async () => {
+    service = await startService();
+    const receiver = await Receiver.start();
+    try {
+      const hook = await service.api.post('hooks', {
+        json: { name: 'created users', events: ['User.Created'], config: { url: receiver.url } },
+      });
+      expect(hook.statusCode).to.equal(201);
+      const first = await service.http.post('api/console/first-administrator', {
+        json: { username: 'first_admin', password: 'Sturdy-Console-7' },
+        headers: { 'user-agent': 'console-test/1' },
+      });
+      expect(first.statusCode).to.equal(201);
+      const managed = await service.api.post('users', { json: { username: 'managed', password: 'Sturdy-Console-7' } });
+      expect(managed.statusCode).to.equal(200);
+
+      const payloads = (await receiver.waitFor(2)).map(
+        (request) => JSON.parse(request.body) as Record<string, unknown>,
+      );
+      const byUser = (id: string) => payloads.find((payload) => (payload.data as { id?: string }).id === id);
+      const console = byUser(first.body.id);
+      const management = byUser(managed.body.id);
+      expect(console, JSON.stringify(payloads)).to.not.equal(undefined);
+      expect(Object.keys(console!)).to.deep.equal(Object.keys(management!));
+      expect(console).to.include({
+        event: 'User.Created',
+        path: '/api/console/first-administrator',
+        method: 'POST',
+        status: 201,
+        matchedRoute: '/console/first-administrator',
+        userAgent: 'console-test/1',
+      });
+      expect(console!.params).to.deep.equal({});
+      expect(console!.ip).to.be.a('string').and.not.equal('');
+      expect(console!.data).to.deep.equal(first.body);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses a password the policy refuses, with its issues', async () => {

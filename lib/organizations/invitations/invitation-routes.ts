@@ -93,7 +93,7 @@ export function invitationRoutes(api: Api, db: Knex): void {
       response: invitationSchema,
       errors: [404, 422],
     },
-    async ({ params, body }, ctx, trx) => {
+    async ({ params, body }, _ctx, trx, effects) => {
       if (body.status === 'Revoked') {
         return revokeInvitation(trx, params.id);
       }
@@ -104,7 +104,7 @@ export function invitationRoutes(api: Api, db: Knex): void {
         });
       }
       const { invitation, membership } = await acceptInvitation(trx, params.id, acceptedUserId);
-      ctx.state.membershipDelta = membership;
+      await effects.emit('Organization.Membership.Updated', { membership });
       return invitation;
     },
   );

@@ -1,9 +1,11 @@
 import type { Context } from 'koa';
 
-import { enqueueEvent } from '../../hooks/outbox.ts';
+import { outboxEffects } from '../../hooks/effects.ts';
+import { requestOf } from '../../hooks/payloads.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { addLinks, linkedIds, organizationLinks } from '../links.ts';
+import { deltaOf } from '../members/memberships.ts';
 
 /**
  * Just-in-time membership: a user joins each of the organizations with the organization's JIT roles,
@@ -28,13 +30,8 @@ async function provision(
       organizationLinks.userRoles(organizationId, userId),
       await linkedIds(trx, organizationLinks.jitRoles(organizationId)),
     );
-    await enqueueEvent(trx, cache, 'Organization.Membership.Updated', {
-      organizationId,
-      addedUserIds: [userId],
-      path: ctx.path,
-      method: ctx.method,
-      ip: ctx.ip,
-      userAgent: ctx.get('user-agent'),
+    await outboxEffects(trx, cache, requestOf(ctx)).emit('Organization.Membership.Updated', {
+      membership: deltaOf(organizationId, { addedUserIds: [userId] }),
     });
     joined.push(organizationId);
   }

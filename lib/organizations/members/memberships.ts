@@ -1,19 +1,13 @@
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
 
 import type { LinkChange } from '../../http/link-set-routes.ts';
+import type { Effects, MembershipDelta } from '../../shared/event-data.ts';
 import { addLinks, organizationLinks } from '../links.ts';
 
-/** What a membership change did: the payload of Logto's `Organization.Membership.Updated` event. */
-export type MembershipDelta = {
-  organizationId: string;
-  addedUserIds: string[];
-  removedUserIds: string[];
-  addedApplicationIds: string[];
-  removedApplicationIds: string[];
-};
+export type { MembershipDelta };
 
-const membershipDelta = (
+/** A delta naming only what changed; the lists left out are empty. */
+export const deltaOf = (
   organizationId: string,
   change: Partial<Omit<MembershipDelta, 'organizationId'>>,
 ): MembershipDelta => ({
@@ -28,17 +22,18 @@ const membershipDelta = (
 /** Users and machine-to-machine applications are members the same way, each in their own table. */
 export type MemberKind = 'user' | 'application';
 
-/** The membership delta of a link-set change, put where the route's event reads it (lib/management/route-events.ts). */
+/** A link-set change of the members: its `Organization.Membership.Updated` event, with the delta. */
 export const membershipChanged =
   (kind: MemberKind) =>
-  (ctx: Context, params: { id: string }, change: LinkChange): void => {
-    ctx.state.membershipDelta = membershipDelta(
-      params.id,
-      kind === 'user'
-        ? { addedUserIds: change.added, removedUserIds: change.removed }
-        : { addedApplicationIds: change.added, removedApplicationIds: change.removed },
-    );
-  };
+  (effects: Effects, params: { id: string }, change: LinkChange): Promise<void> =>
+    effects.emit('Organization.Membership.Updated', {
+      membership: deltaOf(
+        params.id,
+        kind === 'user'
+          ? { addedUserIds: change.added, removedUserIds: change.removed }
+          : { addedApplicationIds: change.added, removedApplicationIds: change.removed },
+      ),
+    });
 
 /** For an accepted invitation: joins the user if needed and reports whether they were added. */
 export async function joinOrganization(
@@ -47,5 +42,5 @@ export async function joinOrganization(
   userId: string,
 ): Promise<MembershipDelta> {
   const addedUserIds = await addLinks(trx, organizationLinks.users(organizationId), [userId]);
-  return membershipDelta(organizationId, { addedUserIds });
+  return deltaOf(organizationId, { addedUserIds });
 }

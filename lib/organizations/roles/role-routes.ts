@@ -90,8 +90,8 @@ export function organizationRoleRoutes(api: Api, db: Knex): void {
       params: idParams,
       errors: [404],
     },
-    async ({ params }, ctx, trx) => {
-      ctx.state.eventData = await removeOrganizationRole(trx, params.id);
+    async ({ params }, _ctx, trx, effects) => {
+      await effects.emit('OrganizationRole.Deleted', { data: await removeOrganizationRole(trx, params.id) });
     },
   );
 }

@@ -79,8 +79,8 @@ export function organizationScopeRoutes(api: Api, db: Knex): void {
       params: idParams,
       errors: [404],
     },
-    async ({ params }, ctx, trx) => {
-      ctx.state.eventData = await removeOrganizationScope(trx, params.id);
+    async ({ params }, _ctx, trx, effects) => {
+      await effects.emit('OrganizationScope.Deleted', { data: await removeOrganizationScope(trx, params.id) });
     },
   );
 }

@@ -1,0 +1,79 @@
+import type { Context } from 'koa';
+
+import type { EventData, EventName, MembershipDelta } from '../shared/event-data.ts';
+import { hookEventGroup } from './events.ts';
+
+/** The request that caused an event: the data events' `path` … `userAgent`, the interaction events' `userIp`, `userAgent`. */
+export type EventRequest = {
+  path: string;
+  method: string;
+  status: number;
+  params: Record<string, unknown>;
+  matchedRoute: string;
+  ip: string;
+  userAgent: string;
+};
+
+/**
+ * The request of `ctx` as events name it. `matchedRoute` is the route's pattern without `/api`
+ * (@koa/router's `_matchedRoute`), `params` its parsed path parameters when the route has them.
+ */
+export function requestOf(ctx: Context, params?: unknown): EventRequest {
+  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return {
+    path: ctx.path,
+    method: ctx.method,
+    status: ctx.status,
+    params: { ...((params ?? ctx.params ?? {}) as Record<string, unknown>) },
+    matchedRoute: (typeof matched === 'string' ? matched : ctx.path).replace(/^\/api(?=\/)/, ''),
+    ip: ctx.ip,
+    userAgent: ctx.get('user-agent'),
+  };
+}
+
+const nonEmpty = (value: unknown) => Array.isArray(value) && value.length > 0;
+
+/** `organizationId`, and the delta's lists that are not empty (docs/webhooks.md, "The request"). */
+const membershipFields = (delta: MembershipDelta) =>
+  Object.fromEntries(Object.entries(delta).filter(([key, value]) => key === 'organizationId' || nonEmpty(value)));
+
+/**
+ * The payload of `event` after the envelope (`hookId`, `event`, `createdAt`, which `enqueueEvent`
+ * puts first), as CONTRACT.md §5 gives it, for every producer alike. `request` is absent only for a
+ * change no request caused (the CLI's administrator); exception events never carry one.
+ */
+export function buildPayload<E extends EventName>(
+  event: E,
+  data: EventData[E],
+  request: EventRequest | undefined,
+): Record<string, unknown> {
+  switch (hookEventGroup(event)) {
+    case 'exception':
+      return { ...data };
+    case 'interaction': {
+      const { interactionEvent, sessionId, userId, user, applicationId } = data as EventData['PostSignIn'];
+      return {
+        interactionEvent,
+        sessionId,
+        userId,
+        user,
+        application: applicationId ? { id: applicationId } : undefined,
+        userIp: request?.ip,
+        userAgent: request?.userAgent,
+      };
+    }
+    case 'data': {
+      const {
+        data: entity,
+        membership,
+        ...extra
+      } = data as EventData['User.Created'] & { membership?: MembershipDelta };
+      return {
+        data: entity ?? null,
+        ...request,
+        ...extra,
+        ...(membership ? membershipFields(membership) : {}),
+      };
+    }
+  }
+}
