@@ -1,7 +1,8 @@
 import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
-import { hasUsableFactor, listFactors, type FactorRow, type FactorType } from './factors.ts';
+import { hasUsableFactor } from './factors.ts';
+import { listFactors, type FactorRow, type FactorType } from './queries.ts';
 
 /** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */
 export type MfaProgress = {
