@@ -8,7 +8,7 @@ import { purgeExpiredStates } from './experience/state.ts';
 import type { ReadinessCheck } from './health/readiness.ts';
 import type { Logger, NoticeStream } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
-import { purgeExpiredModels } from './oidc/adapter.ts';
+import { purgeExpiredModels } from './sessions/queries.ts';
 import { purgeClientAuthFailures } from './oidc/client-auth-throttle.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
 import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
