@@ -164,3 +164,9 @@ export async function deleteScope(db: Queryable, id: string): Promise<void> {
   await bumpCacheVersion(db, 'resources');
   await bumpCacheVersion(db, 'roles');
 }
+
+/** The longest access-token lifetime any resource sets, in seconds (0 without resources). */
+export async function longestAccessTokenTtl(db: Queryable): Promise<number> {
+  const row = await db('resources').max({ ttl: 'access_token_ttl' }).first();
+  return Number(row?.ttl ?? 0);
+}
