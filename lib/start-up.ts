@@ -4,7 +4,7 @@ import { purgeExpiredVerifications } from './account/verifications.ts';
 import { configWarnings, type Config } from './config/env.ts';
 import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
-import { purgeExpiredStates } from './experience/state.ts';
+import { purgeExpiredStates } from './experience/state-queries.ts';
 import type { ReadinessCheck } from './health/readiness.ts';
 import type { Logger, NoticeStream } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
