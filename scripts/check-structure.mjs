@@ -128,9 +128,7 @@ const tableAccessAllowed = new Set([
   // Not converted yet.
   'account/verifications.ts',
   'audit/audit-log.ts', // the audit log's batch writer
-  'administrators/first-administrator.ts',
   'audit/names.ts',
-  'console/first-run.ts',
   'experience/send-rate-limit.ts',
   'experience/sentinel.ts',
   'experience/verification-codes.ts',
@@ -144,7 +142,6 @@ const tableAccessAllowed = new Set([
   'organizations/jit/jit.ts',
   'permissions/held-scopes.ts',
   'roles/assignments.ts',
-  'users/users.ts',
 ]);
 
 const problems = [];
