@@ -137,8 +137,6 @@ const tableAccessAllowed = new Set([
   'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
   'oidc/client-auth-throttle.ts',
   'oidc/grants/subject-token.ts',
-  'oidc/resource-servers.ts',
-  'oidc/revoked-tokens.ts',
   'organizations/jit/jit.ts',
   'permissions/held-scopes.ts',
   'roles/assignments.ts',
