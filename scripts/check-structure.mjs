@@ -133,7 +133,6 @@ const tableAccessAllowed = new Set([
   'experience/sentinel.ts',
   'experience/verification-codes.ts',
   'hooks/deliveries.ts',
-  'messages/development.ts',
   'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
   'oidc/client-auth-throttle.ts',
   'oidc/grants/subject-token.ts',
