@@ -129,7 +129,6 @@ const tableAccessAllowed = new Set([
   'account/verifications.ts',
   'audit/audit-log.ts', // the audit log's batch writer
   'audit/names.ts',
-  'experience/send-rate-limit.ts',
   'experience/sentinel.ts',
   'experience/verification-codes.ts',
   'hooks/deliveries.ts',
