@@ -134,7 +134,6 @@ const tableAccessAllowed = new Set([
   'hooks/deliveries.ts',
   'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
   'oidc/client-auth-throttle.ts',
-  'organizations/jit/jit.ts',
   'permissions/held-scopes.ts',
   'roles/assignments.ts',
 ]);
