@@ -109,33 +109,33 @@ const tableAccessPattern = /\b(?:db|trx)\(\s*['"`\w]/;
  */
 const tableAccessAllowed = new Set([
   // Infrastructure that reads or writes tables as such, not as a domain's entities.
-  'storage/migrate.ts', // migration bookkeeping
-  'storage/shared-cache.ts', // cache version rows of any domain
+  'storage/migrate.ts', // knex's migration bookkeeping
+  'storage/shared-cache.ts', // cache_versions, the version rows every domain's cache bumps
   'storage/sealed-columns.ts', // re-seals every sealed column, table by table
-  'health/readiness.ts', // probes the database
-  'metrics/endpoint.ts', // counts rows for gauges
+  'health/readiness.ts', // reads which migrations are applied
+  'metrics/endpoint.ts', // reads the delivery backlog for a gauge
   'config-transfer/export.ts', // every configuration table, generically
   'config-transfer/import.ts',
   'organizations/links.ts', // the link-set store, generic over link tables
   // Being reworked concurrently (routes' transactions and effects, the outbox and events).
   'hooks/outbox.ts',
   'organizations/jit/jit-provisioning.ts',
-  'management/bootstrap.ts',
   // Route files: their queries move with the routes' rework.
   'audit/routes.ts',
   'hooks/routes.ts',
   'oidc/impersonation-routes.ts',
   // Not converted yet.
   'account/verifications.ts',
+  'management/bootstrap.ts',
   'audit/audit-log.ts', // the audit log's batch writer
-  'audit/names.ts',
+  'audit/names.ts', // names of users and other entities for the log's readers, table by table
   'experience/sentinel.ts',
   'experience/verification-codes.ts',
   'hooks/deliveries.ts',
   'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
   'oidc/client-auth-throttle.ts',
   'permissions/held-scopes.ts',
-  'roles/assignments.ts',
+  'roles/assignments.ts', // locks the user's row, and users/ lies above roles/
 ]);
 
 const problems = [];
@@ -170,7 +170,7 @@ for (const component of cycles([...folderEdges.keys()], (folder) => folderEdges.
 }
 
 if (problems.length > 0) {
-  console.error(`lib/ imports do not go one way (docs/architecture.md):\n  ${problems.join('\n  ')}`);
+  console.error(`lib/ breaks its structure rules (docs/architecture.md):\n  ${problems.join('\n  ')}`);
   process.exit(1);
 }
 console.log(
