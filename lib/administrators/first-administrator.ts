@@ -1,4 +1,6 @@
 import type { Queryable } from '../storage/database.ts';
+import { firstAdministratorAt, setFirstAdministratorAt } from './queries.ts';
+import { deleteSetupTokens } from './setup-token-queries.ts';
 
 /**
  * The marker that an administrator once existed (`console_first_run`), which closes the console's
@@ -8,17 +10,11 @@ import type { Queryable } from '../storage/database.ts';
 
 /** Whether an administrator ever existed, however it was made (first run, CLI, management API). */
 export async function administratorEverExisted(db: Queryable): Promise<boolean> {
-  const row = await db('console_first_run')
-    .where({ id: 1 })
-    .first<{ first_administrator_at: number | null } | undefined>('first_administrator_at');
-  return row?.first_administrator_at != null;
+  return (await firstAdministratorAt(db)) !== null;
 }
 
 /** Called whenever a user is given the administrator role: the first run is over, its tokens void. */
 export async function noteAdministrator(db: Queryable): Promise<void> {
-  await db('console_first_run')
-    .where({ id: 1 })
-    .whereNull('first_administrator_at')
-    .update({ first_administrator_at: Date.now() });
-  await db('console_setup_tokens').delete();
+  await setFirstAdministratorAt(db, Date.now());
+  await deleteSetupTokens(db);
 }

@@ -1,21 +1,29 @@
 import { got, HTTPError } from 'got';
 import * as oidc from 'openid-client';
+import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 
 /** An external sign-in under way: what the callback must match (RFC 6749 state, OIDC nonce, PKCE). */
-export type ExternalAuthorization = { state: string; nonce: string; codeVerifier: string; redirectUri: string };
+export const externalAuthorizationSchema = z.object({
+  state: z.string(),
+  nonce: z.string(),
+  codeVerifier: z.string(),
+  redirectUri: z.string(),
+});
+export type ExternalAuthorization = z.output<typeof externalAuthorizationSchema>;
 
 /** Who an external identity provider says the user is. */
-export type ExternalUserInfo = {
-  id: string;
-  email?: string;
-  emailVerified?: boolean;
-  phone?: string;
-  name?: string;
-  avatar?: string;
-  rawData: Record<string, unknown>;
-};
+export const externalUserInfoSchema = z.object({
+  id: z.string(),
+  email: z.string().optional(),
+  emailVerified: z.boolean().optional(),
+  phone: z.string().optional(),
+  name: z.string().optional(),
+  avatar: z.string().optional(),
+  rawData: z.record(z.string(), z.unknown()),
+});
+export type ExternalUserInfo = z.output<typeof externalUserInfoSchema>;
 
 /** Where and how to send a user to sign in elsewhere: an OpenID provider, or a plain OAuth 2.0 server. */
 export type IdpSettings = {

@@ -5,6 +5,8 @@ import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
 import { consoleUrl } from './console-app.ts';
 import { administratorEverExisted } from '../administrators/first-administrator.ts';
+import { deleteSetupToken, insertSetupToken } from '../administrators/setup-token-queries.ts';
+import { roleHasUsers } from '../roles/queries.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 
 /**
@@ -19,7 +21,7 @@ import { consoleApp } from '../shared/console-ids.ts';
 export type FirstRun = 'local' | 'setup-token' | 'closed';
 
 export async function hasAdministrator(db: Queryable): Promise<boolean> {
-  return Boolean(await db('users_roles').where({ role_id: consoleApp.roleId }).first());
+  return roleHasUsers(db, consoleApp.roleId);
 }
 
 export async function firstRunOpen(db: Queryable, production: boolean): Promise<boolean> {
@@ -41,7 +43,7 @@ export async function offerSetupToken(
     return;
   }
   const token = randomBytes(32).toString('base64url');
-  await db('console_setup_tokens').insert({ token_hash: hashToken(token), created_at: Date.now() });
+  await insertSetupToken(db, hashToken(token));
   writeOneTimeSecret(
     notices,
     config.production,
@@ -54,9 +56,5 @@ export async function offerSetupToken(
 
 /** Spends a setup token: true once per token (inside the caller's transaction, so a rollback keeps it). */
 export async function spendSetupToken(db: Queryable, token: string): Promise<boolean> {
-  return (
-    (await db('console_setup_tokens')
-      .where({ token_hash: hashToken(token) })
-      .delete()) > 0
-  );
+  return deleteSetupToken(db, hashToken(token));
 }

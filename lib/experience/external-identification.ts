@@ -7,13 +7,9 @@ import { provisionByEmailDomain, provisionBySsoConnector } from '../organization
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findSsoConnector } from '../sso/queries.ts';
-import {
-  findUserBySocialIdentity,
-  findUserBySsoIdentity,
-  linkSocialIdentity,
-  linkSsoIdentity,
-} from '../users/identities.ts';
-import { findUserByIdentifier, updateUser, type UserRow } from '../users/queries.ts';
+import { linkSocialIdentity, linkSsoIdentity } from '../users/identities.ts';
+import { findUserByIdentifier, findUserRowBySocialIdentity, updateUser, type UserRow } from '../users/queries.ts';
+import { findUserRowBySsoIdentity } from '../users/sso-identity-queries.ts';
 import { createUser } from '../users/users.ts';
 import { recordUserDataEvent } from './events.ts';
 import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
@@ -94,7 +90,7 @@ async function identifyBySocial(
     throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: record.connectorId });
   }
   const { info } = identityOf(record);
-  const holder = await findUserBySocialIdentity(trx, connector.target, info.id);
+  const holder = await findUserRowBySocialIdentity(trx, connector.target, info.id);
   if (holder) {
     assertActive(holder);
     if (connector.syncProfile) {
@@ -159,7 +155,7 @@ async function identifyBySso(
     detail: { ...info.rawData },
   };
   let outcome: ExternalOutcome;
-  const holder = await findUserBySsoIdentity(trx, identity.issuer, identity.identityId);
+  const holder = await findUserRowBySsoIdentity(trx, identity.issuer, identity.identityId);
   if (holder) {
     assertActive(holder);
     await linkSsoIdentity(trx, holder.id, identity);

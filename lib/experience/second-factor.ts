@@ -6,7 +6,8 @@ import type { ErrorCode } from '../http/error-codes.ts';
 import { RequestError } from '../http/errors.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { useBackupCode } from '../mfa/backup-codes.ts';
-import { codesOf, findFactor, recordFactorUse, type FactorType } from '../mfa/factors.ts';
+import { recordFactorUse } from '../mfa/factors.ts';
+import { codesOf, findFactor, type FactorType } from '../mfa/queries.ts';
 import { acceptedStep } from '../mfa/totp.ts';
 
 const invalidCode = {

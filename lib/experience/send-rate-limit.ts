@@ -1,6 +1,7 @@
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
+import { countSendsSince, deleteSendsUpTo, insertSend, lockRecipient } from './message-send-queries.ts';
 
 /** At most this many verification messages per recipient in any window of `sendWindowMs` (Logto's default). */
 export const maxSendsPerWindow = 10;
@@ -39,18 +40,11 @@ export async function assertSendAllowed(
 ): Promise<void> {
   const since = now - windowMs;
   await withTransaction(db, async (trx) => {
-    await trx('message_recipients')
-      .insert({ recipient, last_sent_at: now })
-      .onConflict('recipient')
-      .merge({ last_sent_at: now });
-    const [{ sends }] = await trx('message_sends')
-      .where({ recipient })
-      .andWhere('created_at', '>', since)
-      .count({ sends: '*' });
-    if (Number(sends) >= maxSends) {
+    await lockRecipient(trx, recipient, now);
+    if ((await countSendsSince(trx, recipient, since)) >= maxSends) {
       throw new MessageRateLimited(recipient);
     }
-    await trx('message_sends').insert({ recipient, created_at: now });
+    await insertSend(trx, recipient, now);
   });
-  await db('message_sends').where({ recipient }).andWhere('created_at', '<=', since).delete();
+  await deleteSendsUpTo(db, recipient, since);
 }

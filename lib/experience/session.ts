@@ -5,7 +5,7 @@ import { noteAuditSubject } from '../audit/subject.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { Queryable } from '../storage/database.ts';
-import { loadState, saveState, type ExperienceState } from './state.ts';
+import { findState, saveState, type ExperienceState } from './state-queries.ts';
 
 export type ExperienceSession = {
   interaction: Interaction;
@@ -39,7 +39,10 @@ export function experienceSessions(db: Queryable, oidc: OidcService) {
     saver,
     async load(ctx: Context): Promise<ExperienceSession> {
       const details = await interaction(ctx);
-      const state = await loadState(db, details.uid);
+      const state = await findState(db, details.uid);
+      if (!state) {
+        throw new RequestError('session.interaction_not_found');
+      }
       noteAuditSubject(ctx, {
         kind: 'interaction',
         userId: state.userId,

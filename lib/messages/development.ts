@@ -1,17 +1,14 @@
 import type { Knex } from 'knex';
 
 import { generateId } from '../storage/ids.ts';
-import { recipientKey, type CodePurpose } from './codes.ts';
+import { recipientKey } from './codes.ts';
 import type { MessageConnector } from './message-connector.ts';
-
-export type DevelopmentMessage = {
-  id: string;
-  recipient: string;
-  type: 'email' | 'phone';
-  purpose: CodePurpose;
-  code: string;
-  createdAt: number;
-};
+import {
+  deleteDevelopmentMessagesBefore,
+  insertDevelopmentMessage,
+  listDevelopmentMessageRows,
+  type DevelopmentMessage,
+} from './queries.ts';
 
 /** Codes outlive their 10 minutes here only to explain what happened; a day is plenty. */
 const retentionMs = 24 * 60 * 60 * 1000;
@@ -24,36 +21,26 @@ export function developmentConnector(db: Knex): MessageConnector {
     async send({ to, type, purpose, code }) {
       // Strictly increasing per instance, so "newest first" holds for two sends in one millisecond.
       lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
-      await db('development_messages').insert({
+      await insertDevelopmentMessage(db, {
         id: generateId(),
         recipient: recipientKey({ type, value: to }),
         type,
         purpose,
         code,
-        created_at: lastCreatedAt,
+        createdAt: lastCreatedAt,
       });
-      await db('development_messages')
-        .where('created_at', '<', lastCreatedAt - retentionMs)
-        .delete();
+      await deleteDevelopmentMessagesBefore(db, lastCreatedAt - retentionMs);
     },
   };
 }
 
-type Row = {
-  id: string;
-  recipient: string;
-  type: 'email' | 'phone';
-  purpose: CodePurpose;
-  code: string;
-  created_at: number;
-};
-
 /** The newest messages first, to one recipient (an email or a phone number, normalised) or to anyone. */
 export async function listDevelopmentMessages(db: Knex, recipient?: string): Promise<DevelopmentMessage[]> {
-  const query = db('development_messages').orderBy('created_at', 'desc').limit(developmentMessagesPageSize);
-  if (recipient !== undefined) {
-    query.where({ recipient: recipientKey({ type: recipient.includes('@') ? 'email' : 'phone', value: recipient }) });
-  }
-  const rows = await query.select<Row[]>('*');
-  return rows.map(({ created_at: createdAt, ...row }) => ({ ...row, createdAt }));
+  return listDevelopmentMessageRows(
+    db,
+    developmentMessagesPageSize,
+    recipient === undefined
+      ? undefined
+      : recipientKey({ type: recipient.includes('@') ? 'email' : 'phone', value: recipient }),
+  );
 }

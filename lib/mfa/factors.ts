@@ -4,22 +4,21 @@ import type { ErrorCode } from '../http/error-codes.ts';
 import { RequestError } from '../http/errors.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { remainingCodes, type StoredBackupCode } from './backup-codes.ts';
+import {
+  codesOf,
+  deleteFactorRow,
+  factorTypes,
+  findFactor,
+  insertFactor,
+  recordTotpStep,
+  replaceBackupCodes,
+  type FactorRow,
+  type FactorType,
+} from './queries.ts';
 
-export const factorTypes = ['Totp', 'BackupCode'] as const;
-export type FactorType = (typeof factorTypes)[number];
-
-export type FactorRow = {
-  id: string;
-  user_id: string;
-  type: FactorType;
-  secret: string | null;
-  codes: string | null;
-  last_used_step: number | null;
-  last_used_at: number | null;
-  created_at: number;
-};
+// The MFA routes read factors from here, with the changes that check them.
+export { factorTypes, findFactor, listFactors } from './queries.ts';
 
 /** A factor as Logto's `GET /api/users/:userId/mfa-verifications` shows it: never its secret. */
 export const mfaVerificationSchema = z.object({
@@ -32,9 +31,6 @@ export const mfaVerificationSchema = z.object({
 
 export type MfaVerification = z.output<typeof mfaVerificationSchema>;
 
-export const codesOf = (row: FactorRow): StoredBackupCode[] =>
-  row.codes ? (JSON.parse(row.codes) as StoredBackupCode[]) : [];
-
 export function toMfaVerification(row: FactorRow): MfaVerification {
   return {
     id: row.id,
@@ -43,24 +39,6 @@ export function toMfaVerification(row: FactorRow): MfaVerification {
     ...(row.last_used_at !== null && { lastUsedAt: new Date(row.last_used_at).toISOString() }),
     ...(row.type === 'BackupCode' && { remainCodes: remainingCodes(codesOf(row)) }),
   };
-}
-
-/** Rows as read: a TOTP secret opened. */
-const opened = (db: Queryable, row: FactorRow): FactorRow =>
-  row.secret === null ? row : { ...row, secret: openSecret(db, sealedColumns.totpSecrets, row.id, row.secret) };
-
-export async function listFactors(db: Queryable, userId: string): Promise<FactorRow[]> {
-  const rows = await db('user_mfa_verifications')
-    .where({ user_id: userId })
-    .orderBy('created_at', 'asc')
-    .orderBy('id', 'asc')
-    .select<FactorRow[]>('*');
-  return rows.map((row) => opened(db, row));
-}
-
-export async function findFactor(db: Queryable, userId: string, type: FactorType): Promise<FactorRow | undefined> {
-  const row = await db('user_mfa_verifications').where({ user_id: userId, type }).first<FactorRow | undefined>();
-  return row && opened(db, row);
 }
 
 /** Backup codes alone are no second factor: they stand in for one that is lost. */
@@ -88,7 +66,7 @@ export async function addFactor(
     if (!renewable) {
       throw new RequestError(inUse[factor.type]);
     }
-    await trx('user_mfa_verifications').where({ id: existing.id }).delete();
+    await deleteFactorRow(trx, userId, existing.id);
   }
   const row: FactorRow = {
     id: generateId(),
@@ -101,9 +79,7 @@ export async function addFactor(
     created_at: Date.now(),
   };
   try {
-    await trx('user_mfa_verifications').insert(
-      row.secret === null ? row : { ...row, secret: sealSecret(trx, sealedColumns.totpSecrets, row.id, row.secret) },
-    );
+    await insertFactor(trx, row);
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new RequestError(inUse[factor.type]);
@@ -122,25 +98,11 @@ export async function recordFactorUse(
   row: FactorRow,
   use: { lastUsedStep: number } | { codes: StoredBackupCode[] },
 ): Promise<boolean> {
-  const now = Date.now();
-  if ('lastUsedStep' in use) {
-    const updated = await db('user_mfa_verifications')
-      .where({ id: row.id })
-      .where((step) => {
-        step.whereNull('last_used_step').orWhere('last_used_step', '<', use.lastUsedStep);
-      })
-      .update({ last_used_step: use.lastUsedStep, last_used_at: now });
-    return updated === 1;
-  }
-  const updated = await db('user_mfa_verifications')
-    .where({ id: row.id, codes: row.codes })
-    .update({ codes: JSON.stringify(use.codes), last_used_at: now });
-  return updated === 1;
+  return 'lastUsedStep' in use ? recordTotpStep(db, row.id, use.lastUsedStep) : replaceBackupCodes(db, row, use.codes);
 }
 
 export async function deleteFactor(trx: Queryable, userId: string, id: string): Promise<void> {
-  const deleted = await trx('user_mfa_verifications').where({ user_id: userId, id }).delete();
-  if (deleted === 0) {
+  if (!(await deleteFactorRow(trx, userId, id))) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'MFA verification', id });
   }
 }

@@ -1,15 +1,19 @@
+import { z } from 'zod';
+
 import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
-import { hasUsableFactor, listFactors, type FactorRow, type FactorType } from './factors.ts';
+import { hasUsableFactor } from './factors.ts';
+import { listFactors, type FactorRow, type FactorType } from './queries.ts';
 
 /** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */
-export type MfaProgress = {
-  verified?: boolean;
-  skipped?: boolean;
-  totp?: { secret: string; step: number };
-  backupCodes?: string[];
-};
+export const mfaProgressSchema = z.object({
+  verified: z.boolean().optional(),
+  skipped: z.boolean().optional(),
+  totp: z.object({ secret: z.string(), step: z.number() }).optional(),
+  backupCodes: z.array(z.string()).optional(),
+});
+export type MfaProgress = z.output<typeof mfaProgressSchema>;
 
 /** The factors this service implements, of those the settings enable. */
 export const enabledFactors = (settings: SignInExperience): FactorType[] =>

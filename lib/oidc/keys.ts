@@ -3,22 +3,27 @@ import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Knex } from 'knex';
 
+import { longestAccessTokenTtl } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
-import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
+import {
+  deleteKeyRow,
+  deleteKeysRetiredBy,
+  findKeyState,
+  insertKeys,
+  keysInUse,
+  listKeysOfKind,
+  loadKeyRows,
+  retireKeys,
+  signingJwkOf,
+  type KeyKind,
+  type KeyRow,
+  type NewKey,
+  type SigningKeyAlgorithm,
+} from './key-queries.ts';
 
-export type KeyKind = 'private-keys' | 'cookie-keys';
-export type SigningKeyAlgorithm = 'EC' | 'RSA';
-
-type KeyRow = {
-  id: string;
-  kind: KeyKind;
-  algorithm: SigningKeyAlgorithm | null;
-  value: string;
-  created_at: number;
-  rotated_at: number | null;
-};
+export type { KeyKind, SigningKeyAlgorithm } from './key-queries.ts';
 
 export type KeySet = {
   /** Private JWKs, the key in use for each algorithm first, then retired keys still published. */
@@ -28,8 +33,6 @@ export type KeySet = {
   /** Cookie signing keys, newest first (the first signs, all verify). */
   cookieKeys: string[];
 };
-
-type NewKey = Omit<KeyRow, 'created_at' | 'rotated_at'>;
 
 const jwsAlgorithm: Record<SigningKeyAlgorithm, string> = { EC: 'ES256', RSA: 'RS256' };
 
@@ -53,14 +56,8 @@ function newCookieKey(): NewKey {
   };
 }
 
-const sealed = (db: Queryable, key: NewKey): NewKey => ({
-  ...key,
-  value: sealSecret(db, sealedColumns.oidcKeys, key.id, key.value),
-});
-
 async function retention(db: Queryable): Promise<number> {
-  const row = await db('resources').max({ ttl: 'access_token_ttl' }).first();
-  return Math.max(idTokenTtl, Number(row?.ttl ?? 0)) * 1000;
+  return Math.max(idTokenTtl, await longestAccessTokenTtl(db)) * 1000;
 }
 
 type Wanted = { kind: KeyKind; algorithm: SigningKeyAlgorithm | null };
@@ -71,7 +68,7 @@ const wanted: Wanted[] = [
 ];
 
 async function missingKeys(db: Queryable): Promise<Wanted[]> {
-  const present = await db('oidc_keys').whereNull('rotated_at').select<KeyRow[]>('kind', 'algorithm');
+  const present = await keysInUse(db);
   return wanted.filter(
     ({ kind, algorithm }) => !present.some((row) => row.kind === kind && row.algorithm === algorithm),
   );
@@ -99,9 +96,7 @@ export async function ensureKeys(db: Knex): Promise<void> {
       stillMissing.some(({ kind, algorithm }) => key.kind === kind && key.algorithm === algorithm),
     );
     if (rows.length > 0) {
-      await trx('oidc_keys').insert(
-        rows.map((row) => ({ ...sealed(trx, row), created_at: Date.now(), rotated_at: null })),
-      );
+      await insertKeys(trx, rows, Date.now());
       await bumpCacheVersion(trx, 'keys');
     }
   });
@@ -109,23 +104,15 @@ export async function ensureKeys(db: Knex): Promise<void> {
 
 async function loadKeySet(db: Queryable): Promise<KeySet> {
   const window = await retention(db);
-  const now = Date.now();
-  const rows = await db('oidc_keys')
-    .where((query) => {
-      query.whereNull('rotated_at').orWhere('rotated_at', '>', now - window);
-    })
-    .orderByRaw('case when rotated_at is null then 0 else 1 end')
-    .orderBy('created_at', 'desc')
-    .select<KeyRow[]>('*');
   // Opened once per load into the cache: signing never decrypts.
-  const valueOf = (row: KeyRow) => openSecret(db, sealedColumns.oidcKeys, row.id, row.value);
-  const signing = rows.filter((row) => row.kind === 'private-keys').map((row) => JSON.parse(valueOf(row)) as JWK);
+  const rows = await loadKeyRows(db, Date.now() - window);
+  const signing: JWK[] = rows.filter((row) => row.kind === 'private-keys').map((row) => signingJwkOf(row.value));
   return {
     signing,
     publicJwks: {
       keys: signing.map(({ kty, crv, x, y, n, e, kid, alg, use }) => ({ kty, crv, x, y, n, e, kid, alg, use })),
     },
-    cookieKeys: rows.filter((row) => row.kind === 'cookie-keys').map(valueOf),
+    cookieKeys: rows.filter((row) => row.kind === 'cookie-keys').map((row) => row.value),
   };
 }
 
@@ -133,7 +120,7 @@ export const currentKeySet = (db: Queryable, cache: SharedCache) => cache.get('k
 
 export type KeySummary = { id: string; createdAt: number; signingKeyAlgorithm?: SigningKeyAlgorithm; retired: boolean };
 
-const summary = (row: KeyRow): KeySummary => ({
+const summary = (row: Omit<KeyRow, 'value'>): KeySummary => ({
   id: row.id,
   createdAt: row.created_at,
   ...(row.algorithm && { signingKeyAlgorithm: row.algorithm }),
@@ -143,13 +130,7 @@ const summary = (row: KeyRow): KeySummary => ({
 /** The keys of a kind that are still in use or published, newest first. */
 export async function listKeys(db: Queryable, kind: KeyKind): Promise<KeySummary[]> {
   const window = await retention(db);
-  const rows = await db('oidc_keys')
-    .where({ kind })
-    .where((query) => {
-      query.whereNull('rotated_at').orWhere('rotated_at', '>', Date.now() - window);
-    })
-    .orderBy('created_at', 'desc')
-    .select<KeyRow[]>('*');
+  const rows = await listKeysOfKind(db, kind, Date.now() - window);
   return rows.map(summary);
 }
 
@@ -161,10 +142,9 @@ export async function rotateKey(db: Queryable, kind: KeyKind, algorithm: Signing
   await withTransaction(db, async (trx) => {
     await lockCache(trx, 'keys');
     const now = Date.now();
-    const replaced = trx('oidc_keys').where({ kind }).whereNull('rotated_at');
-    await (kind === 'private-keys' ? replaced.where({ algorithm }) : replaced).update({ rotated_at: now });
+    await retireKeys(trx, kind, algorithm, now);
     const key = kind === 'private-keys' ? await newSigningKey(algorithm) : newCookieKey();
-    await trx('oidc_keys').insert({ ...sealed(trx, key), created_at: now, rotated_at: null });
+    await insertKeys(trx, [key], now);
     await pruneRetiredKeys(trx);
     await bumpCacheVersion(trx, 'keys');
   });
@@ -172,24 +152,21 @@ export async function rotateKey(db: Queryable, kind: KeyKind, algorithm: Signing
 
 export async function pruneRetiredKeys(db: Queryable): Promise<number> {
   const window = await retention(db);
-  return db('oidc_keys')
-    .whereNotNull('rotated_at')
-    .where('rotated_at', '<=', Date.now() - window)
-    .delete();
+  return deleteKeysRetiredBy(db, Date.now() - window);
 }
 
 /** Removes a retired key now (e.g. one that leaked). The key in use cannot be removed: rotate first. */
 export async function deleteKey(db: Queryable, kind: KeyKind, id: string): Promise<'deleted' | 'not-found' | 'in-use'> {
   return withTransaction(db, async (trx) => {
     await lockCache(trx, 'keys');
-    const row = await trx('oidc_keys').where({ kind, id }).first<KeyRow | undefined>();
-    if (!row) {
+    const state = await findKeyState(trx, kind, id);
+    if (!state) {
       return 'not-found';
     }
-    if (row.rotated_at === null) {
+    if (state === 'in-use') {
       return 'in-use';
     }
-    await trx('oidc_keys').where({ kind, id }).delete();
+    await deleteKeyRow(trx, kind, id);
     await bumpCacheVersion(trx, 'keys');
     return 'deleted';
   });

@@ -1,7 +1,7 @@
 import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 
 import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
-import { findResourceByIndicator } from '../resources/queries.ts';
+import { findResourceByIndicator, scopeNamesOfResource } from '../resources/queries.ts';
 import type { Resource } from '../resources/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
@@ -28,9 +28,7 @@ export function resourceServerInfo(db: Queryable, cache: SharedCache) {
     if (accountId) {
       return scopesHeldByUser(db, cache, accountId, resource.id);
     }
-    return cache.get('resources', `scopes:${resource.id}`, () =>
-      db('scopes').where({ resource_id: resource.id }).pluck<string[]>('name'),
-    );
+    return cache.get('resources', `scopes:${resource.id}`, () => scopeNamesOfResource(db, resource.id));
   }
 
   return async (ctx: KoaContextWithOIDC, indicator: string, client: { clientId: string }): Promise<ResourceServer> => {

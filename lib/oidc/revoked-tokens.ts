@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
+import { deleteRevokedTokensExpiredBy, insertRevokedToken, revokedJtisExpiringAfter } from './revoked-token-queries.ts';
 
 /**
  * The denylist of revoked JWT access tokens, by `jti`, kept until each token's own expiry. A JWT
@@ -17,12 +18,7 @@ const denylist = (db: Queryable, cache: SharedCache): Promise<ReadonlySet<string
   cache.get(
     'revokedTokens',
     'jtis',
-    async () =>
-      new Set(
-        await db('revoked_tokens')
-          .where('expires_at', '>', Date.now() - keptPastExpiry)
-          .pluck('jti'),
-      ),
+    async () => new Set(await revokedJtisExpiringAfter(db, Date.now() - keptPastExpiry)),
   );
 
 export function isRevoked(db: Queryable, cache: SharedCache, jti: string): Promise<boolean> {
@@ -37,10 +33,7 @@ export async function recordRevokedToken(db: Knex, cache: SharedCache, token: Re
     return;
   }
   await withTransaction(db, async (trx) => {
-    await trx('revoked_tokens')
-      .insert({ jti: token.jti, client_id: token.clientId, expires_at: token.expiresAt, revoked_at: Date.now() })
-      .onConflict('jti')
-      .ignore();
+    await insertRevokedToken(trx, token);
     await bumpCacheVersion(trx, 'revokedTokens');
   });
 }
@@ -50,7 +43,5 @@ export async function recordRevokedToken(db: Knex, cache: SharedCache, token: Re
  * keep them until the next revocation, which costs nothing but their bytes.
  */
 export async function pruneRevokedTokens(db: Queryable, now = Date.now()): Promise<number> {
-  return db('revoked_tokens')
-    .where('expires_at', '<=', now - keptPastExpiry)
-    .delete();
+  return deleteRevokedTokensExpiredBy(db, now - keptPastExpiry);
 }

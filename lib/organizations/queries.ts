@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
+import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import type { Organization } from './schemas.ts';
@@ -15,12 +16,14 @@ type OrganizationRow = {
   created_at: number;
 };
 
+const customDataOf = jsonColumn('organizations', 'custom_data', anyJsonObject);
+
 const toOrganization = (row: OrganizationRow): Organization => ({
   tenantId,
   id: row.id,
   name: row.name,
   description: row.description,
-  customData: JSON.parse(row.custom_data) as Record<string, unknown>,
+  customData: customDataOf(row.custom_data),
   isMfaRequired: Boolean(row.is_mfa_required),
   color: {},
   branding: {},

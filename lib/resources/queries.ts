@@ -164,3 +164,14 @@ export async function deleteScope(db: Queryable, id: string): Promise<void> {
   await bumpCacheVersion(db, 'resources');
   await bumpCacheVersion(db, 'roles');
 }
+
+/** The names of a resource's scopes. */
+export async function scopeNamesOfResource(db: Queryable, resourceId: string): Promise<string[]> {
+  return db('scopes').where({ resource_id: resourceId }).pluck<string[]>('name');
+}
+
+/** The longest access-token lifetime any resource sets, in seconds (0 without resources). */
+export async function longestAccessTokenTtl(db: Queryable): Promise<number> {
+  const row = await db('resources').max({ ttl: 'access_token_ttl' }).first();
+  return Number(row?.ttl ?? 0);
+}

@@ -203,6 +203,16 @@ export async function roleIdsOfUser(db: Queryable, userId: string): Promise<stri
   return db('users_roles').where({ user_id: userId }).pluck('role_id');
 }
 
+/** Whether any user holds the role. */
+export async function roleHasUsers(db: Queryable, roleId: string): Promise<boolean> {
+  return Boolean(await db('users_roles').where({ role_id: roleId }).first());
+}
+
+/** The User roles every new user is given. */
+export async function defaultUserRoleIds(db: Queryable): Promise<string[]> {
+  return db('roles').where({ type: 'User', is_default: true }).pluck<string[]>('id');
+}
+
 export async function userIdsOfRole(db: Queryable, roleId: string): Promise<string[]> {
   return db('users_roles').where({ role_id: roleId }).pluck('user_id');
 }

@@ -128,3 +128,8 @@ export async function deleteSsoConnector(trx: Queryable, id: string): Promise<nu
   await bumpCacheVersion(trx, 'connectors');
   return deleted;
 }
+
+/** Those of `ids` that name an SSO connector. */
+export async function existingSsoConnectorIds(db: Queryable, ids: string[]): Promise<string[]> {
+  return db('sso_connectors').whereIn('id', ids).pluck<string[]>('id');
+}

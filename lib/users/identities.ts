@@ -1,26 +1,29 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, identitiesBytes } from '../http/limits.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import type { UserRow } from './queries.ts';
+import {
+  deleteSocialIdentityIndex,
+  identitiesOf,
+  insertSocialIdentityIndex,
+  findUserRowBySocialIdentity,
+  updateIdentities,
+} from './queries.ts';
 import type { User } from './schemas.ts';
+import {
+  deleteSsoIdentity,
+  insertSsoIdentity,
+  updateSsoIdentityDetail,
+  type SsoIdentityLink,
+} from './sso-identity-queries.ts';
 import { getUserRowForUpdate } from './users.ts';
 
-export type SocialIdentity = User['identities'][string];
+// The identity routes read a user's enterprise identities from here, with the links they change.
+export { listSsoIdentities } from './sso-identity-queries.ts';
 
-/** The user holding an identity at a social connector's target. */
-export async function findUserBySocialIdentity(
-  db: Queryable,
-  target: string,
-  identityId: string,
-): Promise<UserRow | undefined> {
-  return db('users')
-    .whereIn('id', db('user_social_identities').where({ target, identity_id: identityId }).select('user_id'))
-    .first<UserRow | undefined>();
-}
+export type SocialIdentity = User['identities'][string];
 
 /**
  * Links (or replaces) the user's identity at `target`. The unique index refuses an identity held by
@@ -33,120 +36,41 @@ export async function linkSocialIdentity(
   identity: SocialIdentity,
 ): Promise<void> {
   const user = await getUserRowForUpdate(trx, userId);
-  const holder = await findUserBySocialIdentity(trx, target, identity.userId);
+  const holder = await findUserRowBySocialIdentity(trx, target, identity.userId);
   if (holder && holder.id !== userId) {
     throw new RequestError('user.identity_already_in_use');
   }
-  await trx('user_social_identities').where({ user_id: userId, target }).delete();
+  await deleteSocialIdentityIndex(trx, userId, target);
   try {
-    await trx('user_social_identities').insert({ user_id: userId, target, identity_id: identity.userId });
+    await insertSocialIdentityIndex(trx, userId, target, identity.userId);
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new RequestError('user.identity_already_in_use');
     }
     throw error;
   }
-  const identities = { ...(JSON.parse(user.identities) as User['identities']), [target]: identity };
+  const identities = { ...identitiesOf(user.identities), [target]: identity };
   assertJsonFits(identities, identitiesBytes, 'identities');
-  await trx('users')
-    .where({ id: userId })
-    .update({ identities: JSON.stringify(identities), updated_at: Date.now() });
+  await updateIdentities(trx, userId, identities);
 }
 
 export async function unlinkSocialIdentity(trx: Knex.Transaction, userId: string, target: string): Promise<void> {
   const user = await getUserRowForUpdate(trx, userId);
-  const { [target]: removed, ...identities } = JSON.parse(user.identities) as Record<
-    string,
-    SocialIdentity | undefined
-  >;
-  if (!removed) {
+  const identities = identitiesOf(user.identities);
+  if (!Object.hasOwn(identities, target)) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'identity', id: target });
   }
-  await trx('user_social_identities').where({ user_id: userId, target }).delete();
-  await trx('users')
-    .where({ id: userId })
-    .update({ identities: JSON.stringify(identities), updated_at: Date.now() });
-}
-
-/** An identity at an enterprise IdP, as Logto's `ssoIdentities` show it. */
-export type SsoIdentity = {
-  tenantId: string;
-  id: string;
-  userId: string;
-  issuer: string;
-  identityId: string;
-  detail: Record<string, unknown>;
-  createdAt: number;
-  updatedAt: number;
-  ssoConnectorId: string;
-};
-
-type SsoIdentityRow = {
-  id: string;
-  user_id: string;
-  sso_connector_id: string;
-  issuer: string;
-  identity_id: string;
-  detail: string;
-  created_at: number;
-  updated_at: number;
-};
-
-const toSsoIdentity = (row: SsoIdentityRow): SsoIdentity => ({
-  tenantId,
-  id: row.id,
-  userId: row.user_id,
-  issuer: row.issuer,
-  identityId: row.identity_id,
-  detail: JSON.parse(row.detail) as Record<string, unknown>,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  ssoConnectorId: row.sso_connector_id,
-});
-
-export async function listSsoIdentities(db: Queryable, userId: string): Promise<SsoIdentity[]> {
-  const rows = await db('user_sso_identities')
-    .where({ user_id: userId })
-    .orderBy('created_at', 'asc')
-    .select<SsoIdentityRow[]>('*');
-  return rows.map(toSsoIdentity);
-}
-
-/** The user an enterprise IdP's subject (namespaced by its issuer) belongs to. */
-export async function findUserBySsoIdentity(
-  db: Queryable,
-  issuer: string,
-  identityId: string,
-): Promise<UserRow | undefined> {
-  return db('users')
-    .whereIn('id', db('user_sso_identities').where({ issuer, identity_id: identityId }).select('user_id'))
-    .first<UserRow | undefined>();
+  await deleteSocialIdentityIndex(trx, userId, target);
+  await updateIdentities(trx, userId, Object.fromEntries(Object.entries(identities).filter(([key]) => key !== target)));
 }
 
 /** Links the IdP's subject to the user, or refreshes what the IdP said about them at this sign-in. */
-export async function linkSsoIdentity(
-  trx: Queryable,
-  userId: string,
-  identity: { ssoConnectorId: string; issuer: string; identityId: string; detail: Record<string, unknown> },
-): Promise<void> {
-  const now = Date.now();
-  const updated = await trx('user_sso_identities')
-    .where({ user_id: userId, issuer: identity.issuer, identity_id: identity.identityId })
-    .update({ detail: JSON.stringify(identity.detail), updated_at: now });
-  if (updated > 0) {
+export async function linkSsoIdentity(trx: Queryable, userId: string, identity: SsoIdentityLink): Promise<void> {
+  if (await updateSsoIdentityDetail(trx, userId, identity)) {
     return;
   }
   try {
-    await trx('user_sso_identities').insert({
-      id: generateId(),
-      user_id: userId,
-      sso_connector_id: identity.ssoConnectorId,
-      issuer: identity.issuer,
-      identity_id: identity.identityId,
-      detail: JSON.stringify(identity.detail),
-      created_at: now,
-      updated_at: now,
-    });
+    await insertSsoIdentity(trx, generateId(), userId, identity);
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new RequestError('user.identity_already_in_use');
@@ -156,8 +80,7 @@ export async function linkSsoIdentity(
 }
 
 export async function unlinkSsoIdentity(db: Queryable, userId: string, ssoConnectorId: string): Promise<void> {
-  const deleted = await db('user_sso_identities').where({ user_id: userId, sso_connector_id: ssoConnectorId }).delete();
-  if (deleted === 0) {
+  if (!(await deleteSsoIdentity(db, userId, ssoConnectorId))) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'SSO identity', id: ssoConnectorId });
   }
 }

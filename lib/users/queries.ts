@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 
 import type { Queryable } from '../storage/database.ts';
+import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
-import type { User, UserProfile } from './schemas.ts';
+import { userProfileSchema, userSchema, type User, type UserProfile } from './schemas.ts';
 
 export type UserRow = {
   id: string;
@@ -25,6 +26,11 @@ export type UserRow = {
   updated_at: number;
 };
 
+const customDataOf = jsonColumn('users', 'custom_data', anyJsonObject);
+/** Social identities by connector target, as `linkSocialIdentity` and the identity routes write them. */
+export const identitiesOf = jsonColumn('users', 'identities', userSchema.shape.identities);
+const profileOf = jsonColumn('users', 'profile', userProfileSchema);
+
 /** The user as the management API shows it: never the password digest. */
 export function toUser(row: UserRow): User {
   return {
@@ -34,12 +40,12 @@ export function toUser(row: UserRow): User {
     primaryPhone: row.primary_phone,
     name: row.name,
     avatar: row.avatar,
-    customData: JSON.parse(row.custom_data) as Record<string, unknown>,
-    identities: JSON.parse(row.identities) as User['identities'],
+    customData: customDataOf(row.custom_data),
+    identities: identitiesOf(row.identities),
     lastSignInAt: row.last_sign_in_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    profile: JSON.parse(row.profile) as UserProfile,
+    profile: profileOf(row.profile),
     applicationId: row.application_id,
     isSuspended: Boolean(row.is_suspended),
     hasPassword: row.password_digest !== null,
@@ -197,4 +203,35 @@ export async function listUsers(
   }
   const { rows, total } = await listPage<UserRow>(query, page);
   return { items: rows.map(toUser), total };
+}
+
+/** The user holding an identity at a social connector's target (`user_social_identities` indexes `users.identities`). */
+export async function findUserRowBySocialIdentity(
+  db: Queryable,
+  target: string,
+  identityId: string,
+): Promise<UserRow | undefined> {
+  return db('users')
+    .whereIn('id', db('user_social_identities').where({ target, identity_id: identityId }).select('user_id'))
+    .first<UserRow | undefined>();
+}
+
+/** Adds the index row of a social identity; the unique index refuses one another user holds. */
+export async function insertSocialIdentityIndex(
+  db: Queryable,
+  userId: string,
+  target: string,
+  identityId: string,
+): Promise<void> {
+  await db('user_social_identities').insert({ user_id: userId, target, identity_id: identityId });
+}
+
+export async function deleteSocialIdentityIndex(db: Queryable, userId: string, target: string): Promise<void> {
+  await db('user_social_identities').where({ user_id: userId, target }).delete();
+}
+
+export async function updateIdentities(db: Queryable, userId: string, identities: User['identities']): Promise<void> {
+  await db('users')
+    .where({ id: userId })
+    .update({ identities: JSON.stringify(identities), updated_at: Date.now() });
 }

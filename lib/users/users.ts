@@ -4,6 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, customDataBytes } from '../http/limits.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
+import { defaultUserRoleIds } from '../roles/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from '../sign-in-experience/password-policy.ts';
@@ -97,7 +98,7 @@ export async function createUser(
     customData: input.customData ?? {},
     profile: input.profile ?? {},
   });
-  await addRolesToUser(trx, id, await trx('roles').where({ type: 'User', is_default: true }).pluck<string[]>('id'));
+  await addRolesToUser(trx, id, await defaultUserRoleIds(trx));
   return toUser(await getUserRow(trx, id));
 }
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { createAdapter, purgeExpiredModels } from '../../lib/oidc/adapter.ts';
+import { createAdapter } from '../../lib/oidc/adapter.ts';
+import { purgeExpiredModels } from '../../lib/sessions/queries.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { freshDatabaseUrl } from '../support/database.ts';

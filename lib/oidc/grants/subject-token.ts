@@ -5,6 +5,7 @@ import { errors, type Provider } from 'oidc-provider';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { AccessTokenRefused, isApplicationToken, verifyAccessToken, type AccessTokenClaims } from '../access-tokens.ts';
+import { findImpersonationToken } from '../subject-token-queries.ts';
 
 export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
@@ -24,14 +25,6 @@ async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, toke
 
 export const hashSubjectToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-type ImpersonationRow = {
-  id: string;
-  user_id: string;
-  application_id: string | null;
-  expires_at: number;
-  consumed_at: number | null;
-};
-
 /**
  * Resolves a subject token to its user. Every failure is `invalid_request` naming the reason
  * (RFC 8693 §2.2.2); whether the user may still act is the caller's check.
@@ -45,9 +38,7 @@ export async function resolveSubject(
   type: string,
 ): Promise<Subject> {
   if (type === impersonationTokenType) {
-    const row = await db('subject_tokens')
-      .where({ token_hash: hashSubjectToken(token) })
-      .first<ImpersonationRow | undefined>();
+    const row = await findImpersonationToken(db, hashSubjectToken(token));
     if (!row) {
       throw invalid('is not a valid impersonation token');
     }
@@ -74,9 +65,4 @@ export async function resolveSubject(
     throw invalid('has no user subject (a client credentials token cannot be exchanged)');
   }
   return { userId: opaque.accountId };
-}
-
-/** Marks an impersonation token used; false when another exchange used it first. */
-export async function consumeImpersonationToken(db: Queryable, id: string): Promise<boolean> {
-  return (await db('subject_tokens').where({ id }).whereNull('consumed_at').update({ consumed_at: Date.now() })) === 1;
 }

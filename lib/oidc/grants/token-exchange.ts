@@ -11,7 +11,8 @@ import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { userStanding } from '../../users/queries.ts';
 import { accessTokenAlgorithm, findResourceCached } from '../resource-servers.ts';
-import { accessTokenType, consumeImpersonationToken, impersonationTokenType, resolveSubject } from './subject-token.ts';
+import { consumeImpersonationToken } from '../subject-token-queries.ts';
+import { accessTokenType, impersonationTokenType, resolveSubject } from './subject-token.ts';
 
 /** RFC 8693 token exchange: API A swaps a user's token for one whose audience is API B. */
 export const tokenExchangeGrantType = 'urn:ietf:params:oauth:grant-type:token-exchange';

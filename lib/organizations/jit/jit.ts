@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import { tenantId } from '../../shared/tenant.ts';
 import { RequestError } from '../../http/errors.ts';
+import { existingSsoConnectorIds } from '../../sso/queries.ts';
 import { addLinks, linkedAmong, organizationLinks } from '../links.ts';
 import { getOrganizationForUpdate } from '../lookups.ts';
 
@@ -22,7 +23,7 @@ export async function addJitEmailDomain(trx: Knex.Transaction, organizationId: s
 
 /** Organizations that admit the users of enterprise SSO connectors as they sign in. */
 export async function requireSsoConnectors(trx: Knex.Transaction, ids: string[]): Promise<void> {
-  const known = new Set<string>(await trx('sso_connectors').whereIn('id', ids).pluck('id'));
+  const known = new Set(await existingSsoConnectorIds(trx, ids));
   const missing = ids.find((id) => !known.has(id));
   if (missing !== undefined) {
     throw new RequestError('entity.relation_foreign_key_not_found', { entity: 'SSO connector', id: missing });

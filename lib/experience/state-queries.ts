@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+import { externalAuthorizationSchema, externalUserInfoSchema } from '../connectors/external-idp.ts';
+import { mfaProgressSchema } from '../mfa/sign-in-requirement.ts';
+import type { Queryable } from '../storage/database.ts';
+import { jsonColumn } from '../storage/json-column.ts';
+
+/*
+ * `experience_states`: an interaction's progress through the Experience API, one JSON document per
+ * oidc-provider interaction. Its schema is the state's type; only this service writes it.
+ */
+
+export const interactionEvents = ['SignIn', 'Register', 'ForgotPassword'] as const;
+export type InteractionEvent = (typeof interactionEvents)[number];
+
+/** A request's identifier; stored ones were checked by it when they came in. */
+export const identifierSchema = z.strictObject({
+  type: z.enum(['username', 'email', 'phone']),
+  value: z.string().min(1).max(128),
+});
+export type Identifier = z.output<typeof identifierSchema>;
+
+const storedIdentifier = z.object({ type: identifierSchema.shape.type, value: z.string() });
+
+/** What one step proved, kept until the interaction is submitted. */
+const verificationRecordSchema = z.union([
+  z.object({
+    id: z.string(),
+    type: z.literal('Password'),
+    identifier: storedIdentifier,
+    userId: z.string(),
+    verified: z.literal(true),
+  }),
+  z.object({
+    id: z.string(),
+    type: z.literal('NewPasswordIdentity'),
+    identifier: storedIdentifier,
+    passwordDigest: z.string(),
+    verified: z.literal(true),
+  }),
+  z.object({
+    id: z.string(),
+    type: z.enum(['EmailVerificationCode', 'PhoneVerificationCode']),
+    identifier: storedIdentifier,
+    codeId: z.string(),
+    verified: z.boolean(),
+  }),
+  /** A second factor: `secret` (or `codes`) when it is a new one being enrolled, not a proof of an existing one. */
+  z.object({
+    id: z.string(),
+    type: z.literal('Totp'),
+    userId: z.string(),
+    secret: z.string().optional(),
+    step: z.number().optional(),
+    verified: z.boolean(),
+  }),
+  z.object({
+    id: z.string(),
+    type: z.literal('BackupCode'),
+    userId: z.string(),
+    codes: z.array(z.string()).optional(),
+    verified: z.boolean(),
+  }),
+  z.object({
+    id: z.string(),
+    type: z.enum(['Social', 'EnterpriseSso']),
+    connectorId: z.string(),
+    authorization: externalAuthorizationSchema,
+    userInfo: externalUserInfoSchema.optional(),
+    /** EnterpriseSso: the IdP's issuer, the namespace of `userInfo.id`. */
+    issuer: z.string().optional(),
+    verified: z.boolean(),
+  }),
+]);
+export type VerificationRecord = z.output<typeof verificationRecordSchema>;
+
+/** The profile a registration (or a sign-in that must complete it) is building. */
+const pendingProfileSchema = z.object({
+  username: z.string().optional(),
+  primaryEmail: z.string().optional(),
+  primaryPhone: z.string().optional(),
+  passwordDigest: z.string().optional(),
+  /** A verified social identity to link at submit (POST /experience/profile {type:'social'}). */
+  socialVerificationId: z.string().optional(),
+});
+export type PendingProfile = z.output<typeof pendingProfileSchema>;
+
+const experienceStateSchema = z.object({
+  interactionEvent: z.enum(interactionEvents),
+  records: z.record(z.string(), verificationRecordSchema),
+  /** The user identified (or created) by `identification`. */
+  userId: z.string().optional(),
+  profile: pendingProfileSchema,
+  /** ForgotPassword: the new password, applied at submit. */
+  newPasswordDigest: z.string().optional(),
+  mfa: mfaProgressSchema.optional(),
+});
+export type ExperienceState = z.output<typeof experienceStateSchema>;
+
+const stateOf = jsonColumn('experience_states', 'state', experienceStateSchema);
+
+/** The interaction's state, unless it has none or it expired. */
+export async function findState(db: Queryable, interactionUid: string): Promise<ExperienceState | undefined> {
+  const row = await db('experience_states')
+    .where({ interaction_uid: interactionUid })
+    .where('expires_at', '>', Date.now())
+    .first<{ state: string } | undefined>();
+  return row && stateOf(row.state);
+}
+
+/** Lives as long as the provider's interaction it belongs to. */
+export async function saveState(
+  db: Queryable,
+  interactionUid: string,
+  state: ExperienceState,
+  expiresAt: number,
+): Promise<void> {
+  await db('experience_states')
+    .insert({ interaction_uid: interactionUid, state: JSON.stringify(state), expires_at: expiresAt })
+    .onConflict('interaction_uid')
+    .merge();
+}
+
+export async function deleteState(db: Queryable, interactionUid: string): Promise<void> {
+  await db('experience_states').where({ interaction_uid: interactionUid }).delete();
+}
+
+export async function purgeExpiredStates(db: Queryable): Promise<number> {
+  return db('experience_states').where('expires_at', '<=', Date.now()).delete();
+}
