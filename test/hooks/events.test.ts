@@ -485,6 +485,20 @@ describe("hooks: which action emits which event (the specification's tables)", (
       });
       expect(replaced.payloads['Organization.Membership.Updated'].matchedRoute).to.equal('/organizations/:id/users');
 
+      // Adding a member again changes nothing for that member: only the new one is reported.
+      const readded = await management(
+        () => api().post(`organizations/${organization.id}/users`, { json: { userIds: [three.id, one.id] } }),
+        201,
+        ['Organization.Membership.Updated'],
+      );
+      expectMembership(readded.payloads['Organization.Membership.Updated'], organization.id, {
+        addedUserIds: [one.id],
+      });
+      expect(
+        (await api().delete(`organizations/${organization.id}/users/${one.id}`)).statusCode,
+        'back to two and three',
+      ).to.equal(204);
+
       const removed = await management(() => api().delete(`organizations/${organization.id}/users/${two.id}`), 204, [
         'Organization.Membership.Updated',
       ]);
