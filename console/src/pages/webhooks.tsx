@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 
+import { hookEventGroups } from '../../../lib/hooks/events.ts';
+
 import { api, type ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import {
@@ -39,37 +41,11 @@ type Attempt = {
   };
 };
 
-/** The specification's three groups of events (lib/hooks/events.ts). */
-const eventGroups: Array<[string, string[]]> = [
-  ['User interaction events', ['PostRegister', 'PostSignIn', 'PostResetPassword']],
-  [
-    'Data mutation events',
-    [
-      'User.Created',
-      'User.Deleted',
-      'User.Data.Updated',
-      'User.SuspensionStatus.Updated',
-      'Role.Created',
-      'Role.Deleted',
-      'Role.Data.Updated',
-      'Role.Scopes.Updated',
-      'Scope.Created',
-      'Scope.Deleted',
-      'Scope.Data.Updated',
-      'Organization.Created',
-      'Organization.Deleted',
-      'Organization.Data.Updated',
-      'Organization.Membership.Updated',
-      'OrganizationRole.Created',
-      'OrganizationRole.Deleted',
-      'OrganizationRole.Data.Updated',
-      'OrganizationRole.Scopes.Updated',
-      'OrganizationScope.Created',
-      'OrganizationScope.Deleted',
-      'OrganizationScope.Data.Updated',
-    ],
-  ],
-  ['Exception events', ['Identifier.Lockout', 'Message.RateLimited']],
+/** The specification's three groups of events, headed as the specification heads them. */
+const eventGroups: Array<[string, readonly string[]]> = [
+  ['User interaction events', hookEventGroups.interaction],
+  ['Data mutation events', hookEventGroups.data],
+  ['Exception events', hookEventGroups.exception],
 ];
 
 /** Headers typed as `Name: value` lines. */
