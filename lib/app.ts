@@ -151,6 +151,7 @@ export async function createService(
         await closing;
       }
       await audit.flush();
+      cache.close();
       await db.destroy();
       await tracing?.shutdown();
       logger.flush();

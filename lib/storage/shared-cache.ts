@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+import Database from 'better-sqlite3';
+
 import { knexClient, type Queryable } from './database.ts';
 
 /**
@@ -39,6 +41,41 @@ export async function lockCache(trx: Queryable, name: CacheName): Promise<void> 
     .update({ version: trx.raw('version') });
 }
 
+type VersionWatcher = { changedVersions(): VersionRow[] | undefined; close(): void };
+
+/**
+ * A read-only connection to a SQLite file that answers the versions when another connection has
+ * committed since it last looked. Undefined for MySQL and an in-memory database (no second
+ * connection sees it), or when the file cannot be opened so.
+ */
+function openVersionWatcher(db: Knex): VersionWatcher | undefined {
+  const { client, connection } = knexClient(db).config as { client: string; connection?: { filename?: string } };
+  const filename = client === 'better-sqlite3' ? connection?.filename : undefined;
+  if (filename === undefined || filename === ':memory:') {
+    return undefined;
+  }
+  let watcher: Database.Database;
+  try {
+    watcher = new Database(filename, { readonly: true, fileMustExist: true });
+  } catch {
+    return undefined;
+  }
+  const dataVersion = watcher.prepare<[], number>('pragma data_version').pluck();
+  const versions = watcher.prepare<[], VersionRow>('select name, version from cache_versions');
+  let seen: number | undefined;
+  return {
+    changedVersions() {
+      const now = dataVersion.get();
+      if (now === seen) {
+        return undefined;
+      }
+      seen = now;
+      return versions.all();
+    },
+    close: () => watcher.close(),
+  };
+}
+
 /**
  * In-memory copies of rows that rarely change (clients, resources, keys). Each instance reads the
  * small `cache_versions` table once per request (`sync`) and drops what another instance changed,
@@ -48,34 +85,36 @@ export class SharedCache {
   readonly #versions = new Map<CacheName, number>();
   readonly #stores = new Map<CacheName, Map<string, Promise<unknown>>>();
 
-  constructor(private readonly db: Knex) {}
+  #watcher: VersionWatcher | undefined;
 
-  #statement: { all(): VersionRow[] } | undefined;
+  constructor(private readonly db: Knex) {
+    this.#watcher = openVersionWatcher(db);
+  }
 
   /**
-   * The one query every request makes. On SQLite it runs as a statement prepared once on the
-   * connection (knex would build and prepare it each time, a seventh of a token request's CPU);
-   * a read there may see a bump of a transaction not yet committed, which only empties a cache
-   * early. On MySQL it is an ordinary query.
+   * The one read every request makes. On a SQLite file it asks a read-only connection of its own
+   * whether anything was committed since its last look (`pragma data_version`, a counter in the
+   * file's shared memory that moves on every commit by another connection, this process's pool
+   * included) and reads the rows only then: a fifth of the cost of reading them. Elsewhere it is
+   * an ordinary query.
    */
-  async #readVersions(): Promise<VersionRow[]> {
-    if (knexClient(this.db).config.client !== 'better-sqlite3') {
+  async #readVersions(): Promise<VersionRow[] | undefined> {
+    if (!this.#watcher) {
       return this.db('cache_versions').select<VersionRow[]>('name', 'version');
     }
     try {
-      this.#statement ??= await this.#prepare();
-      return this.#statement.all();
+      return this.#watcher.changedVersions();
     } catch {
-      this.#statement = undefined;
+      // A file moved or removed under a running service: the pool reports it on its next query.
+      this.close();
       return this.db('cache_versions').select<VersionRow[]>('name', 'version');
     }
   }
 
-  async #prepare(): Promise<{ all(): VersionRow[] }> {
-    const client = knexClient(this.db);
-    const connection = (await client.acquireConnection()) as { prepare(sql: string): { all(): VersionRow[] } };
-    client.releaseConnection(connection);
-    return connection.prepare('select name, version from cache_versions');
+  /** Closes what the cache opened beside the pool. */
+  close(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
   }
 
   #running: Promise<void> | undefined;
@@ -102,7 +141,7 @@ export class SharedCache {
 
   async #read(): Promise<void> {
     const rows = await this.#readVersions();
-    for (const { name, version } of rows) {
+    for (const { name, version } of rows ?? []) {
       if (this.#versions.get(name) !== version) {
         this.#versions.set(name, version);
         this.#stores.get(name)?.clear();
