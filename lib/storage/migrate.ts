@@ -42,12 +42,41 @@ export async function migrationsFromNewerRelease(db: Knex): Promise<string[]> {
 }
 
 /**
- * Instances starting together race on knex's bookkeeping tables and lock; the loser waits and
- * tries again (the migrations themselves run once, under knex's lock).
+ * Instances starting together race on knex's bookkeeping tables; the loser waits and tries again
+ * (the migrations themselves run once, under knex's lock).
  */
 const startRace = (error: unknown) =>
   (error as Error).name === 'MigrationLocked' ||
   /knex_migrations\S*`? .*already exists/i.test((error as Error).message);
+
+/**
+ * knex's bookkeeping tables, as knex makes them, with the lock's one row written here. knex inserts
+ * that row when it finds the table empty: two instances starting together can both find it so, and
+ * with two rows its lock can never be taken (every start waits, then fails). Row 1 is inserted
+ * unless it exists, so a race leaves one row; extra rows an earlier race left are removed (they
+ * hold no lock: with two rows none could be taken).
+ */
+async function ensureBookkeeping(db: Knex): Promise<void> {
+  const tables: Record<string, (table: Knex.CreateTableBuilder) => void> = {
+    knex_migrations: (table) => {
+      table.increments();
+      table.string('name');
+      table.integer('batch');
+      table.timestamp('migration_time');
+    },
+    knex_migrations_lock: (table) => {
+      table.increments('index').primary();
+      table.integer('is_locked');
+    },
+  };
+  for (const [name, columns] of Object.entries(tables)) {
+    if (!(await db.schema.hasTable(name))) {
+      await db.schema.createTable(name, columns);
+    }
+  }
+  await db('knex_migrations_lock').insert({ index: 1, is_locked: 0 }).onConflict('index').ignore();
+  await db('knex_migrations_lock').whereNot({ index: 1 }).delete();
+}
 
 /** How long an instance waits for another's migrations (a first run on MySQL takes a while). */
 const lockWaitMs = 5 * 60 * 1000;
@@ -57,6 +86,7 @@ export async function migrateToLatest(db: Knex): Promise<string[]> {
   const started = Date.now();
   for (;;) {
     try {
+      await ensureBookkeeping(db);
       // A newer release's migrations in the database are no reason to stop (migrationsFromNewerRelease).
       const [, applied] = (await db.migrate.latest({
         migrationSource: source,

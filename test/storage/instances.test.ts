@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
-import { freshDatabaseUrl } from '../support/database.ts';
+import { freshDatabaseUrl, openDatabase } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 describe('one database, several lives', () => {
@@ -42,6 +42,52 @@ describe('one database, several lives', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('starts on a database where instances starting together left two migration lock rows', async function () {
+    this.timeout(30_000);
+    // knex creates its lock table and then, finding it empty, inserts the lock row: two instances
+    // starting at once could both find it empty, and with two rows no one ever takes the lock.
+    const dbUrl = await freshDatabaseUrl();
+    const db = openDatabase(dbUrl);
+    try {
+      await db.schema.createTable('knex_migrations', (table) => {
+        table.increments();
+        table.string('name');
+        table.integer('batch');
+        table.timestamp('migration_time');
+      });
+      await db.schema.createTable('knex_migrations_lock', (table) => {
+        table.increments('index').primary();
+        table.integer('is_locked');
+      });
+      await db('knex_migrations_lock').insert([{ is_locked: 0 }, { is_locked: 0 }]);
+    } finally {
+      await db.destroy();
+    }
+    const service = await startService({ dbUrl });
+    try {
+      expect((await service.http.get('health/ready')).statusCode).to.equal(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  describe('several instances at once', () => {
+    it('migrate once and all start, however their starts interleave', async function () {
+      this.timeout(120_000);
+      for (let round = 0; round < 3; round += 1) {
+        const dbUrl = await freshDatabaseUrl();
+        const services = await Promise.all(Array.from({ length: 4 }, () => startService({ dbUrl })));
+        try {
+          for (const service of services) {
+            expect((await service.http.get('health/ready')).statusCode).to.equal(200);
+          }
+        } finally {
+          await Promise.all(services.map((service) => service.stop()));
+        }
+      }
+    });
   });
 
   describe('two instances at once', () => {
