@@ -129,7 +129,6 @@ const tableAccessAllowed = new Set([
   'management/bootstrap.ts',
   'audit/audit-log.ts', // the audit log's batch writer
   'audit/names.ts', // names of users and other entities for the log's readers, table by table
-  'experience/verification-codes.ts',
   'hooks/deliveries.ts',
   'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
   'oidc/client-auth-throttle.ts',
