@@ -125,7 +125,6 @@ const tableAccessAllowed = new Set([
   'hooks/routes.ts',
   'oidc/impersonation-routes.ts',
   // Not converted yet.
-  'account/verifications.ts',
   'management/bootstrap.ts',
   'audit/audit-log.ts', // the audit log's batch writer
   'audit/names.ts', // names of users and other entities for the log's readers, table by table
