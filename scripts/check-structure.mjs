@@ -119,7 +119,6 @@ const tableAccessAllowed = new Set([
   'organizations/links.ts', // the link-set store, generic over link tables
   // Being reworked concurrently (routes' transactions and effects, the outbox and events).
   'hooks/outbox.ts',
-  'organizations/jit/jit-provisioning.ts',
   // Route files: their queries move with the routes' rework.
   'audit/routes.ts',
   'hooks/routes.ts',
