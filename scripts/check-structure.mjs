@@ -128,7 +128,6 @@ const tableAccessAllowed = new Set([
   'audit/audit-log.ts', // the audit log's batch writer
   'audit/names.ts', // names of users and other entities for the log's readers, table by table
   'hooks/deliveries.ts',
-  'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
   'oidc/client-auth-throttle.ts',
   'permissions/held-scopes.ts',
   'roles/assignments.ts', // locks the user's row, and users/ lies above roles/
