@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { purgeExpiredVerifications } from './account/verifications.ts';
+import { purgeExpiredVerifications } from './account/verification-queries.ts';
 import { configWarnings, type Config } from './config/env.ts';
 import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';

@@ -1,14 +1,16 @@
 import { z } from 'zod';
 
 import { accountUser } from './auth.ts';
-import { consumeVerifications, proofHeader, requireIdentityProof } from './verifications.ts';
+import { consumeVerifications } from './verification-queries.ts';
+import { proofHeader, requireIdentityProof } from './verifications.ts';
 import { recordUserDataEvent } from '../experience/events.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { newBackupCodes, storedBackupCodes } from '../mfa/backup-codes.ts';
-import { addFactor, deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from '../mfa/factors.ts';
+import { addFactor, deleteFactor, mfaVerificationSchema, toMfaVerification } from '../mfa/factors.ts';
+import { listFactors } from '../mfa/queries.ts';
 import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 
 const tag = 'Account MFA';

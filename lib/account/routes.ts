@@ -15,14 +15,8 @@ import { email, phone } from '../users/schemas.ts';
 import { changeUser, userInfoOf } from '../users/users.ts';
 import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
 import { accountUser } from './auth.ts';
-import {
-  consumeVerifications,
-  getVerification,
-  insertVerification,
-  markVerified,
-  proofHeader,
-  requireIdentityProof,
-} from './verifications.ts';
+import { consumeVerifications, markVerified } from './verification-queries.ts';
+import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
 
 const tag = 'Account';
 const created = z.object({ verificationRecordId: z.string(), expiresAt: z.string() });
@@ -79,7 +73,7 @@ export function accountRoutes(
         );
       }
       await recordSuccess(db, target);
-      const record = await insertVerification(db, user.id, { type: 'Password', verified: true });
+      const record = await createVerification(db, user.id, { type: 'Password', verified: true });
       return { verificationRecordId: record.id, expiresAt: new Date(record.expiresAt).toISOString() };
     },
   );
@@ -98,7 +92,7 @@ export function accountRoutes(
     async ({ body }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
       const { codeId } = await sendEndUserCode(db, cache, connectors, body.identifier, 'Generic');
-      const record = await insertVerification(db, user.id, {
+      const record = await createVerification(db, user.id, {
         type: body.identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
         identifier: body.identifier,
         codeId,

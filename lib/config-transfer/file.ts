@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { applicationTypes, customClientMetadataSchema, oidcClientMetadataSchema } from '../applications/schemas.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
-import { signInExperienceSchema } from '../sign-in-experience/sign-in-experience.ts';
+import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
 import { hookConfigSchema, hookEventSchema } from '../hooks/schemas.ts';
 import { emailDomain, organizationRoleTypes } from '../organizations/schemas.ts';
 import { managementApi } from '../shared/management-api.ts';

@@ -5,7 +5,7 @@ import { requestOf } from '../hooks/payloads.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findUser } from '../users/queries.ts';
-import type { InteractionEvent } from './state.ts';
+import type { InteractionEvent } from './state-queries.ts';
 
 /**
  * The webhook events of end-user flows, written in the caller's transaction like the management

@@ -12,9 +12,9 @@ import { findUserByIdentifier, findUserRowBySocialIdentity, updateUser, type Use
 import { findUserRowBySsoIdentity } from '../users/sso-identity-queries.ts';
 import { createUser } from '../users/users.ts';
 import { recordUserDataEvent } from './events.ts';
-import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import type { ExternalUserInfo } from '../connectors/external-idp.ts';
-import type { ExperienceState, VerificationRecord } from './state.ts';
+import type { ExperienceState, VerificationRecord } from './state-queries.ts';
 
 type ExternalRecord = Extract<VerificationRecord, { type: 'Social' | 'EnterpriseSso' }>;
 

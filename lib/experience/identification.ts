@@ -6,8 +6,9 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { ssoConnectorsForEmail } from '../sso/queries.ts';
 import { findUserByIdentifier, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
-import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import { getRecord, requireVerified, type ExperienceState, type PendingProfile } from './state.ts';
+import type { SignInExperience } from '../sign-in-experience/schemas.ts';
+import type { ExperienceState, PendingProfile } from './state-queries.ts';
+import { getRecord, requireVerified } from './state.ts';
 
 function assertActive(user: UserRow): UserRow {
   if (user.is_suspended) {

@@ -2,14 +2,15 @@ import { z } from 'zod';
 
 import type { ExperienceSession } from './session.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import { getRecord, type VerificationRecord } from './state.ts';
+import type { VerificationRecord } from './state-queries.ts';
+import { getRecord } from './state.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { ExperienceContext } from './context.ts';
 import { generateId } from '../storage/ids.ts';
 import { getUserRow } from '../users/users.ts';
 import { newBackupCodes } from '../mfa/backup-codes.ts';
-import { factorTypes, findFactor } from '../mfa/factors.ts';
+import { factorTypes, findFactor } from '../mfa/queries.ts';
 import { verifySecondFactor } from './second-factor.ts';
 import { enabledFactors } from '../mfa/sign-in-requirement.ts';
 import { acceptedStep, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';

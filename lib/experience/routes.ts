@@ -21,19 +21,14 @@ import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
 import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
+import { isMemberOfMfaOrganization } from '../organizations/members/member-queries.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyExternal } from './external-identification.ts';
 import { assertNotSsoEmail, identifyUser, profileFromRecord, registerUser } from './identification.ts';
-import { currentSignInExperience, type SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import {
-  deleteState,
-  getRecord,
-  interactionEvents,
-  newState,
-  requireVerified,
-  type ExperienceState,
-  type InteractionEvent,
-} from './state.ts';
+import type { SignInExperience } from '../sign-in-experience/schemas.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { deleteState, interactionEvents, type ExperienceState, type InteractionEvent } from './state-queries.ts';
+import { getRecord, newState, requireVerified } from './state.ts';
 import { finishSignIn } from './submit.ts';
 
 const tag = 'Experience';
@@ -364,7 +359,13 @@ export function experienceRoutes(
         return undefined;
       }
       const settings = await currentSignInExperience(db, cache);
-      const owed = await mfaOwed(db, settings, await getUserRow(db, userId), state.mfa);
+      const owed = await mfaOwed(
+        db,
+        settings,
+        await getUserRow(db, userId),
+        await isMemberOfMfaOrganization(db, userId),
+        state.mfa,
+      );
       if (owed) {
         throw owed;
       }

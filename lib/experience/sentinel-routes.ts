@@ -4,7 +4,8 @@ import type { Api } from '../http/route.ts';
 import { mfaTarget } from './second-factor.ts';
 import { clearClientThrottles } from '../oidc/client-auth-throttle.ts';
 import { findUserIdsByAnyIdentifier } from '../users/queries.ts';
-import { accountTarget, clearTargets, identifierTarget } from './sentinel.ts';
+import { clearTargets } from './sentinel-queries.ts';
+import { accountTarget, identifierTarget } from './sentinel.ts';
 
 /** Admin unlock of accounts locked after failed verifications, and of applications after failed client authentications. */
 export function sentinelRoutes(api: Api): void {

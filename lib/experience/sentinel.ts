@@ -4,7 +4,8 @@ import { RequestError } from '../http/errors.ts';
 import { lockouts, verificationFailures } from '../metrics/metrics.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { countFailure, deleteUnlockedTarget, findSentinelRow, lockTarget } from './sentinel-queries.ts';
+import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 
 export type SentinelPolicy = SignInExperience['sentinelPolicy'];
 
@@ -26,11 +27,9 @@ export const sentinelTarget = (
   user: { id: string } | undefined,
 ): SentinelTarget => (user ? accountTarget(user.id) : identifierTarget(identifier.type, identifier.value));
 
-type Row = { target: string; failures: number; locked_until: number | null };
-
 /** Refuses any verification against a locked target, even a correct one. */
 export async function assertNotLocked(db: Queryable, target: SentinelTarget): Promise<void> {
-  const row = await db('sentinel_activities').where({ target }).first<Row | undefined>();
+  const row = await findSentinelRow(db, target);
   if (row?.locked_until && row.locked_until > Date.now()) {
     throw new RequestError('session.verification_blocked_too_many_attempts');
   }
@@ -48,13 +47,7 @@ export async function recordFailure(
 ): Promise<{ locked: boolean }> {
   return withTransaction(db, async (trx) => {
     const now = Date.now();
-    // One upsert takes the row's write lock at once (an insert-then-update would let two first
-    // failures share a read lock and deadlock on MySQL): concurrent failures count one after the other.
-    await trx('sentinel_activities')
-      .insert({ target, failures: 1, locked_until: null, updated_at: now })
-      .onConflict('target')
-      .merge({ failures: trx.raw('?? + 1', ['sentinel_activities.failures']), updated_at: now });
-    const row = await trx('sentinel_activities').where({ target }).first<Row>();
+    const row = await countFailure(trx, target, now);
     if (row.locked_until && row.locked_until > now) {
       // Locked by a concurrent failure while this one was being checked: refused, not counted again.
       throw new RequestError('session.verification_blocked_too_many_attempts');
@@ -62,29 +55,16 @@ export async function recordFailure(
     if (row.failures < policy.maxAttempts) {
       return { locked: false };
     }
-    await trx('sentinel_activities')
-      .where({ target })
-      .update({ failures: 0, locked_until: now + policy.lockoutDuration * 60_000 });
+    await lockTarget(trx, target, now + policy.lockoutDuration * 60_000);
     return { locked: true };
   });
 }
 
 /** A success ends the run of failures, unless a concurrent failure locked the target meanwhile. */
 export async function recordSuccess(db: Queryable, target: SentinelTarget): Promise<void> {
-  const ended = await db('sentinel_activities')
-    .where({ target })
-    .where((unlocked) => {
-      unlocked.whereNull('locked_until').orWhere('locked_until', '<=', Date.now());
-    })
-    .delete();
-  if (ended === 0) {
+  if (!(await deleteUnlockedTarget(db, target, Date.now()))) {
     await assertNotLocked(db, target);
   }
-}
-
-/** Admin unlock: forgets failures and locks of the given targets. */
-export async function clearTargets(db: Queryable, targets: SentinelTarget[]): Promise<number> {
-  return db('sentinel_activities').whereIn('target', targets).delete();
 }
 
 /** Counts a failure and throws the error the caller should answer with. */

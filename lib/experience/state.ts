@@ -1,18 +1,6 @@
 import { RequestError } from '../http/errors.ts';
 import type { ExperienceState, InteractionEvent, VerificationRecord } from './state-queries.ts';
 
-// The Experience API's routes name the state's vocabulary and `deleteState` from here.
-export {
-  deleteState,
-  identifierSchema,
-  interactionEvents,
-  type ExperienceState,
-  type Identifier,
-  type InteractionEvent,
-  type PendingProfile,
-  type VerificationRecord,
-} from './state-queries.ts';
-
 export const newState = (interactionEvent: InteractionEvent): ExperienceState => ({
   interactionEvent,
   records: {},

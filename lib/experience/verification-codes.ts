@@ -8,6 +8,16 @@ import { generateId } from '../storage/ids.ts';
 import { codeTtlMs, recipientKey, type CodeIdentifier, type CodePurpose } from '../messages/codes.ts';
 import type { Connectors } from '../messages/index.ts';
 import { assertSendAllowed } from './send-rate-limit.ts';
+import {
+  claimCodeTry,
+  consumeCode,
+  deleteCode,
+  deleteCodesExpiredBefore,
+  findCodeRow,
+  insertCode,
+  newestUnusedCodeId,
+  type CodeRow,
+} from './verification-code-queries.ts';
 
 export const codeLength = 6;
 /** Wrong guesses a code survives: with a million values, 5 tries give an attacker 1 chance in 200,000. */
@@ -42,41 +52,28 @@ export async function sendVerificationCode(
   const code = String(randomInt(0, 10 ** codeLength)).padStart(codeLength, '0');
   const codeId = generateId();
   const expiresAt = now + codeTtlMs;
-  await db('verification_codes').insert({
+  await insertCode(db, {
     id: codeId,
     recipient,
     purpose,
-    code_hash: hashCode(codeId, code).toString('hex'),
-    attempts: 0,
-    created_at: now,
-    expires_at: expiresAt,
+    codeHash: hashCode(codeId, code).toString('hex'),
+    createdAt: now,
+    expiresAt,
   });
   // The recipient's dead codes go with each send, so the table stays small; one that expired only
   // recently is kept a while longer so that trying it still answers `expired`, not `not_found`.
-  await db('verification_codes')
-    .where({ recipient })
-    .andWhere('expires_at', '<', now - codeTtlMs)
-    .delete();
+  await deleteCodesExpiredBefore(db, recipient, now - codeTtlMs);
 
   const to = identifier.type === 'email' ? identifier.value.trim() : recipient;
   try {
     await connector.send({ to, type: identifier.type, purpose, code });
   } catch (cause) {
-    await db('verification_codes').where({ id: codeId }).delete();
+    await deleteCode(db, codeId);
     // Logged by the error handler (5xx) with what the mail server said, which the client does not see.
     throw new RequestError('connector.general', { cause });
   }
   return { codeId, expiresAt };
 }
-
-type CodeRow = {
-  id: string;
-  purpose: CodePurpose;
-  code_hash: string;
-  attempts: number;
-  expires_at: number;
-  verified_at: number | null;
-};
 
 /** Why a code could not take a try, in Logto's order: gone or used, then expired, then out of tries. */
 function refusal(row: CodeRow | undefined, purpose: CodePurpose | undefined, now: number): RequestError {
@@ -105,28 +102,15 @@ export async function verifyVerificationCode(
 ): Promise<{ codeId: string; purpose: CodePurpose }> {
   const recipient = recipientKey(identifier);
   const now = Date.now();
-  const id =
-    codeId ??
-    (
-      await db('verification_codes')
-        .where({ recipient, ...(purpose && { purpose }) })
-        .whereNull('verified_at')
-        .orderBy('created_at', 'desc')
-        .first<{ id: string } | undefined>('id')
-    )?.id;
+  const id = codeId ?? (await newestUnusedCodeId(db, recipient, purpose));
   if (!id) {
     throw new RequestError('verification_code.not_found');
   }
 
   // A try is taken before the comparison, atomically: concurrent guesses each spend one, so a code
   // is never compared more than maxCodeAttempts times, and the right value after that is refused too.
-  const claimed = await db('verification_codes')
-    .where({ id, recipient, ...(purpose && { purpose }) })
-    .whereNull('verified_at')
-    .andWhere('expires_at', '>', now)
-    .andWhere('attempts', '<', maxCodeAttempts)
-    .increment('attempts', 1);
-  const row = await db('verification_codes').where({ id, recipient }).first<CodeRow | undefined>();
+  const claimed = await claimCodeTry(db, { id, recipient, purpose }, now, maxCodeAttempts);
+  const row = await findCodeRow(db, id, recipient);
   if (!claimed || !row) {
     throw refusal(row, purpose, now);
   }
@@ -134,8 +118,7 @@ export async function verifyVerificationCode(
     throw new RequestError('verification_code.code_mismatch');
   }
   // Two right answers at once: only one consumes the code.
-  const consumed = await db('verification_codes').where({ id }).whereNull('verified_at').update({ verified_at: now });
-  if (!consumed) {
+  if (!(await consumeCode(db, id, now))) {
     throw new RequestError('verification_code.not_found');
   }
   return { codeId: id, purpose: row.purpose };

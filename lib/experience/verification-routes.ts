@@ -12,7 +12,8 @@ import { assertIdentifiersFree } from '../users/users.ts';
 import { codeIdentifierSchema, verifyCodeGuarded } from './guarded-checks.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from './sentinel.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import { getRecord, identifierSchema, interactionEvents, type Identifier } from './state.ts';
+import { identifierSchema, interactionEvents, type Identifier } from './state-queries.ts';
+import { getRecord } from './state.ts';
 import { recordExceptionEvent } from './events.ts';
 import { sendEndUserCode } from './guarded-checks.ts';
 

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { getUserRow, getUserRowForUpdate } from '../users/users.ts';
-import { deleteFactor, listFactors, mfaVerificationSchema, toMfaVerification } from './factors.ts';
+import { deleteFactor, mfaVerificationSchema, toMfaVerification } from './factors.ts';
+import { listFactors } from './queries.ts';
 
 const tag = 'User MFA';
 const userParams = z.object({ userId: z.string().min(1).max(21) });

@@ -17,9 +17,6 @@ import {
   type FactorType,
 } from './queries.ts';
 
-// The MFA routes read factors from here, with the changes that check them.
-export { factorTypes, findFactor, listFactors } from './queries.ts';
-
 /** A factor as Logto's `GET /api/users/:userId/mfa-verifications` shows it: never its secret. */
 export const mfaVerificationSchema = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { SignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { hasUsableFactor } from './factors.ts';
@@ -19,27 +19,21 @@ export type MfaProgress = z.output<typeof mfaProgressSchema>;
 export const enabledFactors = (settings: SignInExperience): FactorType[] =>
   (['Totp', 'BackupCode'] as const).filter((type) => settings.mfa.factors.includes(type));
 
-/** An organization may ask every member for a second factor, whatever the global policy. */
-async function memberOfMfaOrganization(db: Queryable, userId: string): Promise<boolean> {
-  const row = await db('organization_users')
-    .join('organizations', 'organizations.id', 'organization_users.organization_id')
-    .where({ 'organization_users.user_id': userId, 'organizations.is_mfa_required': true })
-    .first<{ id: string } | undefined>('organizations.id');
-  return row !== undefined;
-}
-
 /**
  * What a sign-in (or registration) still owes before it may finish, as the error to answer with:
  * - the user has a factor: prove it (403 `session.mfa.require_mfa_verification`);
- * - none, and the policy (or an organization) requires one: enrol one (422 `user.missing_mfa`);
+ * - none, and the policy (or an organization of the user's) requires one: enrol one (422 `user.missing_mfa`);
  * - none, and the policy is UserControlled: enrol one or decline (422 `user.missing_mfa`, `skippable`);
  * - enrolling an authenticator while backup codes are enabled: take codes too (422 `session.mfa.backup_code_required`).
- * MFA is off when the settings enable no factor besides backup codes.
+ * MFA is off when the settings enable no factor besides backup codes. An organization may ask
+ * every member for a second factor, whatever the policy: the caller says whether one of the user's
+ * does (organizations/ lie beside mfa/, which may not read their tables).
  */
 export async function mfaOwed(
   db: Queryable,
   settings: SignInExperience,
   user: { id: string; mfa_skipped: number | boolean },
+  organizationRequiresMfa: boolean,
   progress: MfaProgress = {},
 ): Promise<RequestError | undefined> {
   const enabled = enabledFactors(settings);
@@ -62,7 +56,7 @@ export async function mfaOwed(
     }
     return undefined;
   }
-  const required = settings.mfa.policy === 'Mandatory' || (await memberOfMfaOrganization(db, user.id));
+  const required = settings.mfa.policy === 'Mandatory' || organizationRequiresMfa;
   const offered = settings.mfa.policy === 'UserControlled' && !progress.skipped && !user.mfa_skipped;
   if (!required && !offered) {
     return undefined;

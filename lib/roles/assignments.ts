@@ -70,14 +70,12 @@ export function assertUserRoles(roles: Role[]): void {
 }
 
 /**
- * Adds roles a user does not hold yet; returns the ids newly added. The user's row is locked first
- * so that concurrent assignments see each other's rows (call it inside a transaction). A new
- * administrator, however made, is noted: it ends the console's first run.
+ * Adds roles a user does not hold yet; returns the ids newly added. The caller holds the user's row
+ * locked (it inserted it, or read it for update: users/, which owns it, lies above roles/), so that
+ * concurrent assignments see each other's rows. A new administrator, however made, is noted: it
+ * ends the console's first run.
  */
 export async function addRolesToUser(db: Queryable, userId: string, roleIds: string[]): Promise<string[]> {
-  await db('users')
-    .where({ id: userId })
-    .update({ updated_at: db.raw('updated_at') });
   const held = new Set(await roleIdsOfUser(db, userId));
   const added = [...new Set(roleIds)].filter((id) => !held.has(id));
   await addUserRoles(
@@ -90,19 +88,20 @@ export async function addRolesToUser(db: Queryable, userId: string, roleIds: str
   return added;
 }
 
-/** Adds roles an application does not hold yet; returns the ids newly added (locked as for users). */
+/**
+ * Adds roles an application does not hold yet; returns the ids newly added. The application's row is
+ * locked first so that concurrent assignments see each other's rows.
+ */
 export async function addRolesToApplication(
-  db: Queryable,
+  trx: Knex.Transaction,
   applicationId: string,
   roleIds: string[],
 ): Promise<string[]> {
-  await db('applications')
-    .where({ id: applicationId })
-    .update({ created_at: db.raw('created_at') });
-  const held = new Set(await roleIdsOfApplication(db, applicationId));
+  await findApplicationForUpdate(trx, applicationId);
+  const held = new Set(await roleIdsOfApplication(trx, applicationId));
   const added = [...new Set(roleIds)].filter((id) => !held.has(id));
   await addApplicationRoles(
-    db,
+    trx,
     added.map((roleId) => ({ applicationId, roleId })),
   );
   return added;

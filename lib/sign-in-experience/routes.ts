@@ -6,12 +6,8 @@ import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
 import { passwordPolicySchema } from './password-policy.ts';
-import {
-  currentSignInExperience,
-  saveSignInExperience,
-  signInExperienceForUpdate,
-  signInExperienceSchema,
-} from './sign-in-experience.ts';
+import { signInExperienceSchema } from './schemas.ts';
+import { currentSignInExperience, saveSignInExperience, signInExperienceForUpdate } from './sign-in-experience.ts';
 
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });

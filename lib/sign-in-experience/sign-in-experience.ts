@@ -5,9 +5,6 @@ import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared
 import { findSettings, upsertSettings } from './queries.ts';
 import { defaultSignInExperience, type SignInExperience } from './schemas.ts';
 
-// The settings' routes and their importers name the schema and type from here.
-export { signInExperienceSchema, type SignInExperience } from './schemas.ts';
-
 export async function readSignInExperience(db: Queryable): Promise<SignInExperience> {
   // Settings saved by an older version may lack newer fields: defaults fill them.
   return { ...defaultSignInExperience, ...(await findSettings(db)) };

@@ -20,9 +20,6 @@ import {
 } from './sso-identity-queries.ts';
 import { getUserRowForUpdate } from './users.ts';
 
-// The identity routes read a user's enterprise identities from here, with the links they change.
-export { listSsoIdentities } from './sso-identity-queries.ts';
-
 export type SocialIdentity = User['identities'][string];
 
 /**

@@ -6,6 +6,7 @@ import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { addLinks, linkedIds, organizationLinks } from '../links.ts';
 import { deltaOf } from '../members/memberships.ts';
+import { organizationIdsByJitEmailDomain, organizationIdsByJitSsoConnector } from './jit-queries.ts';
 
 /**
  * Just-in-time membership: a user joins each of the organizations with the organization's JIT roles,
@@ -47,10 +48,7 @@ export async function provisionByEmailDomain(
   email: string,
 ): Promise<string[]> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  const organizationIds = await trx('organization_jit_email_domains')
-    .where({ email_domain: domain })
-    .pluck<string[]>('organization_id');
-  return provision(trx, cache, ctx, userId, organizationIds);
+  return provision(trx, cache, ctx, userId, await organizationIdsByJitEmailDomain(trx, domain));
 }
 
 /** A sign-in through an enterprise SSO connector that organizations admit just in time. */
@@ -61,8 +59,5 @@ export async function provisionBySsoConnector(
   userId: string,
   ssoConnectorId: string,
 ): Promise<string[]> {
-  const organizationIds = await trx('organization_jit_sso_connectors')
-    .where({ sso_connector_id: ssoConnectorId })
-    .pluck<string[]>('organization_id');
-  return provision(trx, cache, ctx, userId, organizationIds);
+  return provision(trx, cache, ctx, userId, await organizationIdsByJitSsoConnector(trx, ssoConnectorId));
 }

@@ -109,3 +109,12 @@ export async function isMemberByEmail(db: Queryable, organizationId: string, ema
     .first<{ id: string } | undefined>('users.id');
   return row !== undefined;
 }
+
+/** Whether the user belongs to an organization that asks every member for a second factor. */
+export async function isMemberOfMfaOrganization(db: Queryable, userId: string): Promise<boolean> {
+  const row = await db('organization_users')
+    .join('organizations', 'organizations.id', 'organization_users.organization_id')
+    .where({ 'organization_users.user_id': userId, 'organizations.is_mfa_required': true })
+    .first<{ id: string } | undefined>('organizations.id');
+  return row !== undefined;
+}
