@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
+import { jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
-import type { HookEvent } from './events.ts';
-import type { Hook, HookConfig } from './schemas.ts';
+import { hookConfigSchema, hookSchema, type Hook } from './schemas.ts';
 
 /** The cache of enabled hooks the outbox reads (its `cache_versions` row comes from 0007_hooks). */
 export const hooksCache: CacheName = 'hooks';
@@ -21,14 +21,18 @@ export type HookRow = {
   created_at: number | string;
 };
 
+/** As the hook routes and the configuration import write them, with `hookEventSchema` and `hookConfigSchema`. */
+const eventsOf = jsonColumn('hooks', 'events', hookSchema.shape.events);
+const configOf = jsonColumn('hooks', 'config', hookConfigSchema);
+
 /** The signing key is opened as the row is read: once per load, not per delivery. */
 export const toHook = (db: Queryable, row: HookRow): Hook => ({
   tenantId,
   id: row.id,
   name: row.name,
   event: null,
-  events: JSON.parse(row.events) as HookEvent[],
-  config: JSON.parse(row.config) as HookConfig,
+  events: eventsOf(row.events),
+  config: configOf(row.config),
   signingKey: openSecret(db, sealedColumns.hookSigningKeys, row.id, row.signing_key),
   enabled: Boolean(row.enabled),
   createdAt: Number(row.created_at),
@@ -95,7 +99,7 @@ export async function loadSubscriptions(db: Queryable): Promise<Map<string, stri
   const rows = await db('hooks').where({ enabled: true }).select<Array<Pick<HookRow, 'id' | 'events'>>>('id', 'events');
   const byEvent = new Map<string, string[]>();
   for (const row of rows) {
-    for (const event of JSON.parse(row.events) as string[]) {
+    for (const event of eventsOf(row.events)) {
       byEvent.set(event, [...(byEvent.get(event) ?? []), row.id]);
     }
   }
