@@ -118,11 +118,9 @@ const tableAccessAllowed = new Set([
   'config-transfer/import.ts',
   'organizations/links.ts', // the link-set store, generic over link tables
   // Being reworked concurrently (routes' transactions and effects, the outbox and events).
-  'hooks/outbox.ts',
   'organizations/jit/jit-provisioning.ts',
   // Route files: their queries move with the routes' rework.
   'audit/routes.ts',
-  'hooks/routes.ts',
   'oidc/impersonation-routes.ts',
   // Not converted yet.
   'account/verifications.ts',
@@ -131,7 +129,6 @@ const tableAccessAllowed = new Set([
   'audit/names.ts', // names of users and other entities for the log's readers, table by table
   'experience/sentinel.ts',
   'experience/verification-codes.ts',
-  'hooks/deliveries.ts',
   'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
   'oidc/client-auth-throttle.ts',
   'permissions/held-scopes.ts',

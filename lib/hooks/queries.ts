@@ -11,7 +11,7 @@ import { hookConfigSchema, hookSchema, type Hook } from './schemas.ts';
 /** The cache of enabled hooks the outbox reads (its `cache_versions` row comes from 0007_hooks). */
 export const hooksCache: CacheName = 'hooks';
 
-export type HookRow = {
+type HookRow = {
   id: string;
   name: string;
   events: string;
@@ -26,7 +26,7 @@ const eventsOf = jsonColumn('hooks', 'events', hookSchema.shape.events);
 const configOf = jsonColumn('hooks', 'config', hookConfigSchema);
 
 /** The signing key is opened as the row is read: once per load, not per delivery. */
-export const toHook = (db: Queryable, row: HookRow): Hook => ({
+const toHook = (db: Queryable, row: HookRow): Hook => ({
   tenantId,
   id: row.id,
   name: row.name,
@@ -106,33 +106,19 @@ export async function loadSubscriptions(db: Queryable): Promise<Map<string, stri
   return byEvent;
 }
 
-export type ExecutionStats = { requestCount: number; successCount: number };
-
-/** Requests (attempts) sent to each hook since `since`, and how many were answered 2xx. */
-export async function executionStats(
-  db: Queryable,
-  hookIds: string[],
-  since: number,
-): Promise<Map<string, ExecutionStats>> {
-  const stats = new Map<string, ExecutionStats>(hookIds.map((id) => [id, { requestCount: 0, successCount: 0 }]));
-  if (hookIds.length === 0) {
-    return stats;
-  }
-  const rows = (await db('hook_attempts')
-    .whereIn('hook_id', hookIds)
-    .where('created_at', '>=', since)
-    .groupBy('hook_id', 'result')
-    .select('hook_id', 'result')
-    .count({ count: '*' })) as unknown as Array<{ hook_id: string; result: string; count: number | string }>;
-  for (const row of rows) {
-    const entry = stats.get(row.hook_id);
-    if (!entry) {
-      throw new Error(`execution stats: hook ${row.hook_id} was not asked for`);
-    }
-    entry.requestCount += Number(row.count);
-    if (row.result === 'Success') {
-      entry.successCount += Number(row.count);
-    }
-  }
-  return stats;
+/**
+ * The hooks that have deliveries due (with their settings): one indexed probe per hook, however
+ * long the backlog. Disabled hooks are included: their due deliveries are failed, not sent.
+ */
+export async function hooksWithDueDeliveries(db: Queryable, now: number): Promise<Hook[]> {
+  const rows = await db('hooks')
+    .whereExists((due) => {
+      due
+        .select(db.raw('1'))
+        .from('hook_deliveries')
+        .whereRaw('?? = ??', ['hook_deliveries.hook_id', 'hooks.id'])
+        .where('next_attempt_at', '<=', now);
+    })
+    .select<HookRow[]>('hooks.*');
+  return rows.map((row) => toHook(db, row));
 }
