@@ -2,42 +2,22 @@ import { STATUS_CODES } from 'node:http';
 
 import type { Knex } from 'knex';
 
-import { isForeignKeyViolation, isMysql, type Queryable } from '../storage/database.ts';
+import { isForeignKeyViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { disableHook, toHook, type HookRow } from './queries.ts';
-import type { Hook } from './schemas.ts';
+import { deleteAttemptsBefore, insertAttempts, type Attempt } from './attempt-queries.ts';
+import {
+  deleteFinishedDeliveriesBefore,
+  lockDueDeliveries,
+  markDelivering,
+  settleDelivery,
+  type ClaimedDelivery,
+  type DueDelivery,
+  type Settled,
+} from './delivery-queries.ts';
+import { disableHook } from './queries.ts';
 import type { Outcome } from './retry.ts';
 import type { SendResult } from './send.ts';
-
-/**
- * The outbox's rows through their life: pending → delivering (claimed under a lease) → succeeded,
- * failed, or pending again for a retry. `attempts` is raised by each claim and fences the claim:
- * a dispatcher whose lease ran out and was claimed again by another cannot overwrite its result.
- */
-
-export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
-
-export type ClaimedDelivery = { id: string; hookId: string; event: string; payload: string; attempt: number };
-
-type CandidateRow = { id: string; hook_id: string; event: string; payload: string; attempts: number };
-
-/**
- * The hooks that have deliveries due (with their settings): one indexed probe per hook, however
- * long the backlog. Disabled hooks are included: their due deliveries are failed, not sent.
- */
-export async function hooksWithDueDeliveries(db: Knex, now: number): Promise<Hook[]> {
-  const rows = await db('hooks')
-    .whereExists((due) => {
-      due
-        .select(db.raw('1'))
-        .from('hook_deliveries')
-        .whereRaw('?? = ??', ['hook_deliveries.hook_id', 'hooks.id'])
-        .where('next_attempt_at', '<=', now);
-    })
-    .select<HookRow[]>('hooks.*');
-  return rows.map((row) => toHook(db, row));
-}
 
 /**
  * Claims due deliveries (pending and due, or delivering with an expired lease), up to `room` for each
@@ -50,47 +30,23 @@ export async function claimDeliveries(
   { rooms, leaseMs, now }: { rooms: Map<string, number>; leaseMs: number; now: number },
 ): Promise<ClaimedDelivery[]> {
   return withTransaction(db, async (trx) => {
-    const picked: CandidateRow[] = [];
+    const picked: DueDelivery[] = [];
     for (const [hookId, room] of rooms) {
-      if (room <= 0) {
-        continue;
+      if (room > 0) {
+        picked.push(...(await lockDueDeliveries(trx, hookId, now, room)));
       }
-      const query = trx('hook_deliveries')
-        .where({ hook_id: hookId })
-        .where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at')
-        .limit(room)
-        .select<CandidateRow[]>('id', 'hook_id', 'event', 'payload', 'attempts');
-      if (isMysql(db)) {
-        query.forUpdate().skipLocked();
-      }
-      picked.push(...(await query));
     }
     if (picked.length > 0) {
-      await trx('hook_deliveries')
-        .whereIn(
-          'id',
-          picked.map(({ id }) => id),
-        )
-        .update({
-          status: 'delivering',
-          attempts: trx.raw('attempts + 1'),
-          lease_until: now + leaseMs,
-          next_attempt_at: now + leaseMs,
-          updated_at: now,
-        });
+      await markDelivering(
+        trx,
+        picked.map(({ id }) => id),
+        now,
+        leaseMs,
+      );
     }
-    return picked.map((row) => ({
-      id: row.id,
-      hookId: row.hook_id,
-      event: row.event,
-      payload: row.payload,
-      attempt: row.attempts + 1,
-    }));
+    return picked.map(({ attempts, ...delivery }) => ({ ...delivery, attempt: attempts + 1 }));
   });
 }
-
-const final = { next_attempt_at: null, lease_until: null };
 
 /** got's wording for an answer that is not a success. */
 const responseError = (statusCode: number | undefined) =>
@@ -106,17 +62,15 @@ export type AttemptRecord = { delivery: ClaimedDelivery; result: SendResult; out
 export async function recordAttempts(db: Knex, records: AttemptRecord[]): Promise<boolean[]> {
   try {
     return await withTransaction(db, async (trx) => {
-      await trx('hook_attempts').insert(records.map(attemptRow));
+      await insertAttempts(trx, records.map(attemptOf));
       const kept: boolean[] = [];
       for (const { delivery, outcome, now, result } of records) {
-        const changes =
+        const lastError = attemptError(result, outcome) ?? null;
+        const settled: Settled =
           outcome.status === 'pending'
-            ? { status: 'pending', next_attempt_at: now + outcome.waitMs, lease_until: null }
-            : { status: outcome.status, ...final };
-        const updated = await trx('hook_deliveries')
-          .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
-          .update({ ...changes, last_error: attemptError(result, outcome) ?? null, updated_at: now });
-        kept.push(updated > 0);
+            ? { status: 'pending', nextAttemptAt: now + outcome.waitMs, lastError }
+            : { status: outcome.status, lastError };
+        kept.push(await settleDelivery(trx, delivery, settled, now));
         if (outcome.status === 'failed' && outcome.disableHook) {
           await disableHook(trx, delivery.hookId);
         }
@@ -142,70 +96,28 @@ export async function recordAttempts(db: Knex, records: AttemptRecord[]): Promis
 const attemptError = (result: SendResult, outcome: Outcome) =>
   outcome.status === 'succeeded' ? undefined : (result.error ?? responseError(result.statusCode));
 
-const attemptRow = ({ delivery, result, outcome, now }: AttemptRecord) => ({
+const attemptOf = ({ delivery, result, outcome, now }: AttemptRecord): Attempt => ({
   id: generateId(),
-  delivery_id: delivery.id,
-  hook_id: delivery.hookId,
+  deliveryId: delivery.id,
+  hookId: delivery.hookId,
   event: delivery.event,
   attempt: delivery.attempt,
   result: outcome.status === 'succeeded' ? 'Success' : 'Error',
-  status_code: result.statusCode ?? null,
-  response_body: result.body ?? null,
+  statusCode: result.statusCode ?? null,
+  responseBody: result.body ?? null,
   error: attemptError(result, outcome) ?? null,
-  duration_ms: result.durationMs,
-  created_at: now,
+  durationMs: result.durationMs,
+  createdAt: now,
 });
-
-/** A delivery that cannot be sent (its hook was disabled): failed without an attempt. */
-export async function failUnsent(
-  db: Queryable,
-  delivery: ClaimedDelivery,
-  reason: string,
-  now = Date.now(),
-): Promise<void> {
-  await db('hook_deliveries')
-    .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
-    .update({ status: 'failed', ...final, attempts: delivery.attempt - 1, last_error: reason, updated_at: now });
-}
-
-export type DeliveryRow = { id: string; hook_id: string; status: DeliveryStatus; attempts: number };
-
-export async function findDelivery(db: Queryable, hookId: string, id: string): Promise<DeliveryRow | undefined> {
-  return db('hook_deliveries')
-    .where({ id, hook_id: hookId })
-    .first<DeliveryRow | undefined>('id', 'hook_id', 'status', 'attempts');
-}
-
-/** A failed delivery goes back in the queue with a fresh retry budget (its webhook-id is kept). */
-export async function requeueDelivery(db: Queryable, id: string, now = Date.now()): Promise<boolean> {
-  const updated = await db('hook_deliveries').where({ id, status: 'failed' }).update({
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    lease_until: null,
-    last_error: null,
-    updated_at: now,
-  });
-  return updated > 0;
-}
 
 /** Drops attempts and finished deliveries older than `before`, a batch at a time (short locks). */
 export async function pruneDeliveries(db: Knex, before: number, batch = 1000): Promise<number> {
   let removed = 0;
   for (;;) {
-    const attemptIds = await db('hook_attempts').where('created_at', '<', before).limit(batch).pluck('id');
-    if (attemptIds.length > 0) {
-      removed += await db('hook_attempts').whereIn('id', attemptIds).delete();
-    }
-    const deliveryIds = await db('hook_deliveries')
-      .whereIn('status', ['succeeded', 'failed'])
-      .where('updated_at', '<', before)
-      .limit(batch)
-      .pluck('id');
-    if (deliveryIds.length > 0) {
-      removed += await db('hook_deliveries').whereIn('id', deliveryIds).delete();
-    }
-    if (attemptIds.length < batch && deliveryIds.length < batch) {
+    const attempts = await deleteAttemptsBefore(db, before, batch);
+    const deliveries = await deleteFinishedDeliveriesBefore(db, before, batch);
+    removed += attempts.deleted + deliveries.deleted;
+    if (attempts.found < batch && deliveries.found < batch) {
       return removed;
     }
   }

@@ -6,16 +6,10 @@ import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
 import { webhookAttempts } from '../metrics/metrics.ts';
 import { inSpan } from '../tracing/spans.ts';
-import {
-  claimDeliveries,
-  failUnsent,
-  hooksWithDueDeliveries,
-  pruneDeliveries,
-  recordAttempts,
-  type AttemptRecord,
-  type ClaimedDelivery,
-} from './deliveries.ts';
+import { claimDeliveries, pruneDeliveries, recordAttempts, type AttemptRecord } from './deliveries.ts';
+import { failUnsent, type ClaimedDelivery } from './delivery-queries.ts';
 import { onEnqueued } from './outbox.ts';
+import { hooksWithDueDeliveries } from './queries.ts';
 import type { Hook } from './schemas.ts';
 import { decideOutcome } from './retry.ts';
 import { WebhookSender } from './send.ts';

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { insertDeliveries } from './delivery-queries.ts';
 import type { HookEvent } from './events.ts';
 import { hooksCache, loadSubscriptions } from './queries.ts';
 
@@ -40,22 +41,17 @@ export async function enqueueEvent(
   }
   const now = Date.now();
   const createdAt = new Date(now).toISOString();
-  const rows = hookIds.map((hookId) => {
+  const deliveries = hookIds.map((hookId) => {
     const envelope = { hookId, event, createdAt };
     return {
       id: generateId(),
-      hook_id: hookId,
+      hookId,
       event,
       // The envelope's fields come first and cannot be overridden by the payload.
       payload: JSON.stringify(Object.assign({ ...envelope }, payload, envelope)),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      created_at: now,
-      updated_at: now,
     };
   });
-  await trx('hook_deliveries').insert(rows);
+  await insertDeliveries(trx, deliveries, now);
   notifyAfter(trx);
 }
 

@@ -2,16 +2,16 @@ import type { Knex } from 'knex';
 
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
+import { jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
-import type { HookEvent } from './events.ts';
-import type { Hook, HookConfig } from './schemas.ts';
+import { hookConfigSchema, hookSchema, type Hook } from './schemas.ts';
 
 /** The cache of enabled hooks the outbox reads (its `cache_versions` row comes from 0007_hooks). */
 export const hooksCache: CacheName = 'hooks';
 
-export type HookRow = {
+type HookRow = {
   id: string;
   name: string;
   events: string;
@@ -21,14 +21,18 @@ export type HookRow = {
   created_at: number | string;
 };
 
+/** As the hook routes and the configuration import write them, with `hookEventSchema` and `hookConfigSchema`. */
+const eventsOf = jsonColumn('hooks', 'events', hookSchema.shape.events);
+const configOf = jsonColumn('hooks', 'config', hookConfigSchema);
+
 /** The signing key is opened as the row is read: once per load, not per delivery. */
-export const toHook = (db: Queryable, row: HookRow): Hook => ({
+const toHook = (db: Queryable, row: HookRow): Hook => ({
   tenantId,
   id: row.id,
   name: row.name,
   event: null,
-  events: JSON.parse(row.events) as HookEvent[],
-  config: JSON.parse(row.config) as HookConfig,
+  events: eventsOf(row.events),
+  config: configOf(row.config),
   signingKey: openSecret(db, sealedColumns.hookSigningKeys, row.id, row.signing_key),
   enabled: Boolean(row.enabled),
   createdAt: Number(row.created_at),
@@ -95,40 +99,26 @@ export async function loadSubscriptions(db: Queryable): Promise<Map<string, stri
   const rows = await db('hooks').where({ enabled: true }).select<Array<Pick<HookRow, 'id' | 'events'>>>('id', 'events');
   const byEvent = new Map<string, string[]>();
   for (const row of rows) {
-    for (const event of JSON.parse(row.events) as string[]) {
+    for (const event of eventsOf(row.events)) {
       byEvent.set(event, [...(byEvent.get(event) ?? []), row.id]);
     }
   }
   return byEvent;
 }
 
-export type ExecutionStats = { requestCount: number; successCount: number };
-
-/** Requests (attempts) sent to each hook since `since`, and how many were answered 2xx. */
-export async function executionStats(
-  db: Queryable,
-  hookIds: string[],
-  since: number,
-): Promise<Map<string, ExecutionStats>> {
-  const stats = new Map<string, ExecutionStats>(hookIds.map((id) => [id, { requestCount: 0, successCount: 0 }]));
-  if (hookIds.length === 0) {
-    return stats;
-  }
-  const rows = (await db('hook_attempts')
-    .whereIn('hook_id', hookIds)
-    .where('created_at', '>=', since)
-    .groupBy('hook_id', 'result')
-    .select('hook_id', 'result')
-    .count({ count: '*' })) as unknown as Array<{ hook_id: string; result: string; count: number | string }>;
-  for (const row of rows) {
-    const entry = stats.get(row.hook_id);
-    if (!entry) {
-      throw new Error(`execution stats: hook ${row.hook_id} was not asked for`);
-    }
-    entry.requestCount += Number(row.count);
-    if (row.result === 'Success') {
-      entry.successCount += Number(row.count);
-    }
-  }
-  return stats;
+/**
+ * The hooks that have deliveries due (with their settings): one indexed probe per hook, however
+ * long the backlog. Disabled hooks are included: their due deliveries are failed, not sent.
+ */
+export async function hooksWithDueDeliveries(db: Queryable, now: number): Promise<Hook[]> {
+  const rows = await db('hooks')
+    .whereExists((due) => {
+      due
+        .select(db.raw('1'))
+        .from('hook_deliveries')
+        .whereRaw('?? = ??', ['hook_deliveries.hook_id', 'hooks.id'])
+        .where('next_attempt_at', '<=', now);
+    })
+    .select<HookRow[]>('hooks.*');
+  return rows.map((row) => toHook(db, row));
 }

@@ -8,20 +8,12 @@ import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
 import type { Queryable } from '../storage/database.ts';
-import { listPage } from '../storage/list.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { findDelivery, requeueDelivery } from './deliveries.ts';
+import { executionStats, listAttempts } from './attempt-queries.ts';
+import { findDeliveryStatus, requeueDelivery } from './delivery-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
-import {
-  deleteHook,
-  executionStats,
-  findHook,
-  findHookForUpdate,
-  insertHook,
-  listHooks,
-  updateHook,
-} from './queries.ts';
+import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
 import { samplePayloads } from './samples.ts';
 import {
   createHookBody,
@@ -32,7 +24,6 @@ import {
   updateHookBody,
   type Hook,
   type HookConfig,
-  type HookLog,
 } from './schemas.ts';
 import { WebhookSender } from './send.ts';
 import { requestHeaders } from './signature.ts';
@@ -65,35 +56,6 @@ async function withStats(db: Knex, hooks: Hook[], include: boolean) {
   );
   return hooks.map((hook) => ({ ...hook, executionStats: stats.get(hook.id) ?? { requestCount: 0, successCount: 0 } }));
 }
-
-type AttemptRow = {
-  id: string;
-  delivery_id: string;
-  hook_id: string;
-  event: string;
-  attempt: number;
-  result: 'Success' | 'Error';
-  status_code: number | null;
-  response_body: string | null;
-  error: string | null;
-  duration_ms: number;
-  created_at: number | string;
-};
-
-const toLog = (row: AttemptRow): HookLog => ({
-  id: row.id,
-  key: `TriggerHook.${row.event}`,
-  createdAt: Number(row.created_at),
-  payload: {
-    hookId: row.hook_id,
-    result: row.result,
-    response: { statusCode: row.status_code, body: row.response_body },
-    ...(row.error !== null && { error: row.error }),
-    attempt: row.attempt,
-    webhookId: row.delivery_id,
-    durationMs: row.duration_ms,
-  },
-});
 
 /**
  * Logto's hook management (`/hooks`), with the test request, recent logs and (beyond Logto) the
@@ -304,23 +266,20 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
       if (query.start_time !== undefined && query.end_time !== undefined && query.start_time > query.end_time) {
         throw new RequestError('guard.invalid_input', { reason: 'start_time must not be after end_time.' });
       }
-      const rows = db('hook_attempts').where({ hook_id: params.id }).select('*');
-      if (query.start_time === undefined && query.end_time === undefined) {
-        rows.where('created_at', '>=', Date.now() - day);
-      }
-      if (query.start_time !== undefined) {
-        rows.where('created_at', '>=', query.start_time);
-      }
-      if (query.end_time !== undefined) {
-        rows.where('created_at', '<=', query.end_time);
-      }
-      if (query.logKey !== undefined) {
-        rows.where('event', query.logKey.replace(/^TriggerHook\./, ''));
-      }
       const page = pageOf({ page: query.page ?? 1, page_size: query.page_size ?? 20 });
-      const { rows: found, total } = await listPage<AttemptRow>(rows, page);
+      const { items, total } = await listAttempts(
+        db,
+        params.id,
+        {
+          // Without bounds, the last 24 hours.
+          from: query.start_time ?? (query.end_time === undefined ? Date.now() - day : undefined),
+          to: query.end_time,
+          event: query.logKey?.replace(/^TriggerHook\./, ''),
+        },
+        page,
+      );
       setTotal(ctx, total);
-      return found.map(toLog);
+      return items;
     },
   );
 
@@ -335,15 +294,15 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
     },
     async ({ params }, _ctx, trx) => {
       const hook = await getHookForUpdate(trx, params.id);
-      const delivery = await findDelivery(trx, hook.id, params.deliveryId);
-      if (!delivery) {
+      const status = await findDeliveryStatus(trx, hook.id, params.deliveryId);
+      if (!status) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'delivery', id: params.deliveryId });
       }
       if (!hook.enabled) {
         throw new RequestError('hook.disabled');
       }
-      if (!(await requeueDelivery(trx, delivery.id))) {
-        throw new RequestError('hook.delivery_not_failed', { status: delivery.status });
+      if (!(await requeueDelivery(trx, params.deliveryId))) {
+        throw new RequestError('hook.delivery_not_failed', { status });
       }
       notifyAfter(trx);
     },

@@ -1,0 +1,188 @@
+import type { Knex } from 'knex';
+
+import { isMysql, type Queryable } from '../storage/database.ts';
+
+/**
+ * The outbox, `hook_deliveries`: pending → delivering (claimed under a lease) → succeeded, failed,
+ * or pending again for a retry. `attempts` is raised by each claim and fences the claim: a
+ * dispatcher whose lease ran out and was claimed again by another cannot overwrite its result.
+ */
+
+export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
+
+/** A delivery to send: `payload` is the JSON exactly as sent and signed, never parsed here. */
+export type Delivery = { id: string; hookId: string; event: string; payload: string };
+
+/** A delivery due, with the attempts made so far. */
+export type DueDelivery = Delivery & { attempts: number };
+
+/** A claimed delivery; `attempt` is the claim's, its fencing token. */
+export type ClaimedDelivery = Delivery & { attempt: number };
+
+type DeliveryRow = {
+  id: string;
+  hook_id: string;
+  event: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: number | string | null;
+  lease_until: number | string | null;
+  last_error: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+};
+
+/** New deliveries, due at once. */
+export async function insertDeliveries(db: Queryable, deliveries: Delivery[], now: number): Promise<void> {
+  await db('hook_deliveries').insert(
+    deliveries.map(({ id, hookId, event, payload }) => ({
+      id,
+      hook_id: hookId,
+      event,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    })),
+  );
+}
+
+/**
+ * Up to `limit` of the hook's deliveries due at `now` (pending, or delivering with an expired
+ * lease), oldest due first, with the attempts made so far. On MySQL they are locked until `trx`
+ * ends and rows another transaction holds are skipped (SKIP LOCKED).
+ */
+export async function lockDueDeliveries(
+  trx: Knex.Transaction,
+  hookId: string,
+  now: number,
+  limit: number,
+): Promise<DueDelivery[]> {
+  const query = trx('hook_deliveries')
+    .where({ hook_id: hookId })
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .select<Array<Pick<DeliveryRow, 'id' | 'hook_id' | 'event' | 'payload' | 'attempts'>>>(
+      'id',
+      'hook_id',
+      'event',
+      'payload',
+      'attempts',
+    );
+  if (isMysql(trx)) {
+    query.forUpdate().skipLocked();
+  }
+  return (await query).map((row) => ({
+    id: row.id,
+    hookId: row.hook_id,
+    event: row.event,
+    payload: row.payload,
+    attempts: row.attempts,
+  }));
+}
+
+/** Claims the deliveries until `now + leaseMs`, raising their attempts. */
+export async function markDelivering(
+  trx: Knex.Transaction,
+  ids: string[],
+  now: number,
+  leaseMs: number,
+): Promise<void> {
+  await trx('hook_deliveries')
+    .whereIn('id', ids)
+    .update({
+      status: 'delivering',
+      attempts: trx.raw('attempts + 1'),
+      lease_until: now + leaseMs,
+      next_attempt_at: now + leaseMs,
+      updated_at: now,
+    });
+}
+
+/** Where an attempt leaves its delivery: pending with its next attempt, or final (no next attempt). */
+export type Settled =
+  | { status: 'pending'; nextAttemptAt: number; lastError: string | null }
+  | { status: 'succeeded' | 'failed'; lastError: string | null };
+
+/** Ends the claim; false when it no longer held (the lease ran out and another claimed the delivery). */
+export async function settleDelivery(
+  db: Queryable,
+  delivery: ClaimedDelivery,
+  settled: Settled,
+  now: number,
+): Promise<boolean> {
+  const updated = await db('hook_deliveries')
+    .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
+    .update({
+      status: settled.status,
+      next_attempt_at: settled.status === 'pending' ? settled.nextAttemptAt : null,
+      lease_until: null,
+      last_error: settled.lastError,
+      updated_at: now,
+    });
+  return updated > 0;
+}
+
+/** A delivery that cannot be sent (its hook was disabled): failed without an attempt. */
+export async function failUnsent(
+  db: Queryable,
+  delivery: ClaimedDelivery,
+  reason: string,
+  now = Date.now(),
+): Promise<void> {
+  await db('hook_deliveries')
+    .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
+    .update({
+      status: 'failed',
+      next_attempt_at: null,
+      lease_until: null,
+      attempts: delivery.attempt - 1,
+      last_error: reason,
+      updated_at: now,
+    });
+}
+
+export async function findDeliveryStatus(
+  db: Queryable,
+  hookId: string,
+  id: string,
+): Promise<DeliveryStatus | undefined> {
+  const row = await db('hook_deliveries')
+    .where({ id, hook_id: hookId })
+    .first<Pick<DeliveryRow, 'status'> | undefined>('status');
+  return row?.status;
+}
+
+/** A failed delivery goes back in the queue with a fresh retry budget (its webhook-id is kept). */
+export async function requeueDelivery(db: Queryable, id: string, now = Date.now()): Promise<boolean> {
+  const updated = await db('hook_deliveries').where({ id, status: 'failed' }).update({
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    lease_until: null,
+    last_error: null,
+    updated_at: now,
+  });
+  return updated > 0;
+}
+
+/**
+ * Deletes up to `limit` deliveries finished before `before`: how many it found, and how many of
+ * those were still there to delete.
+ */
+export async function deleteFinishedDeliveriesBefore(
+  db: Queryable,
+  before: number,
+  limit: number,
+): Promise<{ found: number; deleted: number }> {
+  const ids = await db('hook_deliveries')
+    .whereIn('status', ['succeeded', 'failed'])
+    .where('updated_at', '<', before)
+    .limit(limit)
+    .pluck('id');
+  return { found: ids.length, deleted: ids.length > 0 ? await db('hook_deliveries').whereIn('id', ids).delete() : 0 };
+}
