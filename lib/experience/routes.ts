@@ -363,7 +363,7 @@ export function experienceRoutes(
         db,
         settings,
         await getUserRow(db, userId),
-        await isMemberOfMfaOrganization(db, userId),
+        () => isMemberOfMfaOrganization(db, userId),
         state.mfa,
       );
       if (owed) {

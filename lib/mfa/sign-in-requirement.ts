@@ -26,14 +26,14 @@ export const enabledFactors = (settings: SignInExperience): FactorType[] =>
  * - none, and the policy is UserControlled: enrol one or decline (422 `user.missing_mfa`, `skippable`);
  * - enrolling an authenticator while backup codes are enabled: take codes too (422 `session.mfa.backup_code_required`).
  * MFA is off when the settings enable no factor besides backup codes. An organization may ask
- * every member for a second factor, whatever the policy: the caller says whether one of the user's
- * does (organizations/ lie beside mfa/, which may not read their tables).
+ * every member for a second factor, whatever the policy: the caller tells whether one of the user's
+ * does (organizations/ lie beside mfa/, which may not read their tables), asked only when MFA is on.
  */
 export async function mfaOwed(
   db: Queryable,
   settings: SignInExperience,
   user: { id: string; mfa_skipped: number | boolean },
-  organizationRequiresMfa: boolean,
+  organizationRequiresMfa: () => Promise<boolean>,
   progress: MfaProgress = {},
 ): Promise<RequestError | undefined> {
   const enabled = enabledFactors(settings);
@@ -56,7 +56,7 @@ export async function mfaOwed(
     }
     return undefined;
   }
-  const required = settings.mfa.policy === 'Mandatory' || organizationRequiresMfa;
+  const required = settings.mfa.policy === 'Mandatory' || (await organizationRequiresMfa());
   const offered = settings.mfa.policy === 'UserControlled' && !progress.skipped && !user.mfa_skipped;
   if (!required && !offered) {
     return undefined;
