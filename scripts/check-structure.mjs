@@ -126,7 +126,6 @@ const tableAccessAllowed = new Set([
   // Not converted yet.
   'account/verifications.ts',
   'management/bootstrap.ts',
-  'audit/names.ts', // names of users and other entities for the log's readers, table by table
   'experience/sentinel.ts',
   'experience/verification-codes.ts',
   'hooks/deliveries.ts',

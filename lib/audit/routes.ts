@@ -6,6 +6,7 @@ import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
 import { currentNames } from './names.ts';
 import { findLog, listLogs, type Log } from './queries.ts';
 
@@ -32,8 +33,8 @@ function mentionedIds(payload: Log['payload']): string[] {
 }
 
 /** Log entries as Logto shows them, with the names of the ids they mention. */
-async function toLogs(db: Queryable, logs: Log[]) {
-  const names = await currentNames(db, [...new Set(logs.flatMap(({ payload }) => mentionedIds(payload)))]);
+async function toLogs(db: Queryable, cache: SharedCache, logs: Log[]) {
+  const names = await currentNames(db, cache, [...new Set(logs.flatMap(({ payload }) => mentionedIds(payload)))]);
   return logs.map((log) => ({
     tenantId,
     ...log,
@@ -49,7 +50,7 @@ async function toLogs(db: Queryable, logs: Log[]) {
 const millis = z.coerce.number().int().min(0);
 const id = z.string().min(1).max(128);
 
-export function auditLogRoutes(api: Api, { db }: ServiceContext): void {
+export function auditLogRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
     {
       method: 'get',
@@ -110,7 +111,7 @@ export function auditLogRoutes(api: Api, { db }: ServiceContext): void {
         page,
       );
       setTotal(ctx, total);
-      return toLogs(db, items);
+      return toLogs(db, cache, items);
     },
   );
 
@@ -129,7 +130,7 @@ export function auditLogRoutes(api: Api, { db }: ServiceContext): void {
       if (!log) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'log', id: params.id });
       }
-      const [shown] = await toLogs(db, [log]);
+      const [shown] = await toLogs(db, cache, [log]);
       return shown;
     },
   );

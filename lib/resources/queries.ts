@@ -66,6 +66,11 @@ export async function findResourceByIndicator(db: Queryable, indicator: string):
   return row && toResource(row);
 }
 
+export async function findResourcesByIds(db: Queryable, ids: string[]): Promise<Resource[]> {
+  const rows = await db('resources').whereIn('id', ids).select<ResourceRow[]>('*');
+  return rows.map(toResource);
+}
+
 export async function listResources(db: Queryable, page: Page): Promise<{ items: Resource[]; total: number }> {
   const { rows, total } = await listPage<ResourceRow>(db('resources').select('*'), page);
   return { items: rows.map(toResource), total };
