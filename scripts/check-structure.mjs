@@ -122,7 +122,6 @@ const tableAccessAllowed = new Set([
   'organizations/jit/jit-provisioning.ts',
   // Route files: their queries move with the routes' rework.
   'hooks/routes.ts',
-  'oidc/impersonation-routes.ts',
   // Not converted yet.
   'account/verifications.ts',
   'management/bootstrap.ts',
