@@ -124,7 +124,6 @@ const tableAccessAllowed = new Set([
   'hooks/routes.ts',
   // Not converted yet.
   'account/verifications.ts',
-  'management/bootstrap.ts',
   'experience/sentinel.ts',
   'experience/verification-codes.ts',
   'hooks/deliveries.ts',

@@ -87,6 +87,14 @@ export async function updateResource(db: Queryable, resource: Resource): Promise
   await bumpCacheVersion(db, 'resources');
 }
 
+/** Sets the resource's indicator; the resources' cache moves only when it changed. */
+export async function setResourceIndicator(db: Queryable, id: string, indicator: string): Promise<void> {
+  const changed = await db('resources').where({ id }).whereNot({ indicator }).update({ indicator });
+  if (changed > 0) {
+    await bumpCacheVersion(db, 'resources');
+  }
+}
+
 /** At most one default resource (used when an authorization request names none). */
 export async function setDefaultResource(db: Queryable, id: string, isDefault: boolean): Promise<void> {
   if (isDefault) {
