@@ -128,7 +128,6 @@ const tableAccessAllowed = new Set([
   'experience/verification-codes.ts',
   'hooks/deliveries.ts',
   'mfa/sign-in-requirement.ts', // reads organization_users, a table of a folder mfa/ may not import
-  'permissions/held-scopes.ts',
   'roles/assignments.ts', // locks the user's row, and users/ lies above roles/
 ]);
 
