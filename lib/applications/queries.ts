@@ -3,10 +3,16 @@ import type { Knex } from 'knex';
 import { managementApi } from '../shared/management-api.ts';
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
+import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
-import type { Application, ApplicationType, CustomClientMetadata, OidcClientMetadata } from './schemas.ts';
+import {
+  customClientMetadataSchema,
+  oidcClientMetadataSchema,
+  type Application,
+  type ApplicationType,
+} from './schemas.ts';
 
 type ApplicationRow = {
   id: string;
@@ -21,6 +27,11 @@ type ApplicationRow = {
   created_at: number;
 };
 
+const oidcClientMetadataOf = jsonColumn('applications', 'oidc_client_metadata', oidcClientMetadataSchema);
+const customClientMetadataOf = jsonColumn('applications', 'custom_client_metadata', customClientMetadataSchema);
+// Custom data had no size limit before the routes' bodies had one.
+const customDataOf = jsonColumn('applications', 'custom_data', anyJsonObject);
+
 /** The secret is opened here, where rows are read: the token endpoint reads clients from the cache. */
 function toApplication(db: Queryable, row: ApplicationRow): Application {
   return {
@@ -30,10 +41,10 @@ function toApplication(db: Queryable, row: ApplicationRow): Application {
     secret: openSecret(db, sealedColumns.applicationSecrets, row.id, row.secret),
     description: row.description,
     type: row.type,
-    oidcClientMetadata: JSON.parse(row.oidc_client_metadata) as OidcClientMetadata,
-    customClientMetadata: JSON.parse(row.custom_client_metadata) as CustomClientMetadata,
+    oidcClientMetadata: oidcClientMetadataOf(row.oidc_client_metadata),
+    customClientMetadata: customClientMetadataOf(row.custom_client_metadata),
     protectedAppMetadata: null,
-    customData: JSON.parse(row.custom_data) as Record<string, unknown>,
+    customData: customDataOf(row.custom_data),
     isThirdParty: Boolean(row.is_third_party),
     appLevelAccessControlEnabled: false,
     createdAt: row.created_at,

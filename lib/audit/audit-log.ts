@@ -2,43 +2,14 @@ import type { Knex } from 'knex';
 
 import type { Logger } from '../http/logger.ts';
 import { generateId } from '../storage/ids.ts';
-
-/**
- * Logto's log payload: what happened, to whom, through which application, from where. Never a token,
- * secret, code or request body: ids, names of fields, error codes.
- */
-export type LogPayload = {
-  result: 'Success' | 'Error';
-  error?: { error: string; error_description?: string } | { code: string } | string;
-  ip?: string;
-  userAgent?: string;
-  userId?: string;
-  applicationId?: string;
-  sessionId?: string;
-  params?: Record<string, unknown>;
-  /** Management writes and refused verifications: the HTTP answer. */
-  status?: number;
-  method?: string;
-  /** The route's pattern (`/api/users/:userId`), never the raw path. */
-  route?: string;
-  createdId?: string;
-  /** The names of the request body's fields, never their values. */
-  fields?: string[];
-  /** The values of the body's id fields only (`userIds`, `roleIds`, `organizationId`). */
-  bodyIds?: Record<string, string | string[]>;
-  /** The identifier a failed verification was about, as typed (email, phone, username). */
-  identifier?: { type: string; value: string };
-};
-
-type Row = {
-  id: string;
-  key: string;
-  payload: string;
-  user_id: string | null;
-  application_id: string | null;
-  created_at: number;
-};
-type TargetRow = { log_id: string; target_id: string };
+import {
+  insertLogRows,
+  insertLogTargetRows,
+  logRowOf,
+  type LogPayload,
+  type LogRow,
+  type LogTargetRow,
+} from './queries.ts';
 
 /** A client's user agent is its own text: kept, but not at any length. */
 const userAgentLength = 512;
@@ -48,8 +19,8 @@ const userAgentLength = 512;
  * a timer inserts what accumulated (at most `flushMs` later) in one statement. `close` flushes.
  */
 export class AuditLog {
-  #pending: Row[] = [];
-  #pendingTargets: TargetRow[] = [];
+  #pending: LogRow[] = [];
+  #pendingTargets: LogTargetRow[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
 
@@ -63,14 +34,7 @@ export class AuditLog {
   record(key: string, payload: LogPayload, targets: string[] = []): void {
     const id = generateId();
     const userAgent = payload.userAgent?.slice(0, userAgentLength);
-    this.#pending.push({
-      id,
-      key,
-      payload: JSON.stringify({ key, ...payload, ...(userAgent !== undefined && { userAgent }) }),
-      user_id: payload.userId ?? null,
-      application_id: payload.applicationId ?? null,
-      created_at: Date.now(),
-    });
+    this.#pending.push(logRowOf(id, key, { ...payload, ...(userAgent !== undefined && { userAgent }) }, Date.now()));
     for (const target of new Set(targets)) {
       this.#pendingTargets.push({ log_id: id, target_id: target });
     }
@@ -83,19 +47,19 @@ export class AuditLog {
     const batch = this.#pending.splice(0);
     const targets = this.#pendingTargets.splice(0);
     this.#flushing = this.#flushing.then(async () => {
-      for (const [table, rows] of [
-        ['logs', batch],
-        ['log_targets', targets],
-      ] as const) {
-        for (let start = 0; start < rows.length; start += 500) {
-          try {
-            await this.db(table).insert(rows.slice(start, start + 500));
-          } catch (error) {
-            this.logger.error({ err: error, entries: rows.length }, 'audit log write failed');
-          }
-        }
-      }
+      await this.#insertInChunks(batch, insertLogRows);
+      await this.#insertInChunks(targets, insertLogTargetRows);
     });
     return this.#flushing;
+  }
+
+  async #insertInChunks<Row>(rows: Row[], insert: (db: Knex, rows: Row[]) => Promise<void>): Promise<void> {
+    for (let start = 0; start < rows.length; start += 500) {
+      try {
+        await insert(this.db, rows.slice(start, start + 500));
+      } catch (error) {
+        this.logger.error({ err: error, entries: rows.length }, 'audit log write failed');
+      }
+    }
   }
 }

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
@@ -6,8 +5,10 @@ import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { listPage, whereStartsWith } from '../storage/list.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
 import { currentNames } from './names.ts';
+import { findLog, listLogs, type Log } from './queries.ts';
 
 const tag = 'Audit logs';
 const logSchema = z.object({
@@ -20,41 +21,25 @@ const logSchema = z.object({
   names: z.record(z.string(), z.string()),
 });
 
-type Row = { id: string; key: string; payload: string; created_at: number };
-type Payload = Record<string, unknown> & {
-  userId?: unknown;
-  applicationId?: unknown;
-  createdId?: unknown;
-  params?: unknown;
-  bodyIds?: unknown;
-};
-
-const valuesOf = (value: unknown): unknown[] =>
-  typeof value === 'object' && value !== null ? Object.values(value).flat() : [];
-
 /** The ids an entry mentions: its actor or user, its application, a management write's targets. */
-function mentionedIds(payload: Payload): string[] {
+function mentionedIds(payload: Log['payload']): string[] {
   return [
     payload.userId,
     payload.applicationId,
     payload.createdId,
-    ...valuesOf(payload.params),
-    ...valuesOf(payload.bodyIds),
+    ...Object.values(payload.params ?? {}).flat(),
+    ...Object.values(payload.bodyIds ?? {}).flat(),
   ].filter((value): value is string => typeof value === 'string');
 }
 
-/** Log rows as Logto shows them, with the names of the ids they mention. */
-async function toLogs(db: Knex, rows: Row[]) {
-  const entries = rows.map((row) => ({ row, payload: JSON.parse(row.payload) as Payload }));
-  const names = await currentNames(db, [...new Set(entries.flatMap(({ payload }) => mentionedIds(payload)))]);
-  return entries.map(({ row, payload }) => ({
+/** Log entries as Logto shows them, with the names of the ids they mention. */
+async function toLogs(db: Queryable, cache: SharedCache, logs: Log[]) {
+  const names = await currentNames(db, cache, [...new Set(logs.flatMap(({ payload }) => mentionedIds(payload)))]);
+  return logs.map((log) => ({
     tenantId,
-    id: row.id,
-    key: row.key,
-    payload,
-    createdAt: row.created_at,
+    ...log,
     names: Object.fromEntries(
-      mentionedIds(payload).flatMap((id) => {
+      mentionedIds(log.payload).flatMap((id) => {
         const name = names.get(id);
         return name === undefined ? [] : [[id, name]];
       }),
@@ -65,7 +50,7 @@ async function toLogs(db: Knex, rows: Row[]) {
 const millis = z.coerce.number().int().min(0);
 const id = z.string().min(1).max(128);
 
-export function auditLogRoutes(api: Api, { db }: ServiceContext): void {
+export function auditLogRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
     {
       method: 'get',
@@ -109,34 +94,24 @@ export function auditLogRoutes(api: Api, { db }: ServiceContext): void {
       if (query.start_time !== undefined && query.end_time !== undefined && query.start_time > query.end_time) {
         throw new RequestError('guard.invalid_input', { reason: 'start_time must not be after end_time.' });
       }
-      const rows = db('logs').select('*');
-      const filters: Array<[string, string, unknown]> = [
-        ['user_id', '=', query.userId],
-        ['application_id', '=', query.applicationId],
-        ['key', '=', query.logKey],
-        ['created_at', '>=', query.start_time],
-        ['created_at', '<=', query.end_time],
-      ];
-      for (const [column, operator, value] of filters) {
-        if (value !== undefined) {
-          rows.where(column, operator, value as string);
-        }
-      }
-      if (query.logKeyPrefix !== undefined) {
-        whereStartsWith(rows, 'key', query.logKeyPrefix);
-      }
-      if (query.result !== undefined) {
-        // The payload is JSON text with `result` at its top level (as the dashboard counts failures).
-        rows.where('payload', 'like', `%"result":"${query.result}"%`);
-      }
-      if (query.targetId !== undefined) {
-        rows.whereIn('id', db('log_targets').select('log_id').where('target_id', query.targetId));
-      }
       // Unpaged lists of an audit log would be unbounded: 20 entries unless a page is asked for.
       const page = pageOf({ page: query.page ?? 1, page_size: query.page_size ?? 20 });
-      const { rows: found, total } = await listPage<Row>(rows, page);
+      const { items, total } = await listLogs(
+        db,
+        {
+          userId: query.userId,
+          applicationId: query.applicationId,
+          key: query.logKey,
+          keyPrefix: query.logKeyPrefix,
+          result: query.result,
+          targetId: query.targetId,
+          from: query.start_time,
+          to: query.end_time,
+        },
+        page,
+      );
       setTotal(ctx, total);
-      return toLogs(db, found);
+      return toLogs(db, cache, items);
     },
   );
 
@@ -151,12 +126,12 @@ export function auditLogRoutes(api: Api, { db }: ServiceContext): void {
       errors: [404],
     },
     async ({ params }) => {
-      const row = await db('logs').where({ id: params.id }).first<Row | undefined>();
-      if (!row) {
+      const log = await findLog(db, params.id);
+      if (!log) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'log', id: params.id });
       }
-      const [log] = await toLogs(db, [row]);
-      return log;
+      const [shown] = await toLogs(db, cache, [log]);
+      return shown;
     },
   );
 }

@@ -2,7 +2,8 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 
 import type { AnySpec } from '../http/route.ts';
-import type { AuditLog, LogPayload } from './audit-log.ts';
+import type { AuditLog } from './audit-log.ts';
+import type { LogPayload } from './queries.ts';
 import { auditSubjectOf, type AuditSubject } from './subject.ts';
 
 const managementWriteLogKey = 'Management.Write';

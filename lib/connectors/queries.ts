@@ -1,9 +1,17 @@
 import type { Knex } from 'knex';
+import { z } from 'zod';
 
 import type { Queryable } from '../storage/database.ts';
+import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
-import { connectorFactories, type Connector, type ConnectorMetadata, type FactoryId } from './schemas.ts';
+import {
+  connectorFactories,
+  connectorMetadata,
+  type Connector,
+  type ConnectorMetadata,
+  type FactoryId,
+} from './schemas.ts';
 import { withMaskedSecret } from './secrets.ts';
 
 export type ConnectorRow = {
@@ -26,17 +34,24 @@ export type StoredConnector = {
   syncProfile: boolean;
 };
 
+/*
+ * A config is not read through its connector kind's schema: an import may leave its secret out, its
+ * secret is stored sealed, and older versions accepted endpoints the schema now refuses.
+ */
+const configOf = jsonColumn('social_connectors', 'config', anyJsonObject);
+// Names by locale as older versions accepted them: any number, of locales of any length.
+const metadataOf = jsonColumn(
+  'social_connectors',
+  'metadata',
+  connectorMetadata.extend({ name: z.record(z.string(), z.string().max(128)).optional() }),
+);
+
 const toStored = (db: Queryable, row: ConnectorRow): StoredConnector => ({
   id: row.id,
   factoryId: row.connector_id,
   target: row.target,
-  config: openConfigSecret(
-    db,
-    sealedColumns.socialConnectorSecrets,
-    row.id,
-    JSON.parse(row.config) as Record<string, unknown>,
-  ),
-  metadata: JSON.parse(row.metadata) as ConnectorMetadata,
+  config: openConfigSecret(db, sealedColumns.socialConnectorSecrets, row.id, configOf(row.config)),
+  metadata: metadataOf(row.metadata),
   syncProfile: Boolean(row.sync_profile),
 });
 

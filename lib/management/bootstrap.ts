@@ -5,19 +5,15 @@ import { findApplication, insertApplication, updateApplication } from '../applic
 import type { Config } from '../config/env.ts';
 import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
 import { managementApi } from '../shared/management-api.ts';
+import { setResourceIndicator } from '../resources/queries.ts';
 import { addRolesToApplication } from '../roles/assignments.ts';
-import { bumpCacheVersion, lockCache } from '../storage/shared-cache.ts';
+import { applicationIdsOfRole } from '../roles/queries.ts';
+import { lockCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 
 /** The management API's indicator follows MANAGEMENT_API_RESOURCE (it defaults to $ENDPOINT/api). */
 export async function syncManagementApiIndicator(db: Knex, indicator: string): Promise<void> {
-  const changed = await db('resources')
-    .where({ id: managementApi.resourceId })
-    .whereNot({ indicator })
-    .update({ indicator });
-  if (changed > 0) {
-    await bumpCacheVersion(db, 'resources');
-  }
+  await setResourceIndicator(db, managementApi.resourceId, indicator);
 }
 
 /**
@@ -47,10 +43,7 @@ export async function ensureBootstrapAdmin(db: Knex, config: Config, notices: No
       await addRolesToApplication(trx, wanted.clientId, [managementApi.roleId]);
       return undefined;
     }
-    const holder = await trx('applications_roles')
-      .where({ role_id: managementApi.roleId })
-      .first<Record<string, unknown> | undefined>();
-    if (holder) {
+    if ((await applicationIdsOfRole(trx, managementApi.roleId)).length > 0) {
       return undefined;
     }
     const application = buildApplication({ name: 'Admin (created at first start)', type: 'MachineToMachine' });

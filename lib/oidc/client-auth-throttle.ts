@@ -7,14 +7,15 @@ import type { Config } from '../config/env.ts';
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
+import {
+  countClientAuthFailure,
+  deleteClientAuthFailures,
+  deleteEndedClientAuthFailures,
+  loadBlockedTargets,
+  updateClientAuthFailure,
+} from './client-auth-failure-queries.ts';
 
 type Settings = Config['clientAuthThrottle'];
-type Row = {
-  target: string;
-  failures: number;
-  window_started_at: number | string;
-  blocked_until: number | string | null;
-};
 
 /** The provider's routes where a client authenticates (their errors are `attach`'s events). */
 const clientAuthRoutes = new Set(['token', 'revocation', 'introspection', 'pushed_authorization_request']);
@@ -124,7 +125,7 @@ export class ClientAuthThrottle {
   /** The request's address is read only when some key is refused (rarely). */
   #blockedUntil(clientId: string, ctx: { ip: string }): Promise<number | undefined> {
     return this.cache
-      .get('throttles', 'blocked', () => loadBlocked(this.db))
+      .get('throttles', 'blocked', () => loadBlockedTargets(this.db, Date.now()))
       .then((blocked) => {
         if (blocked.size === 0) {
           return undefined;
@@ -142,12 +143,7 @@ export class ClientAuthThrottle {
       let crossed = false;
       // In one order everywhere, so that two failures never wait on each other's rows (MySQL).
       for (const [target, limit] of [...limits].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        // One upsert takes the row's write lock at once: concurrent failures count one after the other.
-        await trx('client_auth_failures')
-          .insert({ target, failures: 1, window_started_at: now, blocked_until: null })
-          .onConflict('target')
-          .merge({ failures: trx.raw('?? + 1', ['client_auth_failures.failures']) });
-        const row = await trx('client_auth_failures').where({ target }).first<Row>();
+        const row = await countClientAuthFailure(trx, target, now);
         if (row.blocked_until !== null && Number(row.blocked_until) > now) {
           // Refused already: this failure raced the refusal (another instance's, or a concurrent one).
           continue;
@@ -156,13 +152,12 @@ export class ClientAuthThrottle {
         const failures = expired ? 1 : row.failures;
         const blocks = failures >= limit;
         if (expired || blocks) {
-          await trx('client_auth_failures')
-            .where({ target })
-            .update({
-              failures,
-              window_started_at: expired ? now : row.window_started_at,
-              blocked_until: blocks ? now + windowMs : null,
-            });
+          await updateClientAuthFailure(trx, {
+            target,
+            failures,
+            window_started_at: expired ? now : row.window_started_at,
+            blocked_until: blocks ? now + windowMs : null,
+          });
         }
         crossed ||= blocks;
       }
@@ -176,7 +171,7 @@ export class ClientAuthThrottle {
 /** Admin unlock: client ids refused after failed authentications may authenticate again at once. */
 export async function clearClientThrottles(db: Knex, clientIds: string[]): Promise<void> {
   await withTransaction(db, async (trx) => {
-    await trx('client_auth_failures').whereIn('target', clientIds.map(clientKey)).delete();
+    await deleteClientAuthFailures(trx, clientIds.map(clientKey));
     await bumpCacheVersion(trx, 'throttles');
   });
 }
@@ -184,17 +179,5 @@ export async function clearClientThrottles(db: Knex, clientIds: string[]): Promi
 /** Housekeeping: forgets windows that ended and refusals that are over. */
 export async function purgeClientAuthFailures(db: Queryable, settings: Settings): Promise<void> {
   const now = Date.now();
-  await db('client_auth_failures')
-    .where('window_started_at', '<=', now - settings.windowSeconds * 1000)
-    .where((over) => {
-      over.whereNull('blocked_until').orWhere('blocked_until', '<=', now);
-    })
-    .delete();
-}
-
-async function loadBlocked(db: Queryable): Promise<Map<string, number>> {
-  const rows = await db('client_auth_failures')
-    .where('blocked_until', '>', Date.now())
-    .select<Row[]>('target', 'blocked_until');
-  return new Map(rows.map((row) => [row.target, Number(row.blocked_until)]));
+  await deleteEndedClientAuthFailures(db, now - settings.windowSeconds * 1000, now);
 }

@@ -8,6 +8,7 @@ import type { ManagementAuth } from '../shared/management-api.ts';
 import { generateId } from '../storage/ids.ts';
 import { getUserRow } from '../users/users.ts';
 import { hashSubjectToken } from './grants/subject-token.ts';
+import { insertImpersonationToken } from './subject-token-queries.ts';
 
 /** Impersonation subject tokens live ten minutes and are used once (Logto's numbers). */
 const lifetime = 600;
@@ -29,14 +30,14 @@ export function impersonationRoutes(api: Api): void {
       const subjectToken = `sub_${randomBytes(32).toString('base64url')}`;
       const now = Date.now();
       // Only a hash is stored: a database reader cannot act as the user.
-      await trx('subject_tokens').insert({
+      await insertImpersonationToken(trx, {
         id: generateId(),
-        token_hash: hashSubjectToken(subjectToken),
-        user_id: body.userId,
-        application_id: (ctx.state.auth as ManagementAuth | undefined)?.clientId ?? null,
-        context: JSON.stringify(body.context ?? {}),
-        created_at: now,
-        expires_at: now + lifetime * 1000,
+        tokenHash: hashSubjectToken(subjectToken),
+        userId: body.userId,
+        applicationId: (ctx.state.auth as ManagementAuth | undefined)?.clientId ?? null,
+        context: body.context ?? {},
+        createdAt: now,
+        expiresAt: now + lifetime * 1000,
       });
       return { subjectToken, expiresIn: lifetime };
     },

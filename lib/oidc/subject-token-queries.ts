@@ -10,6 +10,29 @@ export type ImpersonationRow = {
   consumed_at: number | null;
 };
 
+export async function insertImpersonationToken(
+  db: Queryable,
+  token: {
+    id: string;
+    tokenHash: string;
+    userId: string;
+    applicationId: string | null;
+    context: Record<string, unknown>;
+    createdAt: number;
+    expiresAt: number;
+  },
+): Promise<void> {
+  await db('subject_tokens').insert({
+    id: token.id,
+    token_hash: token.tokenHash,
+    user_id: token.userId,
+    application_id: token.applicationId,
+    context: JSON.stringify(token.context),
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+  });
+}
+
 export async function findImpersonationToken(db: Queryable, tokenHash: string): Promise<ImpersonationRow | undefined> {
   return db('subject_tokens').where({ token_hash: tokenHash }).first<ImpersonationRow | undefined>();
 }

@@ -66,6 +66,11 @@ export async function findResourceByIndicator(db: Queryable, indicator: string):
   return row && toResource(row);
 }
 
+export async function findResourcesByIds(db: Queryable, ids: string[]): Promise<Resource[]> {
+  const rows = await db('resources').whereIn('id', ids).select<ResourceRow[]>('*');
+  return rows.map(toResource);
+}
+
 export async function listResources(db: Queryable, page: Page): Promise<{ items: Resource[]; total: number }> {
   const { rows, total } = await listPage<ResourceRow>(db('resources').select('*'), page);
   return { items: rows.map(toResource), total };
@@ -80,6 +85,14 @@ export async function updateResource(db: Queryable, resource: Resource): Promise
     is_exchange_target: resource.isExchangeTarget,
   });
   await bumpCacheVersion(db, 'resources');
+}
+
+/** Sets the resource's indicator; the resources' cache moves only when it changed. */
+export async function setResourceIndicator(db: Queryable, id: string, indicator: string): Promise<void> {
+  const changed = await db('resources').where({ id }).whereNot({ indicator }).update({ indicator });
+  if (changed > 0) {
+    await bumpCacheVersion(db, 'resources');
+  }
 }
 
 /** At most one default resource (used when an authorization request names none). */

@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
+import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
 import { withMaskedSecret } from '../connectors/secrets.ts';
 import type { Queryable } from '../storage/database.ts';
+import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
-import type { SsoConfig, SsoConnector } from './schemas.ts';
+import type { SsoConnector } from './schemas.ts';
 
 type SsoConnectorRow = {
   id: string;
@@ -23,26 +25,35 @@ export type StoredSsoConnector = {
   id: string;
   providerName: 'OIDC';
   connectorName: string;
-  /** Empty until an admin configures it: such a connector cannot sign anyone in. */
-  config: Partial<SsoConfig>;
+  /** Empty until an admin configures it; checked with `ssoConfigSchema` where it signs someone in. */
+  config: Record<string, unknown>;
   domains: string[];
   branding: SsoConnector['branding'];
   syncProfile: boolean;
   createdAt: number;
 };
 
+/*
+ * Read as loosely as their writers wrote them: the configuration import checks branding only as an
+ * object and may leave a config's secret out, and older versions accepted any http(s) issuer. A
+ * config is not read through `ssoConfigSchema` (its defaults would show in answers, and its secret
+ * is stored sealed): sign-in checks it with that schema.
+ */
+const configOf = jsonColumn('sso_connectors', 'config', anyJsonObject);
+const domainsOf = jsonColumn('sso_connectors', 'domains', z.array(z.string()));
+const brandingOf = jsonColumn(
+  'sso_connectors',
+  'branding',
+  z.looseObject({ displayName: z.string().optional(), logo: z.string().optional(), darkLogo: z.string().optional() }),
+);
+
 const toStored = (db: Queryable, row: SsoConnectorRow): StoredSsoConnector => ({
   id: row.id,
   providerName: row.provider_name,
   connectorName: row.connector_name,
-  config: openConfigSecret(
-    db,
-    sealedColumns.ssoConnectorSecrets,
-    row.id,
-    JSON.parse(row.config) as Record<string, unknown>,
-  ),
-  domains: JSON.parse(row.domains) as string[],
-  branding: JSON.parse(row.branding) as SsoConnector['branding'],
+  config: openConfigSecret(db, sealedColumns.ssoConnectorSecrets, row.id, configOf(row.config)),
+  domains: domainsOf(row.domains),
+  branding: brandingOf(row.branding),
   syncProfile: Boolean(row.sync_profile),
   createdAt: row.created_at,
 });

@@ -124,6 +124,32 @@ describe('audit: every management API write', () => {
     });
   });
 
+  it('names what each write created: resources, scopes, organizations and their roles and scopes, hooks, SSO connectors', async () => {
+    const create = async (path: string, json: Record<string, unknown>, name: string) => {
+      const response = await service.api.post(path, { json });
+      expect(response.statusCode, JSON.stringify(response.body)).to.be.oneOf([200, 201]);
+      const id = (response.body as { id: string }).id;
+      const entry = await waitForLog(service, { ...writes, targetId: id }, (found) => found.payload.createdId === id);
+      expect(entry.names[id], path).to.equal(name);
+      return id;
+    };
+    const resourceId = await create(
+      'resources',
+      { name: 'Named API', indicator: 'https://named.example.com' },
+      'Named API',
+    );
+    await create(`resources/${resourceId}/scopes`, { name: 'named:read' }, 'named:read');
+    await create('organizations', { name: 'Named Org' }, 'Named Org');
+    await create('organization-roles', { name: 'named-org-role' }, 'named-org-role');
+    await create('organization-scopes', { name: 'named-org-scope' }, 'named-org-scope');
+    await create(
+      'hooks',
+      { name: 'Named hook', events: ['User.Created'], config: { url: 'https://hooks.example.com' } },
+      'Named hook',
+    );
+    await create('sso-connectors', { providerName: 'OIDC', connectorName: 'Named SSO' }, 'Named SSO');
+  });
+
   it('does not record reads, nor requests without a valid token', async () => {
     expect((await service.api.get('users')).statusCode).to.equal(200);
     expect(

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { readUserScopes, scopesHeldByUser } from '../../lib/permissions/held-scopes.ts';
+import { scopesHeldByUser } from '../../lib/permissions/held-scopes.ts';
+import { readUserScopes } from '../../lib/permissions/queries.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { SharedCache, bumpCacheVersion } from '../../lib/storage/shared-cache.ts';
