@@ -15,16 +15,25 @@ export type NewApplication = {
   isThirdParty?: boolean;
 };
 
-/** Public clients cannot keep a secret, so they may not swap tokens on a user's behalf (RFC 8693 §2.1). */
-export function assertSettingsFitType(type: ApplicationType, custom: CustomClientMetadata): void {
-  if (custom.allowTokenExchange && !confidentialTypes.has(type)) {
+/**
+ * Public clients cannot keep a secret, so they may not swap tokens on a user's behalf (RFC 8693 §2.1);
+ * third-party applications act only with the user's consent, which token exchange never asks (Logto).
+ */
+export function assertSettingsFitType(
+  application: { type: ApplicationType; isThirdParty: boolean },
+  custom: CustomClientMetadata,
+): void {
+  if (custom.allowTokenExchange && application.isThirdParty) {
+    throw new RequestError('application.third_party_application_cannot_enable_token_exchange');
+  }
+  if (custom.allowTokenExchange && !confidentialTypes.has(application.type)) {
     throw new RequestError('application.token_exchange_not_allowed_for_public_client');
   }
 }
 
 export function buildApplication(input: NewApplication): Application {
   const customClientMetadata = input.customClientMetadata ?? {};
-  assertSettingsFitType(input.type, customClientMetadata);
+  assertSettingsFitType({ type: input.type, isThirdParty: input.isThirdParty ?? false }, customClientMetadata);
   return {
     tenantId,
     id: input.id ?? generateId(),

@@ -109,7 +109,7 @@ export function applicationRoutes(api: Api, { db }: ServiceContext): void {
         oidcClientMetadata: { ...current.oidcClientMetadata, ...body.oidcClientMetadata },
         customClientMetadata: { ...current.customClientMetadata, ...body.customClientMetadata },
       };
-      assertSettingsFitType(next.type, next.customClientMetadata);
+      assertSettingsFitType(next, next.customClientMetadata);
       await updateApplication(trx, next);
       return next;
     },

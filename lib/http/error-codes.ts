@@ -91,6 +91,10 @@ export const errorCodes = {
     status: 422,
     message: 'Token exchange can only be enabled for confidential applications (MachineToMachine, Traditional).',
   },
+  'application.third_party_application_cannot_enable_token_exchange': {
+    status: 422,
+    message: 'Third-party applications cannot enable token exchange.',
+  },
 
   'resource.cannot_delete_management_api': { status: 400, message: 'Cannot delete the management API or its scope.' },
   'resource.cannot_modify_management_api': { status: 400, message: 'Cannot modify the management API or its scope.' },

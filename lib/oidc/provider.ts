@@ -16,7 +16,9 @@ import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
 import { countTokenRequests } from './token-metrics.ts';
-import { revokeJwtAccessTokens } from './token-revocation.ts';
+import { answerJwtRefusals } from './jwt-refusals.ts';
+import { introspectJwtAccessToken, mayIntrospect } from './token-introspection.ts';
+import { mayRevoke, revokeJwtAccessToken } from './token-revocation.ts';
 
 export type OidcDependencies = ServiceContext & { audit: AuditLog };
 
@@ -37,16 +39,14 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      // Confidential clients (resource servers) may introspect any token; public ones only their own.
+      // The same rules answer for our JWT access tokens (answerJwtRefusals below).
       introspection: {
         enabled: true,
-        allowedPolicy: (ctx, client, token) =>
-          client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+        allowedPolicy: (_ctx, client, token) => mayIntrospect(client, token.clientId),
       },
-      // A client revokes only tokens issued to it.
       revocation: {
         enabled: true,
-        allowedPolicy: (ctx, _client, token) => token.clientId === ctx.oidc.client?.clientId,
+        allowedPolicy: (_ctx, client, token) => mayRevoke(client, token.clientId),
       },
       resourceIndicators: {
         enabled: true,
@@ -94,7 +94,10 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     tokenExchangeGrant({ config, db, cache, audit }),
     tokenExchangeParameters,
   );
-  revokeJwtAccessTokens(provider, { issuer: config.issuer, db, cache });
+  answerJwtRefusals(provider, {
+    revocation: revokeJwtAccessToken({ issuer: config.issuer, db, cache }),
+    introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache }),
+  });
   throttle.attach(provider);
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
   countTokenRequests(provider);

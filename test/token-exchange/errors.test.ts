@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 
+import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import {
@@ -17,6 +18,8 @@ import {
 import { unique } from '../support/values.ts';
 
 const notAllowed = 'token exchange is not allowed for this application';
+/** Logto's words for the same refusal (its grant refuses third-party applications first). */
+const thirdPartyRefused = 'third-party applications are not allowed for this grant type';
 
 /**
  * Every refusal of the token exchange grant, with its status, `error` and `error_description` (the
@@ -121,6 +124,39 @@ describe('token exchange: refusals and their order', () => {
     it('refuses a MachineToMachine application with token exchange disabled', async () => {
       const machine = await createApplication(service, 'MachineToMachine');
       expectOAuthError(await exchange(service, machine, valid()), 400, 'unauthorized_client', notAllowed);
+    });
+
+    it('refuses a third-party application, saying so', async () => {
+      const partner = await createApplication(service, 'Traditional', {
+        isThirdParty: true,
+        oidcClientMetadata: { redirectUris: ['http://partner.test/cb'], postLogoutRedirectUris: [] },
+      });
+      expectOAuthError(await exchange(service, partner, valid()), 400, 'unauthorized_client', thirdPartyRefused);
+    });
+
+    it('refuses a third-party application even with the switch stored on (saved before it was refused)', async () => {
+      const partner = await createApplication(service, 'Traditional', {
+        isThirdParty: true,
+        oidcClientMetadata: { redirectUris: ['http://partner.test/cb'], postLogoutRedirectUris: [] },
+      });
+      const db = openDatabase(service.config.dbUrl);
+      try {
+        await db('applications')
+          .where({ id: partner.id })
+          .update({ custom_client_metadata: JSON.stringify({ allowTokenExchange: true }) });
+      } finally {
+        await db.destroy();
+      }
+      // The management API bumps the applications cache on a write; this write went around it.
+      const other = await startService({ dbUrl: service.config.dbUrl, env: { ENDPOINT: service.config.endpoint } });
+      try {
+        expect((await other.api.get(`applications/${partner.id}`)).body.customClientMetadata).to.include({
+          allowTokenExchange: true,
+        });
+        expectOAuthError(await exchange(other, partner, valid()), 400, 'unauthorized_client', thirdPartyRefused);
+      } finally {
+        await other.stop();
+      }
     });
 
     it('refuses an SPA (a public client, client_id only)', async () => {

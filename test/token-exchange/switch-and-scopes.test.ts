@@ -171,6 +171,41 @@ describe('token exchange: the application switch and the issued scopes', () => {
     });
   });
 
+  describe('third-party applications (never, as in Logto)', () => {
+    const thirdPartyCode = 'application.third_party_application_cannot_enable_token_exchange';
+    const thirdParty = (extra: Record<string, unknown> = {}) =>
+      service.api.post('applications', {
+        json: {
+          name: unique('third-party'),
+          type: 'Traditional',
+          isThirdParty: true,
+          oidcClientMetadata: { redirectUris: ['http://partner.test/cb'], postLogoutRedirectUris: [] },
+          ...extra,
+        },
+      });
+
+    it('refuses to create one with the switch on (422), and creates nothing', async () => {
+      const name = unique('third-party');
+      const response = await thirdParty({ name, customClientMetadata: { allowTokenExchange: true } });
+      expect(response.statusCode, JSON.stringify(response.body)).to.equal(422);
+      expect(response.body.code).to.equal(thirdPartyCode);
+      expect(response.body.message).to.match(/third-party/i);
+      const listed = await service.api.get('applications', { searchParams: { isThirdParty: 'true', page_size: 100 } });
+      expect((listed.body as { name: string }[]).map((application) => application.name)).to.not.include(name);
+    });
+
+    it('refuses to switch it on for one (422), which stays off; switching off is accepted', async () => {
+      const created = await thirdParty();
+      expect(created.statusCode, JSON.stringify(created.body)).to.equal(200);
+      const response = await setSwitch(created.body.id, true);
+      expect(response.statusCode, JSON.stringify(response.body)).to.equal(422);
+      expect(response.body.code).to.equal(thirdPartyCode);
+      const read = await service.api.get(`applications/${created.body.id}`);
+      expect(read.body.customClientMetadata.allowTokenExchange ?? false).to.equal(false);
+      expect((await setSwitch(created.body.id, false)).statusCode).to.equal(200);
+    });
+  });
+
   describe('downscoping: requested ∩ held on the resource', () => {
     it('drops requested scopes the user does not hold: read:b write:b delete:b → read:b write:b', async () => {
       const response = await exchange(service, setup.backend, form('read:b write:b delete:b'));

@@ -69,6 +69,11 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     const application = await cache.get('applications', `application:${client.clientId}`, () =>
       findApplication(db, client.clientId),
     );
+    // Token exchange involves no consent, so it is for the tenant's own applications only (as in
+    // Logto, whose words these are); the management API refuses to switch it on for a third party.
+    if (application?.isThirdParty) {
+      throw new errors.UnauthorizedClient('third-party applications are not allowed for this grant type');
+    }
     if (
       !application ||
       !confidentialTypes.has(application.type) ||
