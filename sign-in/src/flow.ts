@@ -24,6 +24,11 @@ async function secondFactorStep(error: ApiError): Promise<SecondFactorStep | und
       return { kind: 'verify', factors, masked };
     }
     case 'user.missing_mfa': {
+      // The pages set up an authenticator app; adding an email or phone as the factor is not offered
+      // here yet: without TOTP the API's message is what the page says.
+      if (Array.isArray(error.data.availableFactors) && !error.data.availableFactors.includes('Totp')) {
+        return undefined;
+      }
       const { verificationId, secret, secretQrCode } = await api.totpSecret();
       return { kind: 'enrol', verificationId, secret, qrCode: secretQrCode, skippable: error.data.skippable === true };
     }
