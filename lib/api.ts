@@ -26,6 +26,7 @@ import { refuseCrossSite } from './http/same-origin.ts';
 import { impersonationRoutes } from './oidc/impersonation-routes.ts';
 import { accountMfaRoutes } from './account/mfa-routes.ts';
 import { userMfaRoutes } from './mfa/admin-routes.ts';
+import { experienceMfaCodeRoutes } from './experience/mfa-code-routes.ts';
 import { experienceMfaRoutes } from './experience/mfa-routes.ts';
 import { keyRoutes } from './oidc/key-routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
@@ -88,6 +89,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   experienceVerificationRoutes(experience, context);
   externalSignInRoutes(experience, context);
   experienceMfaRoutes(experience, context);
+  experienceMfaCodeRoutes(experience, context);
   accountRoutes(experience, context);
   accountMfaRoutes(experience, context);
 

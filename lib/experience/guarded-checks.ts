@@ -18,7 +18,8 @@ export const codeIdentifierSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('phone'), value: phone }),
 ]);
 
-const isCodeRefusal = (error: unknown): error is RequestError =>
+/** A refusal of the code itself (wrong, expired, used up): it counts toward a lock. */
+export const isCodeRefusal = (error: unknown): error is RequestError =>
   error instanceof RequestError && error.code.startsWith('verification_code.');
 
 /**

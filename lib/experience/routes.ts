@@ -365,6 +365,7 @@ export function experienceRoutes(
         await getUserRow(db, userId),
         () => isMemberOfMfaOrganization(db, userId),
         state.mfa,
+        state.profile,
       );
       if (owed) {
         throw owed;

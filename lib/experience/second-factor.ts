@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import { recordExceptionEvent } from './events.ts';
+import { isCodeRefusal } from './guarded-checks.ts';
 import { assertNotLocked, failVerification, recordSuccess, type SentinelPolicy } from './sentinel.ts';
 import type { ErrorCode } from '../http/error-codes.ts';
 import { RequestError } from '../http/errors.ts';
@@ -9,6 +10,8 @@ import { useBackupCode } from '../mfa/backup-codes.ts';
 import { recordFactorUse } from '../mfa/factors.ts';
 import { codesOf, findFactor, type FactorType } from '../mfa/queries.ts';
 import { acceptedStep } from '../mfa/totp.ts';
+import type { CodeIdentifier } from '../messages/codes.ts';
+import { verifyVerificationCode } from './verification-codes.ts';
 
 const invalidCode = {
   Totp: 'session.mfa.invalid_totp_code',
@@ -52,6 +55,32 @@ export async function verifySecondFactor(
     return failVerification(db, target, policy, new RequestError(invalidCode[proof.type]), () =>
       recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: 'userId', value: userId }),
     );
+  }
+  await recordSuccess(db, target);
+}
+
+/**
+ * Checks a code sent to the user's own email or phone as their second factor: failures count
+ * against the second factor like wrong TOTP codes, not against the address as a sign-in identifier.
+ */
+export async function verifySecondFactorCode(
+  db: Knex,
+  cache: SharedCache,
+  policy: SentinelPolicy,
+  userId: string,
+  check: { codeId: string; identifier: CodeIdentifier; code: string },
+): Promise<void> {
+  const target = mfaTarget(userId);
+  await assertNotLocked(db, target);
+  try {
+    await verifyVerificationCode(db, { ...check, purpose: 'MfaVerification' });
+  } catch (error) {
+    if (isCodeRefusal(error)) {
+      return failVerification(db, target, policy, error, () =>
+        recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: 'userId', value: userId }),
+      );
+    }
+    throw error;
   }
   await recordSuccess(db, target);
 }

@@ -45,6 +45,15 @@ const verificationRecordSchema = z.union([
     codeId: z.string(),
     verified: z.boolean(),
   }),
+  /** A code sent to the identified user's own email or phone as a second factor: it proves no identifier. */
+  z.object({
+    id: z.string(),
+    type: z.enum(['MfaEmailVerificationCode', 'MfaPhoneVerificationCode']),
+    userId: z.string(),
+    identifier: storedIdentifier,
+    codeId: z.string(),
+    verified: z.boolean(),
+  }),
   /** A second factor: `secret` (or `codes`) when it is a new one being enrolled, not a proof of an existing one. */
   z.object({
     id: z.string(),

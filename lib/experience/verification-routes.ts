@@ -152,7 +152,7 @@ export function experienceVerificationRoutes(
       const record = getRecord(session.state, body.verificationId);
       const identifier = body.identifier as Identifier;
       if (
-        !('codeId' in record) ||
+        (record.type !== 'EmailVerificationCode' && record.type !== 'PhoneVerificationCode') ||
         record.identifier.type !== identifier.type ||
         record.identifier.value !== identifier.value
       ) {

@@ -253,6 +253,29 @@ export const errorCodes = {
   },
   'connector.general': { status: 502, message: 'The verification message could not be sent. Please try again later.' },
 
+  /** Not Logto's: Logto supports the factor; we refuse what we do not build rather than store a switch that does nothing. */
+  'sign_in_experiences.unsupported_mfa_factor': {
+    status: 422,
+    message: ({ factor }: { factor: string }) => `The MFA factor ${factor} is not supported by this service yet.`,
+    data: ({ factor }: { factor: string }) => ({ factor }),
+  },
+  'sign_in_experiences.email_verification_code_cannot_be_used_for_mfa': {
+    status: 400,
+    message: 'Email codes cannot be a second factor while signing in with an email code is enabled.',
+  },
+  'sign_in_experiences.phone_verification_code_cannot_be_used_for_mfa': {
+    status: 400,
+    message: 'SMS codes cannot be a second factor while signing in with an SMS code is enabled.',
+  },
+  'sign_in_experiences.email_verification_code_cannot_be_used_for_sign_in': {
+    status: 400,
+    message: 'Signing in with an email code cannot be enabled while email codes are a second factor.',
+  },
+  'sign_in_experiences.phone_verification_code_cannot_be_used_for_sign_in': {
+    status: 400,
+    message: 'Signing in with an SMS code cannot be enabled while SMS codes are a second factor.',
+  },
+
   'single_sign_on.duplicate_connector_name': {
     status: 409,
     message: ({ name }: { name: string }) => `An SSO connector named \`${name}\` already exists.`,

@@ -5,6 +5,7 @@ import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
+import { assertMfaSettings } from './mfa-settings.ts';
 import { passwordPolicySchema } from './password-policy.ts';
 import { signInExperienceSchema } from './schemas.ts';
 import { currentSignInExperience, saveSignInExperience, signInExperienceForUpdate } from './sign-in-experience.ts';
@@ -35,7 +36,7 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
       tag,
       body: patchBody,
       response,
-      errors: [422],
+      errors: [400, 422],
     },
     async ({ body }, _ctx, trx) => {
       const current = await signInExperienceForUpdate(trx);
@@ -45,6 +46,7 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
         passwordPolicy: { ...current.passwordPolicy, ...body.passwordPolicy },
         sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
       };
+      assertMfaSettings(next, body);
       await saveSignInExperience(trx, next);
       return { tenantId, id: 'default', ...next };
     },

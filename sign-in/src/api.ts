@@ -58,7 +58,9 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: u
 
 export type InteractionEvent = 'SignIn' | 'Register' | 'ForgotPassword';
 export type ExternalKind = 'social' | 'sso';
-export type MfaFactor = 'Totp' | 'BackupCode';
+export type MfaFactor = 'Totp' | 'PhoneVerificationCode' | 'EmailVerificationCode' | 'BackupCode';
+/** Where a second-factor code goes: the account's own email or phone, never an address typed here. */
+export type CodeChannel = 'email' | 'phone';
 type Identifier = { type: 'username' | 'email'; value: string };
 type Verification = { verificationId: string };
 
@@ -116,6 +118,10 @@ export const api = {
   verifyTotp: (code: string, verificationId?: string) =>
     experience('POST', '/verification/totp/verify', { code, verificationId }),
   verifyBackupCode: (code: string) => experience('POST', '/verification/backup-code/verify', { code }),
+  sendMfaCode: (identifierType: CodeChannel) =>
+    experience<Verification>('POST', '/verification/mfa-verification-code', { identifierType }),
+  verifyMfaCode: (identifierType: CodeChannel, verificationId: string, code: string) =>
+    experience('POST', '/verification/mfa-verification-code/verify', { identifierType, verificationId, code }),
   backupCodes: () =>
     experience<{ verificationId: string; codes: string[] }>('POST', '/verification/backup-code/generate'),
   addMfa: (type: MfaFactor, verificationId: string) => experience('POST', '/profile/mfa', { type, verificationId }),

@@ -12,7 +12,7 @@ export const isLeaving = (): boolean => leaving;
 
 /** What the account owes before the provider lets it in: a second factor to prove, or to set up. */
 export type SecondFactorStep =
-  | { kind: 'verify'; factors: MfaFactor[] }
+  | { kind: 'verify'; factors: MfaFactor[]; masked: Partial<Record<MfaFactor, string>> }
   | { kind: 'enrol'; verificationId: string; secret: string; qrCode: string; skippable: boolean }
   | { kind: 'backup'; verificationId: string; codes: string[] };
 
@@ -20,9 +20,15 @@ async function secondFactorStep(error: ApiError): Promise<SecondFactorStep | und
   switch (error.code) {
     case 'session.mfa.require_mfa_verification': {
       const factors = Array.isArray(error.data.availableFactors) ? (error.data.availableFactors as MfaFactor[]) : [];
-      return { kind: 'verify', factors };
+      const masked = fieldsOf(error.data.maskedIdentifiers) as Partial<Record<MfaFactor, string>>;
+      return { kind: 'verify', factors, masked };
     }
     case 'user.missing_mfa': {
+      // The pages set up an authenticator app; adding an email or phone as the factor is not offered
+      // here yet: without TOTP the API's message is what the page says.
+      if (Array.isArray(error.data.availableFactors) && !error.data.availableFactors.includes('Totp')) {
+        return undefined;
+      }
       const { verificationId, secret, secretQrCode } = await api.totpSecret();
       return { kind: 'enrol', verificationId, secret, qrCode: secretQrCode, skippable: error.data.skippable === true };
     }

@@ -97,6 +97,14 @@ export const phrases = {
     verifying: 'Verifying…',
     useBackupCode: 'Use a backup code instead',
     useApp: 'Use your authenticator app instead',
+    yourEmail: 'your email',
+    yourPhone: 'your phone',
+    sendCodeTo: (to: string) => `Send a code to ${to}`,
+    sendCodeInstead: (to: string) => `Send a code to ${to} instead`,
+    sending: 'Sending…',
+    sentTo: (to: string) => `We sent a 6-digit code to ${to}.`,
+    sentCode: '6-digit code',
+    sendAgain: 'Send a new code',
     enrolTitle: 'Set up two-step verification',
     enrolIntro:
       'Scan this code with an authenticator app (or type the key in it), then enter the 6-digit code it shows.',
@@ -124,6 +132,7 @@ export const phrases = {
     mismatch: 'The two passwords do not match. Type the same password twice.',
     appCode: 'Enter the 6-digit code from your authenticator app.',
     backupCode: 'Enter one of your 10-character backup codes.',
+    sentCode: 'Enter the 6-digit code we sent you.',
   },
   errors: {
     network: 'The server could not be reached. Check your connection and try again.',

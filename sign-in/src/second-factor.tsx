@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 
-import { api } from './api.ts';
+import { api, type CodeChannel, type MfaFactor } from './api.ts';
 import { requiredCode, sixDigits } from './checks.ts';
 import type { SecondFactorStep } from './flow.ts';
 import { phrases } from './phrases.ts';
@@ -13,23 +13,68 @@ type Props<Kind extends SecondFactorStep['kind']> = {
 
 const backupCode = /^[0-9a-f]{10}$/i;
 
-/** Proves a second factor: a code of the authenticator app, or a backup code. */
+const channelOf = (factor: MfaFactor): CodeChannel | undefined =>
+  factor === 'EmailVerificationCode' ? 'email' : factor === 'PhoneVerificationCode' ? 'phone' : undefined;
+
+/**
+ * Proves a second factor: a code of the authenticator app, a code sent to the account's email or
+ * phone (shown masked; sent only when asked for), or a backup code. The other factors the account
+ * has are offered as links.
+ */
 function Verify({ step, finish }: Props<'verify'>) {
   const form = useForm();
-  const [useBackupCode, setUseBackupCode] = useState(!step.factors.includes('Totp'));
+  const [factor, setFactor] = useState<MfaFactor>(step.factors[0] ?? 'Totp');
   const [code, setCode] = useState('');
+  const [sentId, setSentId] = useState<string>();
+  const channel = channelOf(factor);
+  const to = (other: MfaFactor) =>
+    step.masked[other] ?? (channelOf(other) === 'email' ? phrases.mfa.yourEmail : phrases.mfa.yourPhone);
+  const switchLabel = (other: MfaFactor) =>
+    other === 'Totp'
+      ? phrases.mfa.useApp
+      : other === 'BackupCode'
+        ? phrases.mfa.useBackupCode
+        : phrases.mfa.sendCodeInstead(to(other));
+  const use = (other: MfaFactor) => {
+    setFactor(other);
+    setSentId(undefined);
+    setCode('');
+    // The form is keyed by method and phase: it mounts anew, and its first control takes the focus.
+    form.clear();
+  };
+  const send = async (target: CodeChannel) => {
+    const { verificationId } = await api.sendMfaCode(target);
+    setSentId(verificationId);
+    setCode('');
+  };
+  const waitingToSend = channel !== undefined && sentId === undefined;
   return (
     <section id="mfa-verify" aria-labelledby="mfa-verify-title">
       <h2 id="mfa-verify-title" tabindex={-1}>
         {phrases.mfa.verifyTitle}
       </h2>
       <Form
+        key={`${factor}-${waitingToSend ? 'send' : 'verify'}`}
         id="mfa-verify-form"
         form={form}
-        submit={{ label: phrases.mfa.verify, busy: phrases.mfa.verifying }}
-        fieldFor={() => 'mfa-code'}
+        submit={
+          waitingToSend
+            ? { label: phrases.mfa.sendCodeTo(to(factor)), busy: phrases.mfa.sending, focus: true }
+            : { label: phrases.mfa.verify, busy: phrases.mfa.verifying }
+        }
+        fieldFor={() => (waitingToSend ? undefined : 'mfa-code')}
         onSubmit={async () => {
-          if (useBackupCode) {
+          if (channel && sentId === undefined) {
+            await send(channel);
+            return;
+          }
+          if (channel && sentId !== undefined) {
+            await api.verifyMfaCode(
+              channel,
+              sentId,
+              requiredCode('mfa-code', code, sixDigits, phrases.invalid.sentCode),
+            );
+          } else if (factor === 'BackupCode') {
             await api.verifyBackupCode(requiredCode('mfa-code', code, backupCode, phrases.invalid.backupCode));
           } else {
             await api.verifyTotp(requiredCode('mfa-code', code, sixDigits, phrases.invalid.appCode));
@@ -37,33 +82,46 @@ function Verify({ step, finish }: Props<'verify'>) {
           await finish();
         }}
         actions={
-          step.factors.includes('Totp') &&
-          step.factors.includes('BackupCode') && (
-            <Action
-              class="link"
-              onClick={() => {
-                setUseBackupCode(!useBackupCode);
-                setCode('');
-                form.clear();
-                document.getElementById('mfa-code')?.focus();
-              }}
-            >
-              {useBackupCode ? phrases.mfa.useApp : phrases.mfa.useBackupCode}
-            </Action>
-          )
+          <div class="actions">
+            {channel && sentId !== undefined && (
+              <Action
+                class="link"
+                onClick={() =>
+                  void form.run(async () => {
+                    await send(channel);
+                    document.getElementById('mfa-code')?.focus();
+                  })
+                }
+              >
+                {phrases.mfa.sendAgain}
+              </Action>
+            )}
+            {step.factors
+              .filter((other) => other !== factor)
+              .map((other) => (
+                <Action key={other} class="link" onClick={() => use(other)}>
+                  {switchLabel(other)}
+                </Action>
+              ))}
+          </div>
         }
       >
-        <Field
-          id="mfa-code"
-          label={useBackupCode ? phrases.mfa.backupCode : phrases.mfa.appCode}
-          name="code"
-          inputMode={useBackupCode ? 'text' : 'numeric'}
-          autocomplete="one-time-code"
-          maxLength={11}
-          focus
-          value={code}
-          onInput={setCode}
-        />
+        {channel && sentId !== undefined && <p class="hint">{phrases.mfa.sentTo(to(factor))}</p>}
+        {!waitingToSend && (
+          <Field
+            id="mfa-code"
+            label={
+              channel ? phrases.mfa.sentCode : factor === 'BackupCode' ? phrases.mfa.backupCode : phrases.mfa.appCode
+            }
+            name="code"
+            inputMode={factor === 'BackupCode' ? 'text' : 'numeric'}
+            autocomplete="one-time-code"
+            maxLength={factor === 'BackupCode' ? 11 : 6}
+            focus
+            value={code}
+            onInput={setCode}
+          />
+        )}
       </Form>
     </section>
   );

@@ -352,4 +352,53 @@ describe('hosted sign-in pages in Chromium', function () {
       await service.api.patch('sign-in-exp', { json: { mfa: { factors: [], policy: 'UserControlled' } } });
     }
   });
+  it("proves the second factor with a code sent to the account's email, offered masked", async () => {
+    const before = await service.api.get('sign-in-exp');
+    const settings = await service.api.patch('sign-in-exp', {
+      json: {
+        signIn: {
+          methods: [
+            { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+            { identifier: 'email', password: true, verificationCode: false, isPasswordPrimary: true },
+          ],
+        },
+        mfa: { factors: ['EmailVerificationCode'], policy: 'UserControlled' },
+      },
+    });
+    expect(settings.statusCode, JSON.stringify(settings.body)).to.equal(200);
+    try {
+      const email = 'erin@example.com';
+      const user = await service.api.post('users', {
+        json: { username: 'erin', primaryEmail: email, password: 'Amber-Lantern-Walk-8' },
+      });
+      expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+      const { page, problems } = await newPage();
+
+      const flow = authorization();
+      await page.goto(flow.url);
+      await page.getByLabel('Username or email').fill('erin');
+      await page.getByLabel('Password', { exact: true }).fill('Amber-Lantern-Walk-8');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+      await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
+      const send = page.getByRole('button', { name: 'Send a code to e***@example.com' });
+      await send.waitFor();
+      expect(await send.evaluate((element) => element === document.activeElement)).to.equal(true);
+      await send.click();
+      await page.getByText('We sent a 6-digit code to e***@example.com.').waitFor();
+      await screenshot(page, 'mfa-email-code-375', { width: 375, height: 700 });
+
+      const code = await latestCode(email, 'MfaVerification');
+      await page.getByLabel('6-digit code').fill(code === '000000' ? '111111' : '000000');
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await page.locator('#mfa-verify-form [data-error]').getByText('Invalid verification code').waitFor();
+      await page.getByLabel('6-digit code').fill(code);
+      await page.getByRole('button', { name: 'Verify' }).click();
+      const signedIn = await tokensFor(page, flow);
+      expect(signedIn.sub).to.equal(user.body.id);
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await service.api.patch('sign-in-exp', { json: { signIn: before.body.signIn, mfa: before.body.mfa } });
+    }
+  });
 });

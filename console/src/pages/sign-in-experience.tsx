@@ -28,7 +28,13 @@ const signInModes: Array<[Settings['signInMode'], string]> = [
   ['SignIn', 'Sign in only'],
   ['Register', 'Register only'],
 ];
-const mfaFactors = ['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode'];
+/** The second factors the service implements (WebAuthn is not offered until it is built: the API refuses it). */
+const mfaFactors: Array<[string, string]> = [
+  ['Totp', 'Authenticator app (TOTP)'],
+  ['EmailVerificationCode', "Code sent to the user's email"],
+  ['PhoneVerificationCode', "Code sent to the user's phone"],
+  ['BackupCode', 'Backup codes (beside another factor)'],
+];
 const mfaPolicies: Array<[string, string]> = [
   ['UserControlled', 'Users choose whether to set up MFA'],
   ['Mandatory', 'Every user must set up MFA'],
@@ -156,7 +162,7 @@ export function SignInExperiencePage() {
             </fieldset>
             <fieldset>
               <legend>Multi-factor authentication</legend>
-              {mfaFactors.map((factor) => (
+              {mfaFactors.map(([factor, label]) => (
                 <label key={factor} class="check">
                   <input
                     type="checkbox"
@@ -164,9 +170,12 @@ export function SignInExperiencePage() {
                     value={factor}
                     defaultChecked={current.mfa.factors.includes(factor)}
                   />{' '}
-                  {factor}
+                  {label}
                 </label>
               ))}
+              <small class="hint">
+                An email or phone code is a second factor only where signing in with that code is off.
+              </small>
               <Field label="MFA policy" name="mfaPolicy">
                 {(id) => (
                   <select id={id} name="mfaPolicy">

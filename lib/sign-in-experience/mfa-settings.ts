@@ -1,0 +1,47 @@
+import { RequestError } from '../http/errors.ts';
+import type { SignInExperience } from './schemas.ts';
+
+/** Factors the settings accept but this service does not build yet: refused, not stored to do nothing. */
+const unsupportedFactors = ['WebAuthn'] as const;
+
+const channels = [
+  {
+    identifier: 'email',
+    factor: 'EmailVerificationCode',
+    forMfa: 'sign_in_experiences.email_verification_code_cannot_be_used_for_mfa',
+    forSignIn: 'sign_in_experiences.email_verification_code_cannot_be_used_for_sign_in',
+  },
+  {
+    identifier: 'phone',
+    factor: 'PhoneVerificationCode',
+    forMfa: 'sign_in_experiences.phone_verification_code_cannot_be_used_for_mfa',
+    forSignIn: 'sign_in_experiences.phone_verification_code_cannot_be_used_for_sign_in',
+  },
+] as const;
+
+/**
+ * Checks the MFA settings an update leads to (`next`), given what the update sets (`change`):
+ * - an unsupported factor (WebAuthn) is refused (422);
+ * - a code cannot be both a way to sign in and the second factor of the same channel, or the
+ *   "second" factor would be the first one again (Logto's rule, 400): the code names the side the
+ *   update changed, the MFA factors when it sets them, else the sign-in methods.
+ */
+export function assertMfaSettings(next: SignInExperience, change: { mfa?: unknown; signIn?: unknown }): void {
+  // Only what the update sets is judged: settings stored before these rules do not block other changes.
+  if (!change.mfa && !change.signIn) {
+    return;
+  }
+  for (const factor of unsupportedFactors) {
+    if (change.mfa && next.mfa.factors.includes(factor)) {
+      throw new RequestError('sign_in_experiences.unsupported_mfa_factor', { factor });
+    }
+  }
+  for (const { identifier, factor, forMfa, forSignIn } of channels) {
+    const codeSignIn = next.signIn.methods.some(
+      (method) => method.identifier === identifier && method.verificationCode,
+    );
+    if (codeSignIn && next.mfa.factors.includes(factor)) {
+      throw new RequestError(change.mfa ? forMfa : forSignIn);
+    }
+  }
+}
