@@ -47,6 +47,8 @@ export async function migrationsFromNewerRelease(db: Knex): Promise<string[]> {
  */
 const startRace = (error: unknown) =>
   (error as Error).name === 'MigrationLocked' ||
+  // SQLite refuses at once a transaction that read and would then write while another holds the write lock.
+  (error as { code?: unknown }).code === 'SQLITE_BUSY' ||
   /knex_migrations\S*`? .*already exists/i.test((error as Error).message);
 
 /**
