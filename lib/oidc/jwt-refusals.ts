@@ -24,5 +24,17 @@ export function answerJwtRefusals(
   provider.on('introspection.error', takeOver(answers.introspection));
 
   // Every request of the provider passes here: without an async layer of its own until it is a refusal.
-  provider.use((ctx, next) => next().then(() => refused.get(ctx)?.(ctx as KoaContextWithOIDC)));
+  // The answer runs after the provider's error handling, so its failure is answered here as the
+  // provider answers its own (a database that cannot tell whether the token is revoked, say).
+  provider.use((ctx, next) =>
+    next().then(() =>
+      refused
+        .get(ctx)?.(ctx as KoaContextWithOIDC)
+        .catch((error: unknown) => {
+          provider.emit('server_error', ctx, error);
+          ctx.status = 500;
+          ctx.body = { error: 'server_error', error_description: 'oops! something went wrong' };
+        }),
+    ),
+  );
 }

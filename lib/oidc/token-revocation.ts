@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Client, KoaContextWithOIDC } from 'oidc-provider';
 
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { verifyAccessToken } from './access-tokens.ts';
+import { AccessTokenRefused, verifyAccessToken } from './access-tokens.ts';
 import type { JwtAnswer } from './jwt-refusals.ts';
 import { recordRevokedToken } from './revoked-tokens.ts';
 
@@ -21,7 +21,13 @@ export const mayRevoke = (client: Client, tokenClientId: string | undefined): bo
 export function revokeJwtAccessToken({ issuer, db, cache }: Dependencies): JwtAnswer {
   return async function answerRevocation(ctx: KoaContextWithOIDC): Promise<void> {
     const { oidc } = ctx;
-    const claims = await verifyAccessToken(db, cache, issuer, String(oidc.params?.token)).catch(() => undefined);
+    // A token refused is no error here; a database that cannot answer is one (the revocation did not happen).
+    const claims = await verifyAccessToken(db, cache, issuer, String(oidc.params?.token)).catch((error: unknown) => {
+      if (error instanceof AccessTokenRefused) {
+        return undefined;
+      }
+      throw error;
+    });
     if (claims && oidc.client && mayRevoke(oidc.client, claims.client_id)) {
       await recordRevokedToken(db, cache, {
         jti: claims.jti,

@@ -186,6 +186,30 @@ describe('revocation of JWT access tokens', () => {
     });
   });
 
+  describe('when the database fails', () => {
+    it('answers server_error, not 200, and the client can revoke again once it is back', async () => {
+      const { application, token } = await managementMachine();
+      const db = openDatabase(service.config.dbUrl);
+      try {
+        // The denylist cannot be read: the revocation cannot tell whether the token is ours to revoke.
+        await db.schema.renameTable('revoked_tokens', 'revoked_tokens_away');
+        await db('cache_versions').where({ name: 'revokedTokens' }).increment('version', 1);
+        const refused = await service.http.post('oidc/token/revocation', {
+          form: { token },
+          headers: { authorization: basic(application) },
+        });
+        expect(refused.statusCode).to.be.at.least(500);
+        expect(refused.body).to.include({ error: 'server_error' });
+      } finally {
+        await db.schema.renameTable('revoked_tokens_away', 'revoked_tokens');
+        await db.destroy();
+      }
+      expect((await listApplications(service, token)).statusCode, 'not revoked yet').to.equal(200);
+      expect((await revoke(service, application, token)).statusCode).to.equal(200);
+      expect((await listApplications(service, token)).statusCode).to.equal(401);
+    });
+  });
+
   describe('the denylist', () => {
     it('keeps a revoked token until it expires; housekeeping prunes it after', async () => {
       const { application, token } = await managementMachine();
