@@ -14,8 +14,32 @@ export const nonEmptyIdArray = idArray.min(1);
 export const organizationRoleTypes = ['User', 'MachineToMachine'] as const;
 export type OrganizationRoleType = (typeof organizationRoleTypes)[number];
 
-// Logto's organization shape. Colors, branding and custom CSS are not stored here: the schema has no
-// columns for them, so responses carry them empty and requests cannot set them.
+/** Logto's hex colour (`#abc` or `#aabbcc`, any case). */
+const hexColor = z.string().regex(/^#[\dA-Fa-f]{3}([\dA-Fa-f]{3})?$/, 'must be a hex colour such as #5d34f2');
+/**
+ * Logos and favicons are shown on sign-in pages and in emails: absolute http(s) URLs only (Logto takes
+ * any URL, `javascript:` included; **beyond**).
+ */
+const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
+/** Custom CSS, in characters; 4 bytes each at most, it fits the column (mediumtext on MySQL). */
+export const customCssMaxLength = 65_536;
+
+/** Logto's `color` of an organization: every field optional. */
+export const organizationColorSchema = z.strictObject({
+  primaryColor: hexColor.optional(),
+  isDarkModeEnabled: z.boolean().optional(),
+  darkPrimaryColor: hexColor.optional(),
+});
+/** Logto's `branding` of an organization: logo and favicon URLs, light and dark, every one optional. */
+export const organizationBrandingSchema = z.strictObject({
+  logoUrl: imageUrl.optional(),
+  darkLogoUrl: imageUrl.optional(),
+  favicon: imageUrl.optional(),
+  darkFavicon: imageUrl.optional(),
+});
+export type OrganizationBranding = z.output<typeof organizationBrandingSchema>;
+
+// Logto's organization shape.
 export const organizationSchema = z.object({
   tenantId: z.string(),
   id: z.string(),
@@ -57,6 +81,11 @@ export const createOrganizationBody = z.strictObject({
   description: description.optional(),
   customData: customDataInput.optional(),
   isMfaRequired: z.boolean().optional(),
+  /** Replaced as a whole; `{}` or null clears it. */
+  color: organizationColorSchema.nullable().optional(),
+  /** Replaced as a whole; `{}` or null clears it. */
+  branding: organizationBrandingSchema.nullable().optional(),
+  customCss: z.string().max(customCssMaxLength).nullable().optional(),
 });
 
 export const updateOrganizationBody = createOrganizationBody.partial();
