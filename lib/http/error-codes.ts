@@ -245,9 +245,9 @@ export const errorCodes = {
   'connector.not_found': {
     status: 501,
     message: ({ channel }: { channel: 'email' | 'SMS' }) =>
-      `This service cannot send verification codes by ${channel}.`,
+      `No ${channel} connector is set up: this service cannot send messages by ${channel}.`,
   },
-  'connector.general': { status: 502, message: 'The verification message could not be sent. Please try again later.' },
+  'connector.general': { status: 502, message: 'The message could not be sent. Please try again later.' },
 
   'single_sign_on.duplicate_connector_name': {
     status: 409,

@@ -184,12 +184,19 @@ export const invitationSchema = z.object({
 
 export type Invitation = z.output<typeof invitationSchema>;
 
-const messagePayload = z.strictObject({
-  code: z.string().max(256).optional(),
-  link: z.string().max(2048).optional(),
+/**
+ * What the invitation email carries besides the organization and the inviter (Logto's
+ * `OrganizationInvitation` template variables): the `link` the invitee follows to accept, which the
+ * caller makes (it knows where its accept page is), and a `code` if it wants one. `locale` and
+ * `uiLocales` are taken as Logto takes them; the built-in templates are English.
+ */
+export const invitationMessagePayload = z.strictObject({
+  link: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048),
+  code: z.string().min(1).max(256).optional(),
   locale: z.string().max(64).optional(),
   uiLocales: z.string().max(256).optional(),
 });
+export type InvitationMessagePayload = z.output<typeof invitationMessagePayload>;
 
 export const createInvitationBody = z.strictObject({
   inviterId: z.string().min(1).max(21).nullable().optional(),
@@ -197,8 +204,13 @@ export const createInvitationBody = z.strictObject({
   organizationId: z.string().min(1).max(21),
   expiresAt: z.number().int(),
   organizationRoleIds: idArray.optional(),
-  /** Logto sends the invitation e-mail unless this is `false`; this service does not send it yet. */
-  messagePayload: z.union([z.literal(false), z.literal(true), messagePayload]).optional(),
+  /** Emails the invitation with this payload; `false` (the default) sends nothing. */
+  messagePayload: z
+    .union([z.literal(false), invitationMessagePayload], {
+      error:
+        'must be false, or an object with the `link` the invitee follows to accept (and `code`, `locale`, `uiLocales`)',
+    })
+    .optional(),
 });
 
 export const invitationStatusBody = z.strictObject({
