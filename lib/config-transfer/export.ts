@@ -190,6 +190,10 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
       description: text(row.description),
       customData: json(row.custom_data),
       isMfaRequired: boolean(row.is_mfa_required),
+      // Null in rows from before the columns: none.
+      color: row.color === null ? {} : json(row.color),
+      branding: row.branding === null ? {} : json(row.branding),
+      customCss: text(row.custom_css),
       createdAt: number(row.created_at),
       applications: memberApplications
         .filter((member) => member.organization_id === organizationId)

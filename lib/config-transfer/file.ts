@@ -5,7 +5,13 @@ import { consoleApp } from '../shared/console-ids.ts';
 import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
 import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
 import { hookConfigSchema, hookEventSchema } from '../hooks/schemas.ts';
-import { emailDomain, organizationRoleTypes } from '../organizations/schemas.ts';
+import {
+  customCssMaxLength,
+  emailDomain,
+  organizationBrandingSchema,
+  organizationColorSchema,
+  organizationRoleTypes,
+} from '../organizations/schemas.ts';
 import { managementApi } from '../shared/management-api.ts';
 import { accessTokenTtl, resourceIndicator, scopeName } from '../resources/schemas.ts';
 import { roleTypes } from '../roles/schemas.ts';
@@ -99,6 +105,10 @@ const organization = z.strictObject({
   description,
   customData: jsonObject,
   isMfaRequired: z.boolean(),
+  /** Optional: files exported before organizations had them import as none. */
+  color: organizationColorSchema.optional(),
+  branding: organizationBrandingSchema.optional(),
+  customCss: z.string().max(customCssMaxLength).nullable().optional(),
   createdAt,
   /** Member applications and their organization roles (user members are not configuration). */
   applications: z.array(z.strictObject({ id: applicationId, organizationRoleIds: ids(id) })).max(10_000),

@@ -3,14 +3,16 @@ import { z } from 'zod';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { developmentMessagesPageSize, listDevelopmentMessages } from '../messages/development.ts';
-import { codePurposes } from '../messages/codes.ts';
+import { messagePurposes } from '../messages/codes.ts';
 
+/** A verification code has its `code`; an organization invitation its `link` (and a `code` if its sender gave one). */
 const message = z.object({
   id: z.string(),
   recipient: z.string(),
   type: z.enum(['email', 'phone']),
-  purpose: z.enum(codePurposes),
-  code: z.string(),
+  purpose: z.enum(messagePurposes),
+  code: z.string().optional(),
+  link: z.string().optional(),
   createdAt: z.number(),
 });
 

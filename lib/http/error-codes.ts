@@ -249,9 +249,9 @@ export const errorCodes = {
   'connector.not_found': {
     status: 501,
     message: ({ channel }: { channel: 'email' | 'SMS' }) =>
-      `This service cannot send verification codes by ${channel}.`,
+      `No ${channel} connector is set up: this service cannot send messages by ${channel}.`,
   },
-  'connector.general': { status: 502, message: 'The verification message could not be sent. Please try again later.' },
+  'connector.general': { status: 502, message: 'The message could not be sent. Please try again later.' },
 
   /** Not Logto's: Logto supports the factor; we refuse what we do not build rather than store a switch that does nothing. */
   'sign_in_experiences.unsupported_mfa_factor': {

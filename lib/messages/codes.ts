@@ -18,6 +18,10 @@ export const codePurposes = [
 ] as const;
 export type CodePurpose = (typeof codePurposes)[number];
 
+/** What any message is for: a code's purpose, or an invitation to join an organization. */
+export const messagePurposes = [...codePurposes, 'OrganizationInvitation'] as const;
+export type MessagePurpose = (typeof messagePurposes)[number];
+
 export const codeTtlMs = 600_000;
 
 /** The one form of a recipient that rate limits, lookups and the development store compare. */

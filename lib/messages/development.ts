@@ -18,15 +18,17 @@ export const developmentMessagesPageSize = 100;
 export function developmentConnector(db: Knex): MessageConnector {
   let lastCreatedAt = 0;
   return {
-    async send({ to, type, purpose, code }) {
+    async send(message) {
       // Strictly increasing per instance, so "newest first" holds for two sends in one millisecond.
       lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
+      const { to, type, purpose, code } = message;
       await insertDevelopmentMessage(db, {
         id: generateId(),
         recipient: recipientKey({ type, value: to }),
         type,
         purpose,
         code,
+        link: message.purpose === 'OrganizationInvitation' ? message.link : undefined,
         createdAt: lastCreatedAt,
       });
       await deleteDevelopmentMessagesBefore(db, lastCreatedAt - retentionMs);

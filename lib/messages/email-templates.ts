@@ -1,4 +1,5 @@
 import { codeTtlMs, type CodePurpose } from './codes.ts';
+import type { InvitationMessage } from './message-connector.ts';
 
 type Wording = { subject: string; intro: string };
 
@@ -38,6 +39,46 @@ export function renderCodeEmail(purpose: CodePurpose, code: string): { subject: 
       `<p>${intro}</p>`,
       `<p style="font-size: 28px; font-weight: bold; letter-spacing: 4px">${code}</p>`,
       `<p>It expires in ${minutes} minutes. ${ignore}</p>`,
+      '</body></html>',
+    ].join('\n'),
+  };
+}
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+/** A header holds one line: names from the database may hold line breaks or other control characters. */
+const oneLine = (value: string) => value.replace(/\p{Cc}+/gu, ' ').trim();
+
+/**
+ * The invitation email (Logto's `OrganizationInvitation` template): who invites, to which
+ * organization, the link to accept and the caller's code if any, with the organization's logo in the
+ * HTML part. Organization and inviter names, the link and the logo URL come from users: escaped.
+ */
+export function renderInvitationEmail({ link, code, organization, inviter }: InvitationMessage): {
+  subject: string;
+  text: string;
+  html: string;
+} {
+  const organizationName = oneLine(organization.name);
+  const inviterName = inviter && oneLine(inviter.name ?? inviter.username ?? inviter.primaryEmail ?? '');
+  const invited = inviterName
+    ? `${inviterName} invited you to join ${organizationName}.`
+    : `You are invited to join ${organizationName}.`;
+  const codeLine = code === undefined ? [] : [`Your invitation code: ${code}`];
+  const unexpected = 'If you did not expect this invitation, you can ignore this message.';
+  const { logoUrl } = organization.branding;
+  return {
+    subject: `You are invited to join ${organizationName}`,
+    text: [invited, `Accept the invitation: ${link}`, ...codeLine, unexpected].join('\n\n') + '\n',
+    html: [
+      '<!doctype html><html><body style="font-family: sans-serif">',
+      ...(logoUrl
+        ? [`<p><img src="${escapeHtml(logoUrl)}" alt="${escapeHtml(organizationName)}" height="48"></p>`]
+        : []),
+      `<p>${escapeHtml(invited)}</p>`,
+      `<p><a href="${escapeHtml(link)}" style="font-size: 18px; font-weight: bold">Accept the invitation</a></p>`,
+      `<p>Or open this link: ${escapeHtml(link)}</p>`,
+      ...codeLine.map((line) => `<p>${escapeHtml(line)}</p>`),
+      `<p>${unexpected}</p>`,
       '</body></html>',
     ].join('\n'),
   };

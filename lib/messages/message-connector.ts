@@ -3,8 +3,25 @@ import type { CodePurpose } from './codes.ts';
 /** One verification message: `to` is the email address, or the phone number in E.164 digits without '+'. */
 export type VerificationMessage = { to: string; type: 'email' | 'phone'; purpose: CodePurpose; code: string };
 
-/** Delivers verification messages: SMTP, the development store, or another provider (SMS) behind the same call. */
+/**
+ * An invitation to join an organization, by email: Logto's `OrganizationInvitation` template and its
+ * variables, `link` (where the invitee accepts, made by the caller), `organization`, and `inviter`
+ * when the invitation names one; `code` when the caller gives one too.
+ */
+export type InvitationMessage = {
+  to: string;
+  type: 'email';
+  purpose: 'OrganizationInvitation';
+  link: string;
+  code?: string;
+  organization: { id: string; name: string; branding: { logoUrl?: string } };
+  inviter?: { id: string; name: string | null; username: string | null; primaryEmail: string | null };
+};
+
+export type Message = VerificationMessage | InvitationMessage;
+
+/** Delivers messages: SMTP, the development store, or another provider (SMS) behind the same call. */
 export interface MessageConnector {
   /** Resolves once the provider has accepted the message; rejects when it could not be handed over. */
-  send(message: VerificationMessage): Promise<void>;
+  send(message: Message): Promise<void>;
 }

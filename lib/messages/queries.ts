@@ -1,14 +1,16 @@
 import type { Queryable } from '../storage/database.ts';
-import type { CodePurpose } from './codes.ts';
+import type { MessagePurpose } from './codes.ts';
 
-/* `development_messages`: the codes the development connector kept instead of sending them. */
+/* `development_messages`: the messages the development connector kept instead of sending them. */
 
+/** A verification code has its `code`; an invitation its `link`, and a `code` when the caller gave one. */
 export type DevelopmentMessage = {
   id: string;
   recipient: string;
   type: 'email' | 'phone';
-  purpose: CodePurpose;
-  code: string;
+  purpose: MessagePurpose;
+  code?: string;
+  link?: string;
   createdAt: number;
 };
 
@@ -16,8 +18,9 @@ type DevelopmentMessageRow = {
   id: string;
   recipient: string;
   type: 'email' | 'phone';
-  purpose: CodePurpose;
-  code: string;
+  purpose: MessagePurpose;
+  code: string | null;
+  link: string | null;
   created_at: number;
 };
 
@@ -27,7 +30,8 @@ export async function insertDevelopmentMessage(db: Queryable, message: Developme
     recipient: message.recipient,
     type: message.type,
     purpose: message.purpose,
-    code: message.code,
+    code: message.code ?? null,
+    link: message.link ?? null,
     created_at: message.createdAt,
   });
 }
@@ -47,5 +51,13 @@ export async function listDevelopmentMessageRows(
     query.where({ recipient });
   }
   const rows = await query.select<DevelopmentMessageRow[]>('*');
-  return rows.map(({ created_at: createdAt, ...row }) => ({ ...row, createdAt }));
+  return rows.map(({ id, recipient, type, purpose, code, link, created_at: createdAt }) => ({
+    id,
+    recipient,
+    type,
+    purpose,
+    ...(code === null ? {} : { code }),
+    ...(link === null ? {} : { link }),
+    createdAt,
+  }));
 }

@@ -1,6 +1,6 @@
 import { createTransport } from 'nodemailer';
 
-import { renderCodeEmail } from './email-templates.ts';
+import { renderCodeEmail, renderInvitationEmail } from './email-templates.ts';
 import type { MessageConnector } from './message-connector.ts';
 
 /**
@@ -11,11 +11,15 @@ import type { MessageConnector } from './message-connector.ts';
 export function smtpConnector({ url, from }: { url: string; from: string }): MessageConnector {
   const transport = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   return {
-    async send({ to, type, purpose, code }) {
-      if (type !== 'email') {
-        throw new Error(`the SMTP connector sends email, not ${type} messages`);
+    async send(message) {
+      if (message.type !== 'email') {
+        throw new Error(`the SMTP connector sends email, not ${message.type} messages`);
       }
-      await transport.sendMail({ from, to, ...renderCodeEmail(purpose, code) });
+      const email =
+        message.purpose === 'OrganizationInvitation'
+          ? renderInvitationEmail(message)
+          : renderCodeEmail(message.purpose, message.code);
+      await transport.sendMail({ from, to: message.to, ...email });
     },
   };
 }

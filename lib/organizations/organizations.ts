@@ -20,16 +20,16 @@ export async function createOrganization(
     description: input.description ?? null,
     customData: input.customData ?? {},
     isMfaRequired: input.isMfaRequired ?? false,
-    color: {},
-    branding: {},
-    customCss: null,
+    color: input.color ?? {},
+    branding: input.branding ?? {},
+    customCss: input.customCss ?? null,
     createdAt: Date.now(),
   };
   await insertOrganization(trx, organization);
   return organization;
 }
 
-/** `customData` is replaced, not merged (Logto's PATCH). */
+/** `customData`, `color` and `branding` are replaced, not merged (Logto's PATCH); null clears them. */
 export async function patchOrganization(
   trx: Knex.Transaction,
   id: string,
@@ -42,6 +42,9 @@ export async function patchOrganization(
     description: changes.description === undefined ? current.description : changes.description,
     customData: changes.customData ?? current.customData,
     isMfaRequired: changes.isMfaRequired ?? current.isMfaRequired,
+    color: changes.color === undefined ? current.color : (changes.color ?? {}),
+    branding: changes.branding === undefined ? current.branding : (changes.branding ?? {}),
+    customCss: changes.customCss === undefined ? current.customCss : changes.customCss,
   };
   await updateOrganization(trx, next);
   return next;

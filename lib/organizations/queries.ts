@@ -5,7 +5,7 @@ import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
-import type { Organization } from './schemas.ts';
+import { organizationBrandingSchema, organizationColorSchema, type Organization } from './schemas.ts';
 
 type OrganizationRow = {
   id: string;
@@ -13,10 +13,16 @@ type OrganizationRow = {
   description: string | null;
   custom_data: string;
   is_mfa_required: number | boolean;
+  /** JSON; null in rows written before these columns (migration 0016), read as `{}`. */
+  color: string | null;
+  branding: string | null;
+  custom_css: string | null;
   created_at: number;
 };
 
 const customDataOf = jsonColumn('organizations', 'custom_data', anyJsonObject);
+const colorOf = jsonColumn('organizations', 'color', organizationColorSchema);
+const brandingOf = jsonColumn('organizations', 'branding', organizationBrandingSchema);
 
 const toOrganization = (row: OrganizationRow): Organization => ({
   tenantId,
@@ -25,9 +31,9 @@ const toOrganization = (row: OrganizationRow): Organization => ({
   description: row.description,
   customData: customDataOf(row.custom_data),
   isMfaRequired: Boolean(row.is_mfa_required),
-  color: {},
-  branding: {},
-  customCss: null,
+  color: row.color === null ? {} : colorOf(row.color),
+  branding: row.branding === null ? {} : brandingOf(row.branding),
+  customCss: row.custom_css,
   createdAt: row.created_at,
 });
 
@@ -38,6 +44,9 @@ export async function insertOrganization(db: Queryable, organization: Organizati
     description: organization.description,
     custom_data: JSON.stringify(organization.customData),
     is_mfa_required: organization.isMfaRequired,
+    color: JSON.stringify(organization.color),
+    branding: JSON.stringify(organization.branding),
+    custom_css: organization.customCss,
     created_at: organization.createdAt,
   });
 }
@@ -79,6 +88,9 @@ export async function updateOrganization(db: Queryable, organization: Organizati
       description: organization.description,
       custom_data: JSON.stringify(organization.customData),
       is_mfa_required: organization.isMfaRequired,
+      color: JSON.stringify(organization.color),
+      branding: JSON.stringify(organization.branding),
+      custom_css: organization.customCss,
     });
 }
 

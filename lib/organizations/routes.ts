@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import type { Connectors } from '../messages/index.ts';
 import { applicationMemberRoutes } from './members/application-member-routes.ts';
 import { invitationRoutes } from './invitations/invitation-routes.ts';
 import { jitRoutes } from './jit/jit-routes.ts';
@@ -23,8 +24,11 @@ import { organizationScopeRoutes } from './scopes/scope-routes.ts';
 const tag = 'Organizations';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
-/** Organizations, their members and roles, organization roles and scopes, invitations. */
-export function organizationRoutes(api: Api, { db, cache }: ServiceContext): void {
+/**
+ * Organizations, their members and roles, organization roles and scopes, invitations (emailed
+ * through `messages`, the message connectors).
+ */
+export function organizationRoutes(api: Api, { db, cache, messages }: ServiceContext & { messages: Connectors }): void {
   api.add(
     {
       method: 'get',
@@ -112,5 +116,5 @@ export function organizationRoutes(api: Api, { db, cache }: ServiceContext): voi
   organizationScopeRoutes(api, db);
   organizationRoleRoutes(api, db);
   roleGrantRoutes(api, db);
-  invitationRoutes(api, db);
+  invitationRoutes(api, { db, messages });
 }

@@ -14,8 +14,32 @@ export const nonEmptyIdArray = idArray.min(1);
 export const organizationRoleTypes = ['User', 'MachineToMachine'] as const;
 export type OrganizationRoleType = (typeof organizationRoleTypes)[number];
 
-// Logto's organization shape. Colors, branding and custom CSS are not stored here: the schema has no
-// columns for them, so responses carry them empty and requests cannot set them.
+/** Logto's hex colour (`#abc` or `#aabbcc`, any case). */
+const hexColor = z.string().regex(/^#[\dA-Fa-f]{3}([\dA-Fa-f]{3})?$/, 'must be a hex colour such as #5d34f2');
+/**
+ * Logos and favicons are shown on sign-in pages and in emails: absolute http(s) URLs only (Logto takes
+ * any URL, `javascript:` included; **beyond**).
+ */
+const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
+/** Custom CSS, in characters; 4 bytes each at most, it fits the column (mediumtext on MySQL). */
+export const customCssMaxLength = 65_536;
+
+/** Logto's `color` of an organization: every field optional. */
+export const organizationColorSchema = z.strictObject({
+  primaryColor: hexColor.optional(),
+  isDarkModeEnabled: z.boolean().optional(),
+  darkPrimaryColor: hexColor.optional(),
+});
+/** Logto's `branding` of an organization: logo and favicon URLs, light and dark, every one optional. */
+export const organizationBrandingSchema = z.strictObject({
+  logoUrl: imageUrl.optional(),
+  darkLogoUrl: imageUrl.optional(),
+  favicon: imageUrl.optional(),
+  darkFavicon: imageUrl.optional(),
+});
+export type OrganizationBranding = z.output<typeof organizationBrandingSchema>;
+
+// Logto's organization shape.
 export const organizationSchema = z.object({
   tenantId: z.string(),
   id: z.string(),
@@ -57,6 +81,11 @@ export const createOrganizationBody = z.strictObject({
   description: description.optional(),
   customData: customDataInput.optional(),
   isMfaRequired: z.boolean().optional(),
+  /** Replaced as a whole; `{}` or null clears it. */
+  color: organizationColorSchema.nullable().optional(),
+  /** Replaced as a whole; `{}` or null clears it. */
+  branding: organizationBrandingSchema.nullable().optional(),
+  customCss: z.string().max(customCssMaxLength).nullable().optional(),
 });
 
 export const updateOrganizationBody = createOrganizationBody.partial();
@@ -155,12 +184,19 @@ export const invitationSchema = z.object({
 
 export type Invitation = z.output<typeof invitationSchema>;
 
-const messagePayload = z.strictObject({
-  code: z.string().max(256).optional(),
-  link: z.string().max(2048).optional(),
+/**
+ * What the invitation email carries besides the organization and the inviter (Logto's
+ * `OrganizationInvitation` template variables): the `link` the invitee follows to accept, which the
+ * caller makes (it knows where its accept page is), and a `code` if it wants one. `locale` and
+ * `uiLocales` are taken as Logto takes them; the built-in templates are English.
+ */
+export const invitationMessagePayload = z.strictObject({
+  link: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048),
+  code: z.string().min(1).max(256).optional(),
   locale: z.string().max(64).optional(),
   uiLocales: z.string().max(256).optional(),
 });
+export type InvitationMessagePayload = z.output<typeof invitationMessagePayload>;
 
 export const createInvitationBody = z.strictObject({
   inviterId: z.string().min(1).max(21).nullable().optional(),
@@ -168,8 +204,13 @@ export const createInvitationBody = z.strictObject({
   organizationId: z.string().min(1).max(21),
   expiresAt: z.number().int(),
   organizationRoleIds: idArray.optional(),
-  /** Logto sends the invitation e-mail unless this is `false`; this service does not send it yet. */
-  messagePayload: z.union([z.literal(false), z.literal(true), messagePayload]).optional(),
+  /** Emails the invitation with this payload; `false` (the default) sends nothing. */
+  messagePayload: z
+    .union([z.literal(false), invitationMessagePayload], {
+      error:
+        'must be false, or an object with the `link` the invitee follows to accept (and `code`, `locale`, `uiLocales`)',
+    })
+    .optional(),
 });
 
 export const invitationStatusBody = z.strictObject({

@@ -148,7 +148,14 @@ async function configure(service: TestService) {
   );
   const acme = ok(
     await api.post('organizations', {
-      json: { name: 'Acme', description: 'a customer', customData: { plan: 'gold' } },
+      json: {
+        name: 'Acme',
+        description: 'a customer',
+        customData: { plan: 'gold' },
+        branding: { logoUrl: 'https://acme.example/logo.svg' },
+        color: { primaryColor: '#0a84ff' },
+        customCss: 'body { margin: 0 }',
+      },
     }),
   );
   ok(await api.post(`organizations/${acme.id}/jit/email-domains`, { json: { emailDomain: 'acme.example' } }));
@@ -231,6 +238,9 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     ]);
     const roleId = (name: string) => file.organizationRoles.find((role: { name: string }) => role.name === name).id;
     expect(file.organizations[0]).to.deep.include({
+      branding: { logoUrl: 'https://acme.example/logo.svg' },
+      color: { primaryColor: '#0a84ff' },
+      customCss: 'body { margin: 0 }',
       applications: [{ id: world.machine.id, organizationRoleIds: [roleId('robot')] }],
       jit: { emailDomains: ['acme.example'], organizationRoleIds: [roleId('member')], ssoConnectorIds: [world.sso.id] },
     });

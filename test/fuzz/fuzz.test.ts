@@ -24,7 +24,7 @@ const rounds = Number(process.env.FUZZ_ROUNDS ?? 24);
 const concurrency = 4;
 const redirectUri = 'http://app.test/callback';
 /** 5xx answers that say what the service cannot do, not that it failed. */
-const designedServerErrors = new Set(['request.feature_not_supported', 'connector.general']);
+const designedServerErrors = new Set(['connector.general']);
 
 type Request = { label: string; method: string; url: string; headers: Record<string, string>; body?: string | Buffer };
 type Check = 'api' | 'oauth' | 'page';

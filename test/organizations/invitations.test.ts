@@ -151,25 +151,6 @@ describe('management API: organization invitations', () => {
       expect(listed.body).to.deep.equal([]);
     });
 
-    it('refuses to send the invitation e-mail with 501, creating nothing', async () => {
-      const response = await service.api.post('organization-invitations', {
-        json: {
-          invitee: 'mail@example.com',
-          organizationId: organization.id,
-          expiresAt: inAnHour(),
-          messagePayload: { link: 'https://x.example.com' },
-        },
-      });
-      expectError(response, 501, 'request.feature_not_supported');
-      expect(
-        (
-          await service.api.get<Invitation[]>('organization-invitations', {
-            searchParams: { invitee: 'mail@example.com' },
-          })
-        ).body,
-      ).to.deep.equal([]);
-    });
-
     it('refuses to invite a member (by e-mail, whatever its case) with 422 request.invalid_input', async () => {
       const member = await fixtures.createUser();
       await fixtures.addUsers(organization.id, [member.id]);

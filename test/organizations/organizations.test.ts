@@ -177,7 +177,7 @@ describe('management API: organizations', () => {
     it('refuses unknown or invalid fields with 400', async () => {
       const organization = await fixtures.createOrganization();
       expectError(
-        await service.api.patch(`organizations/${organization.id}`, { json: { branding: {} } }),
+        await service.api.patch(`organizations/${organization.id}`, { json: { logo: {} } }),
         400,
         'guard.invalid_input',
       );

@@ -1,47 +1,13 @@
 import { expect } from 'chai';
-import { SMTPServer } from 'smtp-server';
 
 import { smtpConnector } from '../../lib/messages/smtp.ts';
 import { codePurposes } from '../../lib/messages/codes.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
+import { startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
 import { ifSet } from '../support/values.ts';
 
-type Received = { from: string; to: string[]; user?: string; raw: string };
-
-/** A local SMTP server without TLS that keeps what it receives; accepts any login. */
-async function startSmtpServer(): Promise<{ port: number; received: Received[]; stop(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    authOptional: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      callback(null, { user: auth.username });
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map(({ address }) => address),
-          user: session.user as string | undefined,
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { port, received, stop: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-const subjectOf = (raw: string) => /^Subject: (.*)$/m.exec(raw)?.[1];
-
 describe('the SMTP connector', () => {
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let smtp: SmtpTestServer;
 
   before(async () => {
     smtp = await startSmtpServer();

@@ -50,7 +50,7 @@ describe('verification codes and the send rate limit', () => {
   async function send(identifier: CodeIdentifier, purpose: 'SignIn' | 'Generic' = 'SignIn') {
     const sent = await sendVerificationCode(db, connectors, { identifier, purpose });
     const [message] = await listDevelopmentMessages(db, identifier.value);
-    return { ...sent, code: message.code };
+    return { ...sent, code: message.code! };
   }
 
   const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');

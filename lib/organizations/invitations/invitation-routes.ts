@@ -1,19 +1,28 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
 import type { Api } from '../../http/route.ts';
-import { listInvitations } from './invitation-queries.ts';
+import type { ServiceContext } from '../../http/context.ts';
+import type { Connectors } from '../../messages/index.ts';
+import { withTransaction } from '../../storage/transaction.ts';
+import { deleteInvitation, listInvitations } from './invitation-queries.ts';
+import { invitationConnector, sendInvitationMessage } from './invitation-message.ts';
 import { acceptInvitation, createInvitation, removeInvitation, revokeInvitation } from './invitations.ts';
 import { getInvitation } from '../lookups.ts';
-import { createInvitationBody, invitationSchema, invitationStatusBody } from '../schemas.ts';
+import { createInvitationBody, invitationMessagePayload, invitationSchema, invitationStatusBody } from '../schemas.ts';
 
 const tag = 'Organization invitations';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
-/** Invitations to join an organization; accepting one makes the invitee a member with its roles. */
-export function invitationRoutes(api: Api, db: Knex): void {
+/**
+ * Invitations to join an organization; accepting one makes the invitee a member with its roles. The
+ * invitation email goes through the email connector (`messages`).
+ */
+export function invitationRoutes(
+  api: Api,
+  { db, messages }: Pick<ServiceContext, 'db'> & { messages: Connectors },
+): void {
   api.add(
     {
       method: 'get',
@@ -38,22 +47,52 @@ export function invitationRoutes(api: Api, db: Knex): void {
     {
       method: 'post',
       path: '/organization-invitations',
-      summary: 'Invite an e-mail address to an organization (the invitation e-mail is not sent by this service)',
+      summary:
+        'Invite an e-mail address to an organization; with a messagePayload, email the invitation (its link) to the invitee',
       tag,
       body: createInvitationBody,
       response: invitationSchema,
       status: 201,
-      errors: [404, 422, 501],
+      errors: [404, 422, 501, 502],
+      // Sending waits on the mail server: no lock is held meanwhile.
+      transaction: false,
     },
-    async ({ body }, _ctx, trx) => {
+    async ({ body }, _ctx, pool) => {
       const { messagePayload, ...input } = body;
-      if (messagePayload !== undefined && messagePayload !== false) {
-        throw new RequestError('request.feature_not_supported', {
-          reason:
-            'Sending invitation e-mails is not supported yet; create the invitation with `messagePayload: false` and deliver it yourself.',
+      if (messagePayload) {
+        invitationConnector(messages);
+      }
+      const invitation = await withTransaction(pool, (trx) => createInvitation(trx, input));
+      if (messagePayload) {
+        // As in Logto, an invitation whose email could not be sent is not kept.
+        await sendInvitationMessage(pool, messages, invitation, messagePayload).catch(async (error: unknown) => {
+          await deleteInvitation(pool, invitation.id);
+          throw error;
         });
       }
-      return createInvitation(trx, input);
+      return invitation;
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/organization-invitations/:id/message',
+      summary: 'Email a pending invitation (again) to its invitee, with this payload',
+      tag,
+      params: idParams,
+      body: invitationMessagePayload,
+      errors: [404, 422, 501, 502],
+      transaction: false,
+    },
+    async ({ params, body }, _ctx, pool) => {
+      const invitation = await getInvitation(pool, params.id);
+      if (invitation.status !== 'Pending') {
+        throw new RequestError('request.invalid_input', {
+          details: `Only a pending invitation is sent (this one is ${invitation.status}).`,
+        });
+      }
+      await sendInvitationMessage(pool, messages, invitation, body);
     },
   );
 
