@@ -76,7 +76,8 @@ export class IdpFailure extends RequestError<'connector.invalid_configuration' |
 }
 
 const notConfirmed = 'The identity provider did not confirm the sign-in. Try again, or sign in another way.';
-const notAvailable = 'Signing in with this provider is not available right now. Try again later, or sign in another way.';
+const notAvailable =
+  'Signing in with this provider is not available right now. Try again later, or sign in another way.';
 
 /** No answer came back (DNS, connection, TLS, timeout), as opposed to an answer that refused. */
 function isUnreachable(error: unknown): boolean {
@@ -200,12 +201,7 @@ async function loadConfiguration(settings: IdpSettings): Promise<oidc.Configurat
         execute: insecure ? [oidc.allowInsecureRequests] : [],
       });
     } catch (error) {
-      throw new IdpFailure(
-        'discovery',
-        'connector.invalid_configuration',
-        notAvailable,
-        error,
-      );
+      throw new IdpFailure('discovery', 'connector.invalid_configuration', notAvailable, error);
     }
   } else {
     configuration = new oidc.Configuration(
@@ -255,7 +251,8 @@ const text = (value: unknown) => (typeof value === 'string' && value.length > 0 
 
 /** Who an OpenID provider says the user is: its ID token's claims, with its userinfo's where fetched. */
 function oidcUserInfo(settings: IdpSettings, claims: Record<string, unknown>): ExternalUserInfo {
-  const verified = claims.email_verified === true || (settings.acceptStringBooleans && claims.email_verified === 'true');
+  const verified =
+    claims.email_verified === true || (settings.acceptStringBooleans && claims.email_verified === 'true');
   return {
     id: String(claims.sub),
     email: text(claims.email),

@@ -28,6 +28,7 @@ import {
   type FactoryId,
 } from './schemas.ts';
 import { assertIdpReachable } from './reachability.ts';
+import type { IdpSettings } from './external-idp.ts';
 import { mergeConfig } from './secrets.ts';
 
 const tag = 'Connectors';
@@ -73,14 +74,26 @@ const templates: Record<FactoryId, Record<string, unknown>> = {
 const validConfig = (factoryId: FactoryId, config: Record<string, unknown>): Record<string, unknown> =>
   parseConnectorConfig(connectorFactories[factoryId].config, config);
 
-/** A configuration that is valid and whose IdP answers (else 400 `connector.invalid_config`, saying why). */
-async function workingConfig(factoryId: FactoryId, config: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const valid = validConfig(factoryId, config);
+const addressesOf = ({ issuer, authorizationEndpoint, tokenEndpoint, userInfoEndpoint, jwksUri }: IdpSettings) =>
+  JSON.stringify([issuer, authorizationEndpoint, tokenEndpoint, userInfoEndpoint, jwksUri]);
+
+/**
+ * A configuration that is valid and whose IdP answers (else 400 `connector.invalid_config`, saying
+ * why). The IdP is asked when the addresses are new: a changed secret or scope is saved while it is down.
+ */
+async function workingConfig(
+  factoryId: FactoryId,
+  config: Record<string, unknown>,
+  stored?: Record<string, unknown>,
+): Promise<void> {
+  const settings = idpSettingsOf(factoryId, validConfig(factoryId, config));
+  if (stored && addressesOf(settings) === addressesOf(idpSettingsOf(factoryId, stored))) {
+    return;
+  }
   await assertIdpReachable(
-    idpSettingsOf(factoryId, valid),
-    valid.idTokenVerificationConfig ? 'idTokenVerificationConfig.jwksUri' : 'jwksUri',
+    settings,
+    config.idTokenVerificationConfig === undefined ? 'jwksUri' : 'idTokenVerificationConfig.jwksUri',
   );
-  return valid;
 }
 
 /** Social sign-in connectors (Logto's `/api/connectors`, social ones): generic OpenID Connect and OAuth 2.0. */
@@ -167,11 +180,12 @@ export function connectorRoutes(api: Api, { db, cache }: ServiceContext): void {
       if (!target) {
         throw new RequestError('connector.should_specify_target');
       }
+      await workingConfig(body.connectorId, body.config);
       const connector: StoredConnector = {
         id: body.id ?? generateId(),
         factoryId: body.connectorId,
         target,
-        config: await workingConfig(body.connectorId, body.config),
+        config: validConfig(body.connectorId, body.config),
         metadata: body.metadata ?? {},
         syncProfile: body.syncProfile ?? false,
       };
@@ -210,7 +224,7 @@ export function connectorRoutes(api: Api, { db, cache }: ServiceContext): void {
       const seen = await getConnector(params.id);
       if (body.config) {
         // Each address this checks is either the body's or one already stored (and checked when it was).
-        await workingConfig(seen.factoryId, mergeConfig(seen.config, body.config));
+        await workingConfig(seen.factoryId, mergeConfig(seen.config, body.config), seen.config);
       }
       return withTransaction(db, async (trx) => {
         const current = await findConnectorForUpdate(trx, params.id);

@@ -31,7 +31,18 @@ const timeSpan = z.union([
     .regex(/^\d+ ?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)$/i, 'seconds, or a number and s, m or h'),
 ]);
 
-const jwsAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+const jwsAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
 
 /**
  * Logto's `idTokenVerificationConfig`: where the IdP's signing keys are, and jose's verify options.
@@ -129,7 +140,7 @@ export const oidcConnectorConfig = z
       context.addIssue({
         code: 'custom',
         path: ['idTokenVerificationConfig', 'jwksUri'],
-        message: 'required with `authorizationEndpoint`: where the ID token\'s signing keys are',
+        message: "required with `authorizationEndpoint`: where the ID token's signing keys are",
       });
     }
   });
@@ -292,7 +303,7 @@ export function parseConnectorConfig<S extends z.ZodType>(schema: S, config: Rec
     const [first] = details;
     throw new RequestError(
       'connector.invalid_config',
-      { reason: `The connector configuration is invalid at \`${first.path}\`: ${first.message.replace(/\.$/, "")}.` },
+      { reason: `The connector configuration is invalid at \`${first.path}\`: ${first.message.replace(/\.$/, '')}.` },
       { details },
     );
   }

@@ -19,7 +19,8 @@ describe('a failing identity provider: a sentence for the user, a log line for t
   let spa: { id: string };
   const callback = () => `${service.url}/callback/social`;
   const clientSecret = 'connector-secret-that-must-not-be-logged';
-  const notAvailable = 'Signing in with this provider is not available right now. Try again later, or sign in another way.';
+  const notAvailable =
+    'Signing in with this provider is not available right now. Try again later, or sign in another way.';
 
   before(async () => {
     service = await startService({ logs: true });

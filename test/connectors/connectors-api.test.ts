@@ -2,6 +2,7 @@ import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../experience/experience-helpers.ts';
 import { freePort, logtoManagementClient, startService, type TestService } from '../support/service.ts';
+import { startStandInIssuer } from '../support/stand-in-idp.ts';
 import { unique } from '../support/values.ts';
 
 /** `/api/connectors` and `/api/connector-factories`: shapes, validation, masked secrets. */
@@ -258,6 +259,25 @@ describe('social connectors: the management API', () => {
     expectError(patched, 400, 'connector.invalid_config');
     expect(patched.body.details[0].path).to.equal('config.tokenEndpoint');
     expect((await service.api.get(`connectors/${created.body.id}`)).body).to.deep.equal(created.body);
+
+    // Addresses are checked when they are new: a secret is rotated while the IdP is down.
+    const standIn = await startStandInIssuer();
+    const down = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: { ...oidcConfig, issuer: standIn.issuer }, metadata: { target: target() } },
+    });
+    expectStatus(down, 200);
+    await standIn.close();
+    expectStatus(
+      await service.api.patch(`connectors/${down.body.id}`, {
+        json: { config: { clientSecret: 'rotated-secret-0123' } },
+      }),
+      200,
+    );
+    expectError(
+      await service.api.patch(`connectors/${down.body.id}`, { json: { config: { issuer: `${standIn.issuer}/` } } }),
+      400,
+      'connector.invalid_config',
+    );
   });
 
   it('takes plain http only for a loopback IdP', async () => {
