@@ -81,10 +81,10 @@ const notAvailable =
 
 /** No answer came back (DNS, connection, TLS, timeout), as opposed to an answer that refused. */
 function isUnreachable(error: unknown): boolean {
-  if (error instanceof HTTPError) {
-    return false;
+  if (error instanceof GotRequestError) {
+    return error.response === undefined;
   }
-  if (error instanceof GotRequestError || error instanceof joseErrors.JWKSTimeout) {
+  if (error instanceof joseErrors.JWKSTimeout) {
     return true;
   }
   return error instanceof TypeError && error.message === 'fetch failed';
