@@ -1,8 +1,10 @@
-import { got, HTTPError } from 'got';
+import { got, HTTPError, RequestError as GotRequestError } from 'got';
+import { errors as joseErrors } from 'jose';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
+import { verifyIdToken, type IdTokenChecks } from './id-token.ts';
 
 /** An external sign-in under way: what the callback must match (RFC 6749 state, OIDC nonce, PKCE). */
 export const externalAuthorizationSchema = z.object({
@@ -33,7 +35,14 @@ export type IdpSettings = {
   authorizationEndpoint?: string;
   tokenEndpoint?: string;
   userInfoEndpoint?: string;
+  /** Where the ID token's signing keys are (with explicit endpoints, the token is checked against them). */
   jwksUri?: string;
+  /** Explicit endpoints: further ID token checks (Logto's `idTokenVerificationConfig`). */
+  idToken?: Pick<IdTokenChecks, 'issuer' | 'algorithms' | 'clockTolerance' | 'maxTokenAge'>;
+  /** Take `"true"` in `email_verified` as true. */
+  acceptStringBooleans?: boolean;
+  /** Extra parameters of the authorization request (Logto's `authRequestOptionalConfig`, `customConfig`). */
+  authorizationParams?: Record<string, string>;
   clientId: string;
   clientSecret: string;
   scope: string;
@@ -67,6 +76,19 @@ export class IdpFailure extends RequestError<'connector.invalid_configuration' |
 }
 
 const notConfirmed = 'The identity provider did not confirm the sign-in. Try again, or sign in another way.';
+const notAvailable =
+  'Signing in with this provider is not available right now. Try again later, or sign in another way.';
+
+/** No answer came back (DNS, connection, TLS, timeout), as opposed to an answer that refused. */
+function isUnreachable(error: unknown): boolean {
+  if (error instanceof GotRequestError) {
+    return error.response === undefined;
+  }
+  if (error instanceof joseErrors.JWKSTimeout) {
+    return true;
+  }
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
 
 /** The OAuth error code an IdP answered with, as openid-client or got report it. */
 function idpErrorOf(error: unknown): string | undefined {
@@ -111,7 +133,13 @@ function assertCallbackMatches(callback: URL, authorization: ExternalAuthorizati
 }
 
 const failedAt = (stage: 'token' | 'userinfo', error: unknown) =>
-  new IdpFailure(stage, 'connector.authorization_failed', notConfirmed, error, idpErrorOf(error));
+  new IdpFailure(
+    stage,
+    'connector.authorization_failed',
+    isUnreachable(error) ? notAvailable : notConfirmed,
+    error,
+    idpErrorOf(error),
+  );
 
 /** An endpoint the settings must give for this kind of IdP (the connector schemas require it; checked again here). */
 function endpointOf(
@@ -173,12 +201,7 @@ async function loadConfiguration(settings: IdpSettings): Promise<oidc.Configurat
         execute: insecure ? [oidc.allowInsecureRequests] : [],
       });
     } catch (error) {
-      throw new IdpFailure(
-        'discovery',
-        'connector.invalid_configuration',
-        'Signing in with this provider is not available right now. Try again later, or sign in another way.',
-        error,
-      );
+      throw new IdpFailure('discovery', 'connector.invalid_configuration', notAvailable, error);
     }
   } else {
     configuration = new oidc.Configuration(
@@ -211,6 +234,8 @@ export async function startAuthorization(
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const nonce = oidc.randomNonce();
   const url = oidc.buildAuthorizationUrl(configuration, {
+    // The connector's extra parameters first: the sign-in's own cannot be overridden (the schema refuses them too).
+    ...settings.authorizationParams,
     response_type: 'code',
     redirect_uri: redirectUri,
     scope: settings.scope,
@@ -223,6 +248,21 @@ export async function startAuthorization(
 }
 
 const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+
+/** Who an OpenID provider says the user is: its ID token's claims, with its userinfo's where fetched. */
+function oidcUserInfo(settings: IdpSettings, claims: Record<string, unknown>): ExternalUserInfo {
+  const verified =
+    claims.email_verified === true || (settings.acceptStringBooleans && claims.email_verified === 'true');
+  return {
+    id: String(claims.sub),
+    email: text(claims.email),
+    emailVerified: verified || settings.trustUnverifiedEmail,
+    phone: text(claims.phone_number),
+    name: text(claims.name),
+    avatar: text(claims.picture),
+    rawData: claims,
+  };
+}
 
 /**
  * The browser came back with `connectorData` (the callback's query: code and state, or an error):
@@ -240,11 +280,14 @@ export async function completeAuthorization(
     }
   }
   const code = assertCallbackMatches(callback, authorization);
-  const configuration = await configurationOf(settings);
-  const issuer = configuration.serverMetadata().issuer;
   if (settings.kind === 'oauth2') {
+    const issuer = new URL(endpointOf(settings, 'authorizationEndpoint')).origin;
     return { issuer, userInfo: await oauth2UserInfo(settings, authorization, code) };
   }
+  if (settings.authorizationEndpoint) {
+    return explicitOidcSignIn(settings, authorization, code);
+  }
+  const configuration = await configurationOf(settings);
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
     tokens = await oidc.authorizationCodeGrant(configuration, callback, {
@@ -264,26 +307,15 @@ export async function completeAuthorization(
       throw failedAt('userinfo', error);
     }
   }
-  return {
-    issuer,
-    userInfo: {
-      id: String(claims.sub),
-      email: text(claims.email),
-      emailVerified: claims.email_verified === true || settings.trustUnverifiedEmail,
-      phone: text(claims.phone_number),
-      name: text(claims.name),
-      avatar: text(claims.picture),
-      rawData: claims,
-    },
-  };
+  return { issuer: configuration.serverMetadata().issuer, userInfo: oidcUserInfo(settings, claims) };
 }
 
-/** A plain OAuth 2.0 server has no ID token: the code buys an access token, which buys the profile. */
-async function oauth2UserInfo(
+/** The code redeemed at the token endpoint (PKCE, the connector's client authentication): the token response. */
+async function redeemCode(
   settings: IdpSettings,
   authorization: ExternalAuthorization,
   code: string,
-): Promise<ExternalUserInfo> {
+): Promise<{ access_token?: string; id_token?: string }> {
   const form: Record<string, string> = {
     grant_type: 'authorization_code',
     code,
@@ -296,31 +328,83 @@ async function oauth2UserInfo(
     form.client_secret = settings.clientSecret;
   }
   const tokenEndpoint = endpointOf(settings, 'tokenEndpoint');
-  const userInfoEndpoint = endpointOf(settings, 'userInfoEndpoint');
   const credentials = `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`;
-  let accessToken: string;
   try {
-    const token = await got
+    return await got
       .post(tokenEndpoint, {
         form,
         headers: basic ? { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } : {},
         timeout: { request: timeoutMs },
+        followRedirect: false,
       })
-      .json<{ access_token?: string }>();
-    if (!token.access_token) {
-      throw new Error('no access_token in the token response');
-    }
-    accessToken = token.access_token;
+      .json<{ access_token?: string; id_token?: string }>();
   } catch (error) {
     throw failedAt('token', error);
   }
+}
+
+const fetchProfile = (endpoint: string, accessToken: string) =>
+  got
+    .get(endpoint, {
+      headers: { authorization: `Bearer ${accessToken}` },
+      timeout: { request: timeoutMs },
+      followRedirect: false,
+    })
+    .json<Record<string, unknown>>();
+
+/**
+ * An OpenID provider configured by its endpoints (Logto's shape): the code buys an ID token, checked
+ * against the configured keys (`jwksUri`) and options; then the userinfo endpoint, where there is one.
+ */
+async function explicitOidcSignIn(
+  settings: IdpSettings,
+  authorization: ExternalAuthorization,
+  code: string,
+): Promise<{ issuer: string; userInfo: ExternalUserInfo }> {
+  const tokens = await redeemCode(settings, authorization, code);
+  let claims: Record<string, unknown>;
   try {
-    const profile = await got
-      .get(userInfoEndpoint, {
-        headers: { authorization: `Bearer ${accessToken}` },
-        timeout: { request: timeoutMs },
-      })
-      .json<Record<string, unknown>>();
+    if (!tokens.id_token || !settings.jwksUri) {
+      throw new Error(tokens.id_token ? 'the connector names no jwksUri' : 'no id_token in the token response');
+    }
+    claims = await verifyIdToken(tokens.id_token, {
+      ...settings.idToken,
+      issuer: settings.idToken?.issuer ?? settings.issuer,
+      jwksUri: settings.jwksUri,
+      clientId: settings.clientId,
+      nonce: authorization.nonce,
+    });
+  } catch (error) {
+    throw failedAt('token', error);
+  }
+  if (settings.userInfoEndpoint && tokens.access_token) {
+    try {
+      const profile = await fetchProfile(settings.userInfoEndpoint, tokens.access_token);
+      // OpenID Connect Core 5.3.2: a userinfo answer about another subject is not used.
+      if (profile.sub !== claims.sub) {
+        throw new Error("the userinfo `sub` is not the ID token's");
+      }
+      claims = { ...claims, ...profile };
+    } catch (error) {
+      throw failedAt('userinfo', error);
+    }
+  }
+  return { issuer: String(claims.iss), userInfo: oidcUserInfo(settings, claims) };
+}
+
+/** A plain OAuth 2.0 server has no ID token: the code buys an access token, which buys the profile. */
+async function oauth2UserInfo(
+  settings: IdpSettings,
+  authorization: ExternalAuthorization,
+  code: string,
+): Promise<ExternalUserInfo> {
+  const userInfoEndpoint = endpointOf(settings, 'userInfoEndpoint');
+  const token = await redeemCode(settings, authorization, code);
+  if (!token.access_token) {
+    throw failedAt('token', new Error('no access_token in the token response'));
+  }
+  try {
+    const profile = await fetchProfile(userInfoEndpoint, token.access_token);
     const map = { id: 'id', email: 'email', phone: 'phone', name: 'name', avatar: 'avatar', ...settings.profileMap };
     const id = profile[map.id];
     if (typeof id !== 'string' && typeof id !== 'number') {

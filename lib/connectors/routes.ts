@@ -4,6 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { isUniqueViolation } from '../storage/database.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import { generateId } from '../storage/ids.ts';
 import {
   deleteConnector,
@@ -21,10 +22,13 @@ import {
   connectorSchema,
   createConnectorBody,
   factoryIds,
+  idpSettingsOf,
   parseConnectorConfig,
   updateConnectorBody,
   type FactoryId,
 } from './schemas.ts';
+import { assertIdpReachable } from './reachability.ts';
+import type { IdpSettings } from './external-idp.ts';
 import { mergeConfig } from './secrets.ts';
 
 const tag = 'Connectors';
@@ -69,6 +73,28 @@ const templates: Record<FactoryId, Record<string, unknown>> = {
 
 const validConfig = (factoryId: FactoryId, config: Record<string, unknown>): Record<string, unknown> =>
   parseConnectorConfig(connectorFactories[factoryId].config, config);
+
+const addressesOf = ({ issuer, authorizationEndpoint, tokenEndpoint, userInfoEndpoint, jwksUri }: IdpSettings) =>
+  JSON.stringify([issuer, authorizationEndpoint, tokenEndpoint, userInfoEndpoint, jwksUri]);
+
+/**
+ * A configuration that is valid and whose IdP answers (else 400 `connector.invalid_config`, saying
+ * why). The IdP is asked when the addresses are new: a changed secret or scope is saved while it is down.
+ */
+async function workingConfig(
+  factoryId: FactoryId,
+  config: Record<string, unknown>,
+  stored?: Record<string, unknown>,
+): Promise<void> {
+  const settings = idpSettingsOf(factoryId, validConfig(factoryId, config));
+  if (stored && addressesOf(settings) === addressesOf(idpSettingsOf(factoryId, stored))) {
+    return;
+  }
+  await assertIdpReachable(
+    settings,
+    config.idTokenVerificationConfig === undefined ? 'jwksUri' : 'idTokenVerificationConfig.jwksUri',
+  );
+}
 
 /** Social sign-in connectors (Logto's `/api/connectors`, social ones): generic OpenID Connect and OAuth 2.0. */
 export function connectorRoutes(api: Api, { db, cache }: ServiceContext): void {
@@ -141,17 +167,20 @@ export function connectorRoutes(api: Api, { db, cache }: ServiceContext): void {
     {
       method: 'post',
       path: '/connectors',
-      summary: 'Create a social connector',
+      summary: 'Create a social connector (refused when its identity provider does not answer)',
       tag,
       body: createConnectorBody,
       response: connectorSchema,
       errors: [422],
+      // The IdP is asked before the transaction: no transaction waits on the network.
+      transaction: false,
     },
-    async ({ body }, _ctx, trx) => {
+    async ({ body }, _ctx, db) => {
       const target = body.metadata?.target;
       if (!target) {
         throw new RequestError('connector.should_specify_target');
       }
+      await workingConfig(body.connectorId, body.config);
       const connector: StoredConnector = {
         id: body.id ?? generateId(),
         factoryId: body.connectorId,
@@ -160,17 +189,19 @@ export function connectorRoutes(api: Api, { db, cache }: ServiceContext): void {
         metadata: body.metadata ?? {},
         syncProfile: body.syncProfile ?? false,
       };
-      if (await findConnectorByTargetOrId(trx, target, connector.id)) {
-        throw new RequestError('connector.multiple_target_with_same_platform', { target });
-      }
-      try {
-        await insertConnector(trx, connector);
-      } catch (error) {
-        // A concurrent create of the same target (or id) meets the unique index: the same answer.
-        throw isUniqueViolation(error)
-          ? new RequestError('connector.multiple_target_with_same_platform', { target })
-          : error;
-      }
+      await withTransaction(db, async (trx) => {
+        if (await findConnectorByTargetOrId(trx, target, connector.id)) {
+          throw new RequestError('connector.multiple_target_with_same_platform', { target });
+        }
+        try {
+          await insertConnector(trx, connector);
+        } catch (error) {
+          // A concurrent create of the same target (or id) meets the unique index: the same answer.
+          throw isUniqueViolation(error)
+            ? new RequestError('connector.multiple_target_with_same_platform', { target })
+            : error;
+        }
+      });
       return toConnector(connector);
     },
   );
@@ -179,29 +210,41 @@ export function connectorRoutes(api: Api, { db, cache }: ServiceContext): void {
     {
       method: 'patch',
       path: '/connectors/:id',
-      summary: 'Update a social connector (omitted config keys, and a masked secret, are kept)',
+      summary:
+        'Update a social connector (omitted config keys, and a masked secret, are kept; a new config is refused when its identity provider does not answer)',
       tag,
       params: idParams,
       body: updateConnectorBody,
       response: connectorSchema,
       errors: [404],
+      // As for a new connector: the IdP is asked before the transaction.
+      transaction: false,
     },
-    async ({ params, body }, _ctx, trx) => {
-      const current = await findConnectorForUpdate(trx, params.id);
-      if (!current) {
-        throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: params.id });
+    async ({ params, body }, _ctx, db) => {
+      const seen = await getConnector(params.id);
+      if (body.config) {
+        // Each address this checks is either the body's or one already stored (and checked when it was).
+        await workingConfig(seen.factoryId, mergeConfig(seen.config, body.config), seen.config);
       }
-      if (body.metadata?.target && body.metadata.target !== current.target) {
-        throw new RequestError('connector.can_not_modify_target');
-      }
-      const next: StoredConnector = {
-        ...current,
-        config: body.config ? validConfig(current.factoryId, mergeConfig(current.config, body.config)) : current.config,
-        metadata: { ...current.metadata, ...body.metadata },
-        syncProfile: body.syncProfile ?? current.syncProfile,
-      };
-      await updateConnector(trx, next);
-      return toConnector(next);
+      return withTransaction(db, async (trx) => {
+        const current = await findConnectorForUpdate(trx, params.id);
+        if (!current) {
+          throw new RequestError('entity.not_exists_with_id', { entity: 'connector', id: params.id });
+        }
+        if (body.metadata?.target && body.metadata.target !== current.target) {
+          throw new RequestError('connector.can_not_modify_target');
+        }
+        const next: StoredConnector = {
+          ...current,
+          config: body.config
+            ? validConfig(current.factoryId, mergeConfig(current.config, body.config))
+            : current.config,
+          metadata: { ...current.metadata, ...body.metadata },
+          syncProfile: body.syncProfile ?? current.syncProfile,
+        };
+        await updateConnector(trx, next);
+        return toConnector(next);
+      });
     },
   );
 

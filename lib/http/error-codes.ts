@@ -237,7 +237,7 @@ export const errorCodes = {
     message: reasonOr('Permission denied, please re-authenticate.'),
   },
 
-  'connector.invalid_config': { status: 400, message: 'The connector configuration is invalid.' },
+  'connector.invalid_config': { status: 400, message: reasonOr('The connector configuration is invalid.') },
   'connector.should_specify_target': { status: 400, message: 'A generic connector needs `metadata.target`.' },
   'connector.can_not_modify_target': { status: 400, message: 'The target of a connector cannot change.' },
   'connector.multiple_target_with_same_platform': {

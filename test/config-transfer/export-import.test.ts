@@ -138,7 +138,8 @@ async function configure(service: TestService) {
       json: {
         connectorId: 'oidc',
         config: {
-          issuer: 'https://id.social.example',
+          // Saved only if its IdP answers: the service itself, an OpenID issuer.
+          issuer: service.config.issuer,
           clientId: 'social-client',
           clientSecret: 'social-secret-0123456789',
         },

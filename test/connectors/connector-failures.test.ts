@@ -4,7 +4,8 @@ import type { Browser } from '../experience/browser.ts';
 import { createSpa, expectStatus, openExperience } from '../experience/experience-helpers.ts';
 import { scrape } from '../support/metrics.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp } from '../support/idp.ts';
-import { freePort, startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
+import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
+import { startForwarder, startStandInIssuer } from '../support/stand-in-idp.ts';
 import { ifSet } from '../support/values.ts';
 
 /**
@@ -18,6 +19,8 @@ describe('a failing identity provider: a sentence for the user, a log line for t
   let spa: { id: string };
   const callback = () => `${service.url}/callback/social`;
   const clientSecret = 'connector-secret-that-must-not-be-logged';
+  const notAvailable =
+    'Signing in with this provider is not available right now. Try again later, or sign in another way.';
 
   before(async () => {
     service = await startService({ logs: true });
@@ -65,9 +68,10 @@ describe('a failing identity provider: a sentence for the user, a log line for t
       redirectUri: callback(),
     });
 
-  it('discovery fails (nothing answers at the issuer): a plain sentence, and a warning with the connector id and stage', async () => {
-    const nowhere = `http://127.0.0.1:${await freePort()}/oidc`;
-    const connectorId = await createConnector('oidc', { issuer: nowhere, clientId: 'client', clientSecret });
+  it('discovery fails (the issuer answered when the connector was saved, not any more): a plain sentence, and a warning with the connector id and stage', async () => {
+    const issuer = await startStandInIssuer();
+    const connectorId = await createConnector('oidc', { issuer: issuer.issuer, clientId: 'client', clientSecret });
+    await issuer.close();
     const browser = await openExperience(service, spa.id);
     const before = await scrape(service);
 
@@ -110,11 +114,12 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     expect(logs).to.not.include(back.searchParams.get('code')!);
   });
 
-  it('plain OAuth 2.0: a userinfo endpoint that fails is logged as such', async () => {
+  it('plain OAuth 2.0: a userinfo endpoint that stops answering is logged as such', async () => {
+    const userinfo = await startForwarder(idp.service.url);
     const connectorId = await createConnector('oauth2', {
       authorizationEndpoint: `${idp.issuer}/auth`,
       tokenEndpoint: `${idp.issuer}/token`,
-      userInfoEndpoint: `${idp.issuer}/no-such-userinfo`,
+      userInfoEndpoint: `${userinfo.url}/oidc/me`,
       clientId: idp.client.id,
       clientSecret: idp.client.secret,
       tokenEndpointAuthMethod: 'client_secret_basic',
@@ -128,6 +133,7 @@ describe('a failing identity provider: a sentence for the user, a log line for t
       started.body.authorizationUri,
       await createIdpUser(idp, `userinfo-${Date.now()}@example.org`),
     );
+    await userinfo.close();
     const verified = await browser.call('post', `api/experience/verification/social/${connectorId}/verify`, {
       connectorData: Object.fromEntries(back.searchParams),
       verificationId: started.body.verificationId,
@@ -135,8 +141,44 @@ describe('a failing identity provider: a sentence for the user, a log line for t
     expectPlainSentence(verified, 'connector.authorization_failed');
     const [line] = linesAbout(connectorId);
     expect(line).to.include({ level: 40, connectorId, stage: 'userinfo' });
-    expect(line.err.message).to.include('404');
+    expect(line.err.message).to.include('ECONNREFUSED');
+    expect(verified.body.message).to.equal(notAvailable);
     expect(service.logs()).to.not.include(idp.client.secret);
+  });
+
+  it("Logto's OIDC shape: a token endpoint and key set that stop answering give a plain sentence and a warning at the token stage", async () => {
+    const backChannel = await startForwarder(idp.service.url);
+    const connectorId = await createConnector('oidc', {
+      authorizationEndpoint: `${idp.issuer}/auth`,
+      tokenEndpoint: `${backChannel.url}/oidc/token`,
+      idTokenVerificationConfig: { jwksUri: `${backChannel.url}/oidc/jwks` },
+      clientId: idp.client.id,
+      clientSecret: idp.client.secret,
+      scope: 'profile',
+    });
+    const browser = await openExperience(service, spa.id);
+    const started = await start(browser, connectorId);
+    expectStatus(started, 200);
+    const back = await signInAtIdp(
+      idp,
+      started.body.authorizationUri,
+      await createIdpUser(idp, `gone-${Date.now()}@example.org`),
+    );
+    await backChannel.close();
+    const verified = await browser.call('post', `api/experience/verification/social/${connectorId}/verify`, {
+      connectorData: Object.fromEntries(back.searchParams),
+      verificationId: started.body.verificationId,
+    });
+    expectPlainSentence(verified, 'connector.authorization_failed');
+    expect(verified.body.message).to.equal(notAvailable);
+    const [line, ...more] = linesAbout(connectorId);
+    expect(more).to.deep.equal([]);
+    expect(line).to.include({ level: 40, connectorId, connectorKind: 'social', stage: 'token' });
+    // Refused, or a kept-alive connection from the save-time check found closed.
+    expect(line.err.message).to.match(/ECONNREFUSED|socket hang up/);
+    const logs = service.logs();
+    expect(logs).to.not.include(idp.client.secret);
+    expect(logs).to.not.include(back.searchParams.get('code')!);
   });
 
   it("the user cancels at the IdP: a plain sentence, logged at info (not an operator's problem)", async () => {

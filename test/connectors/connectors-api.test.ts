@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../experience/experience-helpers.ts';
-import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
+import { freePort, logtoManagementClient, startService, type TestService } from '../support/service.ts';
+import { startStandInIssuer } from '../support/stand-in-idp.ts';
 import { unique } from '../support/values.ts';
 
 /** `/api/connectors` and `/api/connector-factories`: shapes, validation, masked secrets. */
@@ -9,18 +10,22 @@ describe('social connectors: the management API', () => {
   let service: TestService;
   const target = () => unique('target');
   const secret = 'client-secret-0123456789abcdef';
-  const oidcConfig = { issuer: 'https://idp.example.com/oidc', clientId: 'client-1', clientSecret: secret };
-  const oauth2Config = {
-    authorizationEndpoint: 'https://idp.example.com/authorize',
-    tokenEndpoint: 'https://idp.example.com/token',
-    userInfoEndpoint: 'https://idp.example.com/userinfo',
-    clientId: 'client-2',
-    clientSecret: secret,
-    profileMap: { id: 'sub', email: 'email', name: 'name' },
-  };
+  // A connector is saved only if its IdP answers: the service itself is the IdP here (its own issuer).
+  let oidcConfig: { issuer: string; clientId: string; clientSecret: string };
+  let oauth2Config: Record<string, unknown> & { profileMap: Record<string, string> };
 
   before(async () => {
     service = await startService();
+    const issuer = service.config.issuer;
+    oidcConfig = { issuer, clientId: 'client-1', clientSecret: secret };
+    oauth2Config = {
+      authorizationEndpoint: `${issuer}/auth`,
+      tokenEndpoint: `${issuer}/token`,
+      userInfoEndpoint: `${issuer}/me`,
+      clientId: 'client-2',
+      clientSecret: secret,
+      profileMap: { id: 'sub', email: 'email', name: 'name' },
+    };
   });
   after(() => service.stop());
 
@@ -111,11 +116,35 @@ describe('social connectors: the management API', () => {
       expect(detail.message).to.be.a('string').and.not.equal('');
     }
 
-    const noOpenid = await service.api.post('connectors', {
-      json: { connectorId: 'oidc', config: { ...oidcConfig, scope: 'profile' }, metadata: { target: target() } },
+    const neither = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: { clientId: 'c', clientSecret: secret }, metadata: { target: target() } },
     });
-    expectError(noOpenid, 400, 'connector.invalid_config');
-    expect(noOpenid.body.details[0].path).to.equal('config.scope');
+    expectError(neither, 400, 'connector.invalid_config');
+    expect(neither.body.details.map((detail: { path: string }) => detail.path)).to.deep.equal(['config.issuer']);
+    expect(neither.body.message).to.include('config.issuer');
+
+    const halfExplicit = await service.api.post('connectors', {
+      json: {
+        connectorId: 'oidc',
+        config: { ...oidcConfig, issuer: undefined, authorizationEndpoint: `${oidcConfig.issuer}/auth` },
+        metadata: { target: target() },
+      },
+    });
+    expectError(halfExplicit, 400, 'connector.invalid_config');
+    expect(halfExplicit.body.details.map((detail: { path: string }) => detail.path)).to.deep.equal([
+      'config.tokenEndpoint',
+      'config.idTokenVerificationConfig.jwksUri',
+    ]);
+
+    const overriding = await service.api.post('connectors', {
+      json: {
+        connectorId: 'oidc',
+        config: { ...oidcConfig, customConfig: { redirect_uri: 'https://elsewhere.example' } },
+        metadata: { target: target() },
+      },
+    });
+    expectError(overriding, 400, 'connector.invalid_config');
+    expect(overriding.body.details[0].path).to.equal('config.customConfig');
 
     const oauth2 = await service.api.post('connectors', {
       json: {
@@ -135,6 +164,122 @@ describe('social connectors: the management API', () => {
     expect(patched.body.details[0].path).to.equal('config.issuer');
   });
 
+  /** Logto's own OIDC connector configuration: explicit endpoints, the ID token's keys, no `openid` in the scope. */
+  const logtoShape = () => ({
+    authorizationEndpoint: `${oidcConfig.issuer}/auth`,
+    tokenEndpoint: `${oidcConfig.issuer}/token`,
+    userInfoEndpoint: `${oidcConfig.issuer}/me`,
+    idTokenVerificationConfig: { jwksUri: `${oidcConfig.issuer}/jwks`, issuer: oidcConfig.issuer },
+    clientId: 'client-3',
+    clientSecret: secret,
+    scope: 'profile email',
+    responseType: 'code',
+    grantType: 'authorization_code',
+    tokenEndpointAuthMethod: 'client_secret_post',
+    authRequestOptionalConfig: { prompt: 'login' },
+    customConfig: { hd: 'example.org' },
+  });
+
+  it("takes Logto's OIDC connector shape: explicit endpoints, idTokenVerificationConfig, a scope without openid", async () => {
+    const config = logtoShape();
+    const created = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config, metadata: { target: target() } },
+    });
+    expectStatus(created, 200);
+    const shown = created.body.config;
+    expect(shown).to.deep.equal({ ...config, clientSecret: shown.clientSecret, trustUnverifiedEmail: false });
+    expect(shown.clientSecret).to.not.equal(secret);
+
+    // Logto's own values only: the authorization code flow, a query the callback page can read.
+    for (const [key, value] of [
+      ['responseType', 'token'],
+      ['authRequestOptionalConfig', { responseMode: 'form_post' }],
+    ] as const) {
+      const refused = await service.api.post('connectors', {
+        json: { connectorId: 'oidc', config: { ...config, [key]: value }, metadata: { target: target() } },
+      });
+      expectError(refused, 400, 'connector.invalid_config');
+    }
+  });
+
+  it('refuses a connector whose identity provider does not answer, saying what failed', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const refusals = [
+      {
+        connectorId: 'oidc',
+        config: { ...oidcConfig, issuer: `${nowhere}/oidc` },
+        path: 'config.issuer',
+        says: /discovery document \(http:\/\/127\.0\.0\.1:\d+\/oidc\/\.well-known\/openid-configuration\) gave no answer: the connection was refused/,
+      },
+      {
+        // The service answers its discovery document at this address, naming its own issuer (127.0.0.1).
+        connectorId: 'oidc',
+        config: { ...oidcConfig, issuer: oidcConfig.issuer.replace('127.0.0.1', 'localhost') },
+        path: 'config.issuer',
+        says: /names another issuer/,
+      },
+      {
+        connectorId: 'oidc',
+        config: {
+          ...logtoShape(),
+          idTokenVerificationConfig: { jwksUri: `${oidcConfig.issuer}/no-keys-here` },
+          tokenEndpoint: `${nowhere}/token`,
+        },
+        paths: ['config.tokenEndpoint', 'config.idTokenVerificationConfig.jwksUri'],
+        says: /token endpoint \(http:\/\/127.0.0.1:\d+\/token\) gave no answer: the connection was refused; the key set .* answered 404/,
+      },
+      {
+        connectorId: 'oauth2',
+        config: { ...oauth2Config, userInfoEndpoint: 'https://idp.invalid/userinfo' },
+        path: 'config.userInfoEndpoint',
+        says: /userinfo endpoint \(https:\/\/idp\.invalid\/userinfo\) gave no answer/,
+      },
+    ];
+    const before = (await service.api.get('connectors')).body.length;
+    for (const { connectorId, config, path, paths, says } of refusals) {
+      const refused = await service.api.post('connectors', {
+        json: { connectorId, config, metadata: { target: target() } },
+      });
+      expectError(refused, 400, 'connector.invalid_config');
+      expect(refused.body.message).to.match(/^The identity provider could not be reached: /);
+      expect(refused.body.message).to.match(says);
+      expect(refused.body.details.map((detail: { path: string }) => detail.path)).to.deep.equal(paths ?? [path]);
+      expect(JSON.stringify(refused.body)).to.not.include(secret);
+    }
+    expect((await service.api.get('connectors')).body).to.have.length(before);
+
+    // A change to an address that does not answer is refused too, and the connector stays as it was.
+    const created = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: logtoShape(), metadata: { target: target() } },
+    });
+    expectStatus(created, 200);
+    const patched = await service.api.patch(`connectors/${created.body.id}`, {
+      json: { config: { tokenEndpoint: `${nowhere}/token` } },
+    });
+    expectError(patched, 400, 'connector.invalid_config');
+    expect(patched.body.details[0].path).to.equal('config.tokenEndpoint');
+    expect((await service.api.get(`connectors/${created.body.id}`)).body).to.deep.equal(created.body);
+
+    // Addresses are checked when they are new: a secret is rotated while the IdP is down.
+    const standIn = await startStandInIssuer();
+    const down = await service.api.post('connectors', {
+      json: { connectorId: 'oidc', config: { ...oidcConfig, issuer: standIn.issuer }, metadata: { target: target() } },
+    });
+    expectStatus(down, 200);
+    await standIn.close();
+    expectStatus(
+      await service.api.patch(`connectors/${down.body.id}`, {
+        json: { config: { clientSecret: 'rotated-secret-0123' } },
+      }),
+      200,
+    );
+    expectError(
+      await service.api.patch(`connectors/${down.body.id}`, { json: { config: { issuer: `${standIn.issuer}/` } } }),
+      400,
+      'connector.invalid_config',
+    );
+  });
+
   it('takes plain http only for a loopback IdP', async () => {
     for (const [connectorId, config, field] of [
       ['oidc', { ...oidcConfig, issuer: 'http://idp.example.com/oidc' }, 'config.issuer'],
@@ -147,13 +292,18 @@ describe('social connectors: the management API', () => {
       expectError(refused, 400, 'connector.invalid_config');
       expect(refused.body.details.map((detail: { path: string }) => detail.path)).to.deep.equal([field]);
     }
-    for (const issuer of ['http://localhost:3001/oidc', 'http://127.0.0.1:3001/oidc', 'http://[::1]:3001/oidc']) {
-      expectStatus(
-        await service.api.post('connectors', {
-          json: { connectorId: 'oidc', config: { ...oidcConfig, issuer }, metadata: { target: target() } },
-        }),
-        200,
-      );
+    const { port } = new URL(service.url);
+    for (const host of ['localhost', '127.0.0.1', '[::1]']) {
+      const config = {
+        ...oauth2Config,
+        authorizationEndpoint: `http://${host}:${port}/oidc/auth`,
+        tokenEndpoint: `http://${host}:${port}/oidc/token`,
+        userInfoEndpoint: `http://${host}:${port}/oidc/me`,
+      };
+      const created = await service.api.post('connectors', {
+        json: { connectorId: 'oauth2', config, metadata: { target: target() } },
+      });
+      expectStatus(created, 200);
     }
   });
 

@@ -145,6 +145,75 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     expect(signedIn.payloads.PostSignIn[0]).to.include({ userId: user.id, interactionEvent: 'SignIn' });
   });
 
+  it("Logto's OIDC connector shape (explicit endpoints, idTokenVerificationConfig.jwksUri, no openid in the scope): registers, then signs in", async () => {
+    // As Logto's own OIDC connector is configured: no issuer, no discovery.
+    const logtoShaped = await createConnector('oidc', {
+      authorizationEndpoint: `${idp.issuer}/auth`,
+      tokenEndpoint: `${idp.issuer}/token`,
+      userInfoEndpoint: `${idp.issuer}/me`,
+      idTokenVerificationConfig: { jwksUri: `${idp.issuer}/jwks` },
+      clientId: idp.client.id,
+      clientSecret: idp.client.secret,
+      scope: 'profile email',
+      authRequestOptionalConfig: { prompt: 'login' },
+      customConfig: { hd: 'example.org' },
+    });
+    const upstream = await createIdpUser(idp, `${unique('logto-shaped')}@example.org`);
+
+    const browser = await openExperience(service, spa.id, 'Register');
+    const { authorizationUri, verificationId } = await verifyAtIdp(
+      setting,
+      browser,
+      `social/${logtoShaped.id}`,
+      upstream,
+    );
+    expect(Object.fromEntries(authorizationUri.searchParams)).to.include({
+      scope: 'profile email openid',
+      prompt: 'login',
+      hd: 'example.org',
+      client_id: idp.client.id,
+      code_challenge_method: 'S256',
+    });
+    const { result, payloads } = await events.expect(['User.Created'], () => identify(browser, { verificationId }));
+    expectStatus(result, 201);
+    const user = payloads['User.Created'][0].data;
+    // The email came from the userinfo endpoint, marked verified by the IdP.
+    expect(user).to.include({ primaryEmail: upstream.email, name: upstream.name });
+    expect(user.identities[logtoShaped.target].userId).to.equal(upstream.id);
+    await events.expect(['PostRegister'], () => submitToApplication(browser));
+
+    const again = await openExperience(service, spa.id, 'SignIn');
+    const second = await socialVerification(again, logtoShaped, upstream);
+    expectStatus(await identify(again, { verificationId: second }), 204);
+    const signedIn = await events.expect(['PostSignIn'], () => submitToApplication(again));
+    expect(signedIn.payloads.PostSignIn[0]).to.include({ userId: user.id });
+  });
+
+  it('explicit endpoints: an ID token that does not name the configured issuer is not taken', async () => {
+    const connector = await createConnector('oidc', {
+      authorizationEndpoint: `${idp.issuer}/auth`,
+      tokenEndpoint: `${idp.issuer}/token`,
+      idTokenVerificationConfig: { jwksUri: `${idp.issuer}/jwks`, issuer: 'https://someone-else.example' },
+      clientId: idp.client.id,
+      clientSecret: idp.client.secret,
+      scope: 'openid',
+    });
+    const upstream = await createIdpUser(idp, `${unique('other-issuer')}@example.org`);
+    const browser = await openExperience(service, spa.id);
+    const state = newState();
+    const started = await browser.call('post', `api/experience/verification/social/${connector.id}/authorization-uri`, {
+      state,
+      redirectUri: callback,
+    });
+    expectStatus(started, 200);
+    const back = await signInAtIdp(idp, started.body.authorizationUri, upstream);
+    const verified = await browser.call('post', `api/experience/verification/social/${connector.id}/verify`, {
+      connectorData: Object.fromEntries(back.searchParams),
+      verificationId: started.body.verificationId,
+    });
+    expectError(verified, 400, 'connector.authorization_failed');
+  });
+
   it('OAuth 2.0: an unknown identity whose email an account holds → 404 with relatedUser; linkSocialIdentity links it (User.Data.Updated)', async () => {
     const email = `${unique('linker')}@example.com`;
     const upstream = await createIdpUser(idp, email);

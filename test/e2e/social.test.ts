@@ -8,6 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { buildOnce } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
+import { startStandInIssuer } from '../support/stand-in-idp.ts';
 import { ifSet } from '../support/values.ts';
 import { startApplication } from './support.ts';
 
@@ -165,19 +166,22 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
   const technicalWords = /TypeError|fetch failed|ECONNREFUSED|invalid_client|discovery/;
 
   it('a connector whose IdP does not answer: the sign-in page says so in a sentence, not `TypeError: fetch failed`', async () => {
+    // The IdP answered when the connector was saved (it must), and has gone away since.
+    const down = await startStandInIssuer();
     const connector = await service.api.post('connectors', {
       json: {
         id: 'e2e-down',
         connectorId: 'oidc',
         metadata: { target: 'e2e-down', name: { en: 'Down IdP' } },
         config: {
-          issuer: `http://127.0.0.1:${await freePort()}/oidc`,
+          issuer: down.issuer,
           clientId: 'client',
           clientSecret: 'a-secret-of-the-down-idp',
         },
       },
     });
     expect(connector.statusCode, JSON.stringify(connector.body)).to.equal(200);
+    await down.close();
     const { context, page } = await openSignIn();
     await page.getByRole('button', { name: 'Continue with Down IdP' }).click();
     const alert = page.getByText(

@@ -135,9 +135,10 @@ describe('input limits: what the API accepts at its limits, the database stores 
       Array.from({ length: 100 }, (_, index) => [`l${index}`.padEnd(64, 'x'), emoji.repeat(128)]),
     );
     const config = {
-      authorizationEndpoint: 'https://idp.example.com/authorize',
-      tokenEndpoint: 'https://idp.example.com/token',
-      userInfoEndpoint: 'https://idp.example.com/userinfo',
+      // Saved only if its IdP answers: the service itself.
+      authorizationEndpoint: `${service.config.issuer}/auth`,
+      tokenEndpoint: `${service.config.issuer}/token`,
+      userInfoEndpoint: `${service.config.issuer}/me`,
       clientId: 'client',
       clientSecret: 'secret',
     };

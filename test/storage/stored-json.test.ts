@@ -51,7 +51,8 @@ describe('stored JSON: what older versions wrote still reads', () => {
       await service.api.post('connectors', {
         json: {
           connectorId: 'oidc',
-          config: { issuer: 'https://idp.example.com', clientId: 'client', clientSecret: 'secret' },
+          // Saved only if its IdP answers: the service itself.
+          config: { issuer: service.config.issuer, clientId: 'client', clientSecret: 'secret' },
           metadata: { target: 'older-names' },
         },
       }),
