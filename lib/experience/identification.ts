@@ -124,8 +124,7 @@ export async function registerUser(
   const user = await createUser(
     trx,
     { username: profile.username, primaryEmail: profile.primaryEmail, primaryPhone: profile.primaryPhone },
-    settings.passwordPolicy,
-    profile.passwordDigest,
+    profile.passwordDigest ? { digest: profile.passwordDigest } : undefined,
   );
   return user.id;
 }

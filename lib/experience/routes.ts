@@ -17,6 +17,7 @@ import type { ExperienceContext } from './context.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
+import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
@@ -126,8 +127,9 @@ async function applyLinks(
 /** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */
 export function experienceRoutes(
   api: Api<'own-transactions'>,
-  { db, cache, sessions, oidc, audit }: ExperienceContext,
+  { db, cache, sessions, oidc, audit, config, logger }: ExperienceContext,
 ): void {
+  const isPwned = pwnedPasswordLookup(config.pwnedPasswordsUrl, logger);
   api.add(
     {
       method: 'put',
@@ -230,7 +232,7 @@ export function experienceRoutes(
       if (record?.type === 'Social' || record?.type === 'EnterpriseSso') {
         requireVerified(record);
         const outcome = await withTransaction(db, (trx) =>
-          identifyExternal(trx, cache, ctx, state, record, settings, body.linkSocialIdentity ?? false),
+          identifyExternal(trx, cache, ctx, state, record, body.linkSocialIdentity ?? false),
         );
         // An IdP's new user registered; a known one signed in, whichever the page started with.
         await session.save({
@@ -292,10 +294,14 @@ export function experienceRoutes(
         addition = { username: body.value };
       } else if (body.type === 'password') {
         const settings = await currentSignInExperience(db, cache);
-        assertPasswordAccepted(body.value, settings.passwordPolicy, {
-          ...(account && userInfoOf(account)),
-          ...state.profile,
-        });
+        await assertPasswordAccepted(
+          body.value,
+          { policy: settings.passwordPolicy, isPwned },
+          {
+            ...(account && userInfoOf(account)),
+            ...state.profile,
+          },
+        );
         addition = { passwordDigest: await hashPassword(body.value) };
         assertNotInAccount(account, addition);
       } else if (body.type === 'social') {
@@ -338,7 +344,7 @@ export function experienceRoutes(
         throw new RequestError('user.same_password');
       }
       const settings = await currentSignInExperience(db, cache);
-      assertPasswordAccepted(body.password, settings.passwordPolicy, userInfoOf(user));
+      await assertPasswordAccepted(body.password, { policy: settings.passwordPolicy, isPwned }, userInfoOf(user));
       await session.save({ ...state, newPasswordDigest: await hashPassword(body.password) });
     },
   );
