@@ -49,6 +49,11 @@ export const settings = {
       'smtp://user:pass@host:587 or smtps://...:465: send verification emails through this server; unset, they are kept in the development message store, and in production not sent (501 connector.not_found; a warning at start)',
   },
   SMTP_FROM: { default: 'Identity <no-reply@localhost>', meaning: 'sender of verification emails' },
+  PWNED_PASSWORDS_URL: {
+    default: 'https://api.pwnedpasswords.com',
+    meaning:
+      "Have I Been Pwned's range API (or a mirror of it), asked when the password policy's `rejects.pwned` is on: only the first 5 hex digits of a password's SHA-1 are sent; no answer within 2 s lets the password through with a warning in the log (fail-open)",
+  },
   SECRETS_ENCRYPTION_KEY: {
     meaning:
       '32 random bytes, base64 (`openssl rand -base64 32`): signing and cookie keys, client secrets, hook signing keys and TOTP secrets are stored encrypted with it (AES-256-GCM); unset, in plaintext (production logs a warning)',

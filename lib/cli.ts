@@ -17,6 +17,7 @@ import { consoleUrl } from './console/console-app.ts';
 import { rotateSecrets } from './console/rotate-secrets.ts';
 import { outboxEffects } from './hooks/effects.ts';
 import { RequestError } from './http/errors.ts';
+import { pwnedPasswordLookup, type WarnLog } from './sign-in-experience/pwned-passwords.ts';
 import { connectDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { checkSecretKeys } from './storage/sealed-columns.ts';
@@ -100,6 +101,11 @@ function options<const T extends ParseArgsConfig>(name: string, args: string[], 
   return parsed;
 }
 
+/** Warnings for the operator running a command: one line on stderr, with the fields it names. */
+const cliWarnings: WarnLog = {
+  warn: (fields, message) => console.error(`warning: ${message} ${JSON.stringify(fields)}`),
+};
+
 /** The database, reachable and up to date; closed when `work` ends. */
 async function withDatabase<T>(work: (db: Knex, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -172,7 +178,13 @@ async function createAdmin(args: string[]): Promise<void> {
     const cache = new SharedCache(db);
     // No request caused it: its User.Created carries `data` only.
     const user = await withTransaction(db, (trx) =>
-      createAdministrator(trx, cache, { username, password }, { effects: outboxEffects(trx, cache) }),
+      createAdministrator(
+        trx,
+        cache,
+        { username, password },
+        // The warning of a failed breached-password lookup goes to the operator running the command.
+        { effects: outboxEffects(trx, cache), isPwned: pwnedPasswordLookup(config.pwnedPasswordsUrl, cliWarnings) },
+      ),
     );
     console.log(`Created administrator ${username} (user id ${user.id}). Sign in at ${consoleUrl(config.endpoint)}`);
   });

@@ -9,6 +9,7 @@ import type { Api } from '../http/route.ts';
 import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
+import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
@@ -44,8 +45,9 @@ const myAccount = (user: UserRow) => ({
 /** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
 export function accountRoutes(
   api: Api<'own-transactions'>,
-  { db, cache, oidc, messages: connectors }: ExperienceContext,
+  { db, cache, oidc, messages: connectors, config, logger }: ExperienceContext,
 ): void {
+  const isPwned = pwnedPasswordLookup(config.pwnedPasswordsUrl, logger);
   api.add(
     {
       method: 'post',
@@ -226,7 +228,7 @@ export function accountRoutes(
       const user = await accountUser(ctx, db, oidc);
       const proof = await requireIdentityProof(db, user, proofHeader(ctx));
       const { passwordPolicy } = await currentSignInExperience(db, cache);
-      assertPasswordAccepted(body.password, passwordPolicy, userInfoOf(user));
+      await assertPasswordAccepted(body.password, { policy: passwordPolicy, isPwned }, userInfoOf(user));
       const digest = await hashPassword(body.password);
       await withTransaction(db, async (trx) => {
         await changeUser(trx, user.id, { passwordDigest: digest });

@@ -33,6 +33,7 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).max(256),
+  PWNED_PASSWORDS_URL: url,
   SECRETS_ENCRYPTION_KEY: encryptionKey.optional(),
   SECRETS_ENCRYPTION_OLD_KEYS: z
     .string()
@@ -73,6 +74,8 @@ export type Config = {
   trustProxy: boolean;
   /** Absent: verification emails go to the development message store. */
   smtp?: { url: string; from: string };
+  /** Base URL of the breached-password range API (the policy's `rejects.pwned`). */
+  pwnedPasswordsUrl: string;
   /** Secrets at rest: sealed with `current` (unset: plaintext); `old` still open what they sealed. */
   secretKeys: { current?: Buffer; old: Buffer[] };
   /** Failed client authentications allowed per window (seconds), per client id and per source address. */
@@ -131,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL,
     trustProxy: values.TRUST_PROXY === 'true',
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
+    pwnedPasswordsUrl: values.PWNED_PASSWORDS_URL,
     secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS ?? [] },
     clientAuthThrottle: {
       windowSeconds: values.CLIENT_AUTH_FAILURE_WINDOW,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 
+import type { PwnedLookup } from '../sign-in-experience/password-policy.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
@@ -48,14 +49,18 @@ export async function createAdministrator(
   trx: Knex.Transaction,
   cache: SharedCache,
   input: NewAdministrator,
-  { firstRun, effects }: { firstRun?: FirstRunCaller; effects: Effects },
+  { firstRun, effects, isPwned }: { firstRun?: FirstRunCaller; effects: Effects; isPwned: PwnedLookup },
 ): Promise<User> {
   await lockCache(trx, 'roles');
   if (firstRun) {
     await assertFirstRun(trx, firstRun);
   }
   const { passwordPolicy } = await currentSignInExperience(trx, cache);
-  const user = await createUser(trx, input, passwordPolicy);
+  const user = await createUser(
+    trx,
+    { username: input.username },
+    { plain: input.password, rules: { policy: passwordPolicy, isPwned } },
+  );
   await addRolesToUser(trx, user.id, [consoleApp.roleId]);
   await effects.emit('User.Created', { data: user });
   return user;

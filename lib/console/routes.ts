@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isLocalRequest } from '../http/local-request.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { userSchema, username } from '../users/schemas.ts';
 import { createAdministrator } from './administrators.ts';
 import { consoleRedirectUri, consoleUrl } from './console-app.ts';
@@ -16,7 +17,8 @@ const tag = 'Console';
  * sign in): how to sign in, and, on a first run only, the creation of the first administrator, from
  * this machine or with the setup token printed at start (lib/console/first-run.ts).
  */
-export function consoleRoutes(api: Api, { db, cache, config }: ServiceContext): void {
+export function consoleRoutes(api: Api, { db, cache, config, logger }: ServiceContext): void {
+  const isPwned = pwnedPasswordLookup(config.pwnedPasswordsUrl, logger);
   api.add(
     {
       method: 'get',
@@ -69,6 +71,7 @@ export function consoleRoutes(api: Api, { db, cache, config }: ServiceContext): 
       createAdministrator(trx, cache, input, {
         firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production },
         effects,
+        isPwned,
       }),
   );
 }

@@ -12,7 +12,6 @@ import { findUserByIdentifier, findUserRowBySocialIdentity, updateUser, type Use
 import { findUserRowBySsoIdentity } from '../users/sso-identity-queries.ts';
 import { createUser } from '../users/users.ts';
 import { recordUserDataEvent } from './events.ts';
-import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import type { ExternalUserInfo } from '../connectors/external-idp.ts';
 import type { ExperienceState, VerificationRecord } from './state-queries.ts';
 
@@ -55,18 +54,14 @@ async function syncProfile(
 }
 
 /** A new account from what the IdP says (the email only when verified and not someone else's). */
-async function registerFromIdp(
-  trx: Queryable,
-  info: ExternalUserInfo,
-  settings: SignInExperience,
-): Promise<{ userId: string; email?: string }> {
+async function registerFromIdp(trx: Queryable, info: ExternalUserInfo): Promise<{ userId: string; email?: string }> {
   const email = verifiedEmail(info);
   const emailFree = email !== undefined && !(await findUserByIdentifier(trx, 'email', email));
-  const user = await createUser(
-    trx,
-    { primaryEmail: emailFree ? email : undefined, name: info.name ?? null, avatar: info.avatar ?? null },
-    settings.passwordPolicy,
-  );
+  const user = await createUser(trx, {
+    primaryEmail: emailFree ? email : undefined,
+    name: info.name ?? null,
+    avatar: info.avatar ?? null,
+  });
   return { userId: user.id, email: emailFree ? email : undefined };
 }
 
@@ -82,7 +77,6 @@ async function identifyBySocial(
   ctx: Context,
   state: ExperienceState,
   record: ExternalRecord,
-  settings: SignInExperience,
   link: boolean,
 ): Promise<ExternalOutcome> {
   const connector = await findConnector(trx, cache, record.connectorId);
@@ -119,7 +113,7 @@ async function identifyBySocial(
       },
     );
   }
-  const created = await registerFromIdp(trx, info, settings);
+  const created = await registerFromIdp(trx, info);
   await linkSocialIdentity(trx, created.userId, connector.target, identity);
   await recordUserDataEvent(trx, cache, ctx, 'User.Created', created.userId);
   if (created.email) {
@@ -138,7 +132,6 @@ async function identifyBySso(
   cache: SharedCache,
   ctx: Context,
   record: ExternalRecord,
-  settings: SignInExperience,
 ): Promise<ExternalOutcome> {
   const connector = await findSsoConnector(trx, cache, record.connectorId);
   if (!connector) {
@@ -177,7 +170,7 @@ async function identifyBySso(
       await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', related.id);
       outcome = { userId: related.id, created: false };
     } else {
-      const created = await registerFromIdp(trx, info, settings);
+      const created = await registerFromIdp(trx, info);
       await linkSsoIdentity(trx, created.userId, identity);
       await recordUserDataEvent(trx, cache, ctx, 'User.Created', created.userId);
       await provisionByEmailDomain(trx, cache, ctx, created.userId, email);
@@ -195,13 +188,12 @@ export async function identifyExternal(
   ctx: Context,
   state: ExperienceState,
   record: ExternalRecord,
-  settings: SignInExperience,
   link: boolean,
 ): Promise<ExternalOutcome> {
   if (state.interactionEvent === 'ForgotPassword') {
     throw new RequestError('session.not_supported_for_forgot_password');
   }
   return record.type === 'Social'
-    ? identifyBySocial(trx, cache, ctx, state, record, settings, link)
-    : identifyBySso(trx, cache, ctx, record, settings);
+    ? identifyBySocial(trx, cache, ctx, state, record, link)
+    : identifyBySso(trx, cache, ctx, record);
 }

@@ -4,7 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { ssoConnectorsForEmail } from '../sso/queries.ts';
-import { findUserByIdentifier, type UserRow } from '../users/queries.ts';
+import { findUserByIdentifier, identitiesOf, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import type { ExperienceState, PendingProfile } from './state-queries.ts';
@@ -84,15 +84,26 @@ export function profileFromRecord(state: ExperienceState, verificationId: string
   }
 }
 
-/** Register: what the settings require that the profile lacks (Logto's `missingProfile`). */
-export function missingProfile(profile: PendingProfile, settings: SignInExperience): string[] {
+/**
+ * What the sign-up settings require that the account would lack (Logto's `missingProfile`): the
+ * profile being built, over what `user` (signing in) already has. A social identity stands in for
+ * a password, as in Logto.
+ */
+export function missingProfile(profile: PendingProfile, settings: SignInExperience, user?: UserRow): string[] {
   const missing: string[] = [];
-  const has = { username: profile.username, email: profile.primaryEmail, phone: profile.primaryPhone };
+  const has = {
+    username: profile.username ?? user?.username,
+    email: profile.primaryEmail ?? user?.primary_email,
+    phone: profile.primaryPhone ?? user?.primary_phone,
+  };
   const identifiers = settings.signUp.identifiers;
   if (identifiers.length > 0 && !identifiers.some((identifier) => has[identifier])) {
     missing.push(identifiers.length === 1 ? identifiers[0] : identifiers.join('Or'));
   }
-  if (settings.signUp.password && !profile.passwordDigest) {
+  const hasPassword =
+    Boolean(profile.passwordDigest ?? user?.password_digest) ||
+    (user !== undefined && Object.keys(identitiesOf(user.identities)).length > 0);
+  if (settings.signUp.password && !hasPassword) {
     missing.push('password');
   }
   return missing;
@@ -113,8 +124,7 @@ export async function registerUser(
   const user = await createUser(
     trx,
     { username: profile.username, primaryEmail: profile.primaryEmail, primaryPhone: profile.primaryPhone },
-    settings.passwordPolicy,
-    profile.passwordDigest,
+    profile.passwordDigest ? { digest: profile.passwordDigest } : undefined,
   );
   return user.id;
 }

@@ -5,6 +5,7 @@ import type { Api } from '../http/route.ts';
 import type { ExperienceContext } from './context.ts';
 import { generateId } from '../storage/ids.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
+import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { hashPassword, verifyNothing, verifyPassword } from '../users/passwords.ts';
 import { findUserByIdentifier } from '../users/queries.ts';
 import { username } from '../users/schemas.ts';
@@ -23,8 +24,9 @@ const verificationResponse = z.object({ verificationId: z.string() });
 /** The experience's proofs: a password, a new username + password, a code sent to an email or phone. */
 export function experienceVerificationRoutes(
   api: Api<'own-transactions'>,
-  { db, cache, sessions, messages: connectors }: ExperienceContext,
+  { db, cache, sessions, messages: connectors, config, logger }: ExperienceContext,
 ): void {
+  const isPwned = pwnedPasswordLookup(config.pwnedPasswordsUrl, logger);
   api.add(
     {
       method: 'post',
@@ -87,7 +89,11 @@ export function experienceVerificationRoutes(
       const session = await sessions.load(ctx);
       const settings = await currentSignInExperience(db, cache);
       await assertIdentifiersFree(db, { username: body.identifier.value });
-      assertPasswordAccepted(body.password, settings.passwordPolicy, { username: body.identifier.value });
+      await assertPasswordAccepted(
+        body.password,
+        { policy: settings.passwordPolicy, isPwned },
+        { username: body.identifier.value },
+      );
       const id = generateId();
       session.state.records[id] = {
         id,

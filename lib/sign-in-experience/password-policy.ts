@@ -16,7 +16,7 @@ export const passwordPolicySchema = z.strictObject({
 
 export type PasswordPolicy = z.output<typeof passwordPolicySchema>;
 
-/** Logto's defaults, less the breached-password check (no network here). */
+/** Logto's defaults, less the breached-password check (it asks a service over the network: opt in). */
 export const defaultPasswordPolicy: PasswordPolicy = {
   length: { min: 8, max: 256 },
   characterTypes: { min: 1 },
@@ -78,9 +78,22 @@ export function passwordIssues(password: string, policy: PasswordPolicy, user: U
   return issues;
 }
 
-/** 422 `password.rejected` with every reason, as Logto answers. */
-export function assertPasswordAccepted(password: string, policy: PasswordPolicy, user: UserInfo = {}): void {
+/** Whether a password is in a breach corpus (`pwned-passwords.ts`); false when that cannot be told. */
+export type PwnedLookup = (password: string) => Promise<boolean>;
+
+/** What a new password is checked against: the policy in force, and the lookup its `rejects.pwned` needs. */
+export type PasswordRules = { policy: PasswordPolicy; isPwned: PwnedLookup };
+
+/** 422 `password.rejected` with every reason, as Logto answers (`password_rejected.pwned` among them). */
+export async function assertPasswordAccepted(
+  password: string,
+  { policy, isPwned }: PasswordRules,
+  user: UserInfo = {},
+): Promise<void> {
   const issues = passwordIssues(password, policy, user);
+  if (policy.rejects.pwned && (await isPwned(password))) {
+    issues.push({ code: 'password_rejected.pwned' });
+  }
   if (issues.length > 0) {
     throw new RequestError('password.rejected', {
       data: { issues },

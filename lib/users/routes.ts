@@ -4,6 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import { customDataInput } from '../http/limits.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
@@ -16,7 +17,9 @@ const tag = 'Users';
 const userParams = z.object({ userId: z.string().min(1).max(21) });
 const jsonObject = z.record(z.string(), z.unknown());
 
-export function userRoutes(api: Api, { db, cache }: ServiceContext): void {
+export function userRoutes(api: Api, { db, cache, config, logger }: ServiceContext): void {
+  // The management API holds a user's password to the policy too (docs/decisions.md, "Users").
+  const isPwned = pwnedPasswordLookup(config.pwnedPasswordsUrl, logger);
   api.add(
     {
       method: 'get',
@@ -49,7 +52,12 @@ export function userRoutes(api: Api, { db, cache }: ServiceContext): void {
     },
     async ({ body }, _ctx, trx) => {
       const { passwordPolicy } = await currentSignInExperience(trx, cache);
-      return createUser(trx, body, passwordPolicy);
+      const { password, ...user } = body;
+      return createUser(
+        trx,
+        user,
+        password === undefined ? undefined : { plain: password, rules: { policy: passwordPolicy, isPwned } },
+      );
     },
   );
 
@@ -157,7 +165,7 @@ export function userRoutes(api: Api, { db, cache }: ServiceContext): void {
     },
     async ({ params, body }, _ctx, trx) => {
       const { passwordPolicy } = await currentSignInExperience(trx, cache);
-      return setPassword(trx, params.userId, body.password, passwordPolicy);
+      return setPassword(trx, params.userId, body.password, { policy: passwordPolicy, isPwned });
     },
   );
 

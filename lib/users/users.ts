@@ -7,7 +7,7 @@ import { addRolesToUser } from '../roles/assignments.ts';
 import { defaultUserRoleIds } from '../roles/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { assertPasswordAccepted, type PasswordPolicy, type UserInfo } from '../sign-in-experience/password-policy.ts';
+import { assertPasswordAccepted, type PasswordRules, type UserInfo } from '../sign-in-experience/password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import {
   findUserByIdentifier,
@@ -65,7 +65,6 @@ export async function assertIdentifiersFree(
 }
 
 export type NewUser = Identifiers & {
-  password?: string;
   name?: string | null;
   avatar?: string | null;
   customData?: Record<string, unknown>;
@@ -73,26 +72,23 @@ export type NewUser = Identifiers & {
 };
 
 /**
- * Creates a user holding the default roles. A plain password is checked against the policy; a
- * digest was checked when it was made (the sign-up flow hashes as soon as it receives one).
- * The caller's transaction also carries its events.
+ * A new user's password: a plain one, checked here against the rules, or a digest, checked when it
+ * was made (the sign-up flow hashes as soon as it receives a password).
  */
-export async function createUser(
-  trx: Queryable,
-  input: NewUser,
-  policy: PasswordPolicy,
-  passwordDigest?: string,
-): Promise<User> {
+export type NewPassword = { plain: string; rules: PasswordRules } | { digest: string };
+
+/** Creates a user holding the default roles. The caller's transaction also carries its events. */
+export async function createUser(trx: Queryable, input: NewUser, password?: NewPassword): Promise<User> {
   await assertIdentifiersFree(trx, input);
-  if (input.password !== undefined) {
-    assertPasswordAccepted(input.password, policy, input);
+  if (password && 'plain' in password) {
+    await assertPasswordAccepted(password.plain, password.rules, input);
   }
   const id = generateId();
   await insertUser(trx, id, {
     username: input.username ?? null,
     primaryEmail: input.primaryEmail ?? null,
     primaryPhone: input.primaryPhone ?? null,
-    passwordDigest: input.password === undefined ? (passwordDigest ?? null) : await hashPassword(input.password),
+    passwordDigest: password ? ('plain' in password ? await hashPassword(password.plain) : password.digest) : null,
     name: input.name ?? null,
     avatar: input.avatar ?? null,
     customData: input.customData ?? {},
@@ -129,9 +125,9 @@ export async function setPassword(
   trx: Knex.Transaction,
   id: string,
   password: string,
-  policy: PasswordPolicy,
+  rules: PasswordRules,
 ): Promise<User> {
   const current = await getUserRowForUpdate(trx, id);
-  assertPasswordAccepted(password, policy, userInfoOf(current));
+  await assertPasswordAccepted(password, rules, userInfoOf(current));
   return changeUser(trx, id, { passwordDigest: await hashPassword(password) });
 }
