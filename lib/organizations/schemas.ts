@@ -15,7 +15,10 @@ export const organizationRoleTypes = ['User', 'MachineToMachine'] as const;
 export type OrganizationRoleType = (typeof organizationRoleTypes)[number];
 
 /** Logto's hex colour (`#abc` or `#aabbcc`, any case). */
-const hexColor = z.string().regex(/^#[\dA-Fa-f]{3}([\dA-Fa-f]{3})?$/, 'must be a hex colour such as #5d34f2');
+const hexColor = z
+  .string()
+  .max(7)
+  .regex(/^#[\dA-Fa-f]{3}([\dA-Fa-f]{3})?$/, 'must be a hex colour such as #5d34f2');
 /**
  * Logos and favicons are shown on sign-in pages and in emails: absolute http(s) URLs only (Logto takes
  * any URL, `javascript:` included; **beyond**).
