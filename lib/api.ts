@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 import { accountRoutes } from './account/routes.ts';
 import { applicationRoutes } from './applications/routes.ts';
+import { applicationSecretRoutes } from './applications/secret-routes.ts';
 import { auditLogRoutes } from './audit/routes.ts';
 import { auditTrail } from './audit/trail.ts';
 import { connectorRoutes } from './connectors/routes.ts';
@@ -64,6 +65,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
 
   const management = new Api(db, { effects: managementEvents(cache) });
   applicationRoutes(management, context);
+  applicationSecretRoutes(management, context);
   resourceRoutes(management, context);
   roleRoutes(management, context);
   applicationRoleRoutes(management, context);

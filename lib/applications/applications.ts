@@ -31,7 +31,8 @@ export function assertSettingsFitType(
   }
 }
 
-export function buildApplication(input: NewApplication): Application {
+/** A new application always has its (legacy) secret, shown in the answer that creates it. */
+export function buildApplication(input: NewApplication): Application & { secret: string } {
   const customClientMetadata = input.customClientMetadata ?? {};
   assertSettingsFitType({ type: input.type, isThirdParty: input.isThirdParty ?? false }, customClientMetadata);
   return {

@@ -6,10 +6,12 @@ import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
+import { generateSecret } from '../storage/ids.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import {
   customClientMetadataSchema,
   oidcClientMetadataSchema,
+  internalSecretPrefix,
   type Application,
   type ApplicationType,
 } from './schemas.ts';
@@ -27,18 +29,27 @@ type ApplicationRow = {
   created_at: number;
 };
 
+const internalSecret = () => `${internalSecretPrefix}${generateSecret()}`;
+
 const oidcClientMetadataOf = jsonColumn('applications', 'oidc_client_metadata', oidcClientMetadataSchema);
 const customClientMetadataOf = jsonColumn('applications', 'custom_client_metadata', customClientMetadataSchema);
 // Custom data had no size limit before the routes' bodies had one.
 const customDataOf = jsonColumn('applications', 'custom_data', anyJsonObject);
 
-/** The secret is opened here, where rows are read: the token endpoint reads clients from the cache. */
+const storedSecretOf = (db: Queryable, row: ApplicationRow) =>
+  openSecret(db, sealedColumns.applicationSecrets, row.id, row.secret);
+
+/**
+ * The secret is opened here, where rows are read: the token endpoint reads clients from the cache.
+ * An internal secret (the legacy one deleted) is not the application's to show.
+ */
 function toApplication(db: Queryable, row: ApplicationRow): Application {
+  const secret = storedSecretOf(db, row);
   return {
     tenantId,
     id: row.id,
     name: row.name,
-    secret: openSecret(db, sealedColumns.applicationSecrets, row.id, row.secret),
+    ...(!secret.startsWith(internalSecretPrefix) && { secret }),
     description: row.description,
     type: row.type,
     oidcClientMetadata: oidcClientMetadataOf(row.oidc_client_metadata),
@@ -51,13 +62,25 @@ function toApplication(db: Queryable, row: ApplicationRow): Application {
   };
 }
 
+/**
+ * The application as a client: with the secret the provider compares when the request presents
+ * none of the named ones (the legacy secret, or the internal one that replaced it).
+ */
+export async function findClientApplication(
+  db: Queryable,
+  id: string,
+): Promise<{ application: Application; clientSecret: string } | undefined> {
+  const row = await db('applications').where({ id }).first<ApplicationRow | undefined>();
+  return row && { application: toApplication(db, row), clientSecret: storedSecretOf(db, row) };
+}
+
 export async function insertApplication(db: Queryable, application: Application): Promise<void> {
   await db('applications').insert({
     id: application.id,
     name: application.name,
     description: application.description,
     type: application.type,
-    secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret),
+    secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret ?? internalSecret()),
     oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
     custom_client_metadata: JSON.stringify(application.customClientMetadata),
     custom_data: JSON.stringify(application.customData),
@@ -113,11 +136,22 @@ export async function updateApplication(db: Queryable, application: Application)
     .update({
       name: application.name,
       description: application.description,
-      secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret),
+      // Absent: the internal secret that replaced the legacy one stays.
+      ...(application.secret !== undefined && {
+        secret: sealSecret(db, sealedColumns.applicationSecrets, application.id, application.secret),
+      }),
       oidc_client_metadata: JSON.stringify(application.oidcClientMetadata),
       custom_client_metadata: JSON.stringify(application.customClientMetadata),
       custom_data: JSON.stringify(application.customData),
     });
+  await bumpCacheVersion(db, 'applications');
+}
+
+/** Logto's "delete the legacy secret": an internal one takes its place (the provider needs one to compare). */
+export async function replaceLegacySecret(db: Queryable, id: string): Promise<void> {
+  await db('applications')
+    .where({ id })
+    .update({ secret: sealSecret(db, sealedColumns.applicationSecrets, id, internalSecret()) });
   await bumpCacheVersion(db, 'applications');
 }
 

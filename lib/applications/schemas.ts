@@ -72,11 +72,18 @@ export const updateApplicationBody = z.strictObject({
   customData: customDataInput.optional(),
 });
 
+/**
+ * What `applications.secret` holds once its legacy secret is deleted (Logto's prefix): a random
+ * value the provider compares when no named secret was presented, never shown, never given out.
+ */
+export const internalSecretPrefix = 'internal_';
+
 export const applicationSchema = z.object({
   tenantId: z.string(),
   id: z.string(),
   name: z.string(),
-  secret: z.string(),
+  /** The legacy secret (Logto's), absent once deleted: the named secrets (`/secrets`) remain. */
+  secret: z.string().optional(),
   description: z.string().nullable(),
   type: z.enum(applicationTypes),
   oidcClientMetadata: oidcClientMetadataSchema,

@@ -74,6 +74,7 @@ export const errorCodes = {
     data: (params?: EntityAndId) => params && entityData(params),
   },
   'entity.db_constraint_violated': { status: 422, message: reason },
+  'entity.not_found': { status: 404, message: reason },
 
   'application.internal_application_violation': {
     status: 403,
@@ -95,6 +96,12 @@ export const errorCodes = {
     status: 422,
     message: 'Third-party applications cannot enable token exchange.',
   },
+  'application.secret_name_exists': {
+    status: 422,
+    message: ({ name }: { name: string }) => `The application already has a secret named ${name}.`,
+    data: ({ name }: { name: string }) => ({ name }),
+  },
+  'application.no_legacy_secret_found': { status: 400, message: 'The application has no legacy secret.' },
 
   'resource.cannot_delete_management_api': { status: 400, message: 'Cannot delete the management API or its scope.' },
   'resource.cannot_modify_management_api': { status: 400, message: 'Cannot modify the management API or its scope.' },

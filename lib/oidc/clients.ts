@@ -1,13 +1,19 @@
 import type { ClientMetadata } from 'oidc-provider';
 
-import { findApplication } from '../applications/queries.ts';
+import { findClientApplication } from '../applications/queries.ts';
 import { confidentialTypes, type Application } from '../applications/schemas.ts';
+import { listApplicationSecrets } from '../applications/secret-queries.ts';
+import type { Logger } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { tokenExchangeGrantType } from './grants/token-exchange.ts';
+import { namedSecretsOf, withPresentedSecret, type NamedSecrets } from './named-secrets.ts';
 
-/** How an application appears to oidc-provider. */
-export function clientMetadataOf(application: Application): ClientMetadata {
+/**
+ * How an application appears to oidc-provider. `clientSecret` is the one secret the provider
+ * compares: the legacy one (or the internal one that replaced it).
+ */
+export function clientMetadataOf(application: Application, clientSecret: string): ClientMetadata {
   const confidential = confidentialTypes.has(application.type);
   const { oidcClientMetadata: oidc } = application;
   // Without a redirect URI an application signs no one in (a backend like API A): no code flow.
@@ -15,7 +21,7 @@ export function clientMetadataOf(application: Application): ClientMetadata {
   return {
     client_id: application.id,
     client_name: application.name,
-    ...(confidential && { client_secret: application.secret }),
+    ...(confidential && { client_secret: clientSecret }),
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
     application_type: application.type === 'Native' ? 'native' : 'web',
     // Every client may ask for token exchange, so that the grant itself answers a public or
@@ -36,9 +42,38 @@ export function clientMetadataOf(application: Application): ClientMetadata {
   };
 }
 
-/** Clients come from the applications table, through the shared cache. */
-export const findClient = (db: Queryable, cache: SharedCache) => (id: string) =>
-  cache.get('applications', id, async () => {
-    const application = await findApplication(db, id);
-    return application && clientMetadataOf(application);
-  });
+/** A client as cached: what the provider is given, and the application's named secrets. */
+export type CachedClient = { metadata: ClientMetadata; secrets: NamedSecrets };
+
+/**
+ * Clients come from the applications table, with their named secrets, through the shared cache
+ * (every change to either bumps `applications`).
+ */
+export const loadClient =
+  (db: Queryable, cache: SharedCache) =>
+  (id: string): Promise<CachedClient | undefined> =>
+    cache.get('applications', id, async () => {
+      const found = await findClientApplication(db, id);
+      if (!found) {
+        return undefined;
+      }
+      const { application, clientSecret } = found;
+      const confidential = confidentialTypes.has(application.type);
+      return {
+        metadata: clientMetadataOf(application, clientSecret),
+        secrets: namedSecretsOf(confidential ? await listApplicationSecrets(db, id) : []),
+      };
+    });
+
+/** The client's metadata as stored (the legacy or internal secret), for lookups that authenticate no one. */
+export const findClient = (db: Queryable, cache: SharedCache) => {
+  const load = loadClient(db, cache);
+  return (id: string) => load(id).then((client) => client?.metadata);
+};
+
+/** The provider's lookup: the client as this request authenticates it (`withPresentedSecret`). */
+export const findAuthenticatingClient = (db: Queryable, cache: SharedCache, logger: Logger) => {
+  const load = loadClient(db, cache);
+  return (id: string) =>
+    load(id).then((client) => client && withPresentedSecret(client.metadata, client.secrets, id, logger));
+};

@@ -11,7 +11,7 @@ import {
   tokenExchangeLogKey,
   tokenExchangeParameters,
 } from './grants/token-exchange.ts';
-import { findClient } from './clients.ts';
+import { findAuthenticatingClient } from './clients.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
@@ -28,7 +28,7 @@ const day = 86_400;
 export function createProvider({ config, db, cache, logger, audit }: OidcDependencies, keys: KeySet): Provider {
   const throttle = new ClientAuthThrottle(db, cache, config.clientAuthThrottle);
   const configuration: Configuration = {
-    adapter: createAdapter(db, throttle.guard(findClient(db, cache))),
+    adapter: createAdapter(db, throttle.guard(findAuthenticatingClient(db, cache, logger))),
     jwks: { keys: keys.signing },
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },

@@ -15,6 +15,8 @@ export const sealedColumns = {
   /** Private JWKs and cookie keys. */
   oidcKeys: { table: 'oidc_keys', column: 'value' },
   applicationSecrets: { table: 'applications', column: 'secret' },
+  /** Named client secrets (Logto's application secrets), keyed by their row id: a rename keeps them. */
+  namedApplicationSecrets: { table: 'application_secrets', column: 'value' },
   hookSigningKeys: { table: 'hooks', column: 'signing_key' },
   totpSecrets: { table: 'user_mfa_verifications', column: 'secret' },
   socialConnectorSecrets: { table: 'social_connectors', column: 'config', field: 'clientSecret' },

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { createApplication } from '../support/fixtures.ts';
+import { createApplication, createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import {
   accessTokenType,
   exchange,
@@ -31,6 +31,57 @@ describe('console: the "Allow token exchange" switch', function () {
       hasAdministrator: true,
       redirectUri: `${session().service.url}/console/callback`,
     });
+  });
+
+  it('adds a secret with an expiry in the Credentials section, shows its value once, and deletes it', async () => {
+    const { page, service } = session();
+    const { resource, scopeIds } = await createResource(service, ['read']);
+    const { application } = await createMachineWithScopes(service, [scopeIds.read]);
+    const token = (secret: string) =>
+      service.token(application.id, secret, {
+        grant_type: 'client_credentials',
+        resource: resource.indicator,
+        scope: 'read',
+      });
+    await page.goto(`${service.url}/console/applications/${application.id}`);
+    await page.getByRole('heading', { level: 1, name: application.name }).waitFor();
+    const credentials = page.getByRole('region', { name: 'Credentials' });
+    await credentials.getByText('No named secrets.').waitFor();
+
+    // Tomorrow, as the browser's datetime-local field takes it (local time).
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const pad = (value: number) => String(value).padStart(2, '0');
+    const local = `${tomorrow.getFullYear()}-${pad(tomorrow.getMonth() + 1)}-${pad(tomorrow.getDate())}T${pad(tomorrow.getHours())}:${pad(tomorrow.getMinutes())}`;
+    await credentials.getByLabel('Secret name').fill('rotation-1');
+    await credentials.getByLabel('Expires (optional)').fill(local);
+    await credentials.getByRole('button', { name: 'Add secret' }).click();
+    const value = (await credentials.getByTestId('new-secret').textContent())!;
+    expect(value).to.match(/^[0-9a-zA-Z]{32}$/);
+    const row = credentials.getByRole('row').filter({ hasText: 'rotation-1' });
+    await row.waitFor();
+    expect(await row.textContent())
+      .to.not.include('Never')
+      .and.not.include(value);
+    expect((await token(value)).statusCode).to.equal(200);
+    await page.screenshot({ path: '/tmp/console-application-secrets.png', fullPage: true });
+
+    // A name in use is said next to the field.
+    await credentials.getByLabel('Secret name').fill('rotation-1');
+    await credentials.getByRole('button', { name: 'Add secret' }).click();
+    await credentials.locator('input[aria-invalid=true]').waitFor();
+    expect(await credentials.getByRole('alert').first().textContent()).to.match(/rotation-1/);
+
+    // Shown once: not after the page is loaded again.
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).to.not.include(value);
+
+    await row.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
+    await credentials.getByText('No named secrets.').waitFor();
+    expect((await token(value)).statusCode).to.equal(401);
+    expect((await token(application.secret)).statusCode).to.equal(200);
+    expect(session().problems).to.deep.equal([]);
   });
 
   it('sets up the delegation in the console; the switch allows and then refuses the exchange', async () => {

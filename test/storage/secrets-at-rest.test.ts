@@ -52,6 +52,7 @@ async function readDatabase(dbUrl: string): Promise<Stored> {
     const tables = [
       'oidc_keys',
       'applications',
+      'application_secrets',
       'hooks',
       'user_mfa_verifications',
       'social_connectors',
@@ -81,6 +82,7 @@ async function readDatabase(dbUrl: string): Promise<Stored> {
       'secret',
       dump.applications.filter((row) => (row as { id: string }).id !== 'console'),
     );
+    add('application_secrets', 'value', dump.application_secrets);
     add('hooks', 'signing_key', dump.hooks);
     add('user_mfa_verifications', 'secret', dump.user_mfa_verifications);
     for (const table of ['social_connectors', 'sso_connectors']) {
@@ -155,7 +157,8 @@ async function runMain(env: Record<string, string>): Promise<{ code: number | nu
 
 /** What each kind of secret protects, made through the API. */
 type World = {
-  machine: { id: string; secret: string; indicator: string };
+  /** `namedSecret`: one of its application secrets (`/applications/:id/secrets`). */
+  machine: { id: string; secret: string; namedSecret: string; indicator: string };
   hook: { id: string; signingKey: string };
   /** One per check (a TOTP code is accepted once per time step); `checks` counts those used. */
   totpUsers: Array<{ username: string; secret: string }>;
@@ -233,6 +236,8 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   async function createWorld(service: TestService): Promise<World> {
     const { resource, scopeIds } = await createResource(service, ['read']);
     const { application } = await createMachineWithScopes(service, [scopeIds.read]);
+    const named = await service.api.post(`applications/${application.id}/secrets`, { json: { name: 'sealed' } });
+    expectStatus(named, 201);
     const hook = await service.api.post('hooks', {
       json: { name: 'sealed', events: ['User.Created'], config: { url: receiver.url } },
     });
@@ -266,7 +271,12 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     });
     expectStatus(sso, 200);
     return {
-      machine: { id: application.id, secret: application.secret, indicator: resource.indicator },
+      machine: {
+        id: application.id,
+        secret: application.secret,
+        namedSecret: named.body.value,
+        indicator: resource.indicator,
+      },
       hook: { id: hook.body.id, signingKey: hook.body.signingKey },
       totpUsers,
       checks: 0,
@@ -289,6 +299,12 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
       audience: world.machine.indicator,
     });
     expect(payload.scope).to.equal('read');
+    const named = await service.token(world.machine.id, world.machine.namedSecret, {
+      grant_type: 'client_credentials',
+      resource: world.machine.indicator,
+      scope: 'read',
+    });
+    expect(named.statusCode, JSON.stringify(named.body)).to.equal(200);
     // The bootstrap admin's secret and the management API (tokens we signed, verified by us).
     expectStatus(await service.api.get(`hooks/${world.hook.id}`), 200);
 
@@ -346,6 +362,7 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     for (const secret of [
       adminClient.secret,
       world.machine.secret,
+      world.machine.namedSecret,
       world.hook.signingKey,
       world.social.secret,
       world.sso.secret,
@@ -371,8 +388,11 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
       await expectWorking(service, world);
       const stored = await readDatabase(dbUrl);
       expectNoPlaintext(stored, world);
-      // Two signing keys and a cookie key, the bootstrap admin, the machine, the SPAs, the hook, 3 TOTP factors, 2 connectors.
-      expect(stored.values.length).to.be.at.least(13);
+      // Two signing keys and a cookie key, the bootstrap admin, the machine and its named secret, the SPAs, the hook, 3 TOTP factors, 2 connectors.
+      expect(stored.values.length).to.be.at.least(14);
+      expect(stored.values.map(({ place }) => place)).to.satisfy((places: string[]) =>
+        places.some((place) => place.startsWith('application_secrets.value:')),
+      );
       expect(keyIdsIn(stored)).to.deep.equal([keyIdOf(key)]);
       expect(await recordedKeyIds(dbUrl)).to.deep.equal([keyIdOf(key)]);
     } finally {

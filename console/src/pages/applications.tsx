@@ -7,6 +7,7 @@ import {
   DeleteCard,
   Field,
   FormError,
+  formatTime,
   formValues,
   lines,
   Loaded,
@@ -20,12 +21,15 @@ export type Application = {
   name: string;
   description: string | null;
   type: 'Native' | 'SPA' | 'Traditional' | 'MachineToMachine';
-  secret: string;
+  /** The secret it was created with; absent once deleted (its named secrets remain). */
+  secret?: string;
   oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[] };
   customClientMetadata: { allowTokenExchange?: boolean };
   createdAt: number;
 };
 type Role = { id: string; name: string; type: string };
+/** One of an application's named secrets (Logto's application secrets). */
+type ApplicationSecret = { name: string; value: string; createdAt: number; expiresAt: number | null };
 
 const types: Array<[Application['type'], string]> = [
   ['Traditional', 'Traditional web (a server keeps the secret)'],
@@ -105,7 +109,7 @@ export function ApplicationPage({ id }: { id: string }) {
           </p>
           <h1>{loaded.name}</h1>
           <Settings application={loaded} onSaved={application.reload} />
-          <Credentials application={loaded} />
+          <Credentials application={loaded} onChanged={application.reload} />
           <TokenExchange application={loaded} onSaved={application.reload} />
           {loaded.type === 'MachineToMachine' && <ApplicationRoles id={loaded.id} />}
           <DeleteCard
@@ -177,8 +181,14 @@ function Settings({ application, onSaved }: { application: Application; onSaved:
   );
 }
 
-function Credentials({ application }: { application: Application }) {
+function Credentials({ application, onChanged }: { application: Application; onChanged: () => void }) {
   const [shown, setShown] = useState(false);
+  const action = useAction();
+  const deleteLegacy = () =>
+    action.run(async () => {
+      await api('DELETE', `applications/${application.id}/legacy-secret`);
+      onChanged();
+    });
   return (
     <section class="card" aria-label="Credentials">
       <h2>Credentials</h2>
@@ -187,20 +197,128 @@ function Credentials({ application }: { application: Application }) {
         <dd>
           <code>{application.id}</code>
         </dd>
-        {!isPublic(application.type) && (
+        {!isPublic(application.type) && application.secret !== undefined && (
           <>
-            <dt>Secret</dt>
+            <dt>Legacy secret</dt>
             <dd>
               <code data-testid="secret">{shown ? application.secret : '••••••••••••'}</code>{' '}
               <button type="button" onClick={() => setShown(!shown)}>
                 {shown ? 'Hide secret' : 'Show secret'}
-              </button>
+              </button>{' '}
+              <ConfirmButton
+                label="Delete secret"
+                question="Delete the secret this application was created with? Clients still using it are refused at once; its named secrets keep working."
+                onConfirm={deleteLegacy}
+              />
             </dd>
           </>
         )}
       </dl>
-      {isPublic(application.type) && <p>A public application has no secret: it signs users in with PKCE.</p>}
+      <FormError error={action.error} />
+      {isPublic(application.type) ? (
+        <p>A public application has no secret: it signs users in with PKCE.</p>
+      ) : (
+        <NamedSecrets id={application.id} />
+      )}
     </section>
+  );
+}
+
+/** `datetime-local`'s value (local time) as milliseconds since the epoch; empty: never expires. */
+const expiryOf = (value: string | undefined) => (value ? new Date(value).getTime() : undefined);
+
+/**
+ * The application's named secrets: any of them that has not expired authenticates it, so a secret
+ * is rotated by adding one, moving the clients to it and deleting the old one. A value is shown
+ * once, when it is created.
+ */
+function NamedSecrets({ id }: { id: string }) {
+  const secrets = useLoad<ApplicationSecret[]>(`applications/${id}/secrets`);
+  const [created, setCreated] = useState<ApplicationSecret>();
+  const adding = useAction();
+  const deleting = useAction();
+  const add = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement;
+    const { name, expiresAt } = formValues(event);
+    void adding.run(async () => {
+      const secret = await api<ApplicationSecret>('POST', `applications/${id}/secrets`, {
+        name,
+        ...(expiresAt && { expiresAt: expiryOf(expiresAt) }),
+      });
+      setCreated(secret);
+      form.reset();
+      secrets.reload();
+    });
+  };
+  const remove = (name: string) =>
+    deleting.run(async () => {
+      await api('DELETE', `applications/${id}/secrets/${encodeURIComponent(name)}`);
+      if (created?.name === name) {
+        setCreated(undefined);
+      }
+      secrets.reload();
+    });
+  return (
+    <>
+      <h3>Secrets</h3>
+      <p>
+        Any secret that has not expired authenticates the application: add a new one, move the clients to it, then
+        delete the old one.
+      </p>
+      <Loaded state={secrets}>
+        {(list) =>
+          list.length === 0 ? (
+            <p>No named secrets.</p>
+          ) : (
+            <table aria-label="Secrets">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Created</th>
+                  <th>Expires</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((secret) => (
+                  <tr key={secret.name}>
+                    <td>{secret.name}</td>
+                    <td>{formatTime(secret.createdAt)}</td>
+                    <td>
+                      {secret.expiresAt === null
+                        ? 'Never'
+                        : `${formatTime(secret.expiresAt)}${secret.expiresAt <= Date.now() ? ' (expired)' : ''}`}
+                    </td>
+                    <td>
+                      <ConfirmButton
+                        label="Delete"
+                        question={`Delete the secret ${secret.name}? Clients still using it are refused at once.`}
+                        onConfirm={() => remove(secret.name)}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+      <FormError error={deleting.error} />
+      {created && (
+        <div role="status" class="notice">
+          <p>
+            New secret <strong>{created.name}</strong>: copy it now, it is not shown again.
+          </p>
+          <code data-testid="new-secret">{created.value}</code>
+        </div>
+      )}
+      <form class="inline" onSubmit={add} aria-label="Add secret">
+        <Field label="Secret name" name="name" error={adding.error} required />
+        <Field label="Expires (optional)" name="expiresAt" type="datetime-local" error={adding.error} />
+        <button disabled={adding.busy}>Add secret</button>
+        <FormError error={adding.error} fields={['name', 'expiresAt']} />
+      </form>
+    </>
   );
 }
 
