@@ -119,11 +119,14 @@ export function useApi(app: Koa, context: ExperienceContext): void {
       response: z.record(z.string(), z.unknown()),
     },
     () => {
-      document ??= buildOpenApiDocument([...open.specs, ...experience.specs, ...management.specs], {
-        title: 'Identity service API',
-        version: '1',
-        serverUrl: config.endpoint,
-      });
+      document ??= buildOpenApiDocument(
+        { open: open.specs, authenticated: [...experience.specs, ...management.specs] },
+        {
+          title: 'Identity service API',
+          version: '1',
+          serverUrl: config.endpoint,
+        },
+      );
       return Promise.resolve(document as Record<string, unknown>);
     },
   );

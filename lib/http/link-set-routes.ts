@@ -6,6 +6,7 @@ import type { Effects } from '../shared/event-data.ts';
 import type { RequestError } from './errors.ts';
 import { setTotal } from './pagination.ts';
 import type { Api } from './route.ts';
+import type { ApiTag } from './tags.ts';
 
 type Schema = z.ZodType;
 type Ids = string[];
@@ -40,7 +41,7 @@ type Write<Body> = {
  * Every part that differs between relations is declared here; the builder only orders the steps.
  */
 export type LinkSet<P extends Schema, Parent, Body, Q extends Schema, R extends Schema> = {
-  tag: string;
+  tag: ApiTag;
   /** The set's path, under the parent's: `/organizations/:id/users`. */
   path: string;
   /** The parent's path parameters. */

@@ -7,6 +7,7 @@ import type { Effects } from '../shared/event-data.ts';
 import { withTransaction } from '../storage/transaction.ts';
 
 import { RequestError } from './errors.ts';
+import type { ApiTag } from './tags.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Whether a group's write routes run in a transaction the route opens, or open their own. */
@@ -24,7 +25,7 @@ export type RouteSpec<
   method: Method;
   path: string;
   summary: string;
-  tag: string;
+  tag: ApiTag;
   params?: P;
   query?: Q;
   body?: B;

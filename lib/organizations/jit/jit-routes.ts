@@ -142,9 +142,7 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
     list: {
       summary: 'List the enterprise SSO connectors whose users join the organization as they sign in',
       query: paginationQuery,
-      response: z.array(
-        ssoConnectorSchema.omit({ name: true, providerType: true, providerLogo: true, providerLogoDark: true }),
-      ),
+      response: z.array(ssoConnectorSchema),
       errors: [404],
       async page(db, organization, query) {
         const { ids, total } = await pageOfLinkedIds(
