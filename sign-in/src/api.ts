@@ -59,16 +59,17 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: u
 export type InteractionEvent = 'SignIn' | 'Register' | 'ForgotPassword';
 export type ExternalKind = 'social' | 'sso';
 export type MfaFactor = 'Totp' | 'PhoneVerificationCode' | 'EmailVerificationCode' | 'BackupCode';
-/** Where a second-factor code goes: the account's own email or phone, never an address typed here. */
+/** Where a code goes: an email or a phone (for a second factor, the account's own, never an address typed here). */
 export type CodeChannel = 'email' | 'phone';
 type Identifier = { type: 'username' | 'email'; value: string };
+/** An address a code proves: an email or a phone number (digits, an optional leading +). */
+export type CodeIdentifier = { type: CodeChannel; value: string };
 type Verification = { verificationId: string };
 
 const experience = <T = undefined>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
   request<T>(method, `/api/experience${path}`, body);
 const connectorPath = (kind: ExternalKind, connectorId: string) =>
   `/verification/${kind}/${encodeURIComponent(connectorId)}`;
-const byEmail = (email: string): Identifier => ({ type: 'email', value: email });
 
 export const api = {
   start: (interactionEvent: InteractionEvent) => experience('PUT', '', { interactionEvent }),
@@ -80,17 +81,10 @@ export const api = {
     experience<Verification>('POST', '/verification/password', { identifier, password }),
   newPasswordIdentity: (identifier: Identifier, password: string) =>
     experience<Verification>('POST', '/verification/new-password-identity', { identifier, password }),
-  sendCode: (email: string, interactionEvent: InteractionEvent) =>
-    experience<Verification>('POST', '/verification/verification-code', {
-      identifier: byEmail(email),
-      interactionEvent,
-    }),
-  verifyCode: (email: string, verificationId: string, code: string) =>
-    experience<Verification>('POST', '/verification/verification-code/verify', {
-      identifier: byEmail(email),
-      verificationId,
-      code,
-    }),
+  sendCode: (identifier: CodeIdentifier, interactionEvent: InteractionEvent) =>
+    experience<Verification>('POST', '/verification/verification-code', { identifier, interactionEvent }),
+  verifyCode: (identifier: CodeIdentifier, verificationId: string, code: string) =>
+    experience<Verification>('POST', '/verification/verification-code/verify', { identifier, verificationId, code }),
   authorizationUri: (kind: ExternalKind, connectorId: string, state: string, redirectUri: string) =>
     experience<{ authorizationUri: string; verificationId: string }>(
       'POST',
@@ -109,6 +103,10 @@ export const api = {
   identify: (verificationId: string, linkSocialIdentity?: true) =>
     experience('POST', '/identification', { verificationId, linkSocialIdentity }),
   newPassword: (password: string) => experience('PUT', '/profile/password', { password }),
+  /** Fills what the account lacks (`user.missing_profile`); kept at the next submit. */
+  addProfile: (
+    addition: { type: 'username' | 'password'; value: string } | { type: CodeChannel; verificationId: string },
+  ) => experience('POST', '/profile', addition),
   /** Finishes: where the provider continues (a sign-in or registration), or nothing (a password reset). */
   submit: () => experience<{ redirectTo: string } | undefined>('POST', '/submit'),
 

@@ -1,7 +1,8 @@
 import type { FunctionComponent } from 'preact';
 import { useState } from 'preact/hooks';
 
-import { finish, type SecondFactorStep } from './flow.ts';
+import { CompleteProfile } from './complete-profile.tsx';
+import { finish, type Step } from './flow.ts';
 import { CallbackPage } from './pages/callback.tsx';
 import type { PageProps } from './pages/page.ts';
 import { RegisterPage } from './pages/register.tsx';
@@ -20,15 +21,16 @@ export const pages: Record<keyof typeof phrases.titles, FunctionComponent<PagePr
 export type PageName = keyof typeof pages;
 
 /**
- * One hosted page in its card. A page's `finish` may find that the account owes a second factor:
- * the card then turns to that step, under the same title, and the step finishes again.
+ * One hosted page in its card. A page's `finish` may find that the account owes a second factor, or
+ * lacks what the sign-up settings require: the card then turns to that step, under the same title,
+ * and the step finishes again (which may turn to the next step).
  */
 export function App({ page }: { page: PageName }) {
-  const [secondFactor, setSecondFactor] = useState<SecondFactorStep>();
+  const [step, setStep] = useState<Step>();
   const next = async () => {
-    const step = await finish();
-    if (step) {
-      setSecondFactor(step);
+    const following = await finish();
+    if (following) {
+      setStep(following);
     }
   };
   const Page = pages[page];
@@ -37,8 +39,11 @@ export function App({ page }: { page: PageName }) {
       <h1 id="title" tabindex={-1}>
         {phrases.titles[page]}
       </h1>
-      {secondFactor ? (
-        <SecondFactor key={secondFactor.kind} step={secondFactor} finish={next} />
+      {step?.kind === 'profile' ? (
+        // Keyed by what is missing: a step that asks for something else starts afresh, focus included.
+        <CompleteProfile key={step.missing.join()} step={step} finish={next} />
+      ) : step ? (
+        <SecondFactor key={step.kind} step={step} finish={next} />
       ) : (
         <Page finish={next} />
       )}

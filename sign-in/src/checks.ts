@@ -36,6 +36,15 @@ export function requiredEmail(field: string, value: string): string {
   return email;
 }
 
+/** A phone number with its country code: digits, spaces, dashes, dots and brackets people type are dropped. */
+export function requiredPhone(field: string, value: string): string {
+  const phone = required(field, value, phrases.invalid.phone).replace(/[\s().-]/g, '');
+  if (!/^\+?\d{6,15}$/.test(phone)) {
+    throw new Invalid(field, phrases.invalid.phoneShape);
+  }
+  return phone;
+}
+
 /** A one-time code of `pattern` (spaces people type in it are dropped). */
 export function requiredCode(field: string, value: string, pattern: RegExp, message: string): string {
   const code = value.replace(/\s+/g, '');

@@ -16,8 +16,30 @@ export type SecondFactorStep =
   | { kind: 'enrol'; verificationId: string; secret: string; qrCode: string; skippable: boolean }
   | { kind: 'backup'; verificationId: string; codes: string[] };
 
-async function secondFactorStep(error: ApiError): Promise<SecondFactorStep | undefined> {
+/**
+ * What the account lacks that the sign-up settings require (`user.missing_profile`), in the API's
+ * names: `username`, `email`, `phone`, `password`, or alternatives such as `emailOrPhone`.
+ */
+export type ProfileStep = { kind: 'profile'; missing: string[] };
+
+/** The fields a missing item names: `emailOrPhone` is an email or a phone. */
+export const alternativesOf = (item: string): string[] =>
+  item.split('Or').map((name) => name.charAt(0).toLowerCase() + name.slice(1));
+
+const askable = new Set(['username', 'email', 'phone', 'password']);
+
+/** A step the sign-in turns to before it finishes. */
+export type Step = SecondFactorStep | ProfileStep;
+
+async function stepFor(error: ApiError): Promise<Step | undefined> {
   switch (error.code) {
+    case 'user.missing_profile': {
+      const missing = Array.isArray(error.data.missingProfile) ? error.data.missingProfile.map(String) : [];
+      // Something the pages cannot ask for: the API's message says what it is.
+      const asked =
+        missing.length > 0 && missing.every((item) => alternativesOf(item).every((name) => askable.has(name)));
+      return asked ? { kind: 'profile', missing } : undefined;
+    }
     case 'session.mfa.require_mfa_verification': {
       const factors = Array.isArray(error.data.availableFactors) ? (error.data.availableFactors as MfaFactor[]) : [];
       const masked = fieldsOf(error.data.maskedIdentifiers) as Partial<Record<MfaFactor, string>>;
@@ -43,14 +65,15 @@ async function secondFactorStep(error: ApiError): Promise<SecondFactorStep | und
 
 /**
  * Ends the interaction: the provider takes the browser back to the application. Or, when the
- * account owes a second factor, answers the step that asks for it (which then finishes again).
+ * account owes a second factor or lacks what the sign-up settings require, answers the step that
+ * asks for it (which then finishes again).
  */
-export async function finish(): Promise<SecondFactorStep | undefined> {
+export async function finish(): Promise<Step | undefined> {
   let result: { redirectTo: string } | undefined;
   try {
     result = await api.submit();
   } catch (error) {
-    const step = error instanceof ApiError ? await secondFactorStep(error) : undefined;
+    const step = error instanceof ApiError ? await stepFor(error) : undefined;
     if (step) {
       return step;
     }

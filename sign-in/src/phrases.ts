@@ -6,10 +6,11 @@
 
 const characters = (count: number) => `${count} character${count === 1 ? '' : 's'}`;
 
-export type EmailCodePhrases = {
+/** What a code step says: `sentTo` and `sentAgainTo` name the address. */
+export type CodePhrases = {
   intro: string;
-  sentTo: (email: string) => string;
-  sentAgainTo: (email: string) => string;
+  sentTo: (address: string) => string;
+  sentAgainTo: (address: string) => string;
   verify: string;
   verifying: string;
 };
@@ -40,21 +41,29 @@ export const phrases = {
     sentAgainTo: (email) => `We sent a new 6-digit code to ${email}.`,
     verify: 'Sign in',
     verifying: 'Signing in…',
-  } satisfies EmailCodePhrases,
+  } satisfies CodePhrases,
   resetCode: {
     intro: 'Enter the email address of your account and we will send it a 6-digit code.',
     sentTo: (email) => `If an account uses ${email}, we sent it a 6-digit code. It can take a minute to arrive.`,
     sentAgainTo: (email) => `If an account uses ${email}, we sent it a new 6-digit code.`,
     verify: 'Continue',
     verifying: 'Checking…',
-  } satisfies EmailCodePhrases,
-  emailCode: {
-    email: 'Email',
+  } satisfies CodePhrases,
+  code: {
     send: 'Send code',
     sending: 'Sending…',
     code: '6-digit code',
     sendAgain: 'Send a new code',
-    otherEmail: 'Use another email',
+    email: {
+      label: 'Email',
+      other: 'Use another email',
+      invalidCode: 'Enter the 6-digit code from the email.',
+    },
+    phone: {
+      label: 'Phone number',
+      other: 'Use another phone number',
+      invalidCode: 'Enter the 6-digit code from the text message.',
+    },
   },
   register: {
     username: 'Username',
@@ -88,6 +97,31 @@ export const phrases = {
     linking: 'Linking…',
     newAccount: 'Create a new account instead',
     backToSignIn: 'Back to sign-in',
+  },
+  completeProfile: {
+    title: 'Complete your account',
+    intro: (needs: string[]) => `Before you continue, your account needs ${needs.join(' and ')}.`,
+    either: (names: string[]) => names.join(' or '),
+    username: 'Username',
+    password: 'Password',
+    confirm: 'Confirm password',
+    submit: 'Continue',
+    submitting: 'Saving…',
+    useInstead: (name: string) => `Use ${name} instead`,
+    email: {
+      intro: 'We will email you a 6-digit code to check that the address is yours.',
+      sentTo: (email) => `We sent a 6-digit code to ${email}. It can take a minute to arrive.`,
+      sentAgainTo: (email) => `We sent a new 6-digit code to ${email}.`,
+      verify: 'Continue',
+      verifying: 'Checking…',
+    } satisfies CodePhrases,
+    phone: {
+      intro: 'We will text you a 6-digit code to check that the number is yours.',
+      sentTo: (phone) => `We sent a 6-digit code to ${phone}. It can take a minute to arrive.`,
+      sentAgainTo: (phone) => `We sent a new 6-digit code to ${phone}.`,
+      verify: 'Continue',
+      verifying: 'Checking…',
+    } satisfies CodePhrases,
   },
   mfa: {
     verifyTitle: 'Two-step verification',
@@ -125,7 +159,8 @@ export const phrases = {
     password: 'Enter your password.',
     email: 'Enter your email address.',
     emailShape: 'Enter an email address like name@example.com.',
-    emailCode: 'Enter the 6-digit code from the email.',
+    phone: 'Enter your phone number.',
+    phoneShape: 'Enter the phone number with its country code, like +1 555 010 0123.',
     username: 'Choose a username.',
     usernameShape: 'A username holds only letters, digits and underscores, and starts with a letter or an underscore.',
     newPassword: 'Choose a password.',

@@ -76,6 +76,8 @@ type FormProps = {
   /** The submit button's text, and while busy; `focus`: it takes the focus when the form appears. */
   submit?: { label: string; busy: string; focus?: boolean };
   labelledBy?: string;
+  /** What the form is for, read with its name (an intro outside the form). */
+  describedBy?: string;
   /** The inputs and text before the error and the submit button. */
   children?: ComponentChildren;
   /** Buttons after the submit button. */
@@ -87,7 +89,7 @@ type FormProps = {
  * submit button, which says what is happening while the form is busy, and other actions. A failure
  * marks its input invalid, points it at the error and puts the focus in it.
  */
-export function Form({ id, form, onSubmit, fieldFor, submit, labelledBy, children, actions }: FormProps) {
+export function Form({ id, form, onSubmit, fieldFor, submit, labelledBy, describedBy, children, actions }: FormProps) {
   const element = useRef<HTMLFormElement>(null);
   const submitButton = useFocusOnMount<HTMLButtonElement>(submit?.focus === true);
   const errorId = `${id}-error`;
@@ -109,6 +111,7 @@ export function Form({ id, form, onSubmit, fieldFor, submit, labelledBy, childre
       ref={element}
       noValidate
       aria-labelledby={labelledBy}
+      aria-describedby={describedBy}
       aria-busy={busy ? 'true' : undefined}
       onSubmit={(event) => {
         event.preventDefault();
@@ -169,7 +172,7 @@ type FieldProps = {
   hint?: string;
   /** Takes the focus when it appears. */
   focus?: boolean;
-  type?: 'text' | 'email' | 'password';
+  type?: 'text' | 'email' | 'password' | 'tel';
   name: string;
   autocomplete: string;
   inputMode?: 'numeric' | 'text';

@@ -401,4 +401,147 @@ describe('hosted sign-in pages in Chromium', function () {
       await service.api.patch('sign-in-exp', { json: { signIn: before.body.signIn, mfa: before.body.mfa } });
     }
   });
+
+  describe('an account that lacks what the sign-up settings require (user.missing_profile)', () => {
+    /** The input that has the focus, once the page has moved it (an effect after the render that shows the step or error). */
+    const focusOn = (page: Page, id: string) =>
+      page.waitForFunction((expected) => document.activeElement?.id === expected, id, { timeout: 5000 });
+
+    it('asks an account without a username for one, saying the username rules, then lands at the application', async () => {
+      const password = 'Silver-Maple-Road-6';
+      const user = await service.api.post('users', { json: { primaryEmail: 'frank@example.com', password } });
+      expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+      const taken = await service.api.post('users', { json: { username: 'frank_taken' } });
+      expect(taken.statusCode, JSON.stringify(taken.body)).to.equal(200);
+      const { page, problems } = await newPage({ width: 375, height: 700 });
+
+      const flow = authorization();
+      await page.goto(flow.url);
+      await page.getByLabel('Username or email').fill('frank@example.com');
+      await page.getByLabel('Password', { exact: true }).fill(password);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+      // The default sign-up settings want a username: the card asks for it, its input focused.
+      await page.getByRole('heading', { name: 'Complete your account' }).waitFor();
+      await page.getByText('Before you continue, your account needs a username.').waitFor();
+      await focusOn(page, 'profile-username');
+      expect(await page.getByLabel('Password', { exact: true }).count()).to.equal(0);
+      await screenshot(page, 'complete-profile-username-375');
+
+      // The API's username rule, then a username someone has: said on the input, which takes the focus.
+      const error = page.locator('#profile-form [data-error]');
+      await page.getByLabel('Username').fill('9lives');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await error.getByText('must start with a letter or _').waitFor();
+      expect(await error.getAttribute('aria-live')).to.equal('assertive');
+      expect(await page.getByLabel('Username').getAttribute('aria-invalid')).to.equal('true');
+      await focusOn(page, 'profile-username');
+      await screenshot(page, 'complete-profile-username-rule-375');
+      await page.getByLabel('Username').fill('frank_taken');
+      await page.getByLabel('Username').press('Enter');
+      await error.getByText('This username is already in use.').waitFor();
+      await screenshot(page, 'complete-profile-username-error-375');
+
+      await page.getByLabel('Username').fill('frank');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      const signedIn = await tokensFor(page, flow);
+      expect(signedIn.sub).to.equal(user.body.id);
+      expect((await service.api.get(`users/${user.body.id}`)).body).to.include({ username: 'frank' });
+      expect(problems).to.deep.equal([]);
+    });
+
+    it('asks an account made with an email only for a username and a password, saying the policy; the password then signs in', async () => {
+      const email = 'gina@example.com';
+      const user = await service.api.post('users', { json: { primaryEmail: email } });
+      expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+      const { page, problems } = await newPage();
+
+      const first = authorization();
+      await page.goto(first.url);
+      await page.getByRole('button', { name: 'Sign in with an email code instead' }).click();
+      await page.getByLabel('Email', { exact: true }).fill(email);
+      await page.getByRole('button', { name: 'Send code' }).click();
+      await page.getByLabel('6-digit code').waitFor();
+      await page.getByLabel('6-digit code').fill(await latestCode(email, 'SignIn'));
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+      await page.getByText('Before you continue, your account needs a username and a password.').waitFor();
+      await focusOn(page, 'profile-username');
+      expect(await page.getByRole('form', { name: 'Complete your account' }).getAttribute('aria-describedby')).to.equal(
+        'profile-intro',
+      );
+      await screenshot(page, 'complete-profile-1280');
+      await screenshot(page, 'complete-profile-390', { width: 390, height: 844 });
+
+      await page.getByLabel('Username').fill('gina');
+      await page.getByLabel('Password', { exact: true }).fill('abc12');
+      await page.getByLabel('Confirm password').fill('abc12');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      const error = page.locator('#profile-form [data-error]');
+      await error.getByText('Use at least 8 characters.').waitFor();
+      expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
+      await focusOn(page, 'profile-password');
+      await screenshot(page, 'complete-profile-policy-375');
+
+      const password = 'Tall-Cedar-Bridge-3';
+      await page.getByLabel('Password', { exact: true }).fill(password);
+      await page.getByLabel('Confirm password').fill(password);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      const signedIn = await tokensFor(page, first);
+      expect(signedIn.sub).to.equal(user.body.id);
+      expect((await service.api.get(`users/${user.body.id}`)).body).to.include({ username: 'gina', hasPassword: true });
+
+      // The password chosen is the account's now: another browser signs in with it, asked nothing more.
+      const other = await newPage();
+      const second = authorization();
+      await other.page.goto(second.url);
+      await other.page.getByLabel('Username or email').fill('gina');
+      await other.page.getByLabel('Password', { exact: true }).fill(password);
+      await other.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      expect((await tokensFor(other.page, second)).sub).to.equal(user.body.id);
+      expect([...problems, ...other.problems]).to.deep.equal([]);
+    });
+
+    it('asks for an email or a phone when the settings want one, proving the phone chosen with a code', async () => {
+      const before = await service.api.get('sign-in-exp');
+      const settings = await service.api.patch('sign-in-exp', {
+        json: { signUp: { identifiers: ['email', 'phone'], password: true, verify: true } },
+      });
+      expect(settings.statusCode, JSON.stringify(settings.body)).to.equal(200);
+      try {
+        const password = 'Quiet-Harbor-Lamp-2';
+        const user = await service.api.post('users', { json: { username: 'hana', password } });
+        expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
+        const { page, problems } = await newPage({ width: 375, height: 700 });
+
+        const flow = authorization();
+        await page.goto(flow.url);
+        await page.getByLabel('Username or email').fill('hana');
+        await page.getByLabel('Password', { exact: true }).fill(password);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+        await page.getByText('Before you continue, your account needs an email address or a phone number.').waitFor();
+        await focusOn(page, 'profile-email');
+        await page.getByRole('button', { name: 'Use a phone number instead' }).click();
+        await page.getByLabel('Phone number').fill('12');
+        await page.getByRole('button', { name: 'Send code' }).click();
+        await page.locator('#profile-send-form [data-error]').getByText('with its country code').waitFor();
+        await focusOn(page, 'profile-phone');
+
+        const phone = '15550100123';
+        await page.getByLabel('Phone number').fill('+1 555 010 0123');
+        await page.getByRole('button', { name: 'Send code' }).click();
+        await page.getByText('We sent a 6-digit code to +15550100123.', { exact: false }).waitFor();
+        await screenshot(page, 'complete-profile-phone-375');
+        await page.getByLabel('6-digit code').fill(await latestCode(phone, 'SignIn'));
+        await page.getByRole('button', { name: 'Continue' }).click();
+        const signedIn = await tokensFor(page, flow);
+        expect(signedIn.sub).to.equal(user.body.id);
+        expect((await service.api.get(`users/${user.body.id}`)).body).to.include({ primaryPhone: phone });
+        expect(problems).to.deep.equal([]);
+      } finally {
+        await service.api.patch('sign-in-exp', { json: { signUp: before.body.signUp } });
+      }
+    });
+  });
 });

@@ -1,22 +1,22 @@
 import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
-import { EmailCode, useEmailCode } from '../email-code.tsx';
 import { requiredNewPassword } from '../checks.ts';
 import { phrases } from '../phrases.ts';
 import { Field, Form, useFocusOnMount, useForm } from '../ui.tsx';
+import { useVerificationCode, VerificationCode } from '../verification-code.tsx';
 
 /** Forgot the password: prove the account's email with a code, then choose a new password. */
 export function ResetPasswordPage() {
   const [step, setStep] = useState<'code' | 'password' | 'done'>('code');
-  const emailCode = useEmailCode();
+  const emailCode = useVerificationCode();
   if (step === 'done') {
     return <Done />;
   }
   return (
     <>
       {step === 'code' ? (
-        <EmailCode
+        <VerificationCode
           id="reset"
           event="ForgotPassword"
           state={emailCode}

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
-import { EmailCode, useEmailCode } from '../email-code.tsx';
 import { required, requiredPassword } from '../checks.ts';
 import { startExternal } from '../flow.ts';
 import { phrases } from '../phrases.ts';
 import { Social } from '../social.tsx';
 import { Field, Form, useForm } from '../ui.tsx';
+import { useVerificationCode, VerificationCode } from '../verification-code.tsx';
 import type { PageProps } from './page.ts';
 
 /** Sign in with a username or email and a password, or with a code sent by email; or at a social connector. */
@@ -14,14 +14,14 @@ export function SignInPage({ finish }: PageProps) {
   const [byCode, setByCode] = useState(false);
   const [identifier, setIdentifier] = useState('');
   const [password, setPassword] = useState('');
-  const emailCode = useEmailCode();
+  const emailCode = useVerificationCode();
   const form = useForm();
 
   return (
     <>
       {byCode ? (
         <section key="code" id="code-step" aria-labelledby="title">
-          <EmailCode
+          <VerificationCode
             id="sign-in"
             event="SignIn"
             state={emailCode}
@@ -88,8 +88,8 @@ export function SignInPage({ finish }: PageProps) {
             class="secondary"
             id="use-code"
             onClick={() => {
-              if (!emailCode.email && identifier.includes('@')) {
-                emailCode.setEmail(identifier.trim());
+              if (!emailCode.address && identifier.includes('@')) {
+                emailCode.setAddress(identifier.trim());
               }
               setByCode(true);
             }}
