@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 
-import Database from 'better-sqlite3';
-
-import { knexClient, type Queryable } from './database.ts';
+import type { Queryable } from './database.ts';
+import { openVersionWatcher, type VersionRow, type VersionWatcher } from './version-watchers.ts';
 
 /**
  * What may be cached in memory; each has a row in `cache_versions`. `roles` covers every table that
@@ -29,8 +28,6 @@ export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<
 
 const maxEntries = 50_000;
 
-type VersionRow = { name: CacheName; version: number };
-
 /**
  * Serialises writers of one cache's tables across instances. A no-op update takes the row's write
  * lock on MySQL and the database's on SQLite, where a read first would deadlock two writers.
@@ -39,41 +36,6 @@ export async function lockCache(trx: Queryable, name: CacheName): Promise<void> 
   await trx('cache_versions')
     .where({ name })
     .update({ version: trx.raw('version') });
-}
-
-type VersionWatcher = { changedVersions(): VersionRow[] | undefined; close(): void };
-
-/**
- * A read-only connection to a SQLite file that answers the versions when another connection has
- * committed since it last looked. Undefined for MySQL and an in-memory database (no second
- * connection sees it), or when the file cannot be opened so.
- */
-function openVersionWatcher(db: Knex): VersionWatcher | undefined {
-  const { client, connection } = knexClient(db).config as { client: string; connection?: { filename?: string } };
-  const filename = client === 'better-sqlite3' ? connection?.filename : undefined;
-  if (filename === undefined || filename === ':memory:') {
-    return undefined;
-  }
-  let watcher: Database.Database;
-  try {
-    watcher = new Database(filename, { readonly: true, fileMustExist: true });
-  } catch {
-    return undefined;
-  }
-  const dataVersion = watcher.prepare<[], number>('pragma data_version').pluck();
-  const versions = watcher.prepare<[], VersionRow>('select name, version from cache_versions');
-  let seen: number | undefined;
-  return {
-    changedVersions() {
-      const now = dataVersion.get();
-      if (now === seen) {
-        return undefined;
-      }
-      seen = now;
-      return versions.all();
-    },
-    close: () => watcher.close(),
-  };
 }
 
 /**
@@ -92,23 +54,19 @@ export class SharedCache {
   }
 
   /**
-   * The one read every request makes. On a SQLite file it asks a read-only connection of its own
-   * whether anything was committed since its last look (`pragma data_version`, a counter in the
-   * file's shared memory that moves on every commit by another connection, this process's pool
-   * included) and reads the rows only then: a fifth of the cost of reading them. Elsewhere it is
-   * an ordinary query.
+   * The one read every request makes, on a connection of its own (`version-watchers.ts`): on a
+   * SQLite file only when something was committed since the last read, on MySQL a plain query
+   * without the builder and the pool. Through the pool when that connection fails.
    */
   async #readVersions(): Promise<VersionRow[] | undefined> {
-    if (!this.#watcher) {
-      return this.db('cache_versions').select<VersionRow[]>('name', 'version');
+    if (this.#watcher) {
+      try {
+        return await this.#watcher.changedVersions();
+      } catch {
+        // The watcher opens a new connection next time; this read goes through the pool.
+      }
     }
-    try {
-      return this.#watcher.changedVersions();
-    } catch {
-      // A file moved or removed under a running service: the pool reports it on its next query.
-      this.close();
-      return this.db('cache_versions').select<VersionRow[]>('name', 'version');
-    }
+    return this.db('cache_versions').select<VersionRow[]>('name', 'version');
   }
 
   /** Closes what the cache opened beside the pool. */
@@ -142,9 +100,9 @@ export class SharedCache {
   async #read(): Promise<void> {
     const rows = await this.#readVersions();
     for (const { name, version } of rows ?? []) {
-      if (this.#versions.get(name) !== version) {
-        this.#versions.set(name, version);
-        this.#stores.get(name)?.clear();
+      if (this.#versions.get(name as CacheName) !== version) {
+        this.#versions.set(name as CacheName, version);
+        this.#stores.get(name as CacheName)?.clear();
       }
     }
   }

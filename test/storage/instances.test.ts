@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
-import { freshDatabaseUrl, openDatabase } from '../support/database.ts';
+import { freshDatabaseUrl, openDatabase, testDatabase } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 describe('one database, several lives', () => {
@@ -124,6 +124,42 @@ describe('one database, several lives', () => {
         });
         expect(payload.scope).to.equal('read');
       }
+    });
+
+    it('see a change made by the other instance after MySQL dropped their idle connections', async function () {
+      if (testDatabase !== 'mysql') {
+        this.skip();
+      }
+      const { resource, scopeIds } = await createResource(a, ['read', 'write']);
+      const { application, role } = await createMachineWithScopes(a, [scopeIds.read]);
+      const scopeAt = async (service: TestService) => {
+        const { statusCode, body } = await service.token(application.id, application.secret, {
+          grant_type: 'client_credentials',
+          resource: resource.indicator,
+          scope: 'read write',
+        });
+        expect(statusCode).to.equal(200);
+        return body.scope;
+      };
+      expect(await scopeAt(a)).to.equal('read');
+      // As a server restart or wait_timeout would: every idle connection of this database is killed.
+      const db = openDatabase(a.config.dbUrl);
+      try {
+        const [rows] = (await db.raw(
+          "select id from information_schema.processlist where db = database() and command = 'Sleep' and id <> connection_id()",
+        )) as [Array<{ id: number }>];
+        expect(rows.length).to.be.at.least(2);
+        for (const { id } of rows) {
+          await db.raw('kill ?', [id]).catch(() => undefined);
+        }
+      } finally {
+        await db.destroy();
+      }
+      expect(
+        (await b.api.post(`roles/${role.id}/scopes`, { json: { scopeIds: [scopeIds.write] } })).statusCode,
+      ).to.equal(201);
+      expect(await scopeAt(a)).to.equal('read write');
+      expect(await scopeAt(a)).to.equal('read write');
     });
 
     it('see a key rotation made by the other instance on the next request', async () => {

@@ -1,0 +1,108 @@
+import Database from 'better-sqlite3';
+import type { Knex } from 'knex';
+import mysql from 'mysql2';
+
+import { knexClient } from './database.ts';
+
+export type VersionRow = { name: string; version: number };
+
+/**
+ * Reads `cache_versions` on a connection of its own, beside the pool: the read every request makes
+ * (lib/storage/shared-cache.ts) without the query builder and the pool's bookkeeping, which cost
+ * more than the read itself. `undefined`: nothing was committed since the last read. A failure
+ * drops the connection (the next read opens a new one) and is thrown, so the caller reads through
+ * the pool, which reports a database that is down as every query does.
+ */
+export type VersionWatcher = {
+  changedVersions(): VersionRow[] | undefined | Promise<VersionRow[]>;
+  close(): void;
+};
+
+const versionsQuery = 'select name, version from cache_versions';
+
+/**
+ * SQLite: a read-only connection asks `pragma data_version`, a counter in the file's shared memory
+ * that moves on every commit by another connection (this process's pool included), and reads the
+ * rows only when it moved; it sees only committed rows.
+ */
+function sqliteWatcher(filename: string): VersionWatcher {
+  let open: { connection: Database.Database; changedVersions(): VersionRow[] | undefined } | undefined;
+  const connect = () => {
+    const connection = new Database(filename, { readonly: true, fileMustExist: true });
+    const dataVersion = connection.prepare<[], number>('pragma data_version').pluck();
+    const versions = connection.prepare<[], VersionRow>(versionsQuery);
+    let seen: number | undefined;
+    return {
+      connection,
+      changedVersions() {
+        const now = dataVersion.get();
+        if (now === seen) {
+          return undefined;
+        }
+        seen = now;
+        return versions.all();
+      },
+    };
+  };
+  const close = () => {
+    open?.connection.close();
+    open = undefined;
+  };
+  return {
+    changedVersions() {
+      try {
+        open ??= connect();
+        return open.changedVersions();
+      } catch (error) {
+        close();
+        throw error;
+      }
+    },
+    close,
+  };
+}
+
+/** MySQL: one connection of its own, the plain query on it. */
+function mysqlWatcher(options: mysql.ConnectionOptions): VersionWatcher {
+  let connection: mysql.Connection | undefined;
+  const close = () => {
+    connection?.destroy();
+    connection = undefined;
+  };
+  return {
+    changedVersions() {
+      if (!connection) {
+        connection = mysql.createConnection(options);
+        // A lost connection fails the query in flight; without a listener it would throw as well.
+        connection.on('error', close);
+      }
+      const current = connection;
+      return new Promise<VersionRow[]>((resolve, reject) => {
+        current.query<mysql.RowDataPacket[]>(versionsQuery, (error, rows) => {
+          if (error) {
+            if (connection === current) {
+              close();
+            }
+            reject(error);
+            return;
+          }
+          resolve(rows as VersionRow[]);
+        });
+      });
+    },
+    close,
+  };
+}
+
+/** The watcher for the pool's database; undefined for an in-memory SQLite database (no other connection sees it). */
+export function openVersionWatcher(db: Knex): VersionWatcher | undefined {
+  const { client, connection } = knexClient(db).config as {
+    client: string;
+    connection?: { filename?: string } & mysql.ConnectionOptions;
+  };
+  if (client === 'better-sqlite3') {
+    const filename = connection?.filename;
+    return filename === undefined || filename === ':memory:' ? undefined : sqliteWatcher(filename);
+  }
+  return client === 'mysql2' && connection ? mysqlWatcher(connection) : undefined;
+}
