@@ -5,6 +5,7 @@ import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { whereSearch, type Search } from '../storage/search.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { generateSecret } from '../storage/ids.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
@@ -106,7 +107,17 @@ export async function isManagementAdmin(db: Queryable, id: string): Promise<bool
   return Boolean(await db('applications_roles').where({ application_id: id, role_id: managementApi.roleId }).first());
 }
 
-export type ApplicationFilter = { ids?: string[]; types?: ApplicationType[]; isThirdParty?: boolean; search?: string };
+/** What Logto's application search covers (storage/search.ts). */
+export const applicationSearchColumns = { id: 'id', name: 'name', description: 'description' } as const;
+
+/** `search`: Logto's search parameters; `keyword`: an organization list's `q` (plain text, contained). */
+export type ApplicationFilter = {
+  ids?: string[];
+  types?: ApplicationType[];
+  isThirdParty?: boolean;
+  search?: Search;
+  keyword?: string;
+};
 
 export async function listApplications(
   db: Queryable,
@@ -124,7 +135,10 @@ export async function listApplications(
     query.where('is_third_party', filter.isThirdParty);
   }
   if (filter.search) {
-    whereContains(query, ['id', 'name', 'description'], filter.search);
+    whereSearch(db, query, filter.search, applicationSearchColumns);
+  }
+  if (filter.keyword) {
+    whereContains(query, Object.values(applicationSearchColumns), filter.keyword);
   }
   const { rows, total } = await listPage<ApplicationRow>(query, page);
   return { items: rows.map((row) => toApplication(db, row)), total };

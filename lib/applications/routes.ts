@@ -2,11 +2,13 @@ import { z } from 'zod';
 
 import { consoleApp } from '../shared/console-ids.ts';
 import { RequestError } from '../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { pageOf, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';
+import { searchListQuery } from '../http/search.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { assertSettingsFitType, buildApplication } from './applications.ts';
 import {
+  applicationSearchColumns,
   deleteApplication,
   findApplication,
   findApplicationForUpdate,
@@ -34,10 +36,9 @@ export function applicationRoutes(api: Api, { db }: ServiceContext): void {
       path: '/applications',
       summary: 'List applications',
       tag,
-      query: paginationQuery.extend({
+      query: searchListQuery(applicationSearchColumns, {
         types: queryList(z.enum(applicationTypes)).optional(),
         isThirdParty: queryBoolean.optional(),
-        search: z.string().max(256).optional(),
       }),
       response: z.array(applicationSchema),
     },

@@ -7,6 +7,7 @@ import type { Effects } from '../shared/event-data.ts';
 import { withTransaction } from '../storage/transaction.ts';
 
 import { RequestError } from './errors.ts';
+import { flattenSearchParams } from './search.ts';
 import type { ApiTag } from './tags.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -110,16 +111,17 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: s
   }
   const result = schema.safeParse(value);
   if (!result.success) {
+    // An unknown key is named as its own path, as any other invalid parameter or field is.
+    const details = result.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ in: where, path: [...issue.path, key].join('.'), message: 'Unrecognized key' }))
+        : [{ in: where, path: issue.path.join('.'), message: issue.message }],
+    );
+    const named = [...new Set(details.map(({ path }) => path.slice(0, 64)).filter(Boolean))].slice(0, 5);
     throw new RequestError(
       'guard.invalid_input',
-      { reason: `The request ${where} is invalid.` },
-      {
-        details: result.error.issues.map((issue) => ({
-          in: where,
-          path: issue.path.join('.'),
-          message: issue.message,
-        })),
-      },
+      { reason: `The request ${where} is invalid${named.length > 0 ? ` (${named.join(', ')})` : ''}.` },
+      { details },
     );
   }
   return result.data as Out<S>;
@@ -163,7 +165,7 @@ export class Api<W extends Writes = 'in-transaction'> {
     this.router[spec.method](spec.path, async (ctx) => {
       const input = {
         params: parse(spec.params, ctx.params, 'path'),
-        query: parse(spec.query, ctx.query, 'query'),
+        query: parse(spec.query, flattenSearchParams(ctx.query), 'query'),
         body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body'),
       } as RouteInput<P, Q, B>;
       const attempt = async (trx: Knex.Transaction) => {

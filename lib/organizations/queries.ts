@@ -4,6 +4,7 @@ import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { whereSearch, type Search } from '../storage/search.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import { organizationBrandingSchema, organizationColorSchema, type Organization } from './schemas.ts';
 
@@ -62,7 +63,10 @@ export async function findOrganizationForUpdate(trx: Knex.Transaction, id: strin
   return row && toOrganization(row);
 }
 
-export type OrganizationFilter = { ids?: string[]; search?: string };
+/** What an organization search covers: Logto's parameters (`search`) and its `q` (`keyword`, plain text, contained). */
+export const organizationSearchColumns = { id: 'id', name: 'name', description: 'description' } as const;
+
+export type OrganizationFilter = { ids?: string[]; search?: Search; keyword?: string };
 
 export async function listOrganizations(
   db: Queryable,
@@ -74,7 +78,10 @@ export async function listOrganizations(
     query.whereIn('id', filter.ids);
   }
   if (filter.search) {
-    whereContains(query, ['id', 'name', 'description'], filter.search);
+    whereSearch(db, query, filter.search, organizationSearchColumns);
+  }
+  if (filter.keyword) {
+    whereContains(query, Object.values(organizationSearchColumns), filter.keyword);
   }
   const { rows, total } = await listPage<OrganizationRow>(query, page);
   return { items: rows.map(toOrganization), total };

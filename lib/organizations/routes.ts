@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { pageOf, setTotal } from '../http/pagination.ts';
+import { searchListQuery } from '../http/search.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import type { Connectors } from '../messages/index.ts';
@@ -10,7 +11,7 @@ import { jitRoutes } from './jit/jit-routes.ts';
 import { getOrganization } from './lookups.ts';
 import { memberRoutes } from './members/member-routes.ts';
 import { createOrganization, patchOrganization, removeOrganization } from './organizations.ts';
-import { featuredMembers, listOrganizations } from './queries.ts';
+import { featuredMembers, listOrganizations, organizationSearchColumns } from './queries.ts';
 import { organizationRoleRoutes } from './roles/role-routes.ts';
 import { roleGrantRoutes } from './roles/role-grant-routes.ts';
 import {
@@ -35,11 +36,14 @@ export function organizationRoutes(api: Api, { db, cache, messages }: ServiceCon
       path: '/organizations',
       summary: 'List organizations; with showFeatured, each with its member count and a few members',
       tag,
-      query: paginationQuery.extend({ q: z.string().max(256).optional(), showFeatured: z.string().max(8).optional() }),
+      query: searchListQuery(organizationSearchColumns, {
+        q: z.string().max(256).optional(),
+        showFeatured: z.string().max(8).optional(),
+      }),
       response: z.array(organizationListItemSchema),
     },
     async ({ query }, ctx) => {
-      const { items, total } = await listOrganizations(db, { search: query.q }, pageOf(query));
+      const { items, total } = await listOrganizations(db, { search: query.search, keyword: query.q }, pageOf(query));
       setTotal(ctx, total);
       // Logto reads the flag with `yes()`: true, 1, yes and y turn it on.
       if (!['true', '1', 'yes', 'y'].includes(query.showFeatured?.toLowerCase() ?? '')) {

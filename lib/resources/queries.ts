@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
-import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { listPage, type Page } from '../storage/list.ts';
+import { whereSearch, type Search } from '../storage/search.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import type { Resource, Scope } from './schemas.ts';
 
@@ -116,16 +117,17 @@ export async function scopesOfResources(db: Queryable, resourceIds: string[]): P
   return rows.map(toScope);
 }
 
+/** What Logto's search of a resource's or a role's scopes covers (storage/search.ts). */
+export const scopeSearchColumns = { id: 'scopes.id', name: 'scopes.name', description: 'scopes.description' } as const;
+
 export async function listScopes(
   db: Queryable,
   resourceId: string,
-  search: string | undefined,
+  search: Search,
   page: Page,
 ): Promise<{ items: Scope[]; total: number }> {
   const query = db('scopes').where({ resource_id: resourceId }).select('*');
-  if (search) {
-    whereContains(query, ['name', 'description'], search);
-  }
+  whereSearch(db, query, search, scopeSearchColumns);
   const { rows, total } = await listPage<ScopeRow>(query, page);
   return { items: rows.map(toScope), total };
 }

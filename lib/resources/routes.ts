@@ -5,6 +5,7 @@ import { tenantId } from '../shared/tenant.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
 import { queryBoolean, type Api } from '../http/route.ts';
+import { searchListQuery } from '../http/search.ts';
 import type { ServiceContext } from '../http/context.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
@@ -22,6 +23,7 @@ import {
   insertScope,
   listResources,
   listScopes,
+  scopeSearchColumns,
   scopesOfResources,
   setDefaultResource,
   updateResource,
@@ -194,7 +196,7 @@ export function resourceRoutes(api: Api, { db }: ServiceContext): void {
       summary: 'List the scopes (permissions) of an API resource',
       tag,
       params: z.object({ resourceId: z.string().min(1).max(21) }),
-      query: paginationQuery.extend({ search: z.string().max(256).optional() }),
+      query: searchListQuery(scopeSearchColumns, {}),
       response: z.array(scopeSchema),
       errors: [404],
     },

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 
-import { listApplications } from '../applications/queries.ts';
+import { applicationSearchColumns, listApplications } from '../applications/queries.ts';
 import { applicationSchema } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import { linkSetRoutes } from '../http/link-set-routes.ts';
-import { pageOf, paginationQuery } from '../http/pagination.ts';
+import { pageOf } from '../http/pagination.ts';
+import { searchListQuery } from '../http/search.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import {
@@ -14,13 +15,18 @@ import {
   getRoleHolderApplicationForUpdate,
 } from './assignments.ts';
 import { assignRoles, heldRoles, roleOfHolders } from './held-roles.ts';
-import { applicationIdsOfRole, listRoles, removeApplicationRoles, roleIdsOfApplication } from './queries.ts';
+import {
+  applicationIdsOfRole,
+  listRoles,
+  removeApplicationRoles,
+  roleIdsOfApplication,
+  roleSearchColumns,
+} from './queries.ts';
 import { idList, roleSchema } from './schemas.ts';
 
 const tag = 'Roles';
 const roleParams = z.object({ id: z.string().min(1).max(21) });
 const applicationParams = z.object({ applicationId: z.string().min(1).max(64) });
-const search = paginationQuery.extend({ search: z.string().max(256).optional() });
 
 /** Role ↔ machine-to-machine application assignments, from either side. */
 export function applicationRoleRoutes(api: Api, { db }: ServiceContext): void {
@@ -62,7 +68,7 @@ export function applicationRoleRoutes(api: Api, { db }: ServiceContext): void {
     },
     list: {
       summary: 'List the applications holding a role',
-      query: search,
+      query: searchListQuery(applicationSearchColumns, {}),
       response: z.array(applicationSchema),
       errors: [404],
       page: async (db, role, query) =>
@@ -88,7 +94,7 @@ export function applicationRoleRoutes(api: Api, { db }: ServiceContext): void {
     },
     list: {
       summary: 'List the roles of an application',
-      query: search,
+      query: searchListQuery(roleSearchColumns, {}),
       response: z.array(roleSchema),
       errors: [404, 422],
       page: async (db, application, query) =>

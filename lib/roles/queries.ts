@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 
 import { tenantId } from '../shared/tenant.ts';
-import { toScope } from '../resources/queries.ts';
+import { scopeSearchColumns, toScope } from '../resources/queries.ts';
 import type { Resource, Scope } from '../resources/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
-import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { listPage, type Page } from '../storage/list.ts';
+import { whereSearch, type Search } from '../storage/search.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import type { Role, RoleType } from './schemas.ts';
 
@@ -52,10 +53,13 @@ export async function findRolesByIds(db: Queryable, ids: string[]): Promise<Role
   return rows.map(toRole);
 }
 
+/** What Logto's role search covers (storage/search.ts). */
+export const roleSearchColumns = { id: 'id', name: 'name', description: 'description' } as const;
+
 export type RoleFilter = {
   ids?: string[];
   type?: RoleType;
-  search?: string;
+  search?: Search;
   excludeApplicationId?: string;
   excludeUserId?: string;
 };
@@ -73,7 +77,7 @@ export async function listRoles(
     query.where({ type: filter.type });
   }
   if (filter.search) {
-    whereContains(query, ['id', 'name', 'description'], filter.search);
+    whereSearch(db, query, filter.search, roleSearchColumns);
   }
   if (filter.excludeUserId) {
     query.whereNotIn('id', db('users_roles').where({ user_id: filter.excludeUserId }).select('role_id'));
@@ -113,7 +117,7 @@ type ResourceColumns = {
 export async function listRoleScopes(
   db: Queryable,
   roleId: string,
-  search: string | undefined,
+  search: Search,
   page: Page,
 ): Promise<{ items: Array<Scope & { resource: Resource }>; total: number }> {
   const query = db('roles_scopes')
@@ -129,9 +133,7 @@ export async function listRoleScopes(
       'resources.access_token_ttl as r_ttl',
       'resources.is_exchange_target as r_is_exchange_target',
     );
-  if (search) {
-    whereContains(query, ['scopes.name', 'scopes.description'], search);
-  }
+  whereSearch(db, query, search, scopeSearchColumns);
   const { rows, total } = await listPage<Parameters<typeof toScope>[0] & ResourceColumns>(query, page, [
     { column: 'scopes.created_at', order: 'desc' },
     { column: 'scopes.id' },

@@ -2,11 +2,13 @@ import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { pageOf, setTotal } from '../http/pagination.ts';
+import { searchListQuery } from '../http/search.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { managementApi } from '../shared/management-api.ts';
+import { scopeSearchColumns } from '../resources/queries.ts';
 import { scopeSchema } from '../resources/schemas.ts';
 import { generateId } from '../storage/ids.ts';
 import { getRole, getRoleForUpdate, linkScopesToRole } from './assignments.ts';
@@ -18,6 +20,7 @@ import {
   listRoleScopes,
   listRoles,
   removeRoleScope,
+  roleSearchColumns,
   updateRole,
 } from './queries.ts';
 import {
@@ -50,9 +53,8 @@ export function roleRoutes(api: Api, { db }: ServiceContext): void {
       path: '/roles',
       summary: 'List roles',
       tag,
-      query: paginationQuery.extend({
+      query: searchListQuery(roleSearchColumns, {
         type: z.enum(roleTypes).optional(),
-        search: z.string().max(256).optional(),
         excludeApplicationId: z.string().max(64).optional(),
         excludeUserId: z.string().max(21).optional(),
       }),
@@ -162,7 +164,7 @@ export function roleRoutes(api: Api, { db }: ServiceContext): void {
       summary: 'List the scopes of a role',
       tag,
       params: idParams,
-      query: paginationQuery.extend({ search: z.string().max(256).optional() }),
+      query: searchListQuery(scopeSearchColumns, {}),
       response: z.array(roleScopeSchema),
       errors: [404],
     },

@@ -15,7 +15,10 @@ export const knexClient = (db: Queryable) => db.client as Knex.Client;
 
 export const isMysql = (db: Queryable) => knexClient(db).config.client === 'mysql2';
 
-type SqliteConnection = { pragma: (statement: string) => unknown };
+type SqliteConnection = {
+  pragma: (statement: string) => unknown;
+  function: (name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown) => unknown;
+};
 type MysqlConnection = { query: (sql: string, callback: (error: Error | null) => void) => void };
 
 /**
@@ -89,6 +92,10 @@ function connect(url: string): Knex {
           connection.pragma('synchronous = NORMAL');
           connection.pragma('foreign_keys = ON');
           connection.pragma('busy_timeout = 5000');
+          // Lower-cases as MySQL's lower() does: SQLite's own folds ASCII only (list searches, storage/search.ts).
+          connection.function('fold_case', { deterministic: true }, (value) =>
+            typeof value === 'string' ? value.toLowerCase() : value,
+          );
           done(null, connection);
         },
       },

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 
 import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
-import { listPage, whereContains, type Page } from '../storage/list.ts';
+import { listPage, type Page } from '../storage/list.ts';
+import { whereSearch, type Search } from '../storage/search.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import { userProfileSchema, userSchema, type User, type UserProfile } from './schemas.ts';
 
@@ -178,7 +179,16 @@ export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
   return (await db('users').where({ id }).delete()) > 0;
 }
 
-export type UserFilter = { ids?: string[]; search?: string; excludeRoleId?: string; excludeOrganizationId?: string };
+/** What Logto's user search covers (storage/search.ts). */
+export const userSearchColumns = {
+  id: 'id',
+  primaryEmail: 'primary_email',
+  primaryPhone: 'primary_phone',
+  username: 'username',
+  name: 'name',
+} as const;
+
+export type UserFilter = { ids?: string[]; search?: Search; excludeRoleId?: string; excludeOrganizationId?: string };
 
 export async function listUsers(
   db: Queryable,
@@ -190,7 +200,7 @@ export async function listUsers(
     query.whereIn('id', filter.ids);
   }
   if (filter.search) {
-    whereContains(query, ['id', 'username', 'primary_email', 'primary_phone', 'name'], filter.search);
+    whereSearch(db, query, filter.search, userSearchColumns);
   }
   if (filter.excludeRoleId) {
     query.whereNotIn('id', db('users_roles').where({ role_id: filter.excludeRoleId }).select('user_id'));

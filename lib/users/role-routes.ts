@@ -2,21 +2,21 @@ import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import { linkSetRoutes } from '../http/link-set-routes.ts';
-import { pageOf, paginationQuery } from '../http/pagination.ts';
+import { pageOf } from '../http/pagination.ts';
+import { searchListQuery } from '../http/search.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { listUsers } from './queries.ts';
+import { listUsers, userSearchColumns } from './queries.ts';
 import { userSchema } from './schemas.ts';
 import { getUserRow, getUserRowForUpdate } from './users.ts';
 import { addRolesToUser, assertUserRoles } from '../roles/assignments.ts';
 import { assignRoles, heldRoles, roleOfHolders } from '../roles/held-roles.ts';
-import { listRoles, removeUserRoles, roleIdsOfUser, userIdsOfRole } from '../roles/queries.ts';
+import { listRoles, removeUserRoles, roleIdsOfUser, roleSearchColumns, userIdsOfRole } from '../roles/queries.ts';
 import { idList, roleSchema } from '../roles/schemas.ts';
 
 const tag = 'Roles';
 const roleParams = z.object({ id: z.string().min(1).max(21) });
 const userParams = z.object({ userId: z.string().min(1).max(21) });
-const search = paginationQuery.extend({ search: z.string().max(256).optional() });
 
 /** Role ↔ user assignments, from either side. */
 export function userRoleRoutes(api: Api, { db }: ServiceContext): void {
@@ -57,7 +57,7 @@ export function userRoleRoutes(api: Api, { db }: ServiceContext): void {
     },
     list: {
       summary: 'List the users holding a role',
-      query: search,
+      query: searchListQuery(userSearchColumns, {}),
       response: z.array(userSchema),
       errors: [404],
       page: async (db, role, query) =>
@@ -83,7 +83,7 @@ export function userRoleRoutes(api: Api, { db }: ServiceContext): void {
     },
     list: {
       summary: 'List the roles of a user',
-      query: search,
+      query: searchListQuery(roleSearchColumns, {}),
       response: z.array(roleSchema),
       errors: [404],
       page: async (db, user, query) =>

@@ -2,14 +2,15 @@ import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import { customDataInput } from '../http/limits.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
+import { pageOf, setTotal } from '../http/pagination.ts';
+import { searchListQuery } from '../http/search.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
 import { verifyPassword } from './passwords.ts';
-import { deleteUser, listUsers, toUser } from './queries.ts';
+import { deleteUser, listUsers, toUser, userSearchColumns } from './queries.ts';
 import { createUserBody, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
 import { changeUser, createUser, getUserRow, getUserRowForUpdate, setPassword } from './users.ts';
 
@@ -24,10 +25,10 @@ export function userRoutes(api: Api, { db, cache, config, logger }: ServiceConte
     {
       method: 'get',
       path: '/users',
-      summary: 'List users; `search` matches id, username, email, phone and name',
+      summary:
+        "List users, with Logto's search parameters (`search`, `search.<field>`, `mode`, `joint`, `isCaseSensitive`)",
       tag,
-      query: paginationQuery.extend({
-        search: z.string().max(256).optional(),
+      query: searchListQuery(userSearchColumns, {
         excludeRoleId: z.string().max(21).optional(),
         excludeOrganizationId: z.string().max(21).optional(),
       }),

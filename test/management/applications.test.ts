@@ -237,7 +237,7 @@ describe('management API: applications', () => {
 
       const pages = [];
       for (const page of [1, 2, 3]) {
-        const response = await call<Application[]>('get', `applications?search=${prefix}&page=${page}&page_size=2`);
+        const response = await call<Application[]>('get', `applications?search=${prefix}%25&page=${page}&page_size=2`);
         expect(response.statusCode).to.equal(200);
         expect(response.headers['total-number']).to.equal('5');
         pages.push(response.body.map(({ id }) => id));
@@ -294,21 +294,22 @@ describe('management API: applications', () => {
       });
       await create({ name: unique('haystack'), type: 'SPA' });
 
-      const response = await call<Application[]>('get', `applications?search=${word}`);
+      const response = await call<Application[]>('get', `applications?search=%25${word}%25`);
 
       expect(response.statusCode).to.equal(200);
       expect(response.body.map(({ id }) => id)).to.have.members([byName.id, byDescription.id]);
       expect(response.headers['total-number']).to.equal('2');
     });
 
-    it('treats LIKE wildcards in a search as plain characters', async () => {
+    it('reads \\% and \\_ in a search as plain characters, % and _ as wildcards', async () => {
       const prefix = unique('wild');
       const literal = await create({ name: `${prefix} 100%_done`, type: 'SPA' });
-      await create({ name: `${prefix} 100 and done`, type: 'SPA' });
+      const other = await create({ name: `${prefix} 100 and done`, type: 'SPA' });
 
-      const response = await call<Application[]>('get', `applications?search=${encodeURIComponent('100%_d')}`);
-
-      expect(response.body.map(({ id }) => id)).to.deep.equal([literal.id]);
+      const plainly = await call<Application[]>('get', `applications?search=${encodeURIComponent('%100\\%\\_d%')}`);
+      expect(plainly.body.map(({ id }) => id)).to.deep.equal([literal.id]);
+      const wildly = await call<Application[]>('get', `applications?search=${encodeURIComponent(`${prefix} 100%_d%`)}`);
+      expect(wildly.body.map(({ id }) => id)).to.have.members([literal.id, other.id]);
     });
   });
 

@@ -376,7 +376,7 @@ describe('management API: resources and scopes', () => {
       const refund = await createScope(resource.id, 'refund', 'Give money back for ORDERS');
       await createScope(resource.id, 'read:invoices', 'Look at invoices');
 
-      const response = await call<Scope[]>('get', `resources/${resource.id}/scopes?search=orders`);
+      const response = await call<Scope[]>('get', `resources/${resource.id}/scopes?search=%25orders%25`);
 
       expect(response.statusCode).to.equal(200);
       expect(response.body).to.have.deep.members([read, refund]);

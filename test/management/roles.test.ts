@@ -225,7 +225,7 @@ describe('management API: roles', () => {
       const byDescription = await createRole({ description: 'Looks after the zebras.' });
       await createRole({ name: unique('lion') });
 
-      const response = await service.api.get<Role[]>('roles', { searchParams: { search: 'zebra' } });
+      const response = await service.api.get<Role[]>('roles', { searchParams: { search: '%zebra%' } });
       expect(response.statusCode).to.equal(200);
       expect(response.body.map(({ id }) => id)).to.have.members([byName.id, byDescription.id]);
       expect(response.headers['total-number']).to.equal('2');

@@ -65,7 +65,7 @@ describe('organizations: just-in-time membership by email domain', () => {
     await submitToApplication(browser);
 
     const user = (
-      (await service.api.get('users', { searchParams: { search: 'new.hire' } })).body as Array<{ id: string }>
+      (await service.api.get('users', { searchParams: { 'search.primaryEmail': email } })).body as Array<{ id: string }>
     )[0];
     const member = (await membersOf()).find(({ id }) => id === user.id);
     expect(member?.organizationRoles.map(({ id }) => id)).to.deep.equal([role.id]);

@@ -99,7 +99,7 @@ describe('management API: user roles', () => {
       );
 
       const searched = await service.api.get<Role[]>(`users/${user.id}/roles`, {
-        searchParams: { search: marker.toUpperCase() },
+        searchParams: { search: `%${marker.toUpperCase()}%` },
       });
       expect(searched.body.map(({ id }) => id)).to.have.members(roles.slice(0, 3).map(({ id }) => id));
       expect(searched.headers['total-number']).to.equal('3');
@@ -299,7 +299,7 @@ describe('management API: user roles', () => {
       await service.api.post(`roles/${role.id}/users`, { json: { userIds: users.map(({ id }) => id) } });
 
       const searched = await service.api.get<User[]>(`roles/${role.id}/users`, {
-        searchParams: { search: marker.toLowerCase() },
+        searchParams: { search: `${marker.toLowerCase()}%` },
       });
       expect(searched.body.map(({ id }) => id)).to.have.members([users[0].id, users[1].id]);
       expect(searched.headers['total-number']).to.equal('2');
@@ -408,7 +408,7 @@ describe('management API: user roles', () => {
       await assign(user.id, [held.id]);
 
       const response = await service.api.get<RoleListItem[]>('roles', {
-        searchParams: { search: marker, excludeUserId: user.id },
+        searchParams: { search: `${marker}%`, excludeUserId: user.id },
       });
       expect(response.statusCode).to.equal(200);
       expect(response.body.map(({ id }) => id)).to.deep.equal([free.id]);

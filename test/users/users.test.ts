@@ -554,7 +554,7 @@ describe('management API: users', () => {
       const pages: string[][] = [];
       for (const page of [1, 2, 3]) {
         const response = await service.api.get<User[]>('users', {
-          searchParams: { search: marker, page, page_size: 2 },
+          searchParams: { search: `%${marker}%`, page, page_size: 2 },
         });
         expect(response.statusCode).to.equal(200);
         expect(response.headers['total-number']).to.equal('5');
@@ -564,7 +564,7 @@ describe('management API: users', () => {
       expect(pages.flat()).to.have.members(ids);
 
       const beyond = await service.api.get<User[]>('users', {
-        searchParams: { search: marker, page: 4, page_size: 2 },
+        searchParams: { search: `%${marker}%`, page: 4, page_size: 2 },
       });
       expect(beyond.body).to.deep.equal([]);
       expect(beyond.headers['total-number']).to.equal('5');
@@ -575,7 +575,7 @@ describe('management API: users', () => {
       expectError(await service.api.get('users', { searchParams: { page_size: 'lots' } }), 400, 'guard.invalid_input');
     });
 
-    it('searches username, email, phone and name, whatever the case', async () => {
+    it('searches username, email, phone and name with a LIKE pattern, whatever the case', async () => {
       const marker = `Qx${Math.random().toString(36).slice(2, 8)}`;
       const phone = `1777${String(++counter).padStart(7, '0')}`;
       const byUsername = await createUser({ username: `${marker}_user` });
@@ -584,24 +584,33 @@ describe('management API: users', () => {
       const byPhone = await createUser({ primaryPhone: phone });
       await createUser({ name: 'Nobody at all' });
 
-      const response = await service.api.get<User[]>('users', { searchParams: { search: marker.toLowerCase() } });
+      const response = await service.api.get<User[]>('users', {
+        searchParams: { search: `%${marker.toLowerCase()}%` },
+      });
       expect(response.statusCode).to.equal(200);
       expect(response.body.map(({ id }) => id)).to.have.members([byUsername.id, byEmail.id, byName.id]);
       expect(response.headers['total-number']).to.equal('3');
 
-      expect(await listIds({ search: marker.toUpperCase() })).to.have.members([byUsername.id, byEmail.id, byName.id]);
-      expect(await listIds({ search: phone.slice(2) })).to.deep.equal([byPhone.id]);
-      expect(await listIds({ search: `someone.${marker}@EXAMPLE` })).to.deep.equal([byEmail.id]);
+      expect(await listIds({ search: `%${marker.toUpperCase()}%` })).to.have.members([
+        byUsername.id,
+        byEmail.id,
+        byName.id,
+      ]);
+      expect(await listIds({ search: `%${phone.slice(2)}` })).to.deep.equal([byPhone.id]);
+      expect(await listIds({ search: `someone.${marker}@EXAMPLE%` })).to.deep.equal([byEmail.id]);
+      // Without wildcards, the whole value must match (Logto's `like`).
+      expect(await listIds({ search: `someone.${marker}@EXAMPLE` })).to.deep.equal([]);
     });
 
-    it('treats % and _ in a search literally', async () => {
+    it('reads % and _ in a search as wildcards, \\% and \\_ as the plain characters', async () => {
       const marker = unique('lit');
       const plain = await createUser({ name: `${marker} 100 percent` });
       const percent = await createUser({ name: `${marker} 100% sure` });
 
-      expect(await listIds({ search: `${marker} 100%` })).to.deep.equal([percent.id]);
-      expect(await listIds({ search: `${marker} 100_` })).to.deep.equal([]);
-      expect(await listIds({ search: marker })).to.have.members([plain.id, percent.id]);
+      expect(await listIds({ search: `%${marker} 100\\%%` })).to.deep.equal([percent.id]);
+      expect(await listIds({ search: `%${marker} 100\\_%` })).to.deep.equal([]);
+      expect(await listIds({ search: `%${marker} 100_%` })).to.have.members([plain.id, percent.id]);
+      expect(await listIds({ search: `${marker}%` })).to.have.members([plain.id, percent.id]);
     });
 
     it('leaves out the holders of a role with ?excludeRoleId=', async () => {
@@ -613,12 +622,12 @@ describe('management API: users', () => {
       expect(assigned.statusCode, JSON.stringify(assigned.body)).to.equal(201);
 
       const response = await service.api.get<User[]>('users', {
-        searchParams: { search: marker, excludeRoleId: role.id },
+        searchParams: { search: `${marker}%`, excludeRoleId: role.id },
       });
       expect(response.statusCode).to.equal(200);
       expect(response.body.map(({ id }) => id)).to.deep.equal([other.id]);
       expect(response.headers['total-number']).to.equal('1');
-      expect(await listIds({ search: marker })).to.have.members([holder.id, other.id]);
+      expect(await listIds({ search: `${marker}%` })).to.have.members([holder.id, other.id]);
     });
   });
 

@@ -52,7 +52,7 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
       errors: [404],
       async page(db, organization, query) {
         const ids = await memberIds(db, 'application', organization.id);
-        const { items, total } = await listApplications(db, { ids, search: query.q }, pageOf(query));
+        const { items, total } = await listApplications(db, { ids, keyword: query.q }, pageOf(query));
         const roles = await rolesOfMembers(
           db,
           'application',

@@ -5,6 +5,7 @@ import { toScope } from '../../resources/queries.ts';
 import type { Scope } from '../../resources/schemas.ts';
 import type { Queryable } from '../../storage/database.ts';
 import { listPage, whereContains, type Page } from '../../storage/list.ts';
+import { whereSearch, type Search } from '../../storage/search.ts';
 import { bumpCacheVersion } from '../../storage/shared-cache.ts';
 import type { OrganizationRole, OrganizationRoleType, OrganizationScope } from '../schemas.ts';
 
@@ -62,7 +63,11 @@ export async function findOrganizationScopesByIds(db: Queryable, ids: string[]):
   return rows.map(toOrganizationScope);
 }
 
-export type ScopeFilter = { ids?: string[]; search?: string };
+/** What an organization scope or role search covers: Logto's parameters (`search`) and its `q` (`keyword`). */
+export const organizationScopeSearchColumns = { id: 'id', name: 'name', description: 'description' } as const;
+export const organizationRoleSearchColumns = organizationScopeSearchColumns;
+
+export type ScopeFilter = { ids?: string[]; search?: Search; keyword?: string };
 
 export async function listOrganizationScopes(db: Queryable, filter: ScopeFilter, page: Page) {
   const query = db('organization_scopes').select('*');
@@ -70,7 +75,10 @@ export async function listOrganizationScopes(db: Queryable, filter: ScopeFilter,
     query.whereIn('id', filter.ids);
   }
   if (filter.search) {
-    whereContains(query, ['id', 'name', 'description'], filter.search);
+    whereSearch(db, query, filter.search, organizationScopeSearchColumns);
+  }
+  if (filter.keyword) {
+    whereContains(query, Object.values(organizationScopeSearchColumns), filter.keyword);
   }
   const { rows, total } = await listPage<ScopeRow>(query, page, byName);
   return { items: rows.map(toOrganizationScope), total };
@@ -126,7 +134,7 @@ export async function findOrganizationRolesByNames(db: Queryable, names: string[
   return rows.map(toOrganizationRole);
 }
 
-export type RoleFilter = { ids?: string[]; search?: string };
+export type RoleFilter = { ids?: string[]; search?: Search; keyword?: string };
 
 export async function listOrganizationRoles(db: Queryable, filter: RoleFilter, page: Page) {
   const query = db('organization_roles').select('*');
@@ -134,7 +142,10 @@ export async function listOrganizationRoles(db: Queryable, filter: RoleFilter, p
     query.whereIn('id', filter.ids);
   }
   if (filter.search) {
-    whereContains(query, ['id', 'name', 'description'], filter.search);
+    whereSearch(db, query, filter.search, organizationRoleSearchColumns);
+  }
+  if (filter.keyword) {
+    whereContains(query, Object.values(organizationRoleSearchColumns), filter.keyword);
   }
   const { rows, total } = await listPage<RoleRow>(query, page, byName);
   return { items: rows.map(toOrganizationRole), total };

@@ -1,11 +1,17 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
+import { pageOf, setTotal } from '../../http/pagination.ts';
+import { searchListQuery } from '../../http/search.ts';
 import type { Api } from '../../http/route.ts';
 import { getOrganizationRole } from '../lookups.ts';
 import { createOrganizationRole, patchOrganizationRole, removeOrganizationRole } from './organization-roles.ts';
-import { listOrganizationRoles, resourceScopesOfRoles, scopesOfRoles } from './role-queries.ts';
+import {
+  listOrganizationRoles,
+  organizationRoleSearchColumns,
+  resourceScopesOfRoles,
+  scopesOfRoles,
+} from './role-queries.ts';
 import {
   createOrganizationRoleBody,
   organizationRoleListItemSchema,
@@ -24,11 +30,15 @@ export function organizationRoleRoutes(api: Api, db: Knex): void {
       path: '/organization-roles',
       summary: 'List organization roles, by name, each with its organization scopes and resource scopes',
       tag,
-      query: paginationQuery.extend({ q: z.string().max(256).optional() }),
+      query: searchListQuery(organizationRoleSearchColumns, { q: z.string().max(256).optional() }),
       response: z.array(organizationRoleListItemSchema),
     },
     async ({ query }, ctx) => {
-      const { items, total } = await listOrganizationRoles(db, { search: query.q }, pageOf(query));
+      const { items, total } = await listOrganizationRoles(
+        db,
+        { search: query.search, keyword: query.q },
+        pageOf(query),
+      );
       setTotal(ctx, total);
       const ids = items.map(({ id }) => id);
       const [scopes, resourceScopes] = [await scopesOfRoles(db, ids), await resourceScopesOfRoles(db, ids)];

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
+import { pageOf, setTotal } from '../../http/pagination.ts';
+import { searchListQuery } from '../../http/search.ts';
 import type { Api } from '../../http/route.ts';
 import { getOrganizationScope } from '../lookups.ts';
 import { createOrganizationScope, patchOrganizationScope, removeOrganizationScope } from './organization-scopes.ts';
-import { listOrganizationScopes } from '../roles/role-queries.ts';
+import { listOrganizationScopes, organizationScopeSearchColumns } from '../roles/role-queries.ts';
 import { createOrganizationScopeBody, organizationScopeSchema, updateOrganizationScopeBody } from '../schemas.ts';
 
 const tag = 'Organization scopes';
@@ -19,11 +20,15 @@ export function organizationScopeRoutes(api: Api, db: Knex): void {
       path: '/organization-scopes',
       summary: 'List organization scopes, by name',
       tag,
-      query: paginationQuery.extend({ q: z.string().max(256).optional() }),
+      query: searchListQuery(organizationScopeSearchColumns, { q: z.string().max(256).optional() }),
       response: z.array(organizationScopeSchema),
     },
     async ({ query }, ctx) => {
-      const { items, total } = await listOrganizationScopes(db, { search: query.q }, pageOf(query));
+      const { items, total } = await listOrganizationScopes(
+        db,
+        { search: query.search, keyword: query.q },
+        pageOf(query),
+      );
       setTotal(ctx, total);
       return items;
     },
