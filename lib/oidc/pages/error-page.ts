@@ -124,7 +124,7 @@ export function renderError(db: Queryable, cache: SharedCache): NonNullable<Conf
     sendPage(ctx, {
       title,
       body: [
-        `      <p>${says(name)}</p>`,
+        `      <p class="aside">${says(name)}</p>`,
         wayBack,
         `      <p class="hint">For support: <code>${escapeHtml(out.error)}</code>${description}${application}.${support}</p>`,
       ].join('\n'),

@@ -16,7 +16,7 @@ export function logoutSource(ctx: KoaContextWithOIDC, form: string): void {
   sendPage(ctx, {
     title: name ? `Sign out of ${name}?` : 'Sign out?',
     body: [
-      `      <p>You are signed in${name ? ` to ${escapeHtml(name)}` : ''} through this sign-in service.</p>`,
+      `      <p class="aside">You are signed in${name ? ` to ${escapeHtml(name)}` : ''} through this sign-in service.</p>`,
       // Out of the layout (an empty form would take a row); the buttons name it with `form=`.
       `      <div hidden>${form}</div>`,
       '      <button class="primary" type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign out</button>',
@@ -35,7 +35,7 @@ export function postLogoutSuccessSource(ctx: KoaContextWithOIDC): void {
   sendPage(ctx, {
     title: "You're signed out",
     body: [
-      `      <p>You signed out${name ? ` of ${name}` : ''}. You can close this tab.</p>`,
+      `      <p class="aside">You signed out${name ? ` of ${name}` : ''}. You can close this tab.</p>`,
       ...(home
         ? [`      <a class="button secondary" href="${escapeHtml(home)}">Back to ${name ?? 'the application'}</a>`]
         : []),
