@@ -6,6 +6,7 @@ import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/env.ts';
 import { consolePages } from './console/pages.ts';
 import type { ExperienceContext } from './experience/context.ts';
+import { faviconRoute } from './experience/pages/favicon.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
 import { experienceSessions } from './experience/session.ts';
 import { ReadinessCheck } from './health/readiness.ts';
@@ -101,6 +102,7 @@ export async function createService(
   const oidc = createOidcService(app, services);
   const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
+  app.use(faviconRoute());
   app.use(pageRoutes());
   app.use(consolePages());
   useApi(app, context);

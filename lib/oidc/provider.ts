@@ -17,6 +17,8 @@ import type { KeySet } from './keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
 import { countTokenRequests } from './token-metrics.ts';
 import { answerJwtRefusals } from './jwt-refusals.ts';
+import { renderError } from './pages/error-page.ts';
+import { logoutSource, postLogoutSuccessSource } from './pages/logout-pages.ts';
 import { introspectJwtAccessToken, mayIntrospect } from './token-introspection.ts';
 import { mayRevoke, revokeJwtAccessToken } from './token-revocation.ts';
 
@@ -38,6 +40,8 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     clockTolerance: 5,
     features: {
       devInteractions: { enabled: false },
+      // The confirmation and the page after it in the hosted pages' look (pages/).
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       clientCredentials: { enabled: true },
       // The same rules answer for our JWT access tokens (answerJwtRefusals below).
       introspection: {
@@ -78,6 +82,8 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     interactions: {
       url: (_ctx, interaction) => (interaction.params.first_screen === 'register' ? '/register' : '/sign-in'),
     },
+    // The provider's error pages say what happened in a sentence, in the hosted pages' look (pages/).
+    renderError: renderError(db, cache),
     findAccount: findAccount(db),
     // Claims a grant set on its token (token exchange's `act`) survive: the provider replaces
     // `extra` with what this returns.

@@ -15,7 +15,8 @@ describe('console: signing out revokes the token', function () {
     expect((await list()).statusCode).to.equal(200);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.getByRole('heading', { name: /^Sign out of / }).waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${service.url}/console`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
 

@@ -195,7 +195,8 @@ describe('console: the "Allow token exchange" switch', function () {
 
     // Signing out ends the provider's session too, and comes back to the console's sign-in.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.getByRole('heading', { name: /^Sign out of / }).waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${service.url}/console`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
 

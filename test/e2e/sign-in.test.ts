@@ -193,7 +193,7 @@ describe('hosted sign-in pages in Chromium', function () {
     await page.goto(
       `${service.url}/oidc/session/end?${new URLSearchParams({ id_token_hint: registered.idToken, post_logout_redirect_uri: signedOut, client_id: clientId })}`,
     );
-    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.href.startsWith(signedOut));
 
     // A new authorization: no session any more, so the sign-in page.
@@ -329,7 +329,7 @@ describe('hosted sign-in pages in Chromium', function () {
       await page.goto(
         `${service.url}/oidc/session/end?${new URLSearchParams({ id_token_hint: enrolled.idToken, post_logout_redirect_uri: signedOut, client_id: clientId })}`,
       );
-      await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.waitForURL((url) => url.href.startsWith(signedOut));
 
       // Signing in again asks for a code from the app. The enrolment's code was used: the next

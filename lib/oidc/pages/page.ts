@@ -1,0 +1,109 @@
+import { existsSync, readFileSync } from 'node:fs';
+
+import type { Context } from 'koa';
+
+import { packageFolder } from '../../config/package-folder.ts';
+import { pageHeaders } from '../../http/page-headers.ts';
+
+/**
+ * The provider's own pages (its error page, the sign-out confirmation) in the hosted sign-in pages'
+ * look: server-rendered HTML with the sign-in pages' built stylesheet, nothing inline, under the
+ * same headers (page-headers.ts), so that they read as part of one sign-in service.
+ */
+
+/** Text from a request, a client's registration or the provider, made safe to place in HTML. */
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+/** The sign-in build's page names its stylesheet (its name carries a content hash); the sign-in pages' routes serve it. */
+const signInIndex = new URL('sign-in/dist/index.html', packageFolder);
+let stylesheet: { href: string | undefined } | undefined;
+
+function stylesheetHref(): string | undefined {
+  if (!stylesheet) {
+    const index = existsSync(signInIndex) ? readFileSync(signInIndex, 'utf8') : '';
+    stylesheet = { href: /<link rel="stylesheet"[^>]* href="(\/experience-assets\/[\w.-]+\.css)"/.exec(index)?.[1] };
+  }
+  return stylesheet.href;
+}
+
+export type Page = {
+  /** The tab's title, and the page's heading. */
+  title: string;
+  /** HTML already escaped: the card's content under the heading. */
+  body: string;
+  /** Origins a form on the page may end up at (CSP `form-action` applies to a submission's redirects too). */
+  formTargets?: string[];
+};
+
+/**
+ * Sends `page` as the response body (the caller sets the status). Without the sign-in build the page
+ * is unstyled but whole.
+ */
+export function sendPage(ctx: Context, { title, body, formTargets = [] }: Page): void {
+  const href = stylesheetHref();
+  ctx.set(pageHeaders);
+  if (formTargets.length > 0) {
+    ctx.set(
+      'Content-Security-Policy',
+      pageHeaders['Content-Security-Policy'].replace(
+        "form-action 'self'",
+        `form-action 'self' ${formTargets.join(' ')}`,
+      ),
+    );
+  }
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escapeHtml(title)}</title>
+    <link rel="icon" href="/favicon.ico" />
+${href ? `    <link rel="stylesheet" href="${href}" />\n` : ''}  </head>
+  <body>
+    <main class="card">
+      <h1>${escapeHtml(title)}</h1>
+${body}
+    </main>
+  </body>
+</html>
+`;
+}
+
+/**
+ * Where a link back to an application may safely point: the origin of its first registered http(s)
+ * redirect URI, which its administrator registered (never an address taken from the request).
+ */
+export function applicationHome(redirectUris: readonly string[] | undefined): string | undefined {
+  for (const uri of redirectUris ?? []) {
+    if (URL.canParse(uri)) {
+      const url = new URL(uri);
+      if (url.protocol === 'https:' || url.protocol === 'http:') {
+        return `${url.origin}/`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The CSP source for where a form's redirect lands: an http(s) URI's origin, a private-use scheme
+ * (a native application's `com.example.app:/…`) as its scheme.
+ */
+export function formTargetOf(uri: string): string | undefined {
+  if (!URL.canParse(uri)) {
+    return undefined;
+  }
+  const url = new URL(uri);
+  if (url.protocol === 'https:' || url.protocol === 'http:') {
+    return url.origin;
+  }
+  return /^[a-z][a-z\d+.-]*:$/i.test(url.protocol) ? url.protocol : undefined;
+}
