@@ -18,6 +18,7 @@ import { sentinelRoutes } from './experience/sentinel-routes.ts';
 import { verificationCodeRoutes } from './experience/verification-code-routes.ts';
 import { experienceVerificationRoutes } from './experience/verification-routes.ts';
 import { hookRoutes } from './hooks/routes.ts';
+import { emailTemplateRoutes } from './messages/email-template-routes.ts';
 import { jsonBody } from './http/body.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { RequestError } from './http/errors.ts';
@@ -81,6 +82,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   sentinelRoutes(management);
   verificationCodeRoutes(management, context);
   developmentMessageRoutes(management, context);
+  emailTemplateRoutes(management, context);
   auditLogRoutes(management, context);
   impersonationRoutes(management);
   hookRoutes(management, context);

@@ -243,6 +243,7 @@ try {
     ['webhooks', '/webhooks'],
     ['webhook', `/webhooks/${seeded.hook.id}`],
     ['sign-in-experience', '/sign-in-experience'],
+    ['email-templates', '/email-templates'],
     ['audit-log', '/audit-log'],
   ];
   for (const [name, path] of pages) {

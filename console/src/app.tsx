@@ -13,6 +13,7 @@ import {
 import { ApplicationPage, ApplicationsPage } from './pages/applications.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
+import { EmailTemplatesPage } from './pages/email-templates.tsx';
 import { OrganizationPage, OrganizationsPage } from './pages/organizations.tsx';
 import { OrganizationRolesPage } from './pages/organization-roles.tsx';
 import { ResourcePage, ResourcesPage } from './pages/resources.tsx';
@@ -33,6 +34,7 @@ const sections = [
   ['/organization-roles', 'Organization roles'],
   ['/webhooks', 'Webhooks'],
   ['/sign-in-experience', 'Sign-in experience'],
+  ['/email-templates', 'Email templates'],
   ['/audit-log', 'Audit log'],
 ] as const;
 
@@ -59,6 +61,8 @@ function page(path: string) {
       return detail ? <WebhookPage id={detail} /> : <WebhooksPage />;
     case 'sign-in-experience':
       return <SignInExperiencePage />;
+    case 'email-templates':
+      return <EmailTemplatesPage />;
     case 'audit-log':
       return <AuditLogPage />;
     default:

@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { packageFolder } from '../config/package-folder.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../http/vite-build.ts';
+import { emailPreview, emailPreviewPath } from './email-preview.ts';
 
 /** Where Vite writes the console (`npm run build`, which `npm start` runs when the sources changed). */
 const distFolder = new URL('console/dist/', packageFolder);
@@ -11,11 +12,16 @@ const prefix = '/console';
 /**
  * The admin console at /console: the built single-page application, read once at start. Assets
  * carry a content hash in their names, so they are cached for good; every other path under
- * /console is a client route and gets the application's page (the SPA fallback).
+ * /console is a client route and gets the application's page (the SPA fallback). The one other
+ * method: the email templates page's preview frame (`email-preview.ts`).
  */
 export function consolePages(): Koa.Middleware {
   const build = loadViteBuild(distFolder, `${prefix}/`);
   return async (ctx, next) => {
+    if (ctx.method === 'POST' && ctx.path === emailPreviewPath) {
+      await emailPreview(ctx);
+      return;
+    }
     if (
       (ctx.method !== 'GET' && ctx.method !== 'HEAD') ||
       (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`))

@@ -78,6 +78,7 @@ const exceptions: Readonly<Record<string, string>> = {
   'get /console/config': 'GetConsoleConfig',
   'get /dashboard': 'GetDashboard',
   'post /hooks/:id/deliveries/:deliveryId/resend': 'ResendHookDelivery',
+  'post /email-templates/preview': 'PreviewEmailTemplate',
 };
 
 const isParameter = (segment: string | undefined) => segment?.startsWith(':') ?? false;

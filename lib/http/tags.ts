@@ -27,6 +27,7 @@ export const apiTags = {
   'User identities': "A user's social and enterprise SSO identities.",
   'User MFA': "A user's second factors, as administrators see them.",
   Connectors: 'Email, SMS and social connectors.',
+  'Email templates': 'What the email connector sends for each purpose and language, instead of the built-in emails.',
   'SSO connectors': 'Enterprise single sign-on connectors (OIDC, SAML).',
   Sentinel: 'Identifier lockout: unlocking identifiers.',
   'Verification codes': 'Verification codes sent and checked by the management API.',

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import type { Config } from '../config/env.ts';
+import { findTemplateFor } from './compose-email.ts';
 import { developmentConnector } from './development.ts';
 import type { MessageConnector } from './message-connector.ts';
 import { smtpConnector } from './smtp.ts';
@@ -18,7 +19,9 @@ export type Connectors = { email?: MessageConnector; phone?: MessageConnector };
 export function createConnectors(config: Config, db: Knex): Connectors {
   const development = config.production ? undefined : developmentConnector(db);
   return {
-    email: config.smtp ? smtpConnector(config.smtp) : development,
+    email: config.smtp
+      ? smtpConnector(config.smtp, (purpose, locale) => findTemplateFor(db, purpose, locale))
+      : development,
     phone: development,
   };
 }

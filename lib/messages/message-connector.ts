@@ -6,7 +6,8 @@ export type VerificationMessage = { to: string; type: 'email' | 'phone'; purpose
 /**
  * An invitation to join an organization, by email: Logto's `OrganizationInvitation` template and its
  * variables, `link` (where the invitee accepts, made by the caller), `organization`, and `inviter`
- * when the invitation names one; `code` when the caller gives one too.
+ * when the invitation names one; `code` when the caller gives one too; `locale`, the caller's language
+ * for the email (Logto's `messagePayload.locale`).
  */
 export type InvitationMessage = {
   to: string;
@@ -16,6 +17,7 @@ export type InvitationMessage = {
   code?: string;
   organization: { id: string; name: string; branding: { logoUrl?: string } };
   inviter?: { id: string; name: string | null; username: string | null; primaryEmail: string | null };
+  locale?: string;
 };
 
 export type Message = VerificationMessage | InvitationMessage;

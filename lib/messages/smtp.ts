@@ -1,25 +1,34 @@
 import { createTransport } from 'nodemailer';
 
-import { renderCodeEmail, renderInvitationEmail } from './email-templates.ts';
+import { composeEmail, type TemplateLookup } from './compose-email.ts';
 import type { MessageConnector } from './message-connector.ts';
+
+/** The address of SMTP_FROM (`Name <address>` or `address`), for a template that names its own sender. */
+const addressOf = (from: string) => /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 
 /**
  * Sends email through the SMTP server of SMTP_URL (`smtps://` for implicit TLS; `smtp://` upgrades
  * with STARTTLS when the server offers it). One connection per message: codes are few, and no idle
  * socket outlives the service. Short timeouts, because a user waits on the request that sends.
+ * The email is the operator's template for the message where one matches (`email_templates`), else
+ * the built-in one; a template's sender name goes with SMTP_FROM's address.
  */
-export function smtpConnector({ url, from }: { url: string; from: string }): MessageConnector {
+export function smtpConnector(
+  { url, from }: { url: string; from: string },
+  templates: TemplateLookup,
+): MessageConnector {
   const transport = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   return {
     async send(message) {
       if (message.type !== 'email') {
         throw new Error(`the SMTP connector sends email, not ${message.type} messages`);
       }
-      const email =
-        message.purpose === 'OrganizationInvitation'
-          ? renderInvitationEmail(message)
-          : renderCodeEmail(message.purpose, message.code);
-      await transport.sendMail({ from, to: message.to, ...email });
+      const { senderName, ...email } = await composeEmail(templates, message);
+      await transport.sendMail({
+        from: senderName ? { name: senderName, address: addressOf(from) } : from,
+        to: message.to,
+        ...email,
+      });
     },
   };
 }

@@ -190,8 +190,9 @@ export type Invitation = z.output<typeof invitationSchema>;
 /**
  * What the invitation email carries besides the organization and the inviter (Logto's
  * `OrganizationInvitation` template variables): the `link` the invitee follows to accept, which the
- * caller makes (it knows where its accept page is), and a `code` if it wants one. `locale` and
- * `uiLocales` are taken as Logto takes them; the built-in templates are English.
+ * caller makes (it knows where its accept page is), and a `code` if it wants one. `locale` picks
+ * the operator's email template of that language (then the default's); `uiLocales` is taken as Logto
+ * takes it. The built-in email is English.
  */
 export const invitationMessagePayload = z.strictObject({
   link: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048),

@@ -68,7 +68,7 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
   }
 
   /** A management write that sets the scene, its answer checked against the document as it goes. */
-  async function write(method: 'post' | 'patch', url: string, json: unknown): Promise<Json> {
+  async function write(method: 'post' | 'put' | 'patch', url: string, json: unknown): Promise<Json> {
     const response = await service.api[method](url, { json });
     const wrong = disagreement(method, templateOf(`/api/${url}`), response);
     expect(wrong, wrong).to.equal(undefined);
@@ -182,6 +182,15 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       metadata: { target: 'own-idp', name: { en: 'Ourselves' } },
     });
     await post('verification-codes', { email: 'carol@example.com' });
+    const [emailTemplate] = await write('put', 'email-templates', {
+      templates: [
+        {
+          languageTag: 'en',
+          templateType: 'SignIn',
+          details: { subject: 'Code {{code}}', content: '<p>{{code}}</p>' },
+        },
+      ],
+    });
 
     await write('patch', `users/${user.id}`, { name: 'Alice A.' });
     await write('patch', `users/${user.id}/custom-data`, { customData: { seats: 3 } });
@@ -220,6 +229,7 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       'sso-connectors': sso.id,
       logs: log.id,
       hooks: hook.id,
+      'email-templates': emailTemplate.id,
     };
     // The machine-to-machine role is the one with applications.
     idsAt = { '/api/roles/{id}/applications': { id: machineRole.id } };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { renderInvitationEmail } from '../../lib/messages/email-templates.ts';
+import { renderInvitationEmail } from '../../lib/messages/built-in-emails.ts';
 import { freePort, logtoManagementClient, startService, type TestService } from '../support/service.ts';
 import { readableMail, startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
 import { ifSet, unique } from '../support/values.ts';

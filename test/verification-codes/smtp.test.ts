@@ -6,6 +6,9 @@ import { freePort, startService, type TestService } from '../support/service.ts'
 import { startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
 import { ifSet } from '../support/values.ts';
 
+/** No operator's template: the built-in emails. */
+const noTemplates = () => Promise.resolve(undefined);
+
 describe('the SMTP connector', () => {
   let smtp: SmtpTestServer;
 
@@ -15,10 +18,13 @@ describe('the SMTP connector', () => {
   after(() => ifSet(smtp)?.stop());
 
   it('sends a plain-text and HTML email with the code, worded for each purpose', async () => {
-    const connector = smtpConnector({
-      url: `smtp://mailer:secret@127.0.0.1:${smtp.port}`,
-      from: 'Identity <no-reply@example.com>',
-    });
+    const connector = smtpConnector(
+      {
+        url: `smtp://mailer:secret@127.0.0.1:${smtp.port}`,
+        from: 'Identity <no-reply@example.com>',
+      },
+      noTemplates,
+    );
     const subjects = new Map<string, string | undefined>();
     for (const [index, purpose] of codePurposes.entries()) {
       const code = String(123_400 + index);
@@ -38,7 +44,10 @@ describe('the SMTP connector', () => {
   });
 
   it('rejects when the server cannot be reached', async () => {
-    const connector = smtpConnector({ url: `smtp://127.0.0.1:${await freePort()}`, from: 'no-reply@example.com' });
+    const connector = smtpConnector(
+      { url: `smtp://127.0.0.1:${await freePort()}`, from: 'no-reply@example.com' },
+      noTemplates,
+    );
     let failed = false;
     await connector
       .send({ to: 'jane@example.com', type: 'email', purpose: 'SignIn', code: '123456' })

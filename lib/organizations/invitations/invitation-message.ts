@@ -23,7 +23,7 @@ export async function sendInvitationMessage(
   db: Queryable,
   connectors: Connectors,
   invitation: Invitation,
-  { link, code }: InvitationMessagePayload,
+  { link, code, locale }: InvitationMessagePayload,
 ): Promise<void> {
   const connector = invitationConnector(connectors);
   const organization = await getOrganization(db, invitation.organizationId);
@@ -35,6 +35,7 @@ export async function sendInvitationMessage(
       purpose: 'OrganizationInvitation',
       link,
       ...(code === undefined ? {} : { code }),
+      ...(locale === undefined ? {} : { locale }),
       organization: {
         id: organization.id,
         name: organization.name,

@@ -1,5 +1,10 @@
 import { codeTtlMs, type CodePurpose } from './codes.ts';
 import type { InvitationMessage } from './message-connector.ts';
+import { oneLine } from './render-template.ts';
+
+/*
+ * The built-in emails: sent where no operator's template (email_templates) matches the message.
+ */
 
 type Wording = { subject: string; intro: string };
 
@@ -45,8 +50,6 @@ export function renderCodeEmail(purpose: CodePurpose, code: string): { subject: 
 }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-/** A header holds one line: names from the database may hold line breaks or other control characters. */
-const oneLine = (value: string) => value.replace(/\p{Cc}+/gu, ' ').trim();
 
 /**
  * The invitation email (Logto's `OrganizationInvitation` template): who invites, to which
