@@ -244,7 +244,7 @@ describe('email templates', () => {
       [{ subject: '  ', content: 'y' }, 'templates.0.details.subject'],
       [{ subject: 'x', content: 'y', contentType: 'application/json' }, 'templates.0.details.contentType'],
       [{ subject: 'x', content: 'y', replyTo: 'not an address' }, 'templates.0.details.replyTo'],
-      [{ subject: 'x', content: 'y', extra: 1 }, 'templates.0.details'],
+      [{ subject: 'x', content: 'y', extra: 1 }, 'templates.0.details.extra'],
       [{ subject: 'x' }, 'templates.0.details.content'],
     ];
     for (const [details, path, message] of cases) {
