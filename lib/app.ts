@@ -7,6 +7,7 @@ import type { Config } from './config/env.ts';
 import { consolePages } from './console/pages.ts';
 import type { ExperienceContext } from './experience/context.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
+import { brandingStylesheet } from './experience/pages/branding-css.ts';
 import { experienceSessions } from './experience/session.ts';
 import { ReadinessCheck } from './health/readiness.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -102,6 +103,7 @@ export async function createService(
   const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
   app.use(pageRoutes());
+  app.use(brandingStylesheet(services));
   app.use(consolePages());
   useApi(app, context);
 
