@@ -2,6 +2,8 @@ import type Koa from 'koa';
 import { z } from 'zod';
 
 import { accountRoutes } from './account/routes.ts';
+import { accountGrantRoutes } from './account/grant-routes.ts';
+import { consentRoutes } from './experience/consent-routes.ts';
 import { applicationRoutes } from './applications/routes.ts';
 import { applicationSecretRoutes } from './applications/secret-routes.ts';
 import { auditLogRoutes } from './audit/routes.ts';
@@ -28,6 +30,7 @@ import { refuseCrossSite } from './http/same-origin.ts';
 import { impersonationRoutes } from './oidc/impersonation-routes.ts';
 import { accountMfaRoutes } from './account/mfa-routes.ts';
 import { userMfaRoutes } from './mfa/admin-routes.ts';
+import { userGrantRoutes } from './users/grant-routes.ts';
 import { experienceMfaCodeRoutes } from './experience/mfa-code-routes.ts';
 import { experienceMfaRoutes } from './experience/mfa-routes.ts';
 import { keyRoutes } from './oidc/key-routes.ts';
@@ -76,6 +79,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   userRoleRoutes(management, context);
   userIdentityRoutes(management, context);
   userMfaRoutes(management, context);
+  userGrantRoutes(management);
   connectorRoutes(management, context);
   ssoConnectorRoutes(management, context);
   signInExperienceRoutes(management, context);
@@ -94,8 +98,10 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   externalSignInRoutes(experience, context);
   experienceMfaRoutes(experience, context);
   experienceMfaCodeRoutes(experience, context);
+  consentRoutes(experience, context);
   accountRoutes(experience, context);
   accountMfaRoutes(experience, context);
+  accountGrantRoutes(experience, context);
 
   const open = new Api(db, { effects: emittedEvents(cache) });
   publicSignInExperienceRoutes(open, context);
@@ -141,9 +147,9 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   app.use(auditTrail(audit, management.specs));
   app.use(errorHandler(logger));
   // The experience and the console's first run act on the browser's cookie or address, not on a token.
-  const cookieAuthenticated = /^\/api\/(experience(\/|$)|console\/first-administrator$)/;
+  const cookieAuthenticated = /^\/api\/(experience(\/|$)|interaction(\/|$)|console\/first-administrator$)/;
   app.use(refuseCrossSite(config.endpoint, (path) => cookieAuthenticated.test(path)));
-  const tokenlessBodies = /^\/api\/(experience|verifications|my-account|console)(\/|$)/;
+  const tokenlessBodies = /^\/api\/(experience|interaction|verifications|my-account|console)(\/|$)/;
   app.use(onlyUnder((path) => tokenlessBodies.test(path), jsonBody));
   app.use(open.router.routes());
   app.use(experience.router.routes());

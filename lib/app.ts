@@ -8,6 +8,7 @@ import { consolePages } from './console/pages.ts';
 import type { ExperienceContext } from './experience/context.ts';
 import { faviconRoute } from './experience/pages/favicon.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
+import { brandingStylesheet } from './experience/pages/branding-css.ts';
 import { experienceSessions } from './experience/session.ts';
 import { ReadinessCheck } from './health/readiness.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -104,6 +105,7 @@ export async function createService(
   app.use(oidc.routes);
   app.use(faviconRoute());
   app.use(pageRoutes());
+  app.use(brandingStylesheet(services));
   app.use(consolePages());
   useApi(app, context);
 

@@ -186,7 +186,8 @@ export const configFileSchema = z.strictObject({
   connectors: z.array(connector),
   organizations: z.array(organization),
   hooks: z.array(hook),
-  signInExperience: signInExperienceSchema,
+  // Files exported before the branding fields existed still import (the defaults fill them).
+  signInExperience: signInExperienceSchema.partial({ color: true, branding: true, customCss: true }),
 });
 
 /**

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import { ConfigError } from '../config/env.ts';
+import { defaultSignInExperience } from '../sign-in-experience/schemas.ts';
 import { saveSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { managementApi } from '../shared/management-api.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
@@ -539,7 +540,7 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
       );
     }
 
-    await saveSignInExperience(trx, file.signInExperience);
+    await saveSignInExperience(trx, { ...defaultSignInExperience, ...file.signInExperience });
     for (const cache of caches) {
       await bumpCacheVersion(trx, cache);
     }

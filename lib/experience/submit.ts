@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Interaction, Provider } from 'oidc-provider';
 
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';
+import { asksPersonForConsent } from '../oidc/consent-policy.ts';
 import { findResourceCached } from '../oidc/resource-servers.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 
@@ -16,7 +17,7 @@ const asList = (value: unknown): string[] =>
  * and on each requested API resource the asked scopes the user holds (the token endpoint narrows
  * again to what they hold when the token is issued).
  */
-async function grantConsent(
+export async function grantConsent(
   provider: Provider,
   db: Knex,
   cache: SharedCache,
@@ -40,7 +41,11 @@ async function grantConsent(
   return grant.save();
 }
 
-/** Ends the interaction signed in as `userId`; returns where the browser goes next (back to /oidc/auth). */
+/**
+ * Ends the interaction signed in as `userId`; returns where the browser goes next (back to
+ * /oidc/auth). A first-party application is consented to here; for a third-party one, or with
+ * `prompt=consent`, the provider then asks for consent and sends the browser to the consent page.
+ */
 export async function finishSignIn(
   ctx: Context,
   provider: Provider,
@@ -49,11 +54,9 @@ export async function finishSignIn(
   interaction: Interaction,
   userId: string,
 ): Promise<string> {
-  const grantId = await grantConsent(provider, db, cache, interaction, userId);
-  return provider.interactionResult(
-    ctx.req,
-    ctx.res,
-    { login: { accountId: userId }, consent: { grantId } },
-    { mergeWithLastSubmission: false },
-  );
+  const login = { accountId: userId };
+  const result = (await asksPersonForConsent(db, interaction.params))
+    ? { login }
+    : { login, consent: { grantId: await grantConsent(provider, db, cache, interaction, userId) } };
+  return provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
 }

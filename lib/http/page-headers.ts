@@ -10,3 +10,15 @@ export const pageHeaders = {
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
 };
+
+/**
+ * The hosted sign-in pages' headers: as above, but images may also come over HTTPS from anywhere,
+ * for the logos the sign-in experience and applications name (they are operator-set URLs).
+ */
+export const signInPageHeaders = {
+  ...pageHeaders,
+  'Content-Security-Policy': pageHeaders['Content-Security-Policy'].replace(
+    "img-src 'self' data:",
+    "img-src 'self' data: https:",
+  ),
+};

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../http/context.ts';
 import { countRequestsAsHttps } from '../http/secure-cookies.ts';
 import { claimsByScope, findAccount } from './account.ts';
 import { createAdapter } from './adapter.ts';
+import { asksPersonForConsent } from './consent-policy.ts';
 import {
   tokenExchangeGrant,
   tokenExchangeGrantType,
@@ -80,7 +81,13 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     },
     responseTypes: ['code'],
     interactions: {
-      url: (_ctx, interaction) => (interaction.params.first_screen === 'register' ? '/register' : '/sign-in'),
+      // The consent page when the person is to consent (consent-policy.ts); else the page to sign in.
+      url: async (_ctx, interaction) =>
+        interaction.prompt.name === 'consent' && (await asksPersonForConsent(db, interaction.params))
+          ? '/consent'
+          : interaction.params.first_screen === 'register'
+            ? '/register'
+            : '/sign-in',
     },
     // The provider's error pages say what happened in a sentence, in the hosted pages' look (pages/).
     renderError: renderError(db, cache),

@@ -67,6 +67,21 @@ export async function deleteModelsOfGrant(db: Queryable, grantId: string): Promi
   await db('oidc_model_instances').where({ grant_id: grantId }).delete();
 }
 
+/** The account's grants (to applications) that have not expired, newest first. */
+export async function listGrantsOfAccount(
+  db: Queryable,
+  accountId: string,
+): Promise<Array<{ id: string; payload: AdapterPayload; expiresAt: number }>> {
+  const rows = await db('oidc_model_instances')
+    .where({ model_name: 'Grant', account_id: accountId })
+    .where('expires_at', '>', Date.now())
+    .orderBy('id')
+    .select<Array<{ id: string; payload: string; expires_at: number | string }>>('id', 'payload', 'expires_at');
+  return rows
+    .map((row) => ({ id: row.id, payload: payloadOf(row.payload), expiresAt: Number(row.expires_at) }))
+    .sort((a, b) => Number(b.payload.iat ?? 0) - Number(a.payload.iat ?? 0));
+}
+
 export async function deleteModelsOfAccount(db: Queryable, accountId: string): Promise<void> {
   await db('oidc_model_instances').where({ account_id: accountId }).delete();
 }

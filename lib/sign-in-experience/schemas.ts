@@ -4,6 +4,10 @@ import { defaultPasswordPolicy, passwordPolicySchema } from './password-policy.t
 
 const identifier = z.enum(['username', 'email', 'phone']);
 
+/** A colour as `#rrggbb`: only such a value reaches the pages' stylesheet (branding-css.ts). */
+const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb');
+const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
 /** The sign-in experience settings we honour, in Logto's shapes. */
 export const signInExperienceSchema = z.object({
   signInMode: z.enum(['SignIn', 'Register', 'SignInAndRegister']),
@@ -42,6 +46,17 @@ export const signInExperienceSchema = z.object({
   termsOfUseUrl: z.url().max(2048).nullable(),
   privacyPolicyUrl: z.url().max(2048).nullable(),
   supportEmail: z.email().max(128).nullable(),
+  /** Logto's `color`: the pages' primary colour, and the one for dark mode when it is on. */
+  color: z.strictObject({ primaryColor: hexColor, isDarkModeEnabled: z.boolean(), darkPrimaryColor: hexColor }),
+  /** Logto's `branding`: the logo above every hosted page (the dark one in dark mode), and the favicon. */
+  branding: z.strictObject({
+    logoUrl: imageUrl.optional(),
+    darkLogoUrl: imageUrl.optional(),
+    favicon: imageUrl.optional(),
+    darkFavicon: imageUrl.optional(),
+  }),
+  /** Operator CSS appended to the hosted pages' stylesheet (served as text/css, never inside HTML). */
+  customCss: z.string().max(20_000).nullable(),
 });
 
 export type SignInExperience = z.output<typeof signInExperienceSchema>;
@@ -63,4 +78,7 @@ export const defaultSignInExperience: SignInExperience = {
   termsOfUseUrl: null,
   privacyPolicyUrl: null,
   supportEmail: null,
+  color: { primaryColor: '#1d4ed8', isDarkModeEnabled: false, darkPrimaryColor: '#93b4ff' },
+  branding: {},
+  customCss: null,
 };

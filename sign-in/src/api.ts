@@ -21,7 +21,7 @@ export class ApiError extends Error {
   }
 }
 
-async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
+async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -125,10 +125,34 @@ export const api = {
   addMfa: (type: MfaFactor, verificationId: string) => experience('POST', '/profile/mfa', { type, verificationId }),
   skipMfa: () => experience('POST', '/profile/mfa/mfa-skipped'),
 
-  /** The public sign-in settings (Logto's `/.well-known/sign-in-exp`): here, the social connectors to offer. */
-  settings: () =>
-    request<{ socialConnectors: Array<{ id: string; target: string; name: Partial<Record<string, string>> }> }>(
-      'GET',
-      '/api/.well-known/sign-in-exp',
-    ),
+  /** The public sign-in settings (Logto's `/.well-known/sign-in-exp`): the social connectors to offer, the branding. */
+  settings: () => request<PublicSettings>('GET', '/api/.well-known/sign-in-exp'),
+
+  /** The application this sign-in is for. */
+  application: () => request<PublicApplication>('GET', '/api/interaction/application'),
+  /** What the application asks the signed-in person to consent to (Logto's consent API). */
+  consentInfo: () => request<ConsentInfo>('GET', '/api/interaction/consent'),
+  consent: () => request<{ redirectTo: string }>('POST', '/api/interaction/consent', {}),
+  /** Cancels the sign-in: the application receives `access_denied`. */
+  deny: () => request<{ redirectTo: string }>('DELETE', '/api/interaction'),
+};
+
+export type PublicSettings = {
+  socialConnectors: Array<{ id: string; target: string; name: Partial<Record<string, string>> }>;
+  branding: { logoUrl?: string; darkLogoUrl?: string };
+  color: { isDarkModeEnabled: boolean };
+  termsOfUseUrl: string | null;
+  privacyPolicyUrl: string | null;
+};
+
+export type PublicApplication = { id: string; name: string; branding: { logoUrl?: string } };
+
+export type ConsentInfo = {
+  application: PublicApplication;
+  user: { name: string | null; username: string | null; primaryEmail: string | null; primaryPhone: string | null };
+  missingOIDCScope: string[];
+  missingResourceScopes: Array<{
+    resource: { name: string };
+    scopes: Array<{ name: string; description: string | null }>;
+  }>;
 };

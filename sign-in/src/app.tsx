@@ -1,9 +1,11 @@
 import type { FunctionComponent } from 'preact';
 import { useState } from 'preact/hooks';
 
+import { Brand, Legal } from './brand.tsx';
 import { CompleteProfile } from './complete-profile.tsx';
 import { finish, type Step } from './flow.ts';
 import { CallbackPage } from './pages/callback.tsx';
+import { ConsentPage } from './pages/consent.tsx';
 import type { PageProps } from './pages/page.ts';
 import { RegisterPage } from './pages/register.tsx';
 import { ResetPasswordPage } from './pages/reset-password.tsx';
@@ -16,6 +18,7 @@ export const pages: Record<keyof typeof phrases.titles, FunctionComponent<PagePr
   register: RegisterPage,
   'reset-password': ResetPasswordPage,
   callback: CallbackPage,
+  consent: ConsentPage,
 };
 
 export type PageName = keyof typeof pages;
@@ -36,6 +39,7 @@ export function App({ page }: { page: PageName }) {
   const Page = pages[page];
   return (
     <main class="card">
+      <Brand showName={page !== 'consent'} />
       <h1 id="title" tabindex={-1}>
         {phrases.titles[page]}
       </h1>
@@ -47,6 +51,7 @@ export function App({ page }: { page: PageName }) {
       ) : (
         <Page finish={next} />
       )}
+      <Legal />
     </main>
   );
 }

@@ -1,14 +1,16 @@
 import { render } from 'preact';
 
 import { App, pages, type PageName } from './app.tsx';
+import { linkBrandingStylesheet } from './branding.ts';
 import { phrases } from './phrases.ts';
 import './styles.css';
 
-// The service serves this application at /sign-in, /register, /reset-password and /callback[/sso]/<connector id>.
+// The service serves this application at /sign-in, /register, /reset-password, /consent and /callback[/sso]/<connector id>.
 const path = window.location.pathname;
 const names = Object.keys(pages) as PageName[];
 const page = path.startsWith('/callback') ? 'callback' : (names.find((name) => path === `/${name}`) ?? 'sign-in');
 
+linkBrandingStylesheet();
 document.title = phrases.titles[page];
 const root = document.getElementById('app');
 if (!root) {

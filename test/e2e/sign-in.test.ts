@@ -160,7 +160,7 @@ describe('hosted sign-in pages in Chromium', function () {
     expect(new URL(page.url()).pathname).to.equal('/register');
     expect(landing?.headers()).to.include({
       'content-security-policy':
-        "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+        "default-src 'self'; img-src 'self' data: https:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
       'x-frame-options': 'DENY',
       'referrer-policy': 'no-referrer',
     });

@@ -51,11 +51,14 @@ export class Browser {
     return { verifier, state, location: String(response.headers.location) };
   }
 
-  /** Follows redirects from `url` until one leaves the service; returns that location. */
-  async followToApplication(url: string): Promise<URL> {
+  /** Follows redirects from `url` until one leaves the service (or reaches the page `stopAt`); returns that location. */
+  async followToApplication(url: string, stopAt?: string): Promise<URL> {
     let next = new URL(url, this.service.url);
     for (let hops = 0; hops < 10; hops++) {
-      if (next.origin !== new URL(this.service.url).origin && !next.href.startsWith(this.service.config.endpoint)) {
+      if (
+        (next.origin !== new URL(this.service.url).origin && !next.href.startsWith(this.service.config.endpoint)) ||
+        next.pathname === stopAt
+      ) {
         return next;
       }
       const path = next.href

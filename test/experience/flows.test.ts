@@ -53,7 +53,11 @@ describe('sign-in experience: OIDC flows', () => {
     expect(submitted.statusCode).to.equal(200);
     expect(submitted.body.redirectTo).to.match(/\/oidc\/auth\//);
 
-    const back = await browser.followToApplication(submitted.body.redirectTo);
+    // prompt=consent: the person consents on the consent page, even to a first-party application.
+    expect((await browser.followToApplication(submitted.body.redirectTo, '/consent')).pathname).to.equal('/consent');
+    const consented = await browser.call('post', 'api/interaction/consent', {});
+    expect(consented.statusCode).to.equal(200);
+    const back = await browser.followToApplication(consented.body.redirectTo);
     expect(back.origin + back.pathname).to.equal(redirectUri);
     expect(back.searchParams.get('state')).to.equal(state);
     const tokens = await exchange(back.searchParams.get('code')!, verifier);

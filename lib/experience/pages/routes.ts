@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
-import { pageHeaders } from '../../http/page-headers.ts';
+import { signInPageHeaders } from '../../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../../http/vite-build.ts';
 
 /** Where Vite writes the pages (`npm run build`, which `npm start` runs when the sources changed). */
@@ -14,11 +14,11 @@ const assetPrefix = '/experience-assets/';
 export const signInUrl = (endpoint: string) => `${endpoint}/sign-in`;
 
 /**
- * The pages, one application: /sign-in, /register and /reset-password (where /oidc/auth sends the
- * browser), and /callback/<connector id> and /callback/sso/<connector id>, where IdPs send it back.
+ * The pages, one application: /sign-in, /register, /reset-password and /consent (where /oidc/auth
+ * sends the browser), and /callback/<connector id> and /callback/sso/<connector id>, where IdPs send it back.
  */
 const isPage = (path: string) =>
-  ['/sign-in', '/register', '/reset-password', '/callback'].includes(path) ||
+  ['/sign-in', '/register', '/reset-password', '/consent', '/callback'].includes(path) ||
   /^\/callback\/(sso\/)?[\w-]{1,21}$/.test(path);
 
 /**
@@ -46,7 +46,7 @@ export function pageRoutes(): Koa.Middleware {
       ctx.body = 'The sign-in pages are not built: run `npm run build` (npm start does it).';
       return;
     }
-    ctx.set(pageHeaders);
+    ctx.set(signInPageHeaders);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = build.index;
   };

@@ -1,0 +1,64 @@
+import { useEffect, useState } from 'preact/hooks';
+
+import { api, type ConsentInfo } from '../api.ts';
+import { leave } from '../flow.ts';
+import { phrases } from '../phrases.ts';
+import { Action, Form, useForm } from '../ui.tsx';
+
+/**
+ * The consent page (where /oidc/auth sends a signed-in person whom a third-party application, or
+ * `prompt=consent`, asks for access): the application, who is signed in, what it asks for; Allow
+ * records the grant, Cancel sends the application `access_denied`.
+ */
+export function ConsentPage() {
+  const [info, setInfo] = useState<ConsentInfo>();
+  const form = useForm();
+  useEffect(() => {
+    void form.run(async () => setInfo(await api.consentInfo()));
+  }, []);
+  const { user } = info ?? {};
+  const who = user && (user.name ?? user.username ?? user.primaryEmail ?? user.primaryPhone);
+  const asked = [
+    ...(info?.missingOIDCScope ?? []).map((scope) => phrases.consent.scopes[scope] ?? scope),
+    ...(info?.missingResourceScopes ?? []).flatMap(({ resource, scopes }) =>
+      scopes.map(({ name, description }) => phrases.consent.resourceScope(resource.name, description ?? name)),
+    ),
+  ];
+  return (
+    <section id="consent" aria-labelledby="title">
+      {info ? (
+        <>
+          <p id="consent-intro">{phrases.consent.wants(info.application.name)}</p>
+          {who && <p class="hint">{phrases.consent.signedInAs(who)}</p>}
+          {asked.length > 0 ? (
+            <>
+              <p>{phrases.consent.asksFor}</p>
+              <ul id="consent-scopes" class="scopes">
+                {asked.map((text) => (
+                  <li key={text}>{text}</li>
+                ))}
+              </ul>
+            </>
+          ) : (
+            <p>{phrases.consent.nothing}</p>
+          )}
+        </>
+      ) : (
+        !form.failure && <p class="hint">{phrases.consent.loading}</p>
+      )}
+      <Form
+        id="consent-form"
+        form={form}
+        {...(info && {
+          submit: { label: phrases.consent.allow, busy: phrases.consent.allowing },
+          onSubmit: async () => leave((await api.consent()).redirectTo),
+        })}
+        actions={
+          <Action class="secondary" onClick={() => void form.run(async () => leave((await api.deny()).redirectTo))}>
+            {phrases.consent.deny}
+          </Action>
+        }
+      />
+    </section>
+  );
+}

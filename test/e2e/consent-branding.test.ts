@@ -1,0 +1,276 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { expect } from 'chai';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+import { buildOnce } from '../support/build.ts';
+import { createApplication } from '../support/fixtures.ts';
+import { startService, type TestService } from '../support/service.ts';
+import { ifSet } from '../support/values.ts';
+import { startApplication } from './support.ts';
+
+/**
+ * The consent page and the sign-in experience's branding in Chromium: a third-party application is
+ * shown to the person, who allows (the application gets a code, the grant is listed and revocable
+ * in the Account API) or cancels (the application gets access_denied); the pages wear the primary
+ * colour and the logo, and name the application.
+ *
+ * E2E_SCREENSHOTS=<folder> saves screenshots at laptop and phone widths.
+ */
+const executablePath = '/usr/bin/chromium';
+const screenshots = process.env.E2E_SCREENSHOTS;
+const logoUrl = 'https://logo.example/logo.svg';
+const appLogoUrl = 'https://logo.example/app.svg';
+const svg = (fill: string, text: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="48"><rect width="160" height="48" rx="8" fill="${fill}"/><text x="80" y="31" font-family="sans-serif" font-size="18" fill="#fff" text-anchor="middle">${text}</text></svg>`;
+
+describe('consent and branding in Chromium', function () {
+  this.timeout(90_000);
+
+  let service: TestService;
+  let application: Awaited<ReturnType<typeof startApplication>>;
+  let browser: Browser;
+  let callback: string;
+  let thirdPartyId: string;
+  let firstPartyId: string;
+  const contexts: BrowserContext[] = [];
+  const password = 'Correct-Horse-9';
+
+  before(async function () {
+    if (!existsSync(executablePath)) {
+      this.skip();
+    }
+    buildOnce('sign-in');
+    service = await startService();
+    application = await startApplication();
+    callback = `${application.origin}/callback`;
+    thirdPartyId = (
+      await createApplication(service, 'Traditional', {
+        name: 'Photo Printer',
+        isThirdParty: true,
+        oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [], logoUri: appLogoUrl },
+      })
+    ).id;
+    firstPartyId = (
+      await createApplication(service, 'SPA', {
+        name: 'Acme Notes',
+        oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [] },
+      })
+    ).id;
+    const settings = await service.api.patch('sign-in-exp', {
+      json: {
+        color: { primaryColor: '#0f766e', isDarkModeEnabled: false, darkPrimaryColor: '#5eead4' },
+        branding: { logoUrl },
+        termsOfUseUrl: 'https://acme.example/terms',
+        privacyPolicyUrl: 'https://acme.example/privacy',
+      },
+    });
+    expect(settings.statusCode, JSON.stringify(settings.body)).to.equal(200);
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+
+  after(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    await ifSet(browser)?.close();
+    ifSet(application)?.server.close();
+    await ifSet(service)?.stop();
+  });
+
+  async function newPage(viewport = { width: 1280, height: 800 }): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    // The logos are "remote" HTTPS images, answered here; nothing else leaves 127.0.0.1.
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) =>
+        route.request().url() === logoUrl
+          ? route.fulfill({ contentType: 'image/svg+xml', body: svg('#0f766e', 'ACME') })
+          : route.request().url() === appLogoUrl
+            ? route.fulfill({ contentType: 'image/svg+xml', body: svg('#7c3aed', 'PRINTER') })
+            : route.abort(),
+    );
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+    return { page, problems };
+  }
+
+  function authorization(clientId: string, extra: Record<string, string> = {}) {
+    const verifier = randomBytes(32).toString('base64url');
+    const state = randomBytes(8).toString('hex');
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: callback,
+      response_type: 'code',
+      scope: 'openid profile email',
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      ...extra,
+    });
+    return { url: `${service.url}/oidc/auth?${query}`, verifier, state };
+  }
+
+  async function screenshot(page: Page, name: string) {
+    if (!screenshots) {
+      return;
+    }
+    for (const [suffix, viewport] of [
+      ['laptop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: join(screenshots, `${name}-${suffix}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+
+  async function signIn(page: Page, username: string) {
+    await page.getByLabel('Username or email').fill(username);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+
+  it('names the application and wears the primary colour, the logo and the legal links', async () => {
+    const { page, problems } = await newPage();
+    await page.goto(authorization(firstPartyId).url);
+    await page.locator('#sign-in-to').getByText('Sign in to Acme Notes').waitFor();
+    expect(await page.locator('#brand-logo').getAttribute('src')).to.equal(logoUrl);
+    await page.waitForFunction(() => {
+      const image = document.querySelector<HTMLImageElement>('#brand-logo');
+      return image?.complete && image.naturalWidth > 0;
+    });
+    const button = page.getByRole('button', { name: 'Sign in', exact: true });
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector('button.primary')!).backgroundColor === 'rgb(15, 118, 110)',
+    );
+    expect(await button.evaluate((element) => getComputedStyle(element).backgroundColor)).to.equal('rgb(15, 118, 110)');
+    expect(await page.locator('#terms-link').getAttribute('href')).to.equal('https://acme.example/terms');
+    expect(await page.locator('#privacy-link').getAttribute('href')).to.equal('https://acme.example/privacy');
+    await screenshot(page, 'branding-sign-in');
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('a third-party application: the consent page lists what it asks; allowing gives it a code and a revocable grant', async () => {
+    const username = 'consenting';
+    const user = await service.api.post('users', { json: { username, password, name: 'Con Senting' } });
+    expect(user.statusCode).to.equal(200);
+    const { page, problems } = await newPage();
+    const first = authorization(thirdPartyId);
+    await page.goto(first.url);
+    await page.locator('#sign-in-to').getByText('Sign in to Photo Printer').waitFor();
+    // The application's own logo wins over the sign-in experience's.
+    expect(await page.locator('#brand-logo').getAttribute('src')).to.equal(appLogoUrl);
+    await signIn(page, username);
+
+    await page.waitForURL((url) => url.pathname === '/consent');
+    await page.getByText('Photo Printer wants to access your account.').waitFor();
+    await page.getByText('You are signed in as Con Senting.').waitFor();
+    expect(await page.locator('#consent-scopes li').allTextContents()).to.deep.equal([
+      'See your name, username and picture',
+      'See your email address',
+    ]);
+    await screenshot(page, 'consent');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('state')).to.equal(first.state);
+    const tokens = await service.http.post('oidc/token', {
+      form: {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code')!,
+        code_verifier: first.verifier,
+        redirect_uri: callback,
+      },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${thirdPartyId}:${await secretOf(thirdPartyId)}`).toString('base64')}`,
+      },
+    });
+    expect(tokens.statusCode, JSON.stringify(tokens.body)).to.equal(200);
+    expect(tokens.body.scope.split(' ').sort()).to.deep.equal(['email', 'openid', 'profile']);
+
+    // The grant, as the person sees it in the Account API (third-party apps only) and as admins do.
+    const bearer = { authorization: `Bearer ${tokens.body.access_token}` };
+    const mine = await service.http.get('api/my-account/grants', {
+      headers: bearer,
+      searchParams: { appType: 'thirdParty' },
+    });
+    expect(mine.statusCode).to.equal(200);
+    expect(mine.body.grants).to.have.length(1);
+    expect(mine.body.grants[0].payload).to.include({ clientId: thirdPartyId, accountId: user.body.id, kind: 'Grant' });
+    const grantId = mine.body.grants[0].id as string;
+    expect(
+      (await service.api.get(`users/${user.body.id}/grants`)).body.grants.map((grant: { id: string }) => grant.id),
+    ).to.deep.equal([grantId]);
+
+    // Again, while the grant stands: no consent page, straight back with a code.
+    const again = authorization(thirdPartyId);
+    await page.goto(again.url);
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    expect(new URL(page.url()).searchParams.get('code')).to.be.a('string');
+
+    // Revoking needs a fresh identity proof; then the grant is gone and consent is asked again.
+    const unproven = await service.http.delete(`api/my-account/grants/${grantId}`, { headers: bearer });
+    expect(unproven.statusCode).to.not.equal(204);
+    const proof = await service.http.post('api/verifications/password', { headers: bearer, json: { password } });
+    expect(proof.statusCode).to.equal(201);
+    const revoked = await service.http.delete(`api/my-account/grants/${grantId}`, {
+      headers: { ...bearer, 'logto-verification-id': proof.body.verificationRecordId },
+    });
+    expect(revoked.statusCode).to.equal(204);
+    expect((await service.api.get(`users/${user.body.id}/grants`)).body.grants).to.deep.equal([]);
+    await page.goto(authorization(thirdPartyId).url);
+    await page.waitForURL((url) => url.pathname === '/consent');
+    await page.getByText('Photo Printer wants to access your account.').waitFor();
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('a third-party application: cancelling sends it access_denied and records no grant', async () => {
+    const username = 'refusing';
+    const user = await service.api.post('users', { json: { username, password } });
+    const { page, problems } = await newPage({ width: 390, height: 844 });
+    const first = authorization(thirdPartyId);
+    await page.goto(first.url);
+    await signIn(page, username);
+    await page.waitForURL((url) => url.pathname === '/consent');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('error')).to.equal('access_denied');
+    expect(landed.searchParams.get('state')).to.equal(first.state);
+    expect(landed.searchParams.get('code')).to.equal(null);
+    expect((await service.api.get(`users/${user.body.id}/grants`)).body.grants).to.deep.equal([]);
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('a first-party application is consented to at sign-in; with prompt=consent it asks', async () => {
+    const username = 'firstparty';
+    await service.api.post('users', { json: { username, password } });
+    const { page } = await newPage();
+    await page.goto(authorization(firstPartyId).url);
+    await signIn(page, username);
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    expect(new URL(page.url()).searchParams.get('code')).to.be.a('string');
+
+    await page.goto(authorization(firstPartyId, { prompt: 'consent' }).url);
+    await page.waitForURL((url) => url.pathname === '/consent');
+    await page.getByText('Acme Notes wants to access your account.').waitFor();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    expect(new URL(page.url()).searchParams.get('code')).to.be.a('string');
+  });
+
+  async function secretOf(id: string): Promise<string> {
+    return (await service.api.get(`applications/${id}`)).body.secret as string;
+  }
+});
