@@ -5,7 +5,10 @@ import { defaultPasswordPolicy, passwordPolicySchema } from './password-policy.t
 const identifier = z.enum(['username', 'email', 'phone']);
 
 /** A colour as `#rrggbb`: only such a value reaches the pages' stylesheet (branding-css.ts). */
-const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb');
+const hexColor = z
+  .string()
+  .max(7)
+  .regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb');
 const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 /** The sign-in experience settings we honour, in Logto's shapes. */

@@ -207,6 +207,26 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
     const browser = new Browser(service);
     await browser.authorize(spa.id, redirectUri);
     ok(await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' }), 204);
+    // A sign-in to a third-party application, stopped at its consent page.
+    const thirdParty = await createApplication(service, 'Traditional', {
+      isThirdParty: true,
+      oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+    });
+    const consenting = new Browser(service);
+    await consenting.authorize(thirdParty.id, redirectUri);
+    ok(await consenting.call('put', 'api/experience', { interactionEvent: 'SignIn' }), 204);
+    const verified = ok(
+      await consenting.call('post', 'api/experience/verification/password', {
+        identifier: { type: 'username', value: 'alice' },
+        password: 'Correct-Horse-9',
+      }),
+    );
+    ok(
+      await consenting.call('post', 'api/experience/identification', { verificationId: verified.verificationId }),
+      204,
+    );
+    const submitted = ok(await consenting.call('post', 'api/experience/submit'));
+    expect((await consenting.followToApplication(submitted.redirectTo, '/consent')).pathname).to.equal('/consent');
 
     const deadline = Date.now() + 10_000;
     while ((ok(await api.get(`hooks/${hook.id}/recent-logs`)) as unknown[]).length === 0 && Date.now() < deadline) {
@@ -241,6 +261,9 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
     callers = {
       '/api/my-account': withToken('api/my-account'),
       '/api/my-account/mfa-verifications': withToken('api/my-account/mfa-verifications'),
+      '/api/my-account/grants': withToken('api/my-account/grants'),
+      '/api/interaction/application': () => browser.call('get', 'api/interaction/application'),
+      '/api/interaction/consent': () => consenting.call('get', 'api/interaction/consent'),
       '/api/experience/interaction': () => browser.call('get', 'api/experience/interaction'),
       '/api/experience/sso-connectors': () =>
         browser.call(
