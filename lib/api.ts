@@ -29,6 +29,7 @@ import { accountMfaRoutes } from './account/mfa-routes.ts';
 import { userMfaRoutes } from './mfa/admin-routes.ts';
 import { experienceMfaCodeRoutes } from './experience/mfa-code-routes.ts';
 import { experienceMfaRoutes } from './experience/mfa-routes.ts';
+import { experienceWebAuthnRoutes } from './experience/mfa-web-authn-routes.ts';
 import { keyRoutes } from './oidc/key-routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
@@ -92,6 +93,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   externalSignInRoutes(experience, context);
   experienceMfaRoutes(experience, context);
   experienceMfaCodeRoutes(experience, context);
+  experienceWebAuthnRoutes(experience, context);
   accountRoutes(experience, context);
   accountMfaRoutes(experience, context);
 
