@@ -31,6 +31,8 @@ const askable = new Set(['username', 'email', 'phone', 'password']);
 /** A step the sign-in turns to before it finishes. */
 export type Step = SecondFactorStep | ProfileStep;
 
+const handledFactors = new Set<MfaFactor>(['Totp', 'PhoneVerificationCode', 'EmailVerificationCode', 'BackupCode']);
+
 async function stepFor(error: ApiError): Promise<Step | undefined> {
   switch (error.code) {
     case 'user.missing_profile': {
@@ -41,7 +43,12 @@ async function stepFor(error: ApiError): Promise<Step | undefined> {
       return asked ? { kind: 'profile', missing } : undefined;
     }
     case 'session.mfa.require_mfa_verification': {
-      const factors = Array.isArray(error.data.availableFactors) ? (error.data.availableFactors as MfaFactor[]) : [];
+      // A passkey is proven through the API only for now: the pages offer the factors they handle.
+      const offered = Array.isArray(error.data.availableFactors) ? error.data.availableFactors : [];
+      const factors = offered.filter((factor): factor is MfaFactor => handledFactors.has(factor as MfaFactor));
+      if (factors.length === 0) {
+        return undefined;
+      }
       const masked = fieldsOf(error.data.maskedIdentifiers) as Partial<Record<MfaFactor, string>>;
       return { kind: 'verify', factors, masked };
     }

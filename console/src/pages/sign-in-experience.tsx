@@ -28,7 +28,7 @@ const signInModes: Array<[Settings['signInMode'], string]> = [
   ['SignIn', 'Sign in only'],
   ['Register', 'Register only'],
 ];
-/** The second factors the service implements (WebAuthn is not offered until it is built: the API refuses it). */
+/** The second factors the hosted pages handle (WebAuthn works through the API, not yet on the pages). */
 const mfaFactors: Array<[string, string]> = [
   ['Totp', 'Authenticator app (TOTP)'],
   ['EmailVerificationCode', "Code sent to the user's email"],
