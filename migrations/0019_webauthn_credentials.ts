@@ -6,9 +6,11 @@ import type { Knex } from 'knex';
  * for the other types, so the unique index still allows one TOTP and one set of backup codes per
  * user while a user holds several passkeys; it also finds a passkey by its id (passwordless
  * sign-in answers with the id alone). The public key (COSE, base64url), the signature counter, the
- * transports (JSON) and a name the user sees.
+ * transports (JSON) and a name the user sees. An Account API passkey registration keeps its
+ * challenge, and once verified the passkey, in `account_verifications.webauthn` (JSON) until bound.
  */
 export async function up(db: Knex): Promise<void> {
+  await db.schema.alterTable('account_verifications', (table) => table.text('webauthn').nullable());
   await db.schema.alterTable('user_mfa_verifications', (table) => {
     table.string('credential_id', 255).notNullable().defaultTo('');
     table.text('public_key').nullable();
@@ -38,4 +40,5 @@ export async function down(db: Knex): Promise<void> {
     table.dropColumn('transports');
     table.dropColumn('name');
   });
+  await db.schema.alterTable('account_verifications', (table) => table.dropColumn('webauthn'));
 }
