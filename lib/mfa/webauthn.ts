@@ -7,6 +7,7 @@ import {
 } from '@simplewebauthn/server';
 import { z } from 'zod';
 
+import { foreignJsonInput } from '../http/limits.ts';
 import { transportsOf, type FactorRow } from './queries.ts';
 
 /*
@@ -21,7 +22,8 @@ const base64url = z
   .max(4096)
   .regex(/^[\w-]*={0,2}$/);
 const transports = z.array(z.enum(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])).max(8);
-const clientExtensionResults = z.looseObject({});
+/** The browser's extension outputs: not used, only bounded. */
+const clientExtensionResults = foreignJsonInput;
 
 /** What `navigator.credentials.create()` answered (as @simplewebauthn/browser serialises it): Logto's `bindWebAuthnPayloadGuard`. */
 export const webAuthnRegistrationPayload = z.object({
