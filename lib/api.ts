@@ -33,6 +33,7 @@ import { userMfaRoutes } from './mfa/admin-routes.ts';
 import { userGrantRoutes } from './users/grant-routes.ts';
 import { experienceMfaCodeRoutes } from './experience/mfa-code-routes.ts';
 import { experienceMfaRoutes } from './experience/mfa-routes.ts';
+import { experienceWebAuthnRoutes } from './experience/mfa-web-authn-routes.ts';
 import { keyRoutes } from './oidc/key-routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
@@ -98,6 +99,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   externalSignInRoutes(experience, context);
   experienceMfaRoutes(experience, context);
   experienceMfaCodeRoutes(experience, context);
+  experienceWebAuthnRoutes(experience, context);
   consentRoutes(experience, context);
   accountRoutes(experience, context);
   accountMfaRoutes(experience, context);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 import { accountUser } from './auth.ts';
-import { consumeVerifications } from './verification-queries.ts';
-import { proofHeader, requireIdentityProof } from './verifications.ts';
+import { consumeVerifications, markVerified } from './verification-queries.ts';
+import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
 import { recordUserDataEvent } from '../experience/events.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
@@ -10,17 +10,85 @@ import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { newBackupCodes, storedBackupCodes } from '../mfa/backup-codes.ts';
 import { addFactor, deleteFactor, mfaVerificationSchema, toMfaVerification } from '../mfa/factors.ts';
-import { listFactors } from '../mfa/queries.ts';
+import { findWebAuthnFactor, listFactors } from '../mfa/queries.ts';
+import {
+  registrationOptions,
+  relyingPartyOf,
+  verifyRegistration,
+  webAuthnRegistrationPayload,
+} from '../mfa/webauthn.ts';
 import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 
 const tag = 'Account MFA';
 
 /**
  * The signed-in user manages their own second factors (Logto's Account API). Generating a secret or
- * codes changes nothing; binding or removing one needs a fresh identity proof
- * (`logto-verification-id`) and is a data change of the user (`User.Data.Updated`).
+ * codes, or registering a passkey, changes nothing; binding or removing one needs a fresh identity
+ * proof (`logto-verification-id`) and is a data change of the user (`User.Data.Updated`).
  */
 export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc, config }: ExperienceContext): void {
+  const rp = relyingPartyOf(config.endpoint);
+
+  api.add(
+    {
+      method: 'post',
+      path: '/verifications/web-authn/registration',
+      summary: 'Start registering a passkey: options for navigator.credentials.create()',
+      tag,
+      response: z.object({
+        verificationRecordId: z.string(),
+        registrationOptions: z.looseObject({ challenge: z.string() }),
+        expiresAt: z.string(),
+      }),
+      errors: [401],
+    },
+    async (_input, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const passkeys = (await listFactors(db, user.id)).filter((factor) => factor.type === 'WebAuthn');
+      const name = user.username ?? user.primary_email ?? user.primary_phone ?? user.id;
+      const options = await registrationOptions(rp, { id: user.id, name, displayName: user.name ?? name }, passkeys);
+      const record = await createVerification(db, user.id, {
+        type: 'WebAuthn',
+        webAuthn: { challenge: options.challenge },
+        verified: false,
+      });
+      return {
+        verificationRecordId: record.id,
+        registrationOptions: { ...options },
+        expiresAt: new Date(record.expiresAt).toISOString(),
+      };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/verifications/web-authn/registration/verify',
+      summary:
+        "Verify the authenticator's answer to a passkey registration (bound with POST /my-account/mfa-verifications)",
+      tag,
+      body: z.strictObject({ verificationRecordId: z.string().min(1).max(64), payload: webAuthnRegistrationPayload }),
+      response: z.object({ verificationRecordId: z.string() }),
+      errors: [401, 404, 422],
+    },
+    async ({ body }, ctx) => {
+      const user = await accountUser(ctx, db, oidc);
+      const record = await getVerification(db, user.id, body.verificationRecordId);
+      if (record.type !== 'WebAuthn' || !record.webAuthn) {
+        throw new RequestError('verification_record.not_found');
+      }
+      const passkey = await verifyRegistration(rp, record.webAuthn.challenge, body.payload);
+      if (!passkey) {
+        throw new RequestError('session.mfa.webauthn_verification_failed');
+      }
+      if (await findWebAuthnFactor(db, passkey.credentialId)) {
+        throw new RequestError('user.webauthn_already_in_use');
+      }
+      await markVerified(db, record.id, { ...record.webAuthn, passkey });
+      return { verificationRecordId: record.id };
+    },
+  );
+
   api.add(
     {
       method: 'get',
@@ -75,9 +143,15 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
     {
       method: 'post',
       path: '/my-account/mfa-verifications',
-      summary: 'Bind an authenticator (its secret and a current code) or backup codes (replacing any older set)',
+      summary:
+        'Bind an authenticator (its secret and a current code), a registered passkey, or backup codes (replacing any older set)',
       tag,
       body: z.discriminatedUnion('type', [
+        z.strictObject({
+          type: z.literal('WebAuthn'),
+          newIdentifierVerificationRecordId: z.string().min(1).max(64),
+          name: z.string().min(1).max(128).optional(),
+        }),
         z.strictObject({
           type: z.literal('Totp'),
           secret: z.string().max(128).refine(isTotpSecret, 'must be a base32 secret'),
@@ -101,7 +175,16 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       const user = await accountUser(ctx, db, oidc);
       const proof = await requireIdentityProof(db, user, proofHeader(ctx));
       let factor: Parameters<typeof addFactor>[2];
-      if (body.type === 'Totp') {
+      const consumed = [proof.id];
+      if (body.type === 'WebAuthn') {
+        const registration = await getVerification(db, user.id, body.newIdentifierVerificationRecordId);
+        const passkey = registration.type === 'WebAuthn' ? registration.webAuthn?.passkey : undefined;
+        if (!passkey || !registration.verified) {
+          throw new RequestError('verification_record.not_found');
+        }
+        factor = { type: 'WebAuthn', passkey, name: body.name };
+        consumed.push(registration.id);
+      } else if (body.type === 'Totp') {
         const step = acceptedStep(body.secret, body.code.trim(), null);
         if (step === undefined) {
           throw new RequestError('session.mfa.invalid_totp_code');
@@ -112,7 +195,7 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       }
       await withTransaction(db, async (trx) => {
         await addFactor(trx, user.id, factor, { replace: true });
-        await consumeVerifications(trx, [proof.id]);
+        await consumeVerifications(trx, consumed);
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
       });
     },

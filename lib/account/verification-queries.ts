@@ -1,14 +1,19 @@
+import { z } from 'zod';
+
+import { newPasskeySchema } from '../mfa/webauthn.ts';
 import type { Queryable } from '../storage/database.ts';
+import { jsonColumn } from '../storage/json-column.ts';
 
 /* `account_verifications`: what a signed-in user proved to the Account API (a password, a code), until used. */
 
 type VerificationRow = {
   id: string;
   user_id: string;
-  type: 'Password' | 'EmailVerificationCode' | 'PhoneVerificationCode';
+  type: 'Password' | 'EmailVerificationCode' | 'PhoneVerificationCode' | 'WebAuthn';
   identifier_type: 'email' | 'phone' | null;
   identifier_value: string | null;
   code_id: string | null;
+  webauthn: string | null;
   verified: number | boolean;
   expires_at: number;
 };
@@ -18,9 +23,15 @@ export type AccountVerification = {
   type: VerificationRow['type'];
   identifier?: { type: 'email' | 'phone'; value: string };
   codeId?: string;
+  /** A passkey registration: its challenge, and the passkey once the answer verified. */
+  webAuthn?: WebAuthnRegistration;
   verified: boolean;
   expiresAt: number;
 };
+
+const webAuthnRegistrationSchema = z.object({ challenge: z.string(), passkey: newPasskeySchema.optional() });
+type WebAuthnRegistration = z.output<typeof webAuthnRegistrationSchema>;
+const webAuthnOf = jsonColumn('account_verifications', 'webauthn', webAuthnRegistrationSchema);
 
 const toVerification = (row: VerificationRow): AccountVerification => ({
   id: row.id,
@@ -28,6 +39,7 @@ const toVerification = (row: VerificationRow): AccountVerification => ({
   ...(row.identifier_type &&
     row.identifier_value && { identifier: { type: row.identifier_type, value: row.identifier_value } }),
   ...(row.code_id && { codeId: row.code_id }),
+  ...(row.webauthn && { webAuthn: webAuthnOf(row.webauthn) }),
   verified: Boolean(row.verified),
   expiresAt: row.expires_at,
 });
@@ -44,6 +56,7 @@ export async function insertVerification(
     identifier_type: verification.identifier?.type ?? null,
     identifier_value: verification.identifier?.value ?? null,
     code_id: verification.codeId ?? null,
+    webauthn: verification.webAuthn ? JSON.stringify(verification.webAuthn) : null,
     verified: verification.verified,
     expires_at: verification.expiresAt,
   });
@@ -62,8 +75,10 @@ export async function findLiveVerification(
   return row && toVerification(row);
 }
 
-export async function markVerified(db: Queryable, id: string): Promise<void> {
-  await db('account_verifications').where({ id }).update({ verified: true });
+export async function markVerified(db: Queryable, id: string, webAuthn?: WebAuthnRegistration): Promise<void> {
+  await db('account_verifications')
+    .where({ id })
+    .update({ verified: true, ...(webAuthn && { webauthn: JSON.stringify(webAuthn) }) });
 }
 
 /** Verifications are used once: a change of identity or password consumes the proof it used. */

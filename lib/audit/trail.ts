@@ -61,10 +61,13 @@ const proofs = new Map<string, (body: Record<string, unknown>) => string>([
   ['/api/experience/verification/verification-code/verify', codeType],
   ['/api/experience/verification/totp/verify', () => 'Totp'],
   ['/api/experience/verification/backup-code/verify', () => 'BackupCode'],
+  ['/api/experience/verification/web-authn/registration/verify', () => 'WebAuthn'],
+  ['/api/experience/verification/web-authn/authentication/verify', () => 'WebAuthn'],
   ['/api/experience/verification/social/:connectorId/verify', () => 'Social'],
   ['/api/experience/verification/sso/:connectorId/verify', () => 'EnterpriseSso'],
   ['/api/verifications/password', () => 'Password'],
   ['/api/verifications/verification-code/verify', codeType],
+  ['/api/verifications/web-authn/registration/verify', () => 'WebAuthn'],
 ]);
 
 /** Logto's keys: `Interaction.SignIn.Verification.Password.Submit`, `Interaction.SignIn.Identifier.Submit`; ours for the Account API. */

@@ -37,7 +37,10 @@ async function saveRecord(
   return record.id;
 }
 
-/** TOTP and backup codes in the sign-in flow: enrol (secret, codes), prove, bind at submit, or decline. */
+/**
+ * TOTP and backup codes in the sign-in flow: enrol (secret, codes), prove, bind at submit (passkeys
+ * too: mfa-web-authn-routes.ts), or decline.
+ */
 export function experienceMfaRoutes(
   api: Api<'own-transactions'>,
   { db, cache, sessions, config }: ExperienceContext,
@@ -200,6 +203,18 @@ export function experienceMfaRoutes(
         record.userId === userId
       ) {
         mfa.totp = { secret: record.secret, step: record.step };
+      } else if (
+        record.type === 'WebAuthn' &&
+        body.type === 'WebAuthn' &&
+        record.passkey &&
+        record.verified &&
+        record.userId === userId
+      ) {
+        const { passkey } = record;
+        mfa.webAuthn = [
+          ...(mfa.webAuthn ?? []).filter((bound) => bound.credentialId !== passkey.credentialId),
+          passkey,
+        ];
       } else if (
         record.type === 'BackupCode' &&
         body.type === 'BackupCode' &&

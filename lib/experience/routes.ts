@@ -90,8 +90,8 @@ function requireUser(state: ExperienceState): string {
 }
 
 /**
- * What the interaction bound to the account, applied as it finishes: an enrolled authenticator and
- * backup codes, a declined MFA prompt, a social identity proven alongside. Says whether the user's
+ * What the interaction bound to the account, applied as it finishes: an enrolled authenticator,
+ * passkeys and backup codes, a declined MFA prompt, a social identity proven alongside. Says whether the user's
  * data changed (MFA or social linking: one `User.Data.Updated`).
  */
 async function applyLinks(
@@ -107,6 +107,9 @@ async function applyLinks(
   if (mfa.backupCodes) {
     await addFactor(trx, userId, { type: 'BackupCode', codes: storedBackupCodes(mfa.backupCodes) });
   }
+  for (const passkey of mfa.webAuthn ?? []) {
+    await addFactor(trx, userId, { type: 'WebAuthn', passkey });
+  }
   if (mfa.skipped) {
     await updateUser(trx, userId, { mfaSkipped: true });
   }
@@ -121,7 +124,7 @@ async function applyLinks(
       details: { ...social.userInfo.rawData },
     });
   }
-  return Boolean(mfa.totp ?? mfa.backupCodes ?? social);
+  return Boolean(mfa.totp ?? mfa.backupCodes ?? mfa.webAuthn?.length ?? social);
 }
 
 /** Sign-in, registration and password reset over one provider interaction (EXPERIENCE-API.md). */

@@ -8,15 +8,18 @@ import { RequestError } from '../http/errors.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { useBackupCode } from '../mfa/backup-codes.ts';
 import { recordFactorUse } from '../mfa/factors.ts';
-import { codesOf, findFactor, type FactorType } from '../mfa/queries.ts';
+import { codesOf, findFactor, findWebAuthnFactor, type FactorType } from '../mfa/queries.ts';
 import { acceptedStep } from '../mfa/totp.ts';
+import { verifyAuthentication, type RelyingParty, type WebAuthnAuthenticationPayload } from '../mfa/webauthn.ts';
 import type { CodeIdentifier } from '../messages/codes.ts';
 import { verifyVerificationCode } from './verification-codes.ts';
+
+type CodeFactor = Exclude<FactorType, 'WebAuthn'>;
 
 const invalidCode = {
   Totp: 'session.mfa.invalid_totp_code',
   BackupCode: 'session.mfa.invalid_backup_code',
-} as const satisfies Record<FactorType, ErrorCode>;
+} as const satisfies Record<CodeFactor, ErrorCode>;
 
 /**
  * Second-factor failures count against the user, apart from their identifiers' password failures:
@@ -30,7 +33,7 @@ export async function verifySecondFactor(
   cache: SharedCache,
   policy: SentinelPolicy,
   userId: string,
-  proof: { type: FactorType; code: string },
+  proof: { type: CodeFactor; code: string },
 ): Promise<void> {
   const target = mfaTarget(userId);
   await assertNotLocked(db, target);
@@ -81,6 +84,34 @@ export async function verifySecondFactorCode(
       );
     }
     throw error;
+  }
+  await recordSuccess(db, target);
+}
+
+/**
+ * Proves one of the user's passkeys: the assertion answers `challenge`, is signed with that
+ * passkey's key, and its signature counter moved on (a cloned authenticator is refused). Failures
+ * count against the second factor like wrong TOTP codes.
+ */
+export async function verifySecondFactorPasskey(
+  db: Knex,
+  cache: SharedCache,
+  policy: SentinelPolicy,
+  userId: string,
+  ceremony: { rp: RelyingParty; challenge: string; payload: WebAuthnAuthenticationPayload },
+): Promise<void> {
+  const target = mfaTarget(userId);
+  await assertNotLocked(db, target);
+  const factor = await findWebAuthnFactor(db, ceremony.payload.id);
+  const counter =
+    factor?.user_id === userId
+      ? await verifyAuthentication(ceremony.rp, ceremony.challenge, ceremony.payload, factor)
+      : undefined;
+  const accepted = factor !== undefined && counter !== undefined && (await recordFactorUse(db, factor, { counter }));
+  if (!accepted) {
+    return failVerification(db, target, policy, new RequestError('session.mfa.webauthn_verification_failed'), () =>
+      recordExceptionEvent(db, cache, 'Identifier.Lockout', { type: 'userId', value: userId }),
+    );
   }
   await recordSuccess(db, target);
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { externalAuthorizationSchema, externalUserInfoSchema } from '../connectors/external-idp.ts';
 import { mfaProgressSchema } from '../mfa/sign-in-requirement.ts';
+import { newPasskeySchema } from '../mfa/webauthn.ts';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
 
@@ -68,6 +69,19 @@ const verificationRecordSchema = z.union([
     type: z.literal('BackupCode'),
     userId: z.string(),
     codes: z.array(z.string()).optional(),
+    verified: z.boolean(),
+  }),
+  /**
+   * A passkey ceremony: the challenge the options carried; `passkey` once a registration verified
+   * (bound at submit with POST /experience/profile/mfa).
+   */
+  z.object({
+    id: z.string(),
+    type: z.literal('WebAuthn'),
+    userId: z.string(),
+    ceremony: z.enum(['registration', 'authentication']),
+    challenge: z.string(),
+    passkey: newPasskeySchema.optional(),
     verified: z.boolean(),
   }),
   z.object({

@@ -185,6 +185,7 @@ export const errorCodes = {
   'user.missing_mfa': { status: 422, message: 'Set up two-step verification to continue.' },
   'user.totp_already_in_use': { status: 422, message: 'This account already has an authenticator app.' },
   'user.backup_code_already_in_use': { status: 422, message: 'This account already has backup codes.' },
+  'user.webauthn_already_in_use': { status: 422, message: 'This passkey is already registered.' },
 
   'password.rejected': { status: 422, message: 'The password does not meet the password policy.' },
 
@@ -225,6 +226,7 @@ export const errorCodes = {
   },
   'session.mfa.invalid_totp_code': { status: 400, message: 'The authenticator code is not valid.' },
   'session.mfa.invalid_backup_code': { status: 400, message: 'The backup code is not valid.' },
+  'session.mfa.webauthn_verification_failed': { status: 400, message: 'The passkey could not be verified.' },
   'session.mfa.mfa_factor_not_enabled': { status: 400, message: reason },
   'session.mfa.mfa_policy_not_user_controlled': { status: 422, message: 'Two-step verification cannot be skipped.' },
 
@@ -264,12 +266,6 @@ export const errorCodes = {
   },
   'connector.general': { status: 502, message: 'The message could not be sent. Please try again later.' },
 
-  /** Not Logto's: Logto supports the factor; we refuse what we do not build rather than store a switch that does nothing. */
-  'sign_in_experiences.unsupported_mfa_factor': {
-    status: 422,
-    message: ({ factor }: { factor: string }) => `The MFA factor ${factor} is not supported by this service yet.`,
-    data: ({ factor }: { factor: string }) => ({ factor }),
-  },
   'sign_in_experiences.email_verification_code_cannot_be_used_for_mfa': {
     status: 400,
     message: 'Email codes cannot be a second factor while signing in with an email code is enabled.',

@@ -10,12 +10,15 @@ import {
   deleteFactorRow,
   factorTypes,
   findFactor,
+  findWebAuthnFactor,
   insertFactor,
   recordTotpStep,
+  recordWebAuthnUse,
   replaceBackupCodes,
   type FactorRow,
   type FactorType,
 } from './queries.ts';
+import type { NewPasskey } from './webauthn.ts';
 
 /** A factor as Logto's `GET /api/users/:userId/mfa-verifications` shows it: never its secret. */
 export const mfaVerificationSchema = z.object({
@@ -24,6 +27,8 @@ export const mfaVerificationSchema = z.object({
   createdAt: z.string(),
   lastUsedAt: z.string().optional(),
   remainCodes: z.number().optional(),
+  /** A passkey's name (Logto's). */
+  name: z.string().optional(),
 });
 
 export type MfaVerification = z.output<typeof mfaVerificationSchema>;
@@ -35,6 +40,7 @@ export function toMfaVerification(row: FactorRow): MfaVerification {
     createdAt: new Date(row.created_at).toISOString(),
     ...(row.last_used_at !== null && { lastUsedAt: new Date(row.last_used_at).toISOString() }),
     ...(row.type === 'BackupCode' && { remainCodes: remainingCodes(codesOf(row)) }),
+    ...(row.name !== null && { name: row.name }),
   };
 }
 
@@ -44,26 +50,51 @@ export const hasUsableFactor = (factors: FactorRow[]): boolean =>
 
 const inUse = {
   Totp: 'user.totp_already_in_use',
+  WebAuthn: 'user.webauthn_already_in_use',
   BackupCode: 'user.backup_code_already_in_use',
 } as const satisfies Record<FactorType, ErrorCode>;
 
+export type NewFactor =
+  | { type: 'Totp'; secret: string; lastUsedStep?: number }
+  | { type: 'BackupCode'; codes: StoredBackupCode[] }
+  | { type: 'WebAuthn'; passkey: NewPasskey; name?: string };
+
+const webAuthnColumns = (factor: NewFactor) =>
+  factor.type === 'WebAuthn'
+    ? {
+        credential_id: factor.passkey.credentialId,
+        public_key: factor.passkey.publicKey,
+        counter: factor.passkey.counter,
+        transports: JSON.stringify(factor.passkey.transports),
+        name: factor.name ?? null,
+      }
+    : { credential_id: '', public_key: null, counter: null, transports: null, name: null };
+
 /**
- * Binds a factor. A user has one of each type; new backup codes replace a set whose codes are all
- * used (or any set, with `replace`), since that is how a user renews them.
+ * Binds a factor. A user has one TOTP and one set of backup codes, and any number of passkeys (each
+ * once); new backup codes replace a set whose codes are all used (or any set, with `replace`), since
+ * that is how a user renews them.
  */
 export async function addFactor(
   trx: Queryable,
   userId: string,
-  factor: { type: 'Totp'; secret: string; lastUsedStep?: number } | { type: 'BackupCode'; codes: StoredBackupCode[] },
+  factor: NewFactor,
   { replace = false } = {},
 ): Promise<FactorRow> {
-  const existing = await findFactor(trx, userId, factor.type);
-  if (existing) {
-    const renewable = factor.type === 'BackupCode' && (replace || remainingCodes(codesOf(existing)) === 0);
-    if (!renewable) {
-      throw new RequestError(inUse[factor.type]);
+  if (factor.type === 'WebAuthn') {
+    // A credential id is the authenticator's: it names one account's passkey, never two.
+    if (await findWebAuthnFactor(trx, factor.passkey.credentialId)) {
+      throw new RequestError(inUse.WebAuthn);
     }
-    await deleteFactorRow(trx, userId, existing.id);
+  } else {
+    const existing = await findFactor(trx, userId, factor.type);
+    if (existing) {
+      const renewable = factor.type === 'BackupCode' && (replace || remainingCodes(codesOf(existing)) === 0);
+      if (!renewable) {
+        throw new RequestError(inUse[factor.type]);
+      }
+      await deleteFactorRow(trx, userId, existing.id);
+    }
   }
   const row: FactorRow = {
     id: generateId(),
@@ -74,6 +105,7 @@ export async function addFactor(
     last_used_step: factor.type === 'Totp' ? (factor.lastUsedStep ?? null) : null,
     last_used_at: null,
     created_at: Date.now(),
+    ...webAuthnColumns(factor),
   };
   try {
     await insertFactor(trx, row);
@@ -87,15 +119,19 @@ export async function addFactor(
 }
 
 /**
- * Records a use: the TOTP step accepted, or the backup codes with one marked used. Conditional on
- * the row as read, so two concurrent uses of one code cannot both succeed.
+ * Records a use: the TOTP step accepted, the backup codes with one marked used, or a passkey's new
+ * signature counter. Conditional on the row as read, so two concurrent uses of one code (or one
+ * assertion) cannot both succeed.
  */
 export async function recordFactorUse(
   db: Queryable,
   row: FactorRow,
-  use: { lastUsedStep: number } | { codes: StoredBackupCode[] },
+  use: { lastUsedStep: number } | { codes: StoredBackupCode[] } | { counter: number },
 ): Promise<boolean> {
-  return 'lastUsedStep' in use ? recordTotpStep(db, row.id, use.lastUsedStep) : replaceBackupCodes(db, row, use.codes);
+  if ('lastUsedStep' in use) {
+    return recordTotpStep(db, row.id, use.lastUsedStep);
+  }
+  return 'codes' in use ? replaceBackupCodes(db, row, use.codes) : recordWebAuthnUse(db, row, use.counter);
 }
 
 export async function deleteFactor(trx: Queryable, userId: string, id: string): Promise<void> {

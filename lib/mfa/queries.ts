@@ -5,10 +5,14 @@ import { jsonColumn } from '../storage/json-column.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import type { StoredBackupCode } from './backup-codes.ts';
 
-export const factorTypes = ['Totp', 'BackupCode'] as const;
+export const factorTypes = ['Totp', 'WebAuthn', 'BackupCode'] as const;
 export type FactorType = (typeof factorTypes)[number];
 
-/** A row of `user_mfa_verifications` as read: a TOTP secret opened. */
+/**
+ * A row of `user_mfa_verifications` as read: a TOTP secret opened. A passkey (WebAuthn) has its
+ * credential id, COSE public key (base64url), signature counter, transports (JSON) and name;
+ * `credential_id` is '' for the other types (one TOTP and one set of backup codes per user).
+ */
 export type FactorRow = {
   id: string;
   user_id: string;
@@ -18,7 +22,16 @@ export type FactorRow = {
   last_used_step: number | null;
   last_used_at: number | null;
   created_at: number;
+  credential_id: string;
+  public_key: string | null;
+  counter: number | null;
+  transports: string | null;
+  name: string | null;
 };
+
+const storedTransportsOf = jsonColumn('user_mfa_verifications', 'transports', z.array(z.string()));
+
+export const transportsOf = (row: FactorRow): string[] => (row.transports ? storedTransportsOf(row.transports) : []);
 
 const storedCodesOf = jsonColumn(
   'user_mfa_verifications',
@@ -43,6 +56,28 @@ export async function listFactors(db: Queryable, userId: string): Promise<Factor
 export async function findFactor(db: Queryable, userId: string, type: FactorType): Promise<FactorRow | undefined> {
   const row = await db('user_mfa_verifications').where({ user_id: userId, type }).first<FactorRow | undefined>();
   return row && opened(db, row);
+}
+
+/** A passkey by its credential id: any user's (passwordless sign-in names no user). */
+export async function findWebAuthnFactor(db: Queryable, credentialId: string): Promise<FactorRow | undefined> {
+  return db('user_mfa_verifications')
+    .where({ type: 'WebAuthn', credential_id: credentialId })
+    .first<FactorRow | undefined>();
+}
+
+/** Records a passkey's use, unless its signature counter moved since `row` was read. */
+export async function recordWebAuthnUse(db: Queryable, row: FactorRow, counter: number): Promise<boolean> {
+  const updated = await db('user_mfa_verifications')
+    .where({ id: row.id })
+    .where((same) => {
+      if (row.counter === null) {
+        same.whereNull('counter');
+      } else {
+        same.where('counter', row.counter);
+      }
+    })
+    .update({ counter, last_used_at: Date.now() });
+  return updated === 1;
 }
 
 /** Stores the row with its TOTP secret sealed; the unique index refuses a second factor of a type. */

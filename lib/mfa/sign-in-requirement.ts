@@ -6,6 +6,7 @@ import type { Queryable } from '../storage/database.ts';
 import { codeFactorsOf, maskedIdentifiers, type ChannelAddresses } from './code-factors.ts';
 import { hasUsableFactor } from './factors.ts';
 import { listFactors, type FactorRow } from './queries.ts';
+import { newPasskeySchema } from './webauthn.ts';
 
 /** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */
 export const mfaProgressSchema = z.object({
@@ -13,11 +14,19 @@ export const mfaProgressSchema = z.object({
   skipped: z.boolean().optional(),
   totp: z.object({ secret: z.string(), step: z.number() }).optional(),
   backupCodes: z.array(z.string()).optional(),
+  /** Passkeys registered in this interaction, bound at submit. */
+  webAuthn: z.array(newPasskeySchema).optional(),
 });
 export type MfaProgress = z.output<typeof mfaProgressSchema>;
 
-/** The factors this service implements, in the order they are offered (Logto's: TOTP, phone, email, backup codes). */
-const implementedFactors = ['Totp', 'PhoneVerificationCode', 'EmailVerificationCode', 'BackupCode'] as const;
+/** The factors this service implements, in the order they are offered (Logto's: TOTP, passkey, phone, email, backup codes). */
+const implementedFactors = [
+  'Totp',
+  'WebAuthn',
+  'PhoneVerificationCode',
+  'EmailVerificationCode',
+  'BackupCode',
+] as const;
 export type MfaFactor = (typeof implementedFactors)[number];
 
 /** The factors this service implements, of those the settings enable. */
@@ -33,7 +42,7 @@ const inOrder = (factors: Set<string>): MfaFactor[] => implementedFactors.filter
  * - none, and the policy (or an organization of the user's) requires one: enrol one (422 `user.missing_mfa`);
  * - none, and the policy is UserControlled: enrol one or decline (422 `user.missing_mfa`, `skippable`);
  * - enrolling a factor while backup codes are enabled: take codes too (422 `session.mfa.backup_code_required`).
- *   An authenticator set up in this interaction, or an email or phone added to the profile in it
+ *   An authenticator or passkey set up in this interaction, or an email or phone added to the profile in it
  *   (`pending`) while its code factor is enabled, is such an enrolment.
  * MFA is off when the settings enable no factor besides backup codes. An organization may ask
  * every member for a second factor, whatever the policy: the caller tells whether one of the user's
@@ -65,7 +74,7 @@ export async function mfaOwed(
       data: { availableFactors: usable, maskedIdentifiers: maskedIdentifiers(usable, addresses) },
     });
   }
-  if (progress.totp || codeFactorsOf(enabled, pending).length > 0) {
+  if (progress.totp || progress.webAuthn?.length || codeFactorsOf(enabled, pending).length > 0) {
     if (enabled.includes('BackupCode') && !progress.backupCodes) {
       return new RequestError('session.mfa.backup_code_required');
     }

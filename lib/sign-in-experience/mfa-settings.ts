@@ -1,9 +1,6 @@
 import { RequestError } from '../http/errors.ts';
 import type { SignInExperience } from './schemas.ts';
 
-/** Factors the settings accept but this service does not build yet: refused, not stored to do nothing. */
-const unsupportedFactors = ['WebAuthn'] as const;
-
 const channels = [
   {
     identifier: 'email',
@@ -21,7 +18,6 @@ const channels = [
 
 /**
  * Checks the MFA settings an update leads to (`next`), given what the update sets (`change`):
- * - an unsupported factor (WebAuthn) is refused (422);
  * - a code cannot be both a way to sign in and the second factor of the same channel, or the
  *   "second" factor would be the first one again (Logto's rule, 400): the code names the side the
  *   update changed, the MFA factors when it sets them, else the sign-in methods.
@@ -30,11 +26,6 @@ export function assertMfaSettings(next: SignInExperience, change: { mfa?: unknow
   // Only what the update sets is judged: settings stored before these rules do not block other changes.
   if (!change.mfa && !change.signIn) {
     return;
-  }
-  for (const factor of unsupportedFactors) {
-    if (change.mfa && next.mfa.factors.includes(factor)) {
-      throw new RequestError('sign_in_experiences.unsupported_mfa_factor', { factor });
-    }
   }
   for (const { identifier, factor, forMfa, forSignIn } of channels) {
     const codeSignIn = next.signIn.methods.some(

@@ -1,3 +1,10 @@
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/browser';
+
 /**
  * The one client of the pages for the service's API: the Experience API (/api/experience, which the
  * provider's `_interaction` cookie authenticates) and the public sign-in settings. Answers are typed
@@ -58,7 +65,7 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: strin
 
 export type InteractionEvent = 'SignIn' | 'Register' | 'ForgotPassword';
 export type ExternalKind = 'social' | 'sso';
-export type MfaFactor = 'Totp' | 'PhoneVerificationCode' | 'EmailVerificationCode' | 'BackupCode';
+export type MfaFactor = 'Totp' | 'WebAuthn' | 'PhoneVerificationCode' | 'EmailVerificationCode' | 'BackupCode';
 /** Where a code goes: an email or a phone (for a second factor, the account's own, never an address typed here). */
 export type CodeChannel = 'email' | 'phone';
 type Identifier = { type: 'username' | 'email'; value: string };
@@ -122,6 +129,27 @@ export const api = {
     experience('POST', '/verification/mfa-verification-code/verify', { identifierType, verificationId, code }),
   backupCodes: () =>
     experience<{ verificationId: string; codes: string[] }>('POST', '/verification/backup-code/generate'),
+  /** Passkeys: the options for the browser's WebAuthn call, then its answer (Logto's `payload`, `type: "WebAuthn"`). */
+  passkeyRegistration: () =>
+    experience<{ verificationId: string; registrationOptions: PublicKeyCredentialCreationOptionsJSON }>(
+      'POST',
+      '/verification/web-authn/registration',
+    ),
+  verifyPasskeyRegistration: (verificationId: string, answer: RegistrationResponseJSON) =>
+    experience<Verification>('POST', '/verification/web-authn/registration/verify', {
+      verificationId,
+      payload: { ...answer, type: 'WebAuthn' },
+    }),
+  passkeyAuthentication: () =>
+    experience<{ verificationId: string; authenticationOptions: PublicKeyCredentialRequestOptionsJSON }>(
+      'POST',
+      '/verification/web-authn/authentication',
+    ),
+  verifyPasskeyAuthentication: (verificationId: string, answer: AuthenticationResponseJSON) =>
+    experience<Verification>('POST', '/verification/web-authn/authentication/verify', {
+      verificationId,
+      payload: { ...answer, type: 'WebAuthn' },
+    }),
   addMfa: (type: MfaFactor, verificationId: string) => experience('POST', '/profile/mfa', { type, verificationId }),
   skipMfa: () => experience('POST', '/profile/mfa/mfa-skipped'),
 

@@ -1,3 +1,5 @@
+import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
+
 import { api, ApiError, fieldsOf, type ExternalKind, type MfaFactor } from './api.ts';
 
 let leaving = false;
@@ -14,6 +16,8 @@ export const isLeaving = (): boolean => leaving;
 export type SecondFactorStep =
   | { kind: 'verify'; factors: MfaFactor[]; masked: Partial<Record<MfaFactor, string>> }
   | { kind: 'enrol'; verificationId: string; secret: string; qrCode: string; skippable: boolean }
+  /** A passkey to set up (`totp`: an authenticator app may be set up instead). */
+  | { kind: 'passkey'; skippable: boolean; totp: boolean }
   | { kind: 'backup'; verificationId: string; codes: string[] };
 
 /**
@@ -31,6 +35,16 @@ const askable = new Set(['username', 'email', 'phone', 'password']);
 /** A step the sign-in turns to before it finishes. */
 export type Step = SecondFactorStep | ProfileStep;
 
+/** The factors the pages prove: a passkey where the browser can use one. */
+const handledFactors = (): Set<MfaFactor> =>
+  new Set<MfaFactor>([
+    'Totp',
+    ...(browserSupportsWebAuthn() ? (['WebAuthn'] as const) : []),
+    'PhoneVerificationCode',
+    'EmailVerificationCode',
+    'BackupCode',
+  ]);
+
 async function stepFor(error: ApiError): Promise<Step | undefined> {
   switch (error.code) {
     case 'user.missing_profile': {
@@ -41,14 +55,25 @@ async function stepFor(error: ApiError): Promise<Step | undefined> {
       return asked ? { kind: 'profile', missing } : undefined;
     }
     case 'session.mfa.require_mfa_verification': {
-      const factors = Array.isArray(error.data.availableFactors) ? (error.data.availableFactors as MfaFactor[]) : [];
+      // The pages offer the factors they handle: without WebAuthn in this browser, not a passkey.
+      const offered = Array.isArray(error.data.availableFactors) ? error.data.availableFactors : [];
+      const handled = handledFactors();
+      const factors = offered.filter((factor): factor is MfaFactor => handled.has(factor as MfaFactor));
+      if (factors.length === 0) {
+        return undefined;
+      }
       const masked = fieldsOf(error.data.maskedIdentifiers) as Partial<Record<MfaFactor, string>>;
       return { kind: 'verify', factors, masked };
     }
     case 'user.missing_mfa': {
-      // The pages set up an authenticator app; adding an email or phone as the factor is not offered
-      // here yet: without TOTP the API's message is what the page says.
-      if (Array.isArray(error.data.availableFactors) && !error.data.availableFactors.includes('Totp')) {
+      // The pages set up a passkey (where the browser can) or an authenticator app; adding an email
+      // or phone as the factor is not offered here yet: without either, the API's message is what the page says.
+      const available = Array.isArray(error.data.availableFactors) ? error.data.availableFactors : [];
+      const totp = available.includes('Totp');
+      if (available.includes('WebAuthn') && browserSupportsWebAuthn()) {
+        return { kind: 'passkey', skippable: error.data.skippable === true, totp };
+      }
+      if (!totp) {
         return undefined;
       }
       const { verificationId, secret, secretQrCode } = await api.totpSecret();

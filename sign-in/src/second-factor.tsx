@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, type CodeChannel, type MfaFactor } from './api.ts';
 import { requiredCode, sixDigits } from './checks.ts';
 import type { SecondFactorStep } from './flow.ts';
+import { PasskeyEnrol, PasskeyVerify, passkeyPhrases } from './passkey.tsx';
 import { phrases } from './phrases.ts';
 import { Action, Field, Form, useFocusOnMount, useForm } from './ui.tsx';
 
@@ -30,11 +31,13 @@ function Verify({ step, finish }: Props<'verify'>) {
   const to = (other: MfaFactor) =>
     step.masked[other] ?? (channelOf(other) === 'email' ? phrases.mfa.yourEmail : phrases.mfa.yourPhone);
   const switchLabel = (other: MfaFactor) =>
-    other === 'Totp'
-      ? phrases.mfa.useApp
-      : other === 'BackupCode'
-        ? phrases.mfa.useBackupCode
-        : phrases.mfa.sendCodeInstead(to(other));
+    other === 'WebAuthn'
+      ? passkeyPhrases.use
+      : other === 'Totp'
+        ? phrases.mfa.useApp
+        : other === 'BackupCode'
+          ? phrases.mfa.useBackupCode
+          : phrases.mfa.sendCodeInstead(to(other));
   const use = (other: MfaFactor) => {
     setFactor(other);
     setSentId(undefined);
@@ -48,6 +51,23 @@ function Verify({ step, finish }: Props<'verify'>) {
     setCode('');
   };
   const waitingToSend = channel !== undefined && sentId === undefined;
+  const others = step.factors.filter((other) => other !== factor);
+  if (factor === 'WebAuthn') {
+    return (
+      <PasskeyVerify
+        finish={finish}
+        actions={
+          <div class="actions">
+            {others.map((other) => (
+              <Action key={other} class="link" onClick={() => use(other)}>
+                {switchLabel(other)}
+              </Action>
+            ))}
+          </div>
+        }
+      />
+    );
+  }
   return (
     <section id="mfa-verify" aria-labelledby="mfa-verify-title">
       <h2 id="mfa-verify-title" tabindex={-1}>
@@ -215,6 +235,19 @@ function Backup({ step, finish }: Props<'backup'>) {
   );
 }
 
+/** A passkey to set up, or (when offered) an authenticator app instead. */
+function Passkey({ step, finish }: Props<'passkey'>) {
+  const [app, setApp] = useState<Extract<SecondFactorStep, { kind: 'enrol' }>>();
+  if (app) {
+    return <Enrol step={app} finish={finish} />;
+  }
+  const useApp = async () => {
+    const { verificationId, secret, secretQrCode } = await api.totpSecret();
+    setApp({ kind: 'enrol', verificationId, secret, qrCode: secretQrCode, skippable: step.skippable });
+  };
+  return <PasskeyEnrol skippable={step.skippable} finish={finish} useApp={step.totp ? useApp : undefined} />;
+}
+
 /** The step a sign-in, a registration or an external sign-in turns to when the account owes a second factor. */
 export function SecondFactor({ step, finish }: { step: SecondFactorStep; finish: () => Promise<void> }) {
   switch (step.kind) {
@@ -224,5 +257,7 @@ export function SecondFactor({ step, finish }: { step: SecondFactorStep; finish:
       return <Enrol step={step} finish={finish} />;
     case 'backup':
       return <Backup step={step} finish={finish} />;
+    case 'passkey':
+      return <Passkey step={step} finish={finish} />;
   }
 }

@@ -12,6 +12,7 @@ import {
 } from '../experience/experience-helpers.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { logtoManagementClient, type HttpResponse, type TestService } from '../support/service.ts';
+import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**
@@ -76,6 +77,88 @@ describe('MFA in the Account API and the management API', () => {
       expectStatus(response, 201);
       return response.body.verificationRecordId;
     },
+  });
+
+  it('the user registers passkeys (Logto: /verifications/web-authn/registration, then bind with a proof), names, lists and removes them', async () => {
+    const user = await signedInUser();
+    const me = account(user.token);
+    const authenticator = new SoftwareAuthenticator(service.url);
+
+    async function registered(): Promise<string> {
+      const started = await me.call('post', 'verifications/web-authn/registration');
+      expectStatus(started, 200);
+      expect(started.body).to.have.keys('verificationRecordId', 'registrationOptions', 'expiresAt');
+      expect(started.body.registrationOptions.rp.id).to.equal('127.0.0.1');
+      const verified = await me.call('post', 'verifications/web-authn/registration/verify', {
+        verificationRecordId: started.body.verificationRecordId,
+        payload: authenticator.register(started.body.registrationOptions),
+      });
+      expectStatus(verified, 200);
+      return started.body.verificationRecordId;
+    }
+
+    // A registration answered for another origin does not verify.
+    const started = await me.call('post', 'verifications/web-authn/registration');
+    expectError(
+      await me.call('post', 'verifications/web-authn/registration/verify', {
+        verificationRecordId: started.body.verificationRecordId,
+        payload: new SoftwareAuthenticator('https://evil.example').register(started.body.registrationOptions),
+      }),
+      400,
+      'session.mfa.webauthn_verification_failed',
+    );
+    // Not verified: it cannot be bound.
+    const unverified = { type: 'WebAuthn', newIdentifierVerificationRecordId: started.body.verificationRecordId };
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', unverified, await me.proof()),
+      404,
+      'verification_record.not_found',
+    );
+
+    const first = await registered();
+    const bind = { type: 'WebAuthn', newIdentifierVerificationRecordId: first, name: 'Laptop' };
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', bind),
+      401,
+      'verification_record.permission_denied',
+    );
+    const proof = await me.proof();
+    const bound = await events.expect(['User.Data.Updated'], () =>
+      me.call('post', 'my-account/mfa-verifications', bind, proof),
+    );
+    expect(bound.result.statusCode, JSON.stringify(bound.result.body)).to.equal(204);
+    expect(bound.payloads['User.Data.Updated'][0].data.id).to.equal(user.id);
+    // The registration is used up with the proof.
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', bind, await me.proof()),
+      404,
+      'verification_record.not_found',
+    );
+
+    // A second passkey: a user may hold several.
+    const second = await registered();
+    expectStatus(
+      await me.call(
+        'post',
+        'my-account/mfa-verifications',
+        { type: 'WebAuthn', newIdentifierVerificationRecordId: second },
+        await me.proof(),
+      ),
+      204,
+    );
+    const listed = await me.call('get', 'my-account/mfa-verifications');
+    const names = listed.body.map((factor: { type: string; name?: string }) => `${factor.type}:${factor.name ?? ''}`);
+    expect(names).to.have.members(['WebAuthn:Laptop', 'WebAuthn:']);
+    const admin = await service.api.get(`users/${user.id}/mfa-verifications`);
+    expect(admin.body).to.have.length(2);
+
+    const removal = await me.proof();
+    const removed = await events.expect(['User.Data.Updated'], () =>
+      me.call('delete', `my-account/mfa-verifications/${listed.body[0].id}`, undefined, removal),
+    );
+    expect(removed.result.statusCode).to.equal(204);
+    expect(removed.payloads['User.Data.Updated'][0].data.id).to.equal(user.id);
+    expect((await me.call('get', 'my-account/mfa-verifications')).body).to.have.length(1);
   });
 
   it('the user binds an authenticator with a fresh identity proof (User.Data.Updated), sees and removes it', async () => {

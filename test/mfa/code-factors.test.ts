@@ -24,7 +24,7 @@ import { ifSet, unique } from '../support/values.ts';
  * A user's verified email or phone as a second factor (Logto's `EmailVerificationCode` and
  * `PhoneVerificationCode` MFA factors): the factor is there when the user has the address, a code
  * goes to it through `POST /api/experience/verification/mfa-verification-code`, and proving it lets
- * the sign-in finish. WebAuthn is refused in the settings until it is built.
+ * the sign-in finish.
  */
 
 const password = 'Granite-Kestrel-64';
@@ -76,13 +76,11 @@ describe('Email and phone codes as second factors', () => {
     browser.call('post', 'api/experience/verification/mfa-verification-code/verify', body);
 
   describe('the settings (PATCH /api/sign-in-exp)', () => {
-    it('refuses WebAuthn with 422 sign_in_experiences.unsupported_mfa_factor and keeps the stored factors', async () => {
+    it('accepts WebAuthn among the factors (passkeys: experience-webauthn.test.ts)', async () => {
+      const accepted = await patch({ mfa: { factors: ['Totp', 'WebAuthn'], policy: 'UserControlled' } });
+      expectStatus(accepted, 200);
+      expect(accepted.body.mfa).to.deep.equal({ factors: ['Totp', 'WebAuthn'], policy: 'UserControlled' });
       await setMfa(['Totp']);
-      const refused = await patch({ mfa: { factors: ['Totp', 'WebAuthn'], policy: 'Mandatory' } });
-      expectError(refused, 422, 'sign_in_experiences.unsupported_mfa_factor');
-      expect(refused.body.message).to.match(/WebAuthn/);
-      const stored = await service.api.get('sign-in-exp');
-      expect(stored.body.mfa).to.deep.equal({ factors: ['Totp'], policy: 'UserControlled' });
     });
 
     it("refuses a code as both the sign-in method and the second factor of the same channel (Logto's 400s)", async () => {

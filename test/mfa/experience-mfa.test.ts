@@ -365,8 +365,8 @@ describe('MFA in the Experience API', () => {
       );
       expectError(
         await browser.call('post', 'api/experience/profile/mfa', { type: 'WebAuthn', verificationId: 'nope' }),
-        400,
-        'session.mfa.mfa_factor_not_enabled',
+        404,
+        'session.verification_session_not_found',
       );
       expectError(
         await browser.call('post', 'api/experience/profile/mfa', { type: 'Sms', verificationId: 'nope' }),

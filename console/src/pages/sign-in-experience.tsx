@@ -28,9 +28,10 @@ const signInModes: Array<[Settings['signInMode'], string]> = [
   ['SignIn', 'Sign in only'],
   ['Register', 'Register only'],
 ];
-/** The second factors the service implements (WebAuthn is not offered until it is built: the API refuses it). */
+/** The second factors the service implements, in Logto's order. */
 const mfaFactors: Array<[string, string]> = [
   ['Totp', 'Authenticator app (TOTP)'],
+  ['WebAuthn', 'Passkey (WebAuthn)'],
   ['EmailVerificationCode', "Code sent to the user's email"],
   ['PhoneVerificationCode', "Code sent to the user's phone"],
   ['BackupCode', 'Backup codes (beside another factor)'],
