@@ -164,6 +164,8 @@ describe("the provider's error and sign-out pages in Chromium", function () {
     const { page, problems } = await newPage();
     await page.goto(authorizationUrl());
     expect(new URL(page.url()).pathname).to.equal('/sign-in');
+    // The page has asked what it shows (the application's name) before the tab is abandoned.
+    await page.waitForLoadState('networkidle');
     // The interaction outlives its hour (ttl.Interaction): its row expires, as an abandoned tab's does.
     const db = openDatabase(service.config.dbUrl);
     try {
