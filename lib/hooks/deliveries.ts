@@ -74,7 +74,7 @@ export async function recordAndClaim(
   }
 }
 
-/** got's wording for an answer that is not a success. */
+/** got's wording (Logto's client) for an answer that is not a success. */
 const responseError = (statusCode: number | undefined) =>
   statusCode === undefined ? 'No response.' : `Response code ${statusCode} (${STATUS_CODES[statusCode] ?? 'Unknown'})`;
 
