@@ -4,12 +4,19 @@
  * 1. Outbox cost: mutations/s of a representative change (create an organization) in its transaction,
  *    without calling the outbox, with the outbox and no hook subscribed, and with one hook subscribed
  *    (one delivery row written per change). Measured in this process on one connection, nothing else
- *    running; and, when the service's routes write events (wired), over HTTP with autocannon.
+ *    running; and over HTTP with autocannon, rounds without the hook and with it (enabled, delivering
+ *    meanwhile) interleaved: requests/s, p99, and the service's CPU time per request (read from /proc,
+ *    which other work on a shared machine does not change as much as it changes requests/s), counted
+ *    until the round's webhooks are all in.
  * 2. Delivery: events/s from commit to receipt at a local receiver, with p50/p99 latency, for a burst
  *    and at a steady rate, with the dispatcher in this process (as in the service: woken by the commit)
  *    and as `npm run dispatcher` (a process of its own, finding events by polling).
  *
- *   BENCH_DB=sqlite|mysql BENCH_DURATION=5 BENCH_EVENTS=2000 BENCH_RATE=200 npm run bench:webhooks
+ *   BENCH_DB=sqlite|mysql BENCH_DURATION=5 BENCH_EVENTS=2000 BENCH_RATE=1000 npm run bench:webhooks
+ *
+ * BENCH_PARTS=outbox,http,delivery (the default: all three) runs only the parts named.
+ * BENCH_ROUNDS=3: HTTP rounds without and with the hook, interleaved (medians reported).
+ * BENCH_PROFILE=<dir> writes a V8 CPU profile of the service (as `npm run bench` does) there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,13 +38,14 @@ import { migrateToLatest } from '../lib/storage/migrate.ts';
 import { bumpCacheVersion, SharedCache } from '../lib/storage/shared-cache.ts';
 import { freePort } from '../test/support/service.ts';
 import { dropBenchDatabases, freshBenchDatabase } from './databases.ts';
-import { assertBuildCurrent, serviceEntry } from './servers.ts';
+import { assertBuildCurrent, serviceEntry, startServer } from './servers.ts';
 
 const database = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const burstSize = Number(process.env.BENCH_EVENTS ?? 2000);
-const rate = Number(process.env.BENCH_RATE ?? 200);
+const rate = Number(process.env.BENCH_RATE ?? 1000);
 const workers = database === 'mysql' ? 16 : 1;
+const parts = new Set((process.env.BENCH_PARTS ?? 'outbox,http,delivery').split(','));
 
 const newDatabaseUrl = () => freshBenchDatabase(database);
 assertBuildCurrent();
@@ -46,16 +54,21 @@ assertBuildCurrent();
 
 const received = new Map<number, number>();
 let receivedCount = 0;
+/** created → received (ms) of each webhook of an HTTP round, from its envelope's `createdAt`. */
+const arrivals: number[] = [];
+let lastArrival = 0;
 const receiverPort = await freePort();
 const receiver = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    const seq = (JSON.parse(Buffer.concat(chunks).toString()) as { seq?: number }).seq;
+    const { seq, createdAt } = JSON.parse(Buffer.concat(chunks).toString()) as { seq?: number; createdAt: string };
     if (typeof seq === 'number' && !received.has(seq)) {
       received.set(seq, performance.now());
     }
     receivedCount++;
+    lastArrival = performance.now();
+    arrivals.push(Date.now() - Date.parse(createdAt));
     response.writeHead(204).end();
   });
 });
@@ -142,7 +155,7 @@ async function mutationRate(name: string, db: Knex, cache: SharedCache, outbox: 
 
 const logger = createLogger({ production: true, logLevel: 'silent' });
 const rates: Rate[] = [];
-{
+if (parts.has('outbox')) {
   const db = openDatabase(await newDatabaseUrl());
   await migrateToLatest(db);
   const cache = new SharedCache(db);
@@ -157,46 +170,38 @@ const rates: Rate[] = [];
 
 // ---- over HTTP, when the service writes events for its routes ----
 
-async function startProcess(args: string[], env: Record<string, string>, port?: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, {
+function startProcess(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, args, {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOOKS_ALLOW_PRIVATE_TARGETS: 'true', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  if (port === undefined) {
-    return child;
-  }
-  const started = Date.now();
-  for (;;) {
-    try {
-      await got(`http://127.0.0.1:${port}/api/status`, { retry: { limit: 0 }, throwHttpErrors: false });
-      return child;
-    } catch (error) {
-      if (Date.now() - started > 30_000 || child.exitCode !== null) {
-        throw new Error(`${args.join(' ')} did not start`, { cause: error });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
-type HttpRate = { name: string; perSecond: number; p50: number; p99: number; non2xx: number; deliveries: number };
+type HttpRate = {
+  name: string;
+  perSecond: number;
+  p99: number;
+  cpuMs: number;
+  non2xx: number;
+  /** Webhooks received for the round's events, how long after the round they were all in, created → received p99. */
+  deliveries: number;
+  drainedMs: number;
+  deliveryP99: number;
+};
 const httpRates: HttpRate[] = [];
-{
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+if (parts.has('http')) {
   const port = await freePort();
-  const dbUrl = await newDatabaseUrl();
   const admin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
-  const service = await startProcess(
-    serviceEntry,
-    {
-      PORT: String(port),
-      ENDPOINT: `http://127.0.0.1:${port}`,
-      DB_URL: dbUrl,
-      BOOTSTRAP_ADMIN_CLIENT_ID: admin.id,
-      BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret,
-      WORKERS: '1',
-    },
-    port,
-  );
+  const service = await startServer(serviceEntry, port, {
+    ENDPOINT: `http://127.0.0.1:${port}`,
+    DB_URL: await newDatabaseUrl(),
+    BOOTSTRAP_ADMIN_CLIENT_ID: admin.id,
+    BOOTSTRAP_ADMIN_CLIENT_SECRET: admin.secret,
+    WORKERS: '1',
+    LOG_LEVEL: 'warn',
+    HOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+  });
   const base = `http://127.0.0.1:${port}`;
   const { access_token: token } = await got
     .post(`${base}/oidc/token`, {
@@ -207,42 +212,58 @@ const httpRates: HttpRate[] = [];
   const api = got.extend({
     prefixUrl: `${base}/api`,
     headers: { authorization: `Bearer ${token}` },
-    throwHttpErrors: false,
     retry: { limit: 0 },
   });
-  const wired = (await api.get('hooks')).statusCode === 200;
-  const measure = async (name: string): Promise<HttpRate> => {
-    const options = {
-      url: `${base}/api/organizations`,
-      method: 'POST' as const,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ name: 'bench' }),
-      connections: 16,
-    };
+  const options = {
+    url: `${base}/api/organizations`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name: 'bench' }),
+    connections: 16,
+  };
+  const { id: hookId } = await api
+    .post('hooks', {
+      json: { name: 'bench', events: ['Organization.Created'], config: { url: receiverUrl }, enabled: false },
+    })
+    .json<{ id: string }>();
+  const measure = async (name: string, hooked: boolean): Promise<HttpRate> => {
+    await api.patch(`hooks/${hookId}`, { json: { enabled: hooked } });
     await autocannon({ ...options, duration: 1 });
+    await drain(receivedCount, 0);
     const before = receivedCount;
+    arrivals.length = 0;
+    const cpuBefore = service.cpuSeconds();
     const result = await autocannon({ ...options, duration });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const ended = performance.now();
+    const created = hooked ? result['2xx'] : 0;
+    await drain(before, created);
+    // Until the round's webhooks are all in: a dispatcher that falls behind spends its CPU later.
+    const cpu = service.cpuSeconds() - cpuBefore;
     return {
       name,
       perSecond: result.requests.average,
-      p50: result.latency.p50,
       p99: result.latency.p99,
+      cpuMs: (cpu * 1000) / Math.max(1, result.requests.total),
       non2xx: result.non2xx,
       deliveries: receivedCount - before,
+      drainedMs: hooked ? Math.max(0, lastArrival - ended) : 0,
+      deliveryP99: hooked ? percentile(arrivals, 99) : Number.NaN,
     };
   };
-  if (wired) {
-    httpRates.push(await measure('POST /api/organizations, no hook'));
-    await api.post('hooks', {
-      json: { name: 'bench', events: ['Organization.Created'], config: { url: receiverUrl } },
-    });
-    httpRates.push(await measure('POST /api/organizations, 1 hook subscribed (delivered meanwhile)'));
+  for (let round = 0; round < rounds; round++) {
+    httpRates.push(await measure('POST /api/organizations, no hook', false));
+    httpRates.push(await measure('POST /api/organizations, 1 hook subscribed (delivered meanwhile)', true));
   }
-  service.kill('SIGTERM');
-  await once(service, 'exit');
-  if (!wired) {
-    console.log('\n(the service does not register /api/hooks yet: HTTP figures skipped)');
+  await service.stop();
+}
+
+/** Waits (up to a minute) until `count` more webhooks than `before` arrived and the stream stops. */
+async function drain(before: number, count: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let seen = -1;
+  while (Date.now() < deadline && (receivedCount - before < count || receivedCount !== seen)) {
+    seen = receivedCount;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
@@ -267,7 +288,7 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
     });
     dispatcher.start();
   } else {
-    child = await startProcess(['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], { DB_URL: dbUrl });
+    child = startProcess(['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], { DB_URL: dbUrl });
     await new Promise((resolve) => setTimeout(resolve, 1500));
   }
   received.clear();
@@ -290,15 +311,22 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
       }),
     );
   } else {
+    // Each event committed when due, not after the previous one's commit (up to `workers` at once).
     const interval = 1000 / rate;
+    const pending = new Set<Promise<void>>();
     for (let seq = 0; seq < count; seq++) {
       const due = started + seq * interval;
       const wait = due - performance.now();
       if (wait > 0) {
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
-      await emit(seq);
+      if (pending.size >= workers) {
+        await Promise.race(pending);
+      }
+      const emitted = emit(seq).finally(() => pending.delete(emitted));
+      pending.add(emitted);
     }
+    await Promise.all(pending);
   }
   const deadline = Date.now() + 120_000;
   while (received.size < count && Date.now() < deadline) {
@@ -329,7 +357,7 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
 }
 
 const deliveries: Delivery[] = [];
-for (const inProcess of [true, false]) {
+for (const inProcess of parts.has('delivery') ? [true, false] : []) {
   const where = inProcess ? 'dispatcher in process' : 'npm run dispatcher';
   deliveries.push(await deliver(`${where}: burst of ${burstSize}`, inProcess, 'burst'));
   deliveries.push(await deliver(`${where}: steady ${rate}/s for ${duration} s`, inProcess, 'steady'));
@@ -351,14 +379,24 @@ for (const result of rates) {
   );
 }
 if (httpRates.length > 0) {
-  console.log('\nOver HTTP (autocannon, 16 connections):\n');
-  console.log('| scenario | req/s | p50 ms | p99 ms | non-2xx | webhooks received |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(`\nOver HTTP (autocannon, 16 connections, ${rounds} rounds of each, interleaved):\n`);
+  console.log(
+    '| scenario | req/s | p99 ms | service CPU ms/req | non-2xx | webhooks received | all in after ms | created → received p99 ms |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const result of httpRates) {
     console.log(
-      `| ${result.name} | ${result.perSecond.toFixed(0)} | ${result.p50} | ${result.p99} | ${result.non2xx} | ${result.deliveries} |`,
+      `| ${result.name} | ${result.perSecond.toFixed(0)} | ${result.p99} | ${result.cpuMs.toFixed(3)} | ${result.non2xx} | ${result.deliveries} | ${fixed(result.drainedMs, 0)} | ${fixed(result.deliveryP99, 0)} |`,
     );
   }
+  const median = (values: number[]) => percentile(values, 50);
+  const of = (hooked: boolean) => httpRates.filter((result) => result.name.includes('hook subscribed') === hooked);
+  const [plain, hooked] = [of(false), of(true)];
+  const rate = median(hooked.map((result) => result.perSecond)) / median(plain.map((result) => result.perSecond));
+  const cpu = median(plain.map((result) => result.cpuMs)) / median(hooked.map((result) => result.cpuMs));
+  console.log(
+    `\nWith the hook, medians: ${(rate * 100).toFixed(0)}% of the requests/s without it; ${(cpu * 100).toFixed(0)}% by service CPU per request (no-hook CPU/req ÷ hook CPU/req).`,
+  );
 }
 console.log('\nDelivery, commit → receipt (one hook, local receiver answering 204):\n');
 console.log('| scenario | delivered | events/s | p50 ms | p99 ms | max ms |');

@@ -10,7 +10,7 @@ import {
   deleteFinishedDeliveriesBefore,
   lockDueDeliveries,
   markDelivering,
-  settleDelivery,
+  settleDeliveries,
   type ClaimedDelivery,
   type DueDelivery,
   type Settled,
@@ -19,64 +19,76 @@ import { disableHook } from './queries.ts';
 import type { Outcome } from './retry.ts';
 import type { SendResult } from './send.ts';
 
+/** Up to `room` deliveries for each hook, each claimed until `now + leaseMs`. */
+export type Claim = { rooms: Map<string, number>; leaseMs: number; now: number };
+
 /**
  * Claims due deliveries (pending and due, or delivering with an expired lease), up to `room` for each
  * hook, marking them delivering until `now + leaseMs`. On MySQL, rows another dispatcher is claiming
  * are skipped (SKIP LOCKED); on SQLite the transaction holds the database's write lock from its start
  * (withTransaction), so two processes claim one after the other.
  */
-export async function claimDeliveries(
-  db: Knex,
-  { rooms, leaseMs, now }: { rooms: Map<string, number>; leaseMs: number; now: number },
-): Promise<ClaimedDelivery[]> {
-  return withTransaction(db, async (trx) => {
-    const picked: DueDelivery[] = [];
-    for (const [hookId, room] of rooms) {
-      if (room > 0) {
-        picked.push(...(await lockDueDeliveries(trx, hookId, now, room)));
-      }
-    }
-    if (picked.length > 0) {
-      await markDelivering(
-        trx,
-        picked.map(({ id }) => id),
-        now,
-        leaseMs,
-      );
-    }
-    return picked.map(({ attempts, ...delivery }) => ({ ...delivery, attempt: attempts + 1 }));
-  });
+export async function claimDeliveries(db: Knex, claim: Claim): Promise<ClaimedDelivery[]> {
+  return withTransaction(db, (trx) => claimDue(trx, claim));
 }
 
-/** got's wording for an answer that is not a success. */
+async function claimDue(trx: Knex.Transaction, { rooms, leaseMs, now }: Claim): Promise<ClaimedDelivery[]> {
+  const picked: DueDelivery[] = [];
+  for (const [hookId, room] of rooms) {
+    if (room > 0) {
+      picked.push(...(await lockDueDeliveries(trx, hookId, now, room)));
+    }
+  }
+  if (picked.length > 0) {
+    await markDelivering(
+      trx,
+      picked.map(({ id }) => id),
+      now,
+      leaseMs,
+    );
+  }
+  return picked.map(({ attempts, ...delivery }) => ({ ...delivery, attempt: attempts + 1 }));
+}
+
+/**
+ * A dispatcher's round in one transaction (one commit): records the attempts finished since the
+ * last round (as `recordAttempts`), then claims (as `claimDeliveries`). `kept` is, for each record,
+ * whether its claim still held.
+ */
+export async function recordAndClaim(
+  db: Knex,
+  records: AttemptRecord[],
+  claim: Claim,
+): Promise<{ kept: boolean[]; claimed: ClaimedDelivery[] }> {
+  try {
+    return await withTransaction(db, async (trx) => ({
+      kept: records.length > 0 ? await settleAttempts(trx, records) : [],
+      claimed: await claimDue(trx, claim),
+    }));
+  } catch (caught) {
+    if (!isForeignKeyViolation(caught) || records.length === 0) {
+      throw caught;
+    }
+    // A hook was deleted meanwhile: its attempts cannot be logged, the others are, one by one.
+    return { kept: await recordAttempts(db, records), claimed: await claimDeliveries(db, claim) };
+  }
+}
+
+/** got's wording (Logto's client) for an answer that is not a success. */
 const responseError = (statusCode: number | undefined) =>
   statusCode === undefined ? 'No response.' : `Response code ${statusCode} (${STATUS_CODES[statusCode] ?? 'Unknown'})`;
 
 export type AttemptRecord = { delivery: ClaimedDelivery; result: SendResult; outcome: Outcome; now: number };
 
 /**
- * Logs attempts and moves their deliveries on, all in one transaction; a 410 also disables its hook.
- * Returns, for each, whether the claim still held (false: the lease had run out and another
- * dispatcher claimed it, or the hook was deleted meanwhile).
+ * Logs attempts and moves their deliveries on, all in one transaction: one statement for the
+ * attempts, one for each group of deliveries that end alike (usually: all succeeded at their first
+ * attempt); a 410 also disables its hook. Returns, for each, whether the claim still held (false:
+ * the lease had run out and another dispatcher claimed it, or the hook was deleted meanwhile).
  */
 export async function recordAttempts(db: Knex, records: AttemptRecord[]): Promise<boolean[]> {
   try {
-    return await withTransaction(db, async (trx) => {
-      await insertAttempts(trx, records.map(attemptOf));
-      const kept: boolean[] = [];
-      for (const { delivery, outcome, now, result } of records) {
-        const lastError = attemptError(result, outcome) ?? null;
-        const settled: Settled =
-          outcome.status === 'pending'
-            ? { status: 'pending', nextAttemptAt: now + outcome.waitMs, lastError }
-            : { status: outcome.status, lastError };
-        kept.push(await settleDelivery(trx, delivery, settled, now));
-        if (outcome.status === 'failed' && outcome.disableHook) {
-          await disableHook(trx, delivery.hookId);
-        }
-      }
-      return kept;
-    });
+    return await withTransaction(db, (trx) => settleAttempts(trx, records));
   } catch (caught) {
     if (!isForeignKeyViolation(caught)) {
       throw caught;
@@ -91,6 +103,39 @@ export async function recordAttempts(db: Knex, records: AttemptRecord[]): Promis
     }
     return kept;
   }
+}
+
+/** `recordAttempts` in the caller's transaction. */
+async function settleAttempts(trx: Knex.Transaction, records: AttemptRecord[]): Promise<boolean[]> {
+  await insertAttempts(trx, records.map(attemptOf));
+  const now = Math.max(...records.map((record) => record.now));
+  const groups = new Map<string, { ids: string[]; attempt: number; settled: Settled }>();
+  for (const { delivery, outcome, now: at, result } of records) {
+    const lastError = attemptError(result, outcome) ?? null;
+    const settled: Settled =
+      outcome.status === 'pending'
+        ? { status: 'pending', nextAttemptAt: at + outcome.waitMs, lastError }
+        : { status: outcome.status, lastError };
+    const key = JSON.stringify([delivery.attempt, settled]);
+    const group = groups.get(key);
+    if (group) {
+      group.ids.push(delivery.id);
+    } else {
+      groups.set(key, { ids: [delivery.id], attempt: delivery.attempt, settled });
+    }
+  }
+  const kept = new Set<string>();
+  for (const { ids, attempt, settled } of groups.values()) {
+    for (const id of await settleDeliveries(trx, ids, attempt, settled, now)) {
+      kept.add(id);
+    }
+  }
+  for (const { delivery, outcome } of records) {
+    if (outcome.status === 'failed' && outcome.disableHook) {
+      await disableHook(trx, delivery.hookId);
+    }
+  }
+  return records.map(({ delivery }) => kept.has(delivery.id));
 }
 
 const attemptError = (result: SendResult, outcome: Outcome) =>

@@ -108,15 +108,21 @@ export type Settled =
   | { status: 'pending'; nextAttemptAt: number; lastError: string | null }
   | { status: 'succeeded' | 'failed'; lastError: string | null };
 
-/** Ends the claim; false when it no longer held (the lease ran out and another claimed the delivery). */
-export async function settleDelivery(
+/**
+ * Ends claims that end alike: deliveries claimed with the same attempt number, all moved to
+ * `settled`, in one statement. Returns the ids whose claim still held (the others' lease had run out
+ * and another dispatcher claimed them, or they were deleted with their hook).
+ */
+export async function settleDeliveries(
   db: Queryable,
-  delivery: ClaimedDelivery,
+  ids: string[],
+  attempt: number,
   settled: Settled,
   now: number,
-): Promise<boolean> {
+): Promise<string[]> {
   const updated = await db('hook_deliveries')
-    .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
+    .whereIn('id', ids)
+    .where({ attempts: attempt, status: 'delivering' })
     .update({
       status: settled.status,
       next_attempt_at: settled.status === 'pending' ? settled.nextAttemptAt : null,
@@ -124,7 +130,14 @@ export async function settleDelivery(
       last_error: settled.lastError,
       updated_at: now,
     });
-  return updated > 0;
+  if (updated === ids.length) {
+    return ids;
+  }
+  // Some claims were lost: a delivery claimed again since carries a higher attempt number.
+  return db('hook_deliveries')
+    .whereIn('id', ids)
+    .where({ attempts: attempt, status: settled.status, updated_at: now })
+    .pluck('id');
 }
 
 /** A delivery that cannot be sent (its hook was disabled): failed without an attempt. */

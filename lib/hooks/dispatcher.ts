@@ -6,7 +6,7 @@ import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
 import { webhookAttempts } from '../metrics/metrics.ts';
 import { inSpan } from '../tracing/spans.ts';
-import { claimDeliveries, pruneDeliveries, recordAttempts, type AttemptRecord } from './deliveries.ts';
+import { pruneDeliveries, recordAndClaim, recordAttempts, type AttemptRecord } from './deliveries.ts';
 import { failUnsent, type ClaimedDelivery } from './delivery-queries.ts';
 import { onEnqueued } from './outbox.ts';
 import { hooksWithDueDeliveries } from './queries.ts';
@@ -24,6 +24,12 @@ export type DispatcherOptions = {
   leaseMs: number;
   /** How often to look for deliveries enqueued elsewhere (other instances) or due for a retry. */
   pollMs: number;
+  /**
+   * Rounds (one transaction: the attempts finished since the last round recorded, due deliveries
+   * claimed) start at least this far apart: under load, the events committed and the requests
+   * finished meanwhile are handled together. After a quiet spell the next round starts at once.
+   */
+  roundIntervalMs: number;
   /** Attempts and finished deliveries are kept this long. */
   retentionMs: number;
   pruneIntervalMs: number;
@@ -34,10 +40,11 @@ export type DispatcherOptions = {
 };
 
 export const defaultDispatcherOptions: DispatcherOptions = {
-  concurrency: 32,
-  perHookConcurrency: 4,
+  concurrency: 64,
+  perHookConcurrency: 32,
   leaseMs: 60_000,
   pollMs: 500,
+  roundIntervalMs: 10,
   retentionMs: 14 * 24 * 60 * 60 * 1000,
   pruneIntervalMs: 10 * 60 * 1000,
   stopTimeoutMs: 10_000,
@@ -65,13 +72,17 @@ export class Dispatcher {
   readonly #options: DispatcherOptions;
   readonly #sender: WebhookSender;
   readonly #abort = new AbortController();
+  /** Deliveries claimed and not yet recorded (stop() waits for them). */
   readonly #inFlight = new Set<Promise<void>>();
+  /** Requests under way (all hooks together; `#perHook` by hook). */
+  #sending = 0;
   readonly #perHook = new Map<string, number>();
 
   #running = false;
   #pumping: Promise<void> | undefined;
   #again = false;
   #wakeScheduled = false;
+  #roundStartedAt = 0;
   #round = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Infinity;
@@ -125,6 +136,8 @@ export class Dispatcher {
     clearTimeout(this.#timer);
     clearInterval(this.#pruneTimer);
     await this.#pumping;
+    // Attempts that finished after the last round are recorded now.
+    this.#flushSoon();
     const settled = Promise.allSettled([...this.#inFlight]);
     const timeout = new AbortController();
     const finished = await Promise.race([
@@ -141,7 +154,10 @@ export class Dispatcher {
     activeDispatchers.delete(this);
   }
 
-  /** Look for due deliveries soon (after a local commit, a finished request, a timer): calls in one turn make one round. */
+  /**
+   * Look for due deliveries soon (after a local commit, a finished request, a timer): calls before
+   * the next round starts make one round, no sooner than `roundIntervalMs` after the last one began.
+   */
   wake(): void {
     if (!this.#running) {
       return;
@@ -154,11 +170,12 @@ export class Dispatcher {
       return;
     }
     this.#wakeScheduled = true;
-    setImmediate(() => {
+    const round = () => {
       this.#wakeScheduled = false;
       if (!this.#running || this.#pumping) {
         return;
       }
+      this.#roundStartedAt = Date.now();
       this.#pumping = this.#pump().finally(() => {
         this.#pumping = undefined;
         if (this.#again && this.#running) {
@@ -166,7 +183,13 @@ export class Dispatcher {
           this.wake();
         }
       });
-    });
+    };
+    const wait = this.#roundStartedAt + this.#options.roundIntervalMs - Date.now();
+    if (wait > 0) {
+      setTimeout(round, wait);
+    } else {
+      setImmediate(round);
+    }
   }
 
   async prune(): Promise<number> {
@@ -179,17 +202,16 @@ export class Dispatcher {
   }
 
   /**
-   * One round: which hooks have deliveries due, then one claim of as many as each hook's room (and
-   * the process's) allows. A finished request wakes the next round; the poll timer catches the rest.
+   * One round, in one transaction: records the attempts finished since the last round, and claims
+   * as many due deliveries as each hook's room (and the process's) allows. A finished request or a
+   * local commit wakes the next round; the poll timer catches the rest.
    */
   async #pump(): Promise<void> {
+    const records = this.#records.splice(0);
     try {
-      let room = this.#options.concurrency - this.#inFlight.size;
-      if (!this.#running || room <= 0) {
-        return;
-      }
+      let room = this.#options.concurrency - this.#sending;
       const now = Date.now();
-      const hooks = await hooksWithDueDeliveries(this.db, now);
+      const hooks = room > 0 ? await hooksWithDueDeliveries(this.db, now) : [];
       const rooms = new Map<string, number>();
       // Rotated each round: when the process's room is short, no hook is always last.
       const start = this.#round++ % Math.max(1, hooks.length);
@@ -200,10 +222,11 @@ export class Dispatcher {
           room -= share;
         }
       }
-      if (rooms.size === 0) {
+      if (rooms.size === 0 && records.length === 0) {
         return;
       }
-      const claimed = await claimDeliveries(this.db, { rooms, leaseMs: this.#options.leaseMs, now });
+      const { kept, claimed } = await recordAndClaim(this.db, records, { rooms, leaseMs: this.#options.leaseMs, now });
+      records.forEach((record, index) => record.settle(kept[index]));
       this.stats.claimed += claimed.length;
       const byId = new Map(hooks.map((hook) => [hook.id, hook]));
       for (const delivery of claimed) {
@@ -214,6 +237,9 @@ export class Dispatcher {
         this.#launch(delivery, hook);
       }
     } catch (error) {
+      const failure =
+        error instanceof Error ? error : new Error('claiming webhook deliveries failed', { cause: error });
+      records.forEach((record) => record.settle(false, failure));
       this.#logger.error({ err: error }, 'webhook dispatcher: claiming failed');
     } finally {
       if (this.#running) {
@@ -223,25 +249,36 @@ export class Dispatcher {
   }
 
   #launch(delivery: ClaimedDelivery, hook: Hook): void {
+    this.#sending += 1;
     this.#perHook.set(delivery.hookId, (this.#perHook.get(delivery.hookId) ?? 0) + 1);
-    const task = this.#deliver(delivery, hook)
+    let released = false;
+    // The request's slot is free once its exchange ends; recording its result is not sending.
+    const release = () => {
+      if (released) {
+        return;
+      }
+      released = true;
+      this.#sending -= 1;
+      const left = (this.#perHook.get(delivery.hookId) ?? 1) - 1;
+      if (left > 0) {
+        this.#perHook.set(delivery.hookId, left);
+      } else {
+        this.#perHook.delete(delivery.hookId);
+      }
+      this.wake();
+    };
+    const task = this.#deliver(delivery, hook, release)
       .catch((error: unknown) =>
         this.#logger.error({ err: error, deliveryId: delivery.id }, 'webhook dispatcher: delivery failed'),
       )
       .finally(() => {
         this.#inFlight.delete(task);
-        const left = (this.#perHook.get(delivery.hookId) ?? 1) - 1;
-        if (left > 0) {
-          this.#perHook.set(delivery.hookId, left);
-        } else {
-          this.#perHook.delete(delivery.hookId);
-        }
-        this.wake();
+        release();
       });
     this.#inFlight.add(task);
   }
 
-  async #deliver(delivery: ClaimedDelivery, hook: Hook): Promise<void> {
+  async #deliver(delivery: ClaimedDelivery, hook: Hook, release: () => void): Promise<void> {
     if (!hook.enabled) {
       await failUnsent(this.db, delivery, 'The hook is disabled.');
       return;
@@ -263,6 +300,7 @@ export class Dispatcher {
       });
       return sent;
     });
+    release();
     const outcome = decideOutcome(result, delivery.attempt, this.#config.hooksRetrySchedule);
     webhookAttempts.observe({ result: attemptResults[outcome.status] }, result.durationMs / 1000);
     const now = Date.now();
@@ -309,15 +347,26 @@ export class Dispatcher {
   readonly #records: Array<AttemptRecord & { settle: (kept: boolean, error?: Error) => void }> = [];
   #recording = false;
 
-  /** Attempts finished together are recorded in one transaction. */
+  /**
+   * Attempts are recorded by the next round, in its transaction; once stopped (the last requests
+   * finishing), in transactions of their own.
+   */
   #record(record: AttemptRecord): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.#records.push({ ...record, settle: (kept, error) => (error === undefined ? resolve(kept) : reject(error)) });
-      if (!this.#recording) {
-        this.#recording = true;
-        setImmediate(() => void this.#flushRecords());
+      if (this.#running) {
+        this.wake();
+      } else {
+        this.#flushSoon();
       }
     });
+  }
+
+  #flushSoon(): void {
+    if (!this.#recording && this.#records.length > 0) {
+      this.#recording = true;
+      setImmediate(() => void this.#flushRecords());
+    }
   }
 
   async #flushRecords(): Promise<void> {

@@ -1,7 +1,5 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-
-import { got } from 'got';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 import { assertLiteralTarget, guardedLookup, TargetRefusedError } from './target-guard.ts';
 import { parseRetryAfter } from './retry.ts';
@@ -22,9 +20,10 @@ export const bodyLimit = 2048;
 export const sendTimeoutMs = 10_000;
 
 /**
- * Posts webhook bodies: one attempt each (no got retries, no redirects), 10 s for the whole
- * exchange, at most 2 KB of the answer read. Keep-alive agents of its own, so that sockets made
- * under one guard setting are never reused under another.
+ * Posts webhook bodies: one attempt each (no retries, no redirects), 10 s for the whole exchange,
+ * at most 2 KB of the answer read. Node's own client, without a request library's layers: a
+ * dispatcher sends hundreds a second. Keep-alive agents of its own, so that sockets made under one
+ * guard setting are never reused under another.
  */
 export class WebhookSender {
   readonly #agents: { http: HttpAgent; https: HttpsAgent };
@@ -37,61 +36,74 @@ export class WebhookSender {
   async send(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    if (!this.options.allowPrivateTargets) {
-      try {
-        assertLiteralTarget(new URL(url));
-      } catch (error) {
-        return { error: (error as Error).message, refused: error instanceof TargetRefusedError, durationMs: elapsed() };
+    let target: URL;
+    try {
+      target = new URL(url);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        throw new Error(`Unsupported protocol "${target.protocol}"`);
       }
+      if (!this.options.allowPrivateTargets) {
+        assertLiteralTarget(target);
+      }
+    } catch (error) {
+      return { error: (error as Error).message, refused: error instanceof TargetRefusedError, durationMs: elapsed() };
     }
-    const stream = got.stream(url, {
-      method: 'POST',
-      body,
-      headers,
-      timeout: { request: this.options.timeoutMs ?? sendTimeoutMs },
-      followRedirect: false,
-      retry: { limit: 0 },
-      throwHttpErrors: false,
-      agent: this.#agents,
-      dnsLookup: this.options.allowPrivateTargets ? undefined : guardedLookup,
-      signal,
-    });
+    const content = Buffer.from(body, 'utf8');
+    const https = target.protocol === 'https:';
+    const timeoutMs = this.options.timeoutMs ?? sendTimeoutMs;
     return new Promise<SendResult>((resolve) => {
-      let statusCode: number | undefined;
-      let retryAfter: string | undefined;
+      let response: IncomingMessage | undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       let done = false;
+      const request = (https ? httpsRequest : httpRequest)(target, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(content.length) },
+        agent: https ? this.#agents.https : this.#agents.http,
+        lookup: this.options.allowPrivateTargets ? undefined : guardedLookup,
+        signal,
+      });
       const finish = (error?: Error) => {
         if (done) {
           return;
         }
         done = true;
-        stream.destroy();
+        clearTimeout(timer);
+        if (!response?.complete) {
+          // Not read to its end (cut at the limit, stalled, failed): the socket is not reused.
+          request.destroy();
+        }
+        const statusCode = response?.statusCode;
         const refused = isRefusal(error);
         resolve({
           statusCode,
           body: statusCode === undefined ? undefined : Buffer.concat(chunks).subarray(0, bodyLimit).toString('utf8'),
-          retryAfterMs: parseRetryAfter(retryAfter),
+          retryAfterMs: parseRetryAfter(response?.headers['retry-after']),
           // An error after the status line arrived (a stalled body) does not change the answer.
           error: statusCode === undefined && error ? describe(error) : undefined,
           refused,
           durationMs: elapsed(),
         });
       };
-      stream.on('response', (response: { statusCode: number; headers: Record<string, string | undefined> }) => {
-        statusCode = response.statusCode;
-        retryAfter = response.headers['retry-after'];
+      const timer = setTimeout(
+        () => finish(Object.assign(new Error(`Timeout awaiting the answer for ${timeoutMs}ms`), { code: 'ETIMEDOUT' })),
+        timeoutMs,
+      );
+      request.on('response', (answer: IncomingMessage) => {
+        response = answer;
+        answer.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= bodyLimit) {
+            finish();
+          }
+        });
+        answer.on('end', () => finish());
+        answer.on('error', (error: Error) => finish(error));
+        answer.on('close', () => finish());
       });
-      stream.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= bodyLimit) {
-          finish();
-        }
-      });
-      stream.on('end', () => finish());
-      stream.on('error', (error: Error) => finish(error));
+      request.on('error', (error: Error) => finish(error));
+      request.end(content);
     });
   }
 

@@ -105,7 +105,7 @@ export function assertLiteralTarget(url: URL): void {
 
 /**
  * A DNS lookup for the socket that refuses names resolving to any non-public address, and hands the
- * checked addresses themselves to the connection (got's `dnsLookup`).
+ * checked addresses themselves to the connection (the request's `lookup`).
  */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   const wantsAll = options.all === true;
