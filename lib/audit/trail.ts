@@ -60,6 +60,10 @@ const proofs = new Map<string, (body: Record<string, unknown>) => string>([
   ['/api/experience/verification/password', () => 'Password'],
   ['/api/experience/verification/verification-code/verify', codeType],
   ['/api/experience/verification/totp/verify', () => 'Totp'],
+  [
+    '/api/experience/verification/mfa-verification-code/verify',
+    (body) => (body.identifierType === 'phone' ? 'PhoneVerificationCode' : 'EmailVerificationCode'),
+  ],
   ['/api/experience/verification/backup-code/verify', () => 'BackupCode'],
   ['/api/experience/verification/web-authn/registration/verify', () => 'WebAuthn'],
   ['/api/experience/verification/web-authn/authentication/verify', () => 'WebAuthn'],

@@ -16,6 +16,7 @@ import {
   wrongCode,
   type SignInSetting,
 } from '../experience/experience-helpers.ts';
+import { waitForLog } from '../audit/support.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import type { TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -147,6 +148,17 @@ describe('Email and phone codes as second factors', () => {
         400,
         'verification_code.code_mismatch',
       );
+      // The refusal is in the audit log, as a refused TOTP or backup code is.
+      const refused = await waitForLog(
+        service,
+        { logKey: 'Interaction.SignIn.Verification.EmailVerificationCode.Submit', userId: user.id },
+        () => true,
+      );
+      expect(refused.payload).to.deep.include({
+        result: 'Error',
+        error: { code: 'verification_code.code_mismatch' },
+        userId: user.id,
+      });
       expectError(await submit(browser), 403, 'session.mfa.require_mfa_verification');
       // The record is an MFA proof: neither the identifier-code check nor identification takes it.
       expectError(
