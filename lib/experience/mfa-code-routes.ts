@@ -8,23 +8,14 @@ import { currentSignInExperience } from '../sign-in-experience/sign-in-experienc
 import { generateId } from '../storage/ids.ts';
 import { getUserRow } from '../users/users.ts';
 import type { ExperienceContext } from './context.ts';
+import { identifiedUser, mfaTag, verificationResponse } from './mfa-steps.ts';
 import { sendEndUserCode } from './guarded-checks.ts';
 import { verifySecondFactorCode } from './second-factor.ts';
-import type { ExperienceSession } from './session.ts';
 import { getRecord } from './state.ts';
 
-const tag = 'Experience MFA';
 const identifierType = z.enum(['email', 'phone']);
-const verificationResponse = z.object({ verificationId: z.string() });
 
 /** The second factor belongs to the user identified; before that there is no one to send to. */
-function identifiedUser(session: ExperienceSession): string {
-  const { userId } = session.state;
-  if (!userId) {
-    throw new RequestError('session.identifier_not_found', { reason: 'Identify the user first.' });
-  }
-  return userId;
-}
 
 /**
  * Email and phone codes as second factors (Logto's `mfa-verification-code` routes): the code goes
@@ -39,7 +30,7 @@ export function experienceMfaCodeRoutes(
       method: 'post',
       path: '/experience/verification/mfa-verification-code',
       summary: "Send a second-factor code to the identified user's email or phone",
-      tag,
+      tag: mfaTag,
       body: z.strictObject({ identifierType }),
       response: verificationResponse,
       errors: [404, 429],
@@ -81,7 +72,7 @@ export function experienceMfaCodeRoutes(
       method: 'post',
       path: '/experience/verification/mfa-verification-code/verify',
       summary: 'Prove the second factor with the code sent to the email or phone',
-      tag,
+      tag: mfaTag,
       body: z.strictObject({
         verificationId: z.string().min(1).max(64),
         code: z.string().min(1).max(16),

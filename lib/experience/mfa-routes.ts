@@ -1,12 +1,11 @@
 import { z } from 'zod';
 
-import type { ExperienceSession } from './session.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import type { VerificationRecord } from './state-queries.ts';
 import { getRecord } from './state.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { ExperienceContext } from './context.ts';
+import { identifiedUser, mfaTag, saveRecord, verificationResponse } from './mfa-steps.ts';
 import { generateId } from '../storage/ids.ts';
 import { getUserRow } from '../users/users.ts';
 import { newBackupCodes } from '../mfa/backup-codes.ts';
@@ -15,27 +14,7 @@ import { verifySecondFactor } from './second-factor.ts';
 import { enabledFactors } from '../mfa/sign-in-requirement.ts';
 import { acceptedStep, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 
-const tag = 'Experience MFA';
-const verificationResponse = z.object({ verificationId: z.string() });
 const code = z.string().min(1).max(32);
-
-/** Second factors happen after identification: they belong to a known user. */
-function identifiedUser(session: ExperienceSession): string {
-  const { userId } = session.state;
-  if (!userId) {
-    throw new RequestError('session.identifier_not_found', { reason: 'Identify the user first.' });
-  }
-  return userId;
-}
-
-async function saveRecord(
-  session: ExperienceSession,
-  record: VerificationRecord,
-  changes: Partial<ExperienceSession['state']> = {},
-): Promise<string> {
-  await session.save({ ...session.state, ...changes, records: { ...session.state.records, [record.id]: record } });
-  return record.id;
-}
 
 /**
  * TOTP and backup codes in the sign-in flow: enrol (secret, codes), prove, bind at submit (passkeys
@@ -58,7 +37,7 @@ export function experienceMfaRoutes(
       method: 'post',
       path: '/experience/verification/totp/secret',
       summary: 'Start enrolling an authenticator app: a new secret and its otpauth:// QR code',
-      tag,
+      tag: mfaTag,
       response: z.object({ verificationId: z.string(), secret: z.string(), secretQrCode: z.string() }),
       errors: [404, 422],
     },
@@ -93,7 +72,7 @@ export function experienceMfaRoutes(
       path: '/experience/verification/totp/verify',
       summary:
         "Verify a TOTP code: of the secret being enrolled (with its verificationId), or of the user's authenticator",
-      tag,
+      tag: mfaTag,
       body: z.strictObject({ code, verificationId: z.string().min(1).max(64).optional() }),
       response: verificationResponse,
       errors: [404],
@@ -130,7 +109,7 @@ export function experienceMfaRoutes(
       method: 'post',
       path: '/experience/verification/backup-code/generate',
       summary: 'New backup codes (shown once; bound with POST /experience/profile/mfa)',
-      tag,
+      tag: mfaTag,
       response: z.object({ verificationId: z.string(), codes: z.array(z.string()) }),
       errors: [404],
     },
@@ -155,7 +134,7 @@ export function experienceMfaRoutes(
       method: 'post',
       path: '/experience/verification/backup-code/verify',
       summary: "Prove the second factor with one of the user's backup codes (it is used up)",
-      tag,
+      tag: mfaTag,
       body: z.strictObject({ code }),
       response: verificationResponse,
       errors: [404],
@@ -179,7 +158,7 @@ export function experienceMfaRoutes(
       method: 'post',
       path: '/experience/profile/mfa',
       summary: 'Bind an enrolled factor to the account (applied at submit)',
-      tag,
+      tag: mfaTag,
       body: z.strictObject({
         type: z.enum(['Totp', 'WebAuthn', 'BackupCode', 'EmailVerificationCode', 'PhoneVerificationCode']),
         verificationId: z.string().min(1).max(64),
@@ -236,7 +215,7 @@ export function experienceMfaRoutes(
       method: 'post',
       path: '/experience/profile/mfa/mfa-skipped',
       summary: 'Decline the optional second factor (policy UserControlled); not asked again',
-      tag,
+      tag: mfaTag,
       errors: [404, 422],
     },
     async (_input, ctx) => {

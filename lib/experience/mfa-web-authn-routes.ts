@@ -16,24 +16,14 @@ import { currentSignInExperience } from '../sign-in-experience/sign-in-experienc
 import { generateId } from '../storage/ids.ts';
 import { getUserRow } from '../users/users.ts';
 import type { ExperienceContext } from './context.ts';
+import { identifiedUser, mfaTag, saveRecord, verificationResponse } from './mfa-steps.ts';
 import { verifySecondFactorPasskey } from './second-factor.ts';
 import type { ExperienceSession } from './session.ts';
-import type { VerificationRecord } from './state-queries.ts';
 import { getRecord } from './state.ts';
 
-const tag = 'Experience MFA';
 const verificationId = z.string().min(1).max(64);
-const verificationResponse = z.object({ verificationId: z.string() });
 /** The options as @simplewebauthn/browser's `startRegistration`/`startAuthentication` take them (`optionsJSON`). */
 const options = z.looseObject({ challenge: z.string() });
-
-function identifiedUser(session: ExperienceSession): string {
-  const { userId } = session.state;
-  if (!userId) {
-    throw new RequestError('session.identifier_not_found', { reason: 'Identify the user first.' });
-  }
-  return userId;
-}
 
 /** The ceremony the verification started, for the user identified; another's or another kind is not found (Logto: 404). */
 function ceremonyRecord(session: ExperienceSession, id: string, ceremony: 'registration' | 'authentication') {
@@ -42,15 +32,6 @@ function ceremonyRecord(session: ExperienceSession, id: string, ceremony: 'regis
     throw new RequestError('session.verification_session_not_found');
   }
   return record;
-}
-
-async function saveRecord(
-  session: ExperienceSession,
-  record: VerificationRecord,
-  changes: Partial<ExperienceSession['state']> = {},
-): Promise<string> {
-  await session.save({ ...session.state, ...changes, records: { ...session.state.records, [record.id]: record } });
-  return record.id;
 }
 
 /**
@@ -69,7 +50,7 @@ export function experienceWebAuthnRoutes(
       method: 'post',
       path: '/experience/verification/web-authn/registration',
       summary: 'Start registering a passkey: options for navigator.credentials.create()',
-      tag,
+      tag: mfaTag,
       response: z.object({ verificationId: z.string(), registrationOptions: options }),
       errors: [404],
     },
@@ -102,7 +83,7 @@ export function experienceWebAuthnRoutes(
       method: 'post',
       path: '/experience/verification/web-authn/registration/verify',
       summary: "Verify the authenticator's answer to a passkey registration",
-      tag,
+      tag: mfaTag,
       body: z.strictObject({ verificationId, payload: webAuthnRegistrationPayload }),
       response: verificationResponse,
       errors: [404, 422],
@@ -126,7 +107,7 @@ export function experienceWebAuthnRoutes(
       method: 'post',
       path: '/experience/verification/web-authn/authentication',
       summary: "Start proving one of the user's passkeys: options for navigator.credentials.get()",
-      tag,
+      tag: mfaTag,
       response: z.object({ verificationId: z.string(), authenticationOptions: options }),
       errors: [404],
     },
@@ -155,7 +136,7 @@ export function experienceWebAuthnRoutes(
       method: 'post',
       path: '/experience/verification/web-authn/authentication/verify',
       summary: "Prove the second factor with the authenticator's signed answer",
-      tag,
+      tag: mfaTag,
       body: z.strictObject({ verificationId, payload: webAuthnAuthenticationPayload }),
       response: verificationResponse,
       errors: [404],
