@@ -5,7 +5,7 @@ import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
 import { buildOnce, builtScripts, useBuild } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from './support.ts';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 
 const run = promisify(execFile);
 

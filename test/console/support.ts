@@ -1,27 +1,8 @@
-import { existsSync } from 'node:fs';
-
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { buildOnce } from '../support/build.ts';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { startService, type TestService } from '../support/service.ts';
-
-/** The console in a real browser: Debian's Chromium driven by playwright-core, as test/e2e does. */
-export const executablePath = '/usr/bin/chromium';
-export const chromiumMissing = !existsSync(executablePath);
-
-export const launchChromium = () =>
-  chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-
-/** Skips the test or the block where Debian's Chromium is missing, and says so. */
-export function skipWithoutChromium(context: Mocha.Context): void {
-  if (chromiumMissing) {
-    console.warn(`    skipped: ${executablePath} is missing (apt-get install -y chromium)`);
-    context.skip();
-  }
-}
 
 export type ConsoleSession = {
   service: TestService;

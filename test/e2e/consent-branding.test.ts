@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { buildOnce } from '../support/build.ts';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -19,7 +19,6 @@ import { startApplication } from './support.ts';
  *
  * E2E_SCREENSHOTS=<folder> saves screenshots at laptop and phone widths.
  */
-const executablePath = '/usr/bin/chromium';
 const screenshots = process.env.E2E_SCREENSHOTS;
 const logoUrl = 'https://logo.example/logo.svg';
 const appLogoUrl = 'https://logo.example/app.svg';
@@ -39,9 +38,7 @@ describe('consent and branding in Chromium', function () {
   const password = 'Correct-Horse-9';
 
   before(async function () {
-    if (!existsSync(executablePath)) {
-      this.skip();
-    }
+    skipWithoutChromium(this);
     buildOnce('sign-in');
     service = await startService();
     application = await startApplication();
@@ -68,10 +65,7 @@ describe('consent and branding in Chromium', function () {
       },
     });
     expect(settings.statusCode, JSON.stringify(settings.body)).to.equal(200);
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

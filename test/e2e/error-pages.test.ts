@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { buildOnce } from '../support/build.ts';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { openDatabase } from '../support/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -17,7 +17,6 @@ import { startApplication } from './support.ts';
  * in the hosted pages' look. E2E_SCREENSHOTS=<folder> saves each at laptop and phone width
  * (`hosted-<page>-laptop.png`, `-phone.png`; docs/screenshots/ holds them).
  */
-const executablePath = '/usr/bin/chromium';
 const screenshots = process.env.E2E_SCREENSHOTS;
 const viewports = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
@@ -35,12 +34,7 @@ describe("the provider's error and sign-out pages in Chromium", function () {
   const contexts: BrowserContext[] = [];
 
   before(async function () {
-    if (!existsSync(executablePath)) {
-      console.warn(
-        `    skipped: ${executablePath} is missing (install it with: apt-get update && apt-get install -y chromium)`,
-      );
-      this.skip();
-    }
+    skipWithoutChromium(this);
     buildOnce('sign-in');
     service = await startService();
     application = await startApplication();
@@ -53,10 +47,7 @@ describe("the provider's error and sign-out pages in Chromium", function () {
       })
     ).id;
     expect((await service.api.post('users', { json: user })).statusCode).to.equal(200);
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 
 import { createUser } from '../experience/experience-helpers.ts';
 import { buildOnce } from '../support/build.ts';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -20,7 +20,6 @@ import { startApplication } from './support.ts';
  *
  * E2E_SCREENSHOTS=<folder> also saves the two steps at laptop and phone width (docs/screenshots/).
  */
-const executablePath = '/usr/bin/chromium';
 const screenshots = process.env.E2E_SCREENSHOTS;
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -47,10 +46,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
   let endpoint: string;
 
   before(async function () {
-    if (!existsSync(executablePath)) {
-      console.warn(`    skipped: ${executablePath} is missing`);
-      this.skip();
-    }
+    skipWithoutChromium(this);
     buildOnce('sign-in');
     const port = await freePort();
     endpoint = `http://localhost:${port}`;
@@ -63,10 +59,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
     ).id;
     const mfa = { factors: ['WebAuthn', 'Totp'], policy: 'UserControlled' };
     expect((await service.api.patch('sign-in-exp', { json: { mfa } })).statusCode).to.equal(200);
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { assert, expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { buildOnce } from '../support/build.ts';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -20,7 +20,6 @@ import { startApplication } from './support.ts';
  *
  * E2E_SCREENSHOTS=<folder> also saves screenshots of the pages there (for a person to look at).
  */
-const executablePath = '/usr/bin/chromium';
 const screenshots = process.env.E2E_SCREENSHOTS;
 
 type Authorization = { url: string; verifier: string; state: string };
@@ -38,12 +37,7 @@ describe('hosted sign-in pages in Chromium', function () {
   const contexts: BrowserContext[] = [];
 
   before(async function () {
-    if (!existsSync(executablePath)) {
-      console.warn(
-        `    skipped: ${executablePath} is missing (install it with: apt-get update && apt-get install -y chromium)`,
-      );
-      this.skip();
-    }
+    skipWithoutChromium(this);
     buildOnce('sign-in');
     service = await startService();
     application = await startApplication();
@@ -54,10 +48,7 @@ describe('hosted sign-in pages in Chromium', function () {
         oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [signedOut] },
       })
     ).id;
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -1,18 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 
 import { buildOnce } from '../support/build.ts';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 import { startStandInIssuer } from '../support/stand-in-idp.ts';
 import { ifSet } from '../support/values.ts';
 import { startApplication } from './support.ts';
-
-const executablePath = '/usr/bin/chromium';
 
 /**
  * "Continue with ..." in a real browser: the hosted sign-in page sends the browser to another
@@ -28,9 +26,7 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
   let application: Awaited<ReturnType<typeof startApplication>>;
 
   before(async function () {
-    if (!existsSync(executablePath)) {
-      this.skip();
-    }
+    skipWithoutChromium(this);
     buildOnce('sign-in');
     service = await startService();
     // Cookies do not tell ports apart: the IdP answers on another host name, so the two services'
@@ -38,10 +34,7 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
     const idpPort = await freePort();
     idp = await startService({ port: idpPort, env: { ENDPOINT: `http://localhost:${idpPort}` } });
     application = await startApplication();
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
