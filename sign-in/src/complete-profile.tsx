@@ -4,7 +4,8 @@ import { api, type CodeChannel } from './api.ts';
 import { required, requiredNewPassword } from './checks.ts';
 import { alternativesOf, type ProfileStep } from './flow.ts';
 import { phrases } from './phrases.ts';
-import { Field, Form, useForm } from './ui.tsx';
+import { NewPasswordFields, NewUsernameField } from './credential-fields.tsx';
+import { Form, useForm } from './ui.tsx';
 import { useVerificationCode, VerificationCode } from './verification-code.tsx';
 
 type Finish = () => Promise<void>;
@@ -61,42 +62,22 @@ function ChooseCredentials({
       }}
     >
       {asksUsername && (
-        <Field
+        <NewUsernameField
           id="profile-username"
           label={phrases.completeProfile.username}
-          hint={phrases.register.usernameHint}
-          name="username"
-          autocomplete="username"
-          maxLength={128}
-          verbatim
           focus
           value={username}
           onInput={setUsername}
         />
       )}
       {asksPassword && (
-        <>
-          <Field
-            id="profile-password"
-            label={phrases.completeProfile.password}
-            hint={phrases.register.passwordHint}
-            type="password"
-            name="password"
-            autocomplete="new-password"
-            focus={!asksUsername}
-            value={password}
-            onInput={setPassword}
-          />
-          <Field
-            id="profile-confirm-password"
-            label={phrases.completeProfile.confirm}
-            type="password"
-            name="confirm"
-            autocomplete="new-password"
-            value={confirm}
-            onInput={setConfirm}
-          />
-        </>
+        <NewPasswordFields
+          ids={{ password: 'profile-password', confirm: 'profile-confirm-password' }}
+          labels={{ password: phrases.completeProfile.password, confirm: phrases.completeProfile.confirm }}
+          focus={!asksUsername}
+          password={{ value: password, onInput: setPassword }}
+          confirm={{ value: confirm, onInput: setConfirm }}
+        />
       )}
     </Form>
   );

@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { Invalid, required, requiredNewPassword } from '../checks.ts';
 import { phrases } from '../phrases.ts';
-import { Field, Form, useForm } from '../ui.tsx';
+import { NewPasswordFields, NewUsernameField } from '../credential-fields.tsx';
+import { Form, useForm } from '../ui.tsx';
 import type { PageProps } from './page.ts';
 
 /** Create an account with a username and a password. */
@@ -35,36 +36,18 @@ export function RegisterPage({ finish }: PageProps) {
           await finish();
         }}
       >
-        <Field
+        <NewUsernameField
           id="username"
           label={phrases.register.username}
-          hint={phrases.register.usernameHint}
-          name="username"
-          autocomplete="username"
-          maxLength={128}
-          verbatim
           focus
           value={username}
           onInput={setUsername}
         />
-        <Field
-          id="new-password"
-          label={phrases.register.password}
-          hint={phrases.register.passwordHint}
-          type="password"
-          name="password"
-          autocomplete="new-password"
-          value={password}
-          onInput={setPassword}
-        />
-        <Field
-          id="confirm-password"
-          label={phrases.register.confirm}
-          type="password"
-          name="confirm"
-          autocomplete="new-password"
-          value={confirm}
-          onInput={setConfirm}
+        <NewPasswordFields
+          ids={{ password: 'new-password', confirm: 'confirm-password' }}
+          labels={{ password: phrases.register.password, confirm: phrases.register.confirm }}
+          password={{ value: password, onInput: setPassword }}
+          confirm={{ value: confirm, onInput: setConfirm }}
         />
       </Form>
       <p class="footer">
