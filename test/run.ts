@@ -1,7 +1,12 @@
 /**
- * The test command: the whole suite on SQLite, then again on MySQL/MariaDB when one answers at
+ * The test command: the whole suite on SQLite and again on MySQL/MariaDB when one answers at
  * TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/test). Ends with one "N passed, N failed" line.
  * Given test files, runs only those (on both databases).
+ *
+ * The two databases' runs go side by side (each suite waits on its database and its services' HTTP
+ * much of the time, so together they take little longer than the slower one alone); SQLite's output
+ * streams, MySQL's is printed when it ends so the two never interleave. TEST_SERIAL=1 runs them one
+ * after the other.
  */
 import { spawn } from 'node:child_process';
 
@@ -25,9 +30,9 @@ async function mysqlReachable(): Promise<boolean> {
   }
 }
 
-type Counts = { passed: number; failed: number; skipped: number; code: number };
+type Counts = { passed: number; failed: number; skipped: number; code: number; output: string };
 
-function runMocha(database: 'sqlite' | 'mysql', args: string[]): Promise<Counts> {
+function runMocha(database: 'sqlite' | 'mysql', args: string[], stream: boolean): Promise<Counts> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...args], {
       env: { ...process.env, TEST_DATABASE: database },
@@ -35,12 +40,20 @@ function runMocha(database: 'sqlite' | 'mysql', args: string[]): Promise<Counts>
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
+      if (stream) {
+        process.stdout.write(chunk);
+      }
       output += chunk.toString();
     });
     child.on('close', (code) => {
       const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
-      resolve({ passed: count('passing'), failed: count('failing'), skipped: count('pending'), code: code ?? 1 });
+      resolve({
+        passed: count('passing'),
+        failed: count('failing'),
+        skipped: count('pending'),
+        code: code ?? 1,
+        output,
+      });
     });
   });
 }
@@ -58,11 +71,26 @@ if (await mysqlReachable()) {
   console.log(`\nNo MySQL/MariaDB at ${mysqlServerUrl}: running on SQLite only.`);
 }
 
+const runs: Counts[] = [];
+if (process.env.TEST_SERIAL === '1') {
+  for (const database of databases) {
+    console.log(`\n=== tests on ${database} ===`);
+    runs.push(await runMocha(database, args, true));
+  }
+} else {
+  console.log(`\n=== tests on ${databases.join(' and ')}, side by side (${databases[0]}'s output first) ===`);
+  runs.push(...(await Promise.all(databases.map((database, index) => runMocha(database, args, index === 0)))));
+  for (const [index, counts] of runs.entries()) {
+    if (index > 0) {
+      console.log(`\n=== tests on ${databases[index] ?? ''} ===`);
+      process.stdout.write(counts.output);
+    }
+  }
+}
+
 const total = { passed: 0, failed: 0, skipped: 0 };
 let exitCode = 0;
-for (const database of databases) {
-  console.log(`\n=== tests on ${database} ===`);
-  const counts = await runMocha(database, args);
+for (const counts of runs) {
   total.passed += counts.passed;
   total.failed += counts.failed;
   total.skipped += counts.skipped;
