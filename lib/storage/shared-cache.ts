@@ -40,8 +40,9 @@ export async function lockCache(trx: Queryable, name: CacheName): Promise<void> 
 
 /**
  * In-memory copies of rows that rarely change (clients, resources, keys). Each instance reads the
- * small `cache_versions` table once per request (`sync`) and drops what another instance changed,
- * so a change is seen by the next request everywhere for the price of one indexed read.
+ * small `cache_versions` table before each request (`sync`: one read for the requests that arrived
+ * together) and drops what another instance changed, so a change is seen by the next request
+ * everywhere for the price of one indexed read.
  */
 export class SharedCache {
   readonly #versions = new Map<CacheName, number>();
@@ -76,25 +77,24 @@ export class SharedCache {
   }
 
   #running: Promise<void> | undefined;
-  #queued: Promise<void> | undefined;
+  #next: Promise<void> | undefined;
 
   /**
-   * Brings the versions up to date for a request that has just arrived. Concurrent requests share
-   * reads, but never one that started before they arrived: a change committed before a request
-   * began is always seen by it.
+   * Brings the versions up to date for a request that has just arrived: the read starts after the
+   * request called, so a change committed before the request began is always seen by it. The read
+   * waits for the end of the event loop's poll phase (`setImmediate`), and every request that arrived
+   * in that phase shares it: under load one read serves a batch of requests instead of one each.
    */
   sync(): Promise<void> {
-    if (!this.#running) {
-      this.#running = this.#read().finally(() => (this.#running = undefined));
-      return this.#running;
-    }
-    this.#queued ??= this.#running
+    this.#next ??= (this.#running ?? Promise.resolve())
       .catch(() => undefined)
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
       .then(() => {
-        this.#queued = undefined;
-        return this.sync();
+        this.#next = undefined;
+        this.#running = this.#read().finally(() => (this.#running = undefined));
+        return this.#running;
       });
-    return this.#queued;
+    return this.#next;
   }
 
   async #read(): Promise<void> {
