@@ -1,7 +1,21 @@
+import { createHash } from 'node:crypto';
+
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import { consumeModel, deleteModel, deleteModelsOfGrant, findModel, upsertModel } from '../sessions/queries.ts';
 import type { Queryable } from '../storage/database.ts';
+
+/**
+ * Models whose id is the credential itself (the token or code a client presents). They are stored
+ * under a SHA-256 digest of it and without `jti` in the payload, so whoever reads the database (a
+ * backup, a replica) finds no token to use; the provider always looks them up by the value it was
+ * given, which the adapter digests again. (The ids have 256 bits of randomness: no salt is needed.)
+ * Models found by another key (sessions and device codes by uid or user code, which must give back
+ * their id) are not among them.
+ */
+const bearerModels = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials']);
+
+export const tokenDigest = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
 /**
  * oidc-provider's storage for its own models (sessions, grants, interactions, codes, refresh and
@@ -9,10 +23,19 @@ import type { Queryable } from '../storage/database.ts';
  */
 export function createAdapter(db: Queryable, findClient: (id: string) => Promise<AdapterPayload | undefined>) {
   return class KnexAdapter implements Adapter {
-    constructor(private readonly model: string) {}
+    private readonly digested: boolean;
+
+    constructor(private readonly model: string) {
+      this.digested = bearerModels.has(model);
+    }
+
+    private key(id: string) {
+      return { model: this.model, id: this.digested ? tokenDigest(id) : id };
+    }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      await upsertModel(db, { model: this.model, id }, payload, expiresIn ? Date.now() + expiresIn * 1000 : null);
+      const stored = this.digested ? { ...payload, jti: undefined } : payload;
+      await upsertModel(db, this.key(id), stored, expiresIn ? Date.now() + expiresIn * 1000 : null);
     }
 
     private async findBy(
@@ -26,7 +49,11 @@ export function createAdapter(db: Queryable, findClient: (id: string) => Promise
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      return this.model === 'Client' ? findClient(id) : this.findBy({ id });
+      if (this.model === 'Client') {
+        return findClient(id);
+      }
+      const found = await this.findBy({ id: this.key(id).id });
+      return found && this.digested ? { ...found, jti: id } : found;
     }
 
     findByUid(uid: string) {
@@ -38,11 +65,11 @@ export function createAdapter(db: Queryable, findClient: (id: string) => Promise
     }
 
     async consume(id: string): Promise<void> {
-      await consumeModel(db, { model: this.model, id });
+      await consumeModel(db, this.key(id));
     }
 
     async destroy(id: string): Promise<void> {
-      await deleteModel(db, { model: this.model, id });
+      await deleteModel(db, this.key(id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { createAdapter } from '../../lib/oidc/adapter.ts';
+import { createAdapter, tokenDigest } from '../../lib/oidc/adapter.ts';
 import { purgeExpiredModels } from '../../lib/sessions/queries.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
@@ -53,11 +53,15 @@ describe('oidc-provider storage', () => {
       const tokens = new (Adapter())('AccessToken');
       await tokens.upsert('old', { grantId: 'g4' }, 60);
       await db('oidc_model_instances')
-        .where({ id: 'old' })
+        .where({ id: tokenDigest('old') })
         .update({ expires_at: Date.now() - 1000 });
       expect(await tokens.find('old')).to.equal(undefined);
       expect(await purgeExpiredModels(db)).to.be.at.least(1);
-      expect(await db('oidc_model_instances').where({ id: 'old' }).first()).to.equal(undefined);
+      expect(
+        await db('oidc_model_instances')
+          .where({ id: tokenDigest('old') })
+          .first(),
+      ).to.equal(undefined);
     });
   });
 

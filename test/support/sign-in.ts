@@ -5,7 +5,7 @@ export type SignedInTokens = { access_token: string; id_token: string; [key: str
 
 /**
  * A person signs in with username and password at an application (code + PKCE, as a browser
- * would), optionally for an API resource; returns the token response. Unlike
+ * would; with `prompt: 'consent'` they accept the consent page), optionally for an API resource; returns the token response. Unlike
  * `Browser.followToApplication`, it stops at the redirect URI even when that is on the service's
  * own origin (the console's `/console/callback`).
  */
@@ -13,12 +13,13 @@ export async function signIn(
   service: TestService,
   application: { clientId: string; redirectUri: string },
   user: { username: string; password: string },
-  request: { scope: string; resource?: string },
+  request: { scope: string; resource?: string; prompt?: 'consent' },
 ): Promise<SignedInTokens> {
   const browser = new Browser(service);
   const { verifier } = await browser.authorize(application.clientId, application.redirectUri, {
     scope: request.scope,
     ...(request.resource && { resource: request.resource }),
+    ...(request.prompt && { prompt: request.prompt }),
   });
   await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
   const password = await browser.call('post', 'api/experience/verification/password', {
@@ -34,6 +35,11 @@ export async function signIn(
   for (let hops = 0; !next.href.startsWith(application.redirectUri); hops++) {
     if (hops === 10) {
       throw new Error('too many redirects');
+    }
+    if (next.pathname === '/consent') {
+      const consented = await browser.call('post', 'api/interaction/consent', {});
+      next = new URL(String(consented.body.redirectTo), service.url);
+      continue;
     }
     const path = next.href.replace(service.config.endpoint, service.url).replace(`${service.url}/`, '');
     const response = await browser.client.get(path, { responseType: 'text' });
