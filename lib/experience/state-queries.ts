@@ -5,6 +5,7 @@ import { mfaProgressSchema } from '../mfa/sign-in-requirement.ts';
 import { newPasskeySchema } from '../mfa/webauthn.ts';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
+import { openSecret, sealSecret, type SealedColumn } from '../storage/sealed-columns.ts';
 
 /*
  * `experience_states`: an interaction's progress through the Experience API, one JSON document per
@@ -122,13 +123,44 @@ export type ExperienceState = z.output<typeof experienceStateSchema>;
 
 const stateOf = jsonColumn('experience_states', 'state', experienceStateSchema);
 
+/**
+ * A second factor being enrolled (a TOTP secret, backup codes not yet shown twice) is a secret like
+ * the user's enrolled ones: sealed with SECRETS_ENCRYPTION_KEY, bound to the interaction and the
+ * record. `rotate-secrets` does not rewrite these: they live an hour at most, and one sealed with a
+ * retired key fails to open, so that person starts the enrolment again.
+ */
+const pendingFactors: SealedColumn = { table: 'experience_states', column: 'state', field: 'records' };
+
+function withPendingFactors(
+  state: ExperienceState,
+  transform: (value: string, recordId: string) => string,
+): ExperienceState {
+  const records = Object.fromEntries(
+    Object.entries(state.records).map(([id, record]): [string, VerificationRecord] => {
+      if (record.type === 'Totp' && record.secret !== undefined) {
+        return [id, { ...record, secret: transform(record.secret, id) }];
+      }
+      if (record.type === 'BackupCode' && record.codes !== undefined) {
+        return [id, { ...record, codes: record.codes.map((code) => transform(code, id)) }];
+      }
+      return [id, record];
+    }),
+  );
+  return { ...state, records };
+}
+
 /** The interaction's state, unless it has none or it expired. */
 export async function findState(db: Queryable, interactionUid: string): Promise<ExperienceState | undefined> {
   const row = await db('experience_states')
     .where({ interaction_uid: interactionUid })
     .where('expires_at', '>', Date.now())
     .first<{ state: string } | undefined>();
-  return row && stateOf(row.state);
+  return (
+    row &&
+    withPendingFactors(stateOf(row.state), (stored, recordId) =>
+      openSecret(db, pendingFactors, `${interactionUid}.${recordId}`, stored),
+    )
+  );
 }
 
 /** Lives as long as the provider's interaction it belongs to. */
@@ -139,7 +171,15 @@ export async function saveState(
   expiresAt: number,
 ): Promise<void> {
   await db('experience_states')
-    .insert({ interaction_uid: interactionUid, state: JSON.stringify(state), expires_at: expiresAt })
+    .insert({
+      interaction_uid: interactionUid,
+      state: JSON.stringify(
+        withPendingFactors(state, (value, recordId) =>
+          sealSecret(db, pendingFactors, `${interactionUid}.${recordId}`, value),
+        ),
+      ),
+      expires_at: expiresAt,
+    })
     .onConflict('interaction_uid')
     .merge();
 }

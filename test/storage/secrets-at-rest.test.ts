@@ -400,6 +400,54 @@ describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
     }
   });
 
+  it('keeps a TOTP secret and backup codes being enrolled sealed until the enrolment is submitted', async () => {
+    const service = await startService({ env: { SECRETS_ENCRYPTION_KEY: newKey() } });
+    const db = openDatabase(service.config.dbUrl);
+    try {
+      expectStatus(
+        await service.api.patch('sign-in-exp', {
+          json: { mfa: { factors: ['Totp', 'BackupCode'], policy: 'UserControlled' } },
+        }),
+        200,
+      );
+      const spa = await createSpa(service);
+      const username = unique('pending');
+      await createUser(service, { username, password });
+      const browser = await identified(service, spa, username);
+      const started = await browser.call('post', 'api/experience/verification/totp/secret');
+      expectStatus(started, 200);
+      const backup = await browser.call('post', 'api/experience/verification/backup-code/generate');
+      expectStatus(backup, 200);
+      const states = JSON.stringify(await db('experience_states').select('state'));
+      expect(states).to.not.include(started.body.secret);
+      for (const code of backup.body.codes as string[]) {
+        expect(states).to.not.include(code);
+      }
+
+      // The enrolment goes on from the sealed state.
+      const { secret, verificationId } = started.body;
+      expectStatus(
+        await browser.call('post', 'api/experience/verification/totp/verify', {
+          code: await totp(secret),
+          verificationId,
+        }),
+        200,
+      );
+      expectStatus(await browser.call('post', 'api/experience/profile/mfa', { type: 'Totp', verificationId }), 204);
+      expectStatus(
+        await browser.call('post', 'api/experience/profile/mfa', {
+          type: 'BackupCode',
+          verificationId: backup.body.verificationId,
+        }),
+        204,
+      );
+      await submitToApplication(browser);
+    } finally {
+      await db.destroy();
+      await service.stop();
+    }
+  });
+
   it('rotates: old values stay readable under a new key, rotate-secrets re-encrypts them all, then the old key is not needed', async () => {
     const [keyA, keyB] = [newKey(), newKey()];
     const dbUrl = await freshDatabaseUrl();
