@@ -101,7 +101,9 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     // `extra` with what this returns. A user's token carries `may_act` where the application's
     // delegation policy names one actor (delegation-policy.ts).
     extraTokenClaims: async (_ctx, token) =>
-      token.kind === 'AccessToken' && token.clientId ? { ...token.extra, ...(await mayActFor(token.clientId)) } : token.extra,
+      token.kind === 'AccessToken' && token.clientId
+        ? { ...token.extra, ...(await mayActFor(token.clientId)) }
+        : token.extra,
     // Refresh tokens for applications that may hold them, when offline_access was granted.
     issueRefreshToken: (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),

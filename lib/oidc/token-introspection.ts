@@ -61,7 +61,9 @@ export function introspectJwtAccessToken({ issuer, db, cache }: Dependencies): J
     const claims = await activeClaims(String(oidc.params?.token));
     const allowed = claims && oidc.client && mayIntrospect(oidc.client, claims.client_id);
     ctx.status = 200;
-    ctx.body = allowed ? { ...claims, active: true, token_type: isDpopBound(claims) ? 'DPoP' : 'Bearer' } : { ...inactive };
+    ctx.body = allowed
+      ? { ...claims, active: true, token_type: isDpopBound(claims) ? 'DPoP' : 'Bearer' }
+      : { ...inactive };
     ctx.type = 'application/json';
   };
 }

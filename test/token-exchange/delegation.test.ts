@@ -65,19 +65,19 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
 
   describe('the issued token names the actor', () => {
     it('a client credentials JWT as actor: act {sub, client_id} = the actor application; API B verifies it', async () => {
-      const body = expectIssued(await delegate(subjectToken, await actorToken(actors[0]!, apiA())));
+      const body = expectIssued(await delegate(subjectToken, await actorToken(actors[0], apiA())));
       const jwks = createRemoteJWKSet(new URL(`${service.url}/oidc/jwks`));
       const { payload } = await jwtVerify(body.access_token, jwks, { issuer: `${service.url}/oidc`, audience: apiB() });
       expect(payload).to.include({ sub: setup.user.id, client_id: setup.backend.id, scope: 'read:b' });
-      expect(payload.act).to.deep.equal({ sub: actors[0]!.id, client_id: actors[0]!.id });
+      expect(payload.act).to.deep.equal({ sub: actors[0].id, client_id: actors[0].id });
       expect(body.token_type).to.equal('Bearer');
     });
 
     it('an opaque client credentials token as actor', async () => {
-      const opaque = await actorToken(actors[1]!);
+      const opaque = await actorToken(actors[1]);
       expect(opaque.split('.')).to.have.length(1);
       const body = expectIssued(await delegate(subjectToken, opaque));
-      expect(claimsOf(body.access_token).act).to.deep.equal({ sub: actors[1]!.id, client_id: actors[1]!.id });
+      expect(claimsOf(body.access_token).act).to.deep.equal({ sub: actors[1].id, client_id: actors[1].id });
     });
 
     it("a user's token as actor: act {sub: the user, client_id: the application it was issued to}", async () => {
@@ -104,18 +104,18 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
       let current = subjectToken;
       let expected: Act | undefined;
       for (let depth = 1; depth <= 5; depth += 1) {
-        const actor = actors[depth % actors.length]!;
+        const actor = actors[depth % actors.length];
         const body = expectIssued(await delegate(current, await actorToken(actor, apiA())));
         expected = { sub: actor.id, client_id: actor.id, ...(expected && { act: expected }) };
         expect(claimsOf(body.access_token).act, `depth ${depth}`).to.deep.equal(expected);
         current = body.access_token;
       }
-      const refused = await delegate(current, await actorToken(actors[0]!, apiA()));
+      const refused = await delegate(current, await actorToken(actors[0], apiA()));
       expectOAuthError(refused, 400, 'invalid_request', /^actor chain too deep/);
     });
 
     it('keeps the chain when a delegated token is exchanged again without an actor', async () => {
-      const first = expectIssued(await delegate(subjectToken, await actorToken(actors[0]!, apiA())));
+      const first = expectIssued(await delegate(subjectToken, await actorToken(actors[0], apiA())));
       const again = expectIssued(
         await exchange(service, setup.backend, {
           subject_token: first.access_token,
@@ -124,13 +124,13 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
           scope: 'read:b',
         }),
       );
-      expect(claimsOf(again.access_token).act).to.deep.equal({ sub: actors[0]!.id, client_id: actors[0]!.id });
+      expect(claimsOf(again.access_token).act).to.deep.equal({ sub: actors[0].id, client_id: actors[0].id });
     });
   });
 
   describe('actor_token and actor_token_type (§2.1)', () => {
     it('refuses actor_token without actor_token_type, and the reverse', async () => {
-      const token = await actorToken(actors[0]!, apiA());
+      const token = await actorToken(actors[0], apiA());
       const base = { subject_token: subjectToken, subject_token_type: accessTokenType, resource: apiB() };
       expectOAuthError(
         await exchange(service, setup.backend, { ...base, actor_token: token }),
@@ -147,7 +147,7 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
     });
 
     it('refuses an actor_token_type other than access_token', async () => {
-      const refused = await delegate(subjectToken, await actorToken(actors[0]!, apiA()), {
+      const refused = await delegate(subjectToken, await actorToken(actors[0], apiA()), {
         actor_token_type: 'urn:ietf:params:oauth:token-type:id_token',
       });
       expectOAuthError(refused, 400, 'invalid_request', /unsupported actor_token_type/);
@@ -157,8 +157,8 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
       const now = Math.floor(Date.now() / 1000);
       const expired = await signWithServiceKey(service, {
         iss: `${service.url}/oidc`,
-        sub: actors[0]!.id,
-        client_id: actors[0]!.id,
+        sub: actors[0].id,
+        client_id: actors[0].id,
         aud: apiA(),
         jti: 'expired-actor',
         iat: now - 7200,
@@ -169,10 +169,10 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
     });
 
     it('refuses a revoked actor token', async () => {
-      const token = await actorToken(actors[2]!, apiA());
+      const token = await actorToken(actors[2], apiA());
       const revocation = await service.http.post('oidc/token/revocation', {
         form: { token },
-        headers: { authorization: `Basic ${Buffer.from(`${actors[2]!.id}:${actors[2]!.secret}`).toString('base64')}` },
+        headers: { authorization: `Basic ${Buffer.from(`${actors[2].id}:${actors[2].secret}`).toString('base64')}` },
       });
       expect(revocation.statusCode).to.equal(200);
       expectOAuthError(await delegate(subjectToken, token), 400, 'invalid_request', /^actor_token was revoked/);
@@ -213,29 +213,29 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
         expect(refused.statusCode, JSON.stringify(delegation)).to.equal(400);
         expect(refused.body.code).to.equal('guard.invalid_input');
       }
-      const saved = await setPolicy([actors[0]!.id]);
+      const saved = await setPolicy([actors[0].id]);
       expect(saved.statusCode).to.equal(200);
-      expect(saved.body.customClientMetadata.delegation).to.deep.equal({ allowedActorClientIds: [actors[0]!.id] });
+      expect(saved.body.customClientMetadata.delegation).to.deep.equal({ allowedActorClientIds: [actors[0].id] });
     });
 
     it('a policy naming one actor puts may_act {client_id} into the user tokens the application receives', async () => {
-      await setPolicy([actors[0]!.id]);
+      await setPolicy([actors[0].id]);
       const token = await userAccessToken(service, setup.frontend.id, setup.user, apiA());
-      expect(claimsOf(token).may_act).to.deep.equal({ client_id: actors[0]!.id });
+      expect(claimsOf(token).may_act).to.deep.equal({ client_id: actors[0].id });
     });
 
     it('may_act matched: the named actor is accepted', async () => {
-      await setPolicy([actors[0]!.id]);
+      await setPolicy([actors[0].id]);
       const token = await userAccessToken(service, setup.frontend.id, setup.user, apiA());
-      const body = expectIssued(await delegate(token, await actorToken(actors[0]!, apiA())));
-      expect(claimsOf(body.access_token).act).to.deep.equal({ sub: actors[0]!.id, client_id: actors[0]!.id });
+      const body = expectIssued(await delegate(token, await actorToken(actors[0], apiA())));
+      expect(claimsOf(body.access_token).act).to.deep.equal({ sub: actors[0].id, client_id: actors[0].id });
     });
 
     it('may_act not matched: another actor is refused, even after the policy changed', async () => {
-      await setPolicy([actors[0]!.id]);
+      await setPolicy([actors[0].id]);
       const token = await userAccessToken(service, setup.frontend.id, setup.user, apiA());
       await setPolicy([]);
-      const refused = await delegate(token, await actorToken(actors[1]!, apiA()));
+      const refused = await delegate(token, await actorToken(actors[1], apiA()));
       expectOAuthError(refused, 400, 'invalid_request', /may_act/);
     });
 
@@ -250,21 +250,30 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
         exp: now + 600,
         scope: '',
       };
-      const forActor1 = await signWithServiceKey(service, { ...base, jti: 'may-act-1', may_act: { sub: actors[1]!.id } });
-      expectIssued(await delegate(forActor1, await actorToken(actors[1]!, apiA())));
-      expectOAuthError(await delegate(forActor1, await actorToken(actors[2]!, apiA())), 400, 'invalid_request', /may_act/);
+      const forActor1 = await signWithServiceKey(service, {
+        ...base,
+        jti: 'may-act-1',
+        may_act: { sub: actors[1].id },
+      });
+      expectIssued(await delegate(forActor1, await actorToken(actors[1], apiA())));
+      expectOAuthError(
+        await delegate(forActor1, await actorToken(actors[2], apiA())),
+        400,
+        'invalid_request',
+        /may_act/,
+      );
     });
 
     it('a policy of several actors puts no may_act, and refuses an actor it does not list', async () => {
-      await setPolicy([actors[0]!.id, actors[2]!.id]);
+      await setPolicy([actors[0].id, actors[2].id]);
       const token = await userAccessToken(service, setup.frontend.id, setup.user, apiA());
       expect(claimsOf(token)).not.to.have.property('may_act');
-      expectIssued(await delegate(token, await actorToken(actors[2]!, apiA())));
-      const refused = await delegate(token, await actorToken(actors[1]!, apiA()));
+      expectIssued(await delegate(token, await actorToken(actors[2], apiA())));
+      const refused = await delegate(token, await actorToken(actors[1], apiA()));
       expectOAuthError(refused, 400, 'invalid_request', /delegation\.allowedActorClientIds/);
       // A token issued before the policy carries no may_act: the policy still applies to it.
       expectOAuthError(
-        await delegate(subjectToken, await actorToken(actors[1]!, apiA())),
+        await delegate(subjectToken, await actorToken(actors[1], apiA())),
         400,
         'invalid_request',
         /delegation\.allowedActorClientIds/,
@@ -274,8 +283,8 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
 
   describe('introspection and audit show the chain', () => {
     it('introspection answers act (the whole chain) and may_act', async () => {
-      const first = expectIssued(await delegate(subjectToken, await actorToken(actors[0]!, apiA())));
-      const second = expectIssued(await delegate(first.access_token, await actorToken(actors[1]!, apiA())));
+      const first = expectIssued(await delegate(subjectToken, await actorToken(actors[0], apiA())));
+      const second = expectIssued(await delegate(first.access_token, await actorToken(actors[1], apiA())));
       const introspector = await createApplication(service, 'MachineToMachine');
       const response = await service.http.post('oidc/token/introspection', {
         form: { token: second.access_token },
@@ -286,9 +295,9 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
       expect(response.statusCode).to.equal(200);
       expect(response.body).to.include({ active: true, sub: setup.user.id, client_id: setup.backend.id });
       expect(response.body.act).to.deep.equal({
-        sub: actors[1]!.id,
-        client_id: actors[1]!.id,
-        act: { sub: actors[0]!.id, client_id: actors[0]!.id },
+        sub: actors[1].id,
+        client_id: actors[1].id,
+        act: { sub: actors[0].id, client_id: actors[0].id },
       });
 
       const now = Math.floor(Date.now() / 1000);
@@ -301,7 +310,7 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
         iat: now,
         exp: now + 600,
         scope: '',
-        may_act: { client_id: actors[0]!.id },
+        may_act: { client_id: actors[0].id },
       });
       const shown = await service.http.post('oidc/token/introspection', {
         form: { token: withMayAct },
@@ -310,13 +319,13 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
         },
       });
       expect(shown.body).to.include({ active: true });
-      expect(shown.body.may_act).to.deep.equal({ client_id: actors[0]!.id });
+      expect(shown.body.may_act).to.deep.equal({ client_id: actors[0].id });
     });
 
     it('the audit entry records subject, client, resource, scopes asked and issued, and the actor chain', async () => {
-      const first = expectIssued(await delegate(subjectToken, await actorToken(actors[0]!, apiA())));
+      const first = expectIssued(await delegate(subjectToken, await actorToken(actors[0], apiA())));
       const second = expectIssued(
-        await delegate(first.access_token, await actorToken(actors[2]!, apiA()), { scope: 'read:b delete:b' }),
+        await delegate(first.access_token, await actorToken(actors[2], apiA()), { scope: 'read:b delete:b' }),
       );
       expect(second.scope).to.equal('read:b');
       type Params = { actorChain?: unknown[]; scopesRequested?: string[] } | undefined;
@@ -330,8 +339,8 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
         scopesRequested: ['read:b', 'delete:b'],
         scopesIssued: ['read:b'],
         actorChain: [
-          { sub: actors[2]!.id, clientId: actors[2]!.id },
-          { sub: actors[0]!.id, clientId: actors[0]!.id },
+          { sub: actors[2].id, clientId: actors[2].id },
+          { sub: actors[0].id, clientId: actors[0].id },
         ],
       });
       expect(JSON.stringify(entry)).not.to.include(first.access_token);

@@ -117,8 +117,9 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
     let bound: string;
 
     before(async () => {
-      bound = expectIssued(await exchangeWith({ subject_token: subjectToken }, await proof(apiAKey, tokenEndpoint())))
-        .access_token;
+      bound = expectIssued(
+        await exchangeWith({ subject_token: subjectToken }, await proof(apiAKey, tokenEndpoint())),
+      ).access_token;
     });
 
     it('is exchanged with a proof of the same key (the new token bound to it too)', async () => {
@@ -156,7 +157,12 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
         ['not.a.proof', /DPoP/],
       ];
       for (const [bad, description] of cases) {
-        expectOAuthError(await exchangeWith({ subject_token: subjectToken }, bad), 400, 'invalid_dpop_proof', description);
+        expectOAuthError(
+          await exchangeWith({ subject_token: subjectToken }, bad),
+          400,
+          'invalid_dpop_proof',
+          description,
+        );
       }
     });
   });

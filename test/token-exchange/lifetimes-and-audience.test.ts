@@ -199,7 +199,12 @@ describe('token exchange: lifetimes, audience and requested_token_type', () => {
     }
 
     it('the management API stays closed when named by audience', async () => {
-      expectOAuthError(await byAudience([service.config.managementApiResource]), 400, 'invalid_target', /management API/);
+      expectOAuthError(
+        await byAudience([service.config.managementApiResource]),
+        400,
+        'invalid_target',
+        /management API/,
+      );
     });
   });
 

@@ -20,7 +20,9 @@ const invalid = (description: string) => new errors.InvalidRequest(`actor_token 
 export function actorTokenParameter(params: { actor_token?: unknown; actor_token_type?: unknown } | undefined) {
   const token = typeof params?.actor_token === 'string' && params.actor_token !== '' ? params.actor_token : undefined;
   const type =
-    typeof params?.actor_token_type === 'string' && params.actor_token_type !== '' ? params.actor_token_type : undefined;
+    typeof params?.actor_token_type === 'string' && params.actor_token_type !== ''
+      ? params.actor_token_type
+      : undefined;
   if (token && !type) {
     throw new errors.InvalidRequest("missing required parameter 'actor_token_type' (actor_token was sent)");
   }
@@ -45,7 +47,8 @@ export async function resolveActor(
   issuer: string,
   token: string,
 ): Promise<Actor> {
-  const actor = token.split('.').length === 3 ? await jwtActor(db, cache, issuer, token) : await opaqueActor(provider, token);
+  const actor =
+    token.split('.').length === 3 ? await jwtActor(db, cache, issuer, token) : await opaqueActor(provider, token);
   if (actor.sub === actor.facts.clientId) {
     const application = await cache.get('applications', `application:${actor.sub}`, () =>
       findApplication(db, actor.sub),

@@ -68,9 +68,7 @@ export function assertDelegationPolicy(subjectApplication: Application | undefin
  */
 export function mayActClaim(db: Queryable, cache: SharedCache) {
   return async (clientId: string): Promise<{ may_act: MayActClaim } | undefined> => {
-    const application = await cache.get('applications', `application:${clientId}`, () =>
-      findApplication(db, clientId),
-    );
+    const application = await cache.get('applications', `application:${clientId}`, () => findApplication(db, clientId));
     const allowed = allowedActorsOf(application);
     return allowed.length === 1 ? { may_act: { client_id: allowed[0] } } : undefined;
   };

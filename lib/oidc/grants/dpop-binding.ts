@@ -23,6 +23,9 @@ export async function dpopProofKey(ctx: KoaContextWithOIDC): Promise<string | un
     throw new errors.InvalidDpopProof('invalid DPoP key binding');
   }
   const { payload, protectedHeader } = verified;
+  if (!protectedHeader.jwk) {
+    throw new errors.InvalidDpopProof('DPoP proof must carry its public key (jwk)');
+  }
   if (typeof payload.jti !== 'string' || payload.jti === '') {
     throw new errors.InvalidDpopProof('DPoP proof must have a jti string property');
   }
@@ -49,8 +52,7 @@ export async function dpopProofKey(ctx: KoaContextWithOIDC): Promise<string | un
   if (!fresh) {
     throw new errors.InvalidDpopProof('DPoP proof JWT Replay detected');
   }
-  // jwtVerify with EmbeddedJWK has checked the header carries a public key.
-  return calculateJwkThumbprint(protectedHeader.jwk!);
+  return calculateJwkThumbprint(protectedHeader.jwk);
 }
 
 /**

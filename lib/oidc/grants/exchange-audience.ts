@@ -17,7 +17,9 @@ export function requestedTokenType(value: unknown): string | undefined {
     return undefined;
   }
   if (typeof value !== 'string' || !issuableTokenTypes.has(value)) {
-    throw new errors.InvalidRequest(`unsupported requested_token_type (supported: ${[...issuableTokenTypes].join(', ')})`);
+    throw new errors.InvalidRequest(
+      `unsupported requested_token_type (supported: ${[...issuableTokenTypes].join(', ')})`,
+    );
   }
   return value;
 }
@@ -49,7 +51,9 @@ export function exchangeTarget(db: Queryable, cache: SharedCache) {
       throw new errors.InvalidTarget(`audience ${audience} names several API resources: use the indicator`);
     }
     if (!byName[0]) {
-      throw new errors.InvalidTarget(`audience ${audience} is not a known API resource (neither an indicator nor a name)`);
+      throw new errors.InvalidTarget(
+        `audience ${audience} is not a known API resource (neither an indicator nor a name)`,
+      );
     }
     return byName[0];
   }
