@@ -343,6 +343,8 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
           { sub: actors[0].id, clientId: actors[0].id },
         ],
       });
+      // The console shows the chain with names: the actors' ids are among those the entry names.
+      expect(entry.names).to.have.property(actors[2].id).that.is.a('string');
       expect(JSON.stringify(entry)).not.to.include(first.access_token);
     });
   });
