@@ -349,3 +349,59 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
     });
   });
 });
+
+describe('token exchange: TOKEN_EXCHANGE_MAX_ACT_DEPTH sets the depth', () => {
+  let service: TestService;
+  let setup: Awaited<ReturnType<typeof delegationSetup>>;
+
+  before(async () => {
+    service = await startService({ env: { TOKEN_EXCHANGE_MAX_ACT_DEPTH: '2' } });
+    setup = await delegationSetup(service);
+  });
+  after(() => service.stop());
+
+  /** A user's token of ours that already carries a chain of `depth` actors. */
+  async function chained(depth: number) {
+    let act: Act | undefined;
+    for (let level = 0; level < depth; level += 1) {
+      act = { sub: `earlier-${level}`, client_id: `earlier-${level}`, ...(act && { act }) };
+    }
+    const now = Math.floor(Date.now() / 1000);
+    return signWithServiceKey(service, {
+      iss: `${service.url}/oidc`,
+      sub: setup.user.id,
+      client_id: setup.frontend.id,
+      aud: setup.apiA.resource.indicator,
+      jti: `chain-${depth}`,
+      iat: now,
+      exp: now + 600,
+      scope: '',
+      ...(act && { act }),
+    });
+  }
+
+  it('with 2, a second actor is issued and a third refused', async () => {
+    const actor = await createApplication(service, 'MachineToMachine');
+    const actorToken = String(
+      (await service.token(actor.id, actor.secret, { grant_type: 'client_credentials' })).body.access_token,
+    );
+    const form = (subject: string) => ({
+      subject_token: subject,
+      subject_token_type: accessTokenType,
+      actor_token: actorToken,
+      actor_token_type: accessTokenType,
+      resource: setup.apiB.resource.indicator,
+    });
+    const issued = expectIssued(await exchange(service, setup.backend, form(await chained(1))));
+    expect(claimsOf(issued.access_token).act).to.deep.include({
+      sub: actor.id,
+      act: { sub: 'earlier-0', client_id: 'earlier-0' },
+    });
+    expectOAuthError(
+      await exchange(service, setup.backend, form(await chained(2))),
+      400,
+      'invalid_request',
+      'actor chain too deep: the issued token would nest 3 act claims, at most 2 are allowed',
+    );
+  });
+});
