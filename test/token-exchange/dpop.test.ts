@@ -14,6 +14,7 @@ import {
   expectOAuthError,
   tokenExchange,
   userAccessToken,
+  userTokens,
 } from './support.ts';
 
 type Key = { privateKey: CryptoKey; publicKey: CryptoKey; jkt: string };
@@ -179,6 +180,21 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
       expect(bound.statusCode, JSON.stringify(bound.body)).to.equal(200);
       expect(bound.body.token_type).to.equal('DPoP');
       expect(claimsOf(String(bound.body.access_token)).cnf).to.deep.equal({ jkt: apiAKey.jkt });
+    });
+
+    it('the Account API refuses a DPoP-bound opaque token sent as Bearer (RFC 9449 §7.2)', async () => {
+      const signedIn = await userTokens(service, setup.frontend.id, setup.user, undefined, {
+        dpop: await proof(apiAKey, tokenEndpoint()),
+      });
+      expect(signedIn.token_type).to.equal('DPoP');
+      const refused = await service.http.get('api/my-account', {
+        headers: { authorization: `Bearer ${signedIn.access_token}` },
+      });
+      expect(refused.statusCode).to.equal(401);
+      expect(refused.body.message).to.match(/DPoP-bound/);
+      const bearer = await userAccessToken(service, setup.frontend.id, setup.user);
+      const accepted = await service.http.get('api/my-account', { headers: { authorization: `Bearer ${bearer}` } });
+      expect(accepted.statusCode).to.equal(200);
     });
 
     it('the management API refuses a DPoP-bound token (it takes Bearer tokens only) and accepts a Bearer one', async () => {
