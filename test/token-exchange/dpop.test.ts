@@ -132,6 +132,23 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
       expectOAuthError(await exchangeWith({ subject_token: bound }), 400, 'invalid_request', /DPoP-bound/);
     });
 
+    it('an opaque one (a DPoP-bound sign-in without a resource) is held to its key too', async () => {
+      const signedIn = await userTokens(service, setup.frontend.id, setup.user, undefined, {
+        dpop: await proof(apiAKey, tokenEndpoint()),
+      });
+      expect(signedIn.access_token.split('.')).to.have.length(1);
+      expectOAuthError(
+        await exchangeWith({ subject_token: signedIn.access_token }),
+        400,
+        'invalid_request',
+        /DPoP-bound/,
+      );
+      const body = expectIssued(
+        await exchangeWith({ subject_token: signedIn.access_token }, await proof(apiAKey, tokenEndpoint())),
+      );
+      expect(claimsOf(body.access_token).cnf).to.deep.equal({ jkt: apiAKey.jkt });
+    });
+
     it("is refused with another key's proof", async () => {
       const other = await dpopKey();
       expectOAuthError(
