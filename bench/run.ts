@@ -13,7 +13,8 @@
  *   BENCH_PIN=1                   servers on some CPUs, the load generator on others (taskset);
  *                                 BENCH_SERVER_CPUS / BENCH_LOAD_CPUS override the split
  *   BENCH_LOAD=wrk|autocannon     default wrk when installed
- *   BENCH_ONLY=token-exchange     one scenario (or a comma-separated list): baseline, client-credentials, token-exchange
+ *   BENCH_ONLY=token-exchange     one scenario (or a comma-separated list): baseline, client-credentials, token-exchange,
+ *                                 token-exchange-actor
  *   BENCH_PROFILE=<dir>           V8 CPU profiles of the server processes, written there when they stop
  */
 import { cpus, loadavg, release, type } from 'node:os';
@@ -62,7 +63,7 @@ const connections = Math.max(1, positive('BENCH_CONNECTIONS', 32));
 const threads = Math.max(1, positive('BENCH_THREADS', 1));
 const cores = cpus().length;
 
-const scenarioNames: ScenarioName[] = ['baseline', 'client-credentials', 'token-exchange'];
+const scenarioNames: ScenarioName[] = ['baseline', 'client-credentials', 'token-exchange', 'token-exchange-actor'];
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 for (const name of only ?? []) {
   if (!scenarioNames.includes(name as ScenarioName)) {

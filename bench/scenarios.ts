@@ -1,7 +1,7 @@
 /**
  * The requests under load. Each is the same client-credentials request on the baseline and on the
  * service (one client, one resource, two scopes, ES256 JWT access tokens), plus the service's token
- * exchange.
+ * exchange, plain and with an actor (delegation: a service's client credentials token as `actor_token`).
  */
 import { got } from 'got';
 
@@ -9,12 +9,13 @@ import { baselineClient, baselineResource } from './fixtures.ts';
 import { signInForToken } from './flow.ts';
 import type { Load } from './load.ts';
 
-export type ScenarioName = 'baseline' | 'client-credentials' | 'token-exchange';
+export type ScenarioName = 'baseline' | 'client-credentials' | 'token-exchange' | 'token-exchange-actor';
 
 export const scenarioTitles: Record<ScenarioName, string> = {
   baseline: 'baseline: bare oidc-provider, client_credentials',
   'client-credentials': 'service, client_credentials',
   'token-exchange': 'service, token exchange',
+  'token-exchange-actor': 'service, token exchange with an actor token',
 };
 
 export const serviceAdmin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
@@ -40,9 +41,10 @@ export function baselineLoad(base: string): Load {
 /**
  * Sets a fresh service up through its management API: a MachineToMachine application holding a role
  * with two scopes on the resource (client credentials); a user holding them, signed in at a front end
- * for API A, whose backend exchanges that token for one for the resource (token exchange).
+ * for API A, whose backend exchanges that token for one for the resource (token exchange), also
+ * naming the first application's client credentials token as the actor (delegation).
  */
-export async function prepareService(base: string): Promise<Record<'client-credentials' | 'token-exchange', Load>> {
+export async function prepareService(base: string): Promise<Record<Exclude<ScenarioName, 'baseline'>, Load>> {
   const token = await got
     .post(`${base}/oidc/token`, {
       form: { grant_type: 'client_credentials', resource: `${base}/api`, scope: 'all' },
@@ -89,6 +91,19 @@ export async function prepareService(base: string): Promise<Record<'client-crede
     })
     .json<{ id: string; secret: string }>();
   const subjectToken = await signInForToken(base, frontend.id, redirectUri, user, apiA);
+  const actorToken = await got
+    .post(`${base}/oidc/token`, {
+      form: { grant_type: 'client_credentials', resource: apiA },
+      headers: { authorization: basic(application.id, application.secret) },
+    })
+    .json<{ access_token: string }>();
+  const exchange = {
+    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    subject_token: subjectToken,
+    subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    resource: baselineResource,
+    scope: 'read write',
+  };
 
   return {
     'client-credentials': tokenRequest(
@@ -96,14 +111,13 @@ export async function prepareService(base: string): Promise<Record<'client-crede
       { grant_type: 'client_credentials', resource: baselineResource, scope: 'read write' },
       application,
     ),
-    'token-exchange': tokenRequest(
+    'token-exchange': tokenRequest(`${base}/oidc/token`, exchange, backend),
+    'token-exchange-actor': tokenRequest(
       `${base}/oidc/token`,
       {
-        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-        subject_token: subjectToken,
-        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-        resource: baselineResource,
-        scope: 'read write',
+        ...exchange,
+        actor_token: actorToken.access_token,
+        actor_token_type: 'urn:ietf:params:oauth:token-type:access_token',
       },
       backend,
     ),

@@ -76,6 +76,11 @@ export const settings = {
     meaning:
       'failed client authentications per source address (IPv6: per /64) in a window before that address is refused',
   },
+  TOKEN_EXCHANGE_MAX_ACT_DEPTH: {
+    default: '5',
+    meaning:
+      'how many actors a token exchange may chain (nested `act` claims, RFC 8693 §4.1), 1 to 100: an exchange whose token would nest more is refused with 400 invalid_request "actor chain too deep"',
+  },
   METRICS_TOKEN: {
     meaning:
       '16+ letters, digits or -._~+/ (`openssl rand -hex 32`): GET /metrics (Prometheus) answers only with `Authorization: Bearer <token>`; unset, /metrics is open in development and off in production',

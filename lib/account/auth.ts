@@ -10,7 +10,7 @@ import { findUserRow } from '../users/queries.ts';
 
 /**
  * The Account API acts as the signed-in user: a Bearer opaque access token of ours, unexpired,
- * granted `openid`, for an active user. The provider finds it among its stored tokens (it checks
+ * granted `openid`, for an active user, not DPoP-bound. The provider finds it among its stored tokens (it checks
  * no JWT itself), so a revocation at /oidc/token/revocation ends it at once.
  */
 export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService): Promise<UserRow> {
@@ -21,6 +21,12 @@ export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService
   if (!token || !user || user.is_suspended) {
     throw new RequestError('auth.unauthorized', {
       reason: 'Unauthorized. A valid access token with `openid` is required.',
+    });
+  }
+  // RFC 9449 §7.2: a DPoP-bound token must not be accepted as a Bearer token; this API checks no proofs.
+  if (token.isSenderConstrained()) {
+    throw new RequestError('auth.unauthorized', {
+      reason: 'Unauthorized: the token is DPoP-bound; the Account API takes Bearer tokens only.',
     });
   }
   noteAuditSubject(ctx, { kind: 'account', userId: user.id, applicationId: token.clientId });

@@ -45,6 +45,8 @@ export const customClientMetadataSchema = z.strictObject({
   alwaysIssueRefreshToken: z.boolean().optional(),
   rotateRefreshToken: z.boolean().optional(),
   allowTokenExchange: z.boolean().optional(),
+  /** Which applications may act for this application's users in a token exchange (docs/token-exchange.md). */
+  delegation: z.strictObject({ allowedActorClientIds: z.array(z.string().min(1).max(64)).max(100) }).optional(),
   isDeviceFlow: z.boolean().optional(),
   maxAllowedGrants: z.number().int().min(1).optional(),
 });

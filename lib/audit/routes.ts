@@ -21,6 +21,14 @@ const logSchema = z.object({
   names: z.record(z.string(), z.string()),
 });
 
+/** A token exchange's actors (`params.actorChain`, `[{sub, clientId?}]`): users and applications. */
+const actorChainIds = (chain: unknown): unknown[] =>
+  Array.isArray(chain)
+    ? chain.flatMap((actor: unknown) =>
+        typeof actor === 'object' && actor !== null ? Object.values(actor as Record<string, unknown>) : [],
+      )
+    : [];
+
 /** The ids an entry mentions: its actor or user, its application, a management write's targets. */
 function mentionedIds(payload: Log['payload']): string[] {
   return [
@@ -28,6 +36,7 @@ function mentionedIds(payload: Log['payload']): string[] {
     payload.applicationId,
     payload.createdId,
     ...Object.values(payload.params ?? {}).flat(),
+    ...actorChainIds(payload.params?.actorChain),
     ...Object.values(payload.bodyIds ?? {}).flat(),
   ].filter((value): value is string => typeof value === 'string');
 }

@@ -43,6 +43,7 @@ const schema = z.object({
   CLIENT_AUTH_FAILURE_WINDOW: z.coerce.number().int().min(1).max(86_400),
   CLIENT_AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000),
   CLIENT_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000),
+  TOKEN_EXCHANGE_MAX_ACT_DEPTH: z.coerce.number().int().min(1).max(100),
   // A bearer token (RFC 6750's characters), long enough not to be guessed.
   METRICS_TOKEN: z
     .string()
@@ -80,6 +81,8 @@ export type Config = {
   secretKeys: { current?: Buffer; old: Buffer[] };
   /** Failed client authentications allowed per window (seconds), per client id and per source address. */
   clientAuthThrottle: { windowSeconds: number; failuresPerClient: number; failuresPerAddress: number };
+  /** Token exchange: how many nested `act` claims (actors) an issued token may carry. */
+  tokenExchange: { maxActDepth: number };
   /** GET /metrics: open (development), behind this bearer token, or off (production without a token). */
   metrics: { enabled: boolean; token?: string };
   /** OpenTelemetry traces; absent, no tracing code is loaded. The SDK reads the other OTEL_* variables itself. */
@@ -141,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failuresPerClient: values.CLIENT_AUTH_FAILURES_PER_CLIENT,
       failuresPerAddress: values.CLIENT_AUTH_FAILURES_PER_ADDRESS,
     },
+    tokenExchange: { maxActDepth: values.TOKEN_EXCHANGE_MAX_ACT_DEPTH },
     metrics: { enabled: Boolean(values.METRICS_TOKEN) || !production, token: values.METRICS_TOKEN },
     tracing: tracingOf(values),
   };

@@ -8,6 +8,7 @@ import {
   AccessTokenRefused,
   audiencesOf,
   isApplicationToken,
+  isDpopBound,
   scopesOf,
   verifyAccessToken,
   type AccessTokenClaims,
@@ -60,6 +61,12 @@ export function requireManagementToken(config: Config, db: Knex, cache: SharedCa
 
   return async (ctx, next) => {
     const claims = await verify(bearerToken(ctx.get('authorization')));
+    // RFC 9449 §7.2: a bound token sent as a Bearer token is refused; this API checks no proofs.
+    if (isDpopBound(claims)) {
+      throw new RequestError('auth.unauthorized', {
+        reason: 'Unauthorized: the token is DPoP-bound (cnf.jkt); the management API takes Bearer tokens only.',
+      });
+    }
     if (!audiencesOf(claims).includes(config.managementApiResource)) {
       throw new RequestError('auth.unauthorized', { reason: 'Unauthorized: the token is not for this API.' });
     }

@@ -126,6 +126,10 @@ async function verifySignature(
 /** A token of client credentials has the application as its subject: no user acts through it. */
 export const isApplicationToken = (claims: AccessTokenClaims) => claims.sub === claims.client_id;
 
+/** A DPoP-bound token names its key's thumbprint in `cnf.jkt` (RFC 9449 §6). */
+export const isDpopBound = (claims: AccessTokenClaims): boolean =>
+  typeof claims.cnf === 'object' && claims.cnf !== null && 'jkt' in claims.cnf;
+
 export function audiencesOf(claims: AccessTokenClaims): string[] {
   return typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
 }

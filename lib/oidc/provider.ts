@@ -11,7 +11,9 @@ import {
   tokenExchangeGrantType,
   tokenExchangeLogKey,
   tokenExchangeParameters,
+  tokenExchangeRepeatableParameters,
 } from './grants/token-exchange.ts';
+import { mayActClaim } from './grants/delegation-policy.ts';
 import { findAuthenticatingClient } from './clients.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
@@ -30,6 +32,7 @@ const day = 86_400;
 /** Builds the provider for one key set; `mount.ts` builds a new one when the keys change. */
 export function createProvider({ config, db, cache, logger, audit }: OidcDependencies, keys: KeySet): Provider {
   const throttle = new ClientAuthThrottle(db, cache, config.clientAuthThrottle);
+  const mayActFor = mayActClaim(db, cache);
   const configuration: Configuration = {
     adapter: createAdapter(db, throttle.guard(findAuthenticatingClient(db, cache, logger))),
     jwks: { keys: keys.signing },
@@ -44,6 +47,8 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
       // The confirmation and the page after it in the hosted pages' look (pages/).
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       clientCredentials: { enabled: true },
+      // RFC 9449: a DPoP header binds the token issued (token exchange binds its own: dpop-binding.ts).
+      dPoP: { enabled: true },
       // The same rules answer for our JWT access tokens (answerJwtRefusals below).
       introspection: {
         enabled: true,
@@ -93,8 +98,12 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     renderError: renderError(db, cache),
     findAccount: findAccount(db),
     // Claims a grant set on its token (token exchange's `act`) survive: the provider replaces
-    // `extra` with what this returns.
-    extraTokenClaims: (_ctx, token) => token.extra,
+    // `extra` with what this returns. A user's token carries `may_act` where the application's
+    // delegation policy names one actor (delegation-policy.ts).
+    extraTokenClaims: async (_ctx, token) =>
+      token.kind === 'AccessToken' && token.clientId
+        ? { ...token.extra, ...(await mayActFor(token.clientId)) }
+        : token.extra,
     // Refresh tokens for applications that may hold them, when offline_access was granted.
     issueRefreshToken: (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
@@ -106,6 +115,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     tokenExchangeGrantType,
     tokenExchangeGrant({ config, db, cache, audit }),
     tokenExchangeParameters,
+    tokenExchangeRepeatableParameters,
   );
   answerJwtRefusals(provider, {
     revocation: revokeJwtAccessToken({ issuer: config.issuer, db, cache }),

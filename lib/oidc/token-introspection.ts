@@ -3,7 +3,13 @@ import type { Client, KoaContextWithOIDC } from 'oidc-provider';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userStanding } from '../users/queries.ts';
-import { AccessTokenRefused, isApplicationToken, verifyAccessToken, type AccessTokenClaims } from './access-tokens.ts';
+import {
+  AccessTokenRefused,
+  isApplicationToken,
+  isDpopBound,
+  verifyAccessToken,
+  type AccessTokenClaims,
+} from './access-tokens.ts';
 import { findClient } from './clients.ts';
 import type { JwtAnswer } from './jwt-refusals.ts';
 
@@ -55,11 +61,9 @@ export function introspectJwtAccessToken({ issuer, db, cache }: Dependencies): J
     const claims = await activeClaims(String(oidc.params?.token));
     const allowed = claims && oidc.client && mayIntrospect(oidc.client, claims.client_id);
     ctx.status = 200;
-    ctx.body = allowed ? { ...claims, active: true, token_type: isBound(claims) ? 'DPoP' : 'Bearer' } : { ...inactive };
+    ctx.body = allowed
+      ? { ...claims, active: true, token_type: isDpopBound(claims) ? 'DPoP' : 'Bearer' }
+      : { ...inactive };
     ctx.type = 'application/json';
   };
 }
-
-/** A DPoP-bound token names its key's thumbprint in `cnf.jkt` (RFC 9449 §6). */
-const isBound = (claims: AccessTokenClaims): boolean =>
-  typeof claims.cnf === 'object' && claims.cnf !== null && 'jkt' in claims.cnf;

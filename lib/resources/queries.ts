@@ -67,6 +67,12 @@ export async function findResourceByIndicator(db: Queryable, indicator: string):
   return row && toResource(row);
 }
 
+/** Names are not unique: token exchange's `audience` may name a resource, and must name one. */
+export async function findResourcesByName(db: Queryable, name: string): Promise<Resource[]> {
+  const rows = await db('resources').where({ name }).limit(2).select<ResourceRow[]>();
+  return rows.map(toResource);
+}
+
 export async function findResourcesByIds(db: Queryable, ids: string[]): Promise<Resource[]> {
   const rows = await db('resources').whereIn('id', ids).select<ResourceRow[]>('*');
   return rows.map(toResource);

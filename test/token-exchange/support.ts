@@ -46,6 +46,8 @@ export async function userTokens(
   frontendId: string,
   user: { username: string; password: string },
   resource?: string,
+  /** Extra headers for the code's redemption at the token endpoint (a `DPoP` proof). */
+  headers: Record<string, string> = {},
 ): Promise<{ access_token: string; id_token: string; [key: string]: unknown }> {
   const browser = new Browser(service);
   const scope = resource ? 'openid read:a' : 'openid';
@@ -67,6 +69,7 @@ export async function userTokens(
       redirect_uri: redirectUri,
       ...(resource && { resource }),
     },
+    headers,
   });
   if (tokens.statusCode !== 200) {
     throw new Error(`sign-in failed: ${JSON.stringify(tokens.body)}`);

@@ -24,7 +24,7 @@ export type Application = {
   /** The secret it was created with; absent once deleted (its named secrets remain). */
   secret?: string;
   oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[] };
-  customClientMetadata: { allowTokenExchange?: boolean };
+  customClientMetadata: { allowTokenExchange?: boolean; delegation?: { allowedActorClientIds: string[] } };
   createdAt: number;
 };
 type Role = { id: string; name: string; type: string };
@@ -322,7 +322,10 @@ function NamedSecrets({ id }: { id: string }) {
   );
 }
 
-/** The specification's "Token exchange" section, with its "Allow token exchange" switch. */
+/**
+ * The specification's "Token exchange" section: its "Allow token exchange" switch, and the
+ * delegation policy of the user tokens this application receives (which applications may act).
+ */
 function TokenExchange({ application, onSaved }: { application: Application; onSaved: () => void }) {
   const action = useAction();
   const allowed = application.customClientMetadata.allowTokenExchange === true;
@@ -347,7 +350,45 @@ function TokenExchange({ application, onSaved }: { application: Application; onS
         describedBy="token-exchange-help"
       />
       <FormError error={action.error} />
+      <DelegationPolicy application={application} onSaved={onSaved} />
     </section>
+  );
+}
+
+function DelegationPolicy({ application, onSaved }: { application: Application; onSaved: () => void }) {
+  const action = useAction();
+  const allowed = application.customClientMetadata.delegation?.allowedActorClientIds ?? [];
+  const save = (event: Event) => {
+    const values = formValues(event);
+    void action.run(async () => {
+      await api('PATCH', `applications/${application.id}`, {
+        customClientMetadata: { delegation: { allowedActorClientIds: lines(values.allowedActorClientIds) } },
+      });
+      onSaved();
+    });
+  };
+  return (
+    <form onSubmit={save} aria-label="Delegation">
+      <h3>Delegation</h3>
+      <p id="delegation-help">
+        Which applications may act for this application's users (an exchange with an <code>actor_token</code>). Empty:
+        any. One: the user tokens this application receives carry <code>may_act</code> naming it.
+      </p>
+      <Field label="Applications that may act (ids, one a line)" name="customClientMetadata" error={action.error}>
+        {(id) => (
+          <textarea
+            id={id}
+            name="allowedActorClientIds"
+            rows={3}
+            aria-describedby="delegation-help"
+            defaultValue={allowed.join('\n')}
+          />
+        )}
+      </Field>
+      <FormError error={action.error} fields={['customClientMetadata']} />
+      <button disabled={action.busy}>Save delegation</button>
+      {action.done && <span role="status"> Saved.</span>}
+    </form>
   );
 }
 

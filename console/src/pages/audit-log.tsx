@@ -59,6 +59,39 @@ function Named({ id, names }: { id: string | undefined; names: Record<string, st
   );
 }
 
+type Actor = { sub: string; clientId?: string };
+
+/**
+ * A token exchange's chain of actors, the current one first: who acts (a user, or an application
+ * by client credentials when its sub is its client id) and through which application.
+ */
+function ActorChain({ chain, names }: { chain: Actor[]; names: Record<string, string> | undefined }) {
+  return (
+    <div>
+      acting for the user:
+      <ol class="actor-chain" aria-label="Actor chain, current actor first">
+        {chain.map((actor, index) => (
+          <li key={index}>
+            <Named id={actor.sub} names={names} />
+            {actor.clientId && actor.clientId !== actor.sub && (
+              <>
+                {' '}
+                through <Named id={actor.clientId} names={names} />
+              </>
+            )}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+const isActorChain = (value: unknown): value is Actor[] =>
+  Array.isArray(value) &&
+  value.every((actor) => typeof actor === 'object' && actor !== null && typeof (actor as Actor).sub === 'string');
+
+const scopeList = (value: unknown) => (Array.isArray(value) ? value.join(' ') || '(none)' : undefined);
+
 function Details({ entry }: { entry: Entry }) {
   const { payload, names } = entry;
   const error = describeError(payload.error);
@@ -79,6 +112,16 @@ function Details({ entry }: { entry: Entry }) {
           </div>
         ))}
       {typeof payload.params?.resource === 'string' && <small>resource {payload.params.resource}</small>}
+      {isActorChain(payload.params?.actorChain) && <ActorChain chain={payload.params.actorChain} names={names} />}
+      {!payload.route && scopeList(payload.params?.scopesRequested) && (
+        <div>
+          <small>
+            scopes asked {scopeList(payload.params?.scopesRequested)}; issued{' '}
+            {scopeList(payload.params?.scopesIssued) ?? '(none)'}
+          </small>
+        </div>
+      )}
+      {payload.params?.dpopBound === true && <small> DPoP-bound</small>}
       {payload.createdId && (
         <div>
           created: <Named id={payload.createdId} names={names} />

@@ -6,12 +6,16 @@ import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { AccessTokenRefused, isApplicationToken, verifyAccessToken, type AccessTokenClaims } from '../access-tokens.ts';
 import { findImpersonationToken } from '../subject-token-queries.ts';
+import { factsOfJwt, factsOfOpaque, type TokenFacts } from './token-facts.ts';
 
 export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
 
-/** Who a valid subject token speaks for, and who acts for them (impersonation). */
-export type Subject = { userId: string; actor?: string; impersonationTokenId?: string };
+/**
+ * Who a valid subject token speaks for, and who acts for them (impersonation). `facts` (an access
+ * token's end, client, delegation claims and DPoP key) is what delegation, lifetimes and DPoP check.
+ */
+export type Subject = { userId: string; actor?: string; impersonationTokenId?: string; facts?: TokenFacts };
 
 const invalid = (description: string) => new errors.InvalidRequest(`subject_token ${description}`);
 
@@ -55,7 +59,7 @@ export async function resolveSubject(
     if (isApplicationToken(payload)) {
       throw invalid('has no user subject (a client credentials token cannot be exchanged)');
     }
-    return { userId: payload.sub };
+    return { userId: payload.sub, facts: factsOfJwt(payload) };
   }
   const opaque = await provider.AccessToken.find(token);
   if (!opaque) {
@@ -64,5 +68,5 @@ export async function resolveSubject(
   if (!opaque.accountId) {
     throw invalid('has no user subject (a client credentials token cannot be exchanged)');
   }
-  return { userId: opaque.accountId };
+  return { userId: opaque.accountId, facts: factsOfOpaque(opaque) };
 }

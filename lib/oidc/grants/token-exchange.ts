@@ -10,28 +10,34 @@ import type { Resource } from '../../resources/schemas.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { userStanding } from '../../users/queries.ts';
-import { accessTokenAlgorithm, findResourceCached } from '../resource-servers.ts';
+import { accessTokenAlgorithm } from '../resource-servers.ts';
 import { consumeImpersonationToken } from '../subject-token-queries.ts';
-import { accessTokenType, impersonationTokenType, resolveSubject } from './subject-token.ts';
+import { actorTokenParameter, resolveActor, type Actor } from './actor-token.ts';
+import { actorChain, assertDelegationPolicy, assertMayAct, delegatedAct } from './delegation-policy.ts';
+import { assertProofOfKey, dpopProofKey } from './dpop-binding.ts';
+import { exchangeTarget, requestedTokenType } from './exchange-audience.ts';
+import { exchangedLifetime } from './exchange-lifetime.ts';
+import { accessTokenType, impersonationTokenType, resolveSubject, type Subject } from './subject-token.ts';
 
 /** RFC 8693 token exchange: API A swaps a user's token for one whose audience is API B. */
 export const tokenExchangeGrantType = 'urn:ietf:params:oauth:grant-type:token-exchange';
-export const tokenExchangeParameters = ['subject_token', 'subject_token_type', 'resource', 'scope'];
+export const tokenExchangeParameters = [
+  'subject_token',
+  'subject_token_type',
+  'actor_token',
+  'actor_token_type',
+  'resource',
+  'audience',
+  'scope',
+  'requested_token_type',
+];
+/** RFC 8693 §2.1: `audience` may be repeated (every other parameter only once). */
+export const tokenExchangeRepeatableParameters = ['audience'];
 export const tokenExchangeLogKey = 'ExchangeTokenBy.TokenExchange';
 
 type Dependencies = { config: Config; db: Queryable; cache: SharedCache; audit: AuditLog };
 
 const asString = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
-function assertResourceForm(resource: string | undefined): string {
-  if (!resource) {
-    throw new errors.InvalidTarget('resource is required: the API resource indicator of the downstream API');
-  }
-  if (!URL.canParse(resource) || resource.includes('#')) {
-    throw new errors.InvalidTarget('resource must be an absolute URI without a fragment (RFC 8707)');
-  }
-  return resource;
-}
 
 /**
  * Exchange must not climb: a token for API A never becomes one for the management API, whatever
@@ -51,13 +57,22 @@ function assertExchangeTarget(resource: Resource): void {
   }
 }
 
+/** The `act` a subject brings: its token's chain, or the impersonating application. */
+const actOfSubject = (subject: Subject) =>
+  subject.facts?.act ?? (subject.actor === undefined ? undefined : { sub: subject.actor });
+
 /**
  * The checks, in the contract's order (client authentication ran before): the application may
- * exchange; the subject token is present, of a known type, valid, for an active user; the resource
- * is a known API. Issued scopes are the requested ones the user holds on that resource.
+ * exchange; the subject token (and the actor token, when one acts) is present, of a known type,
+ * valid, for an active user, proven by the DPoP key it is bound to; the actor is one the subject
+ * token and its application's delegation policy allow, within the chain's depth; the resource is
+ * a known API. Issued scopes are the requested ones the user holds on that resource; the token
+ * ends no later than the tokens it came from.
  */
 export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
-  const findResource = findResourceCached(db, cache);
+  const findTarget = exchangeTarget(db, cache);
+  const applicationOf = (clientId: string) =>
+    cache.get('applications', `application:${clientId}`, () => findApplication(db, clientId));
 
   return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const { params, provider } = ctx.oidc;
@@ -66,9 +81,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
       // oidc-provider authenticates the client before it calls a grant.
       throw new Error('token exchange ran without an authenticated client');
     }
-    const application = await cache.get('applications', `application:${client.clientId}`, () =>
-      findApplication(db, client.clientId),
-    );
+    const application = await applicationOf(client.clientId);
     // Token exchange involves no consent, so it is for the tenant's own applications only (as in
     // Logto, whose words these are); the management API refuses to switch it on for a third party.
     if (application?.isThirdParty) {
@@ -93,6 +106,9 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     if (subjectTokenType !== accessTokenType && subjectTokenType !== impersonationTokenType) {
       throw new errors.InvalidRequest('unsupported subject_token_type');
     }
+    const actorToken = actorTokenParameter(params);
+    const issuedTokenType = requestedTokenType(params?.requested_token_type) ?? accessTokenType;
+    const proofKey = await dpopProofKey(ctx);
 
     const subject = await resolveSubject(provider, db, cache, config.issuer, subjectToken, subjectTokenType);
     const standing = await userStanding(db, cache, subject.userId);
@@ -101,18 +117,30 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
         standing === 'deleted' ? 'the subject user does not exist (deleted)' : 'the subject user is suspended',
       );
     }
+    assertProofOfKey('subject_token', subject.facts?.jkt, proofKey);
     const user = { id: subject.userId };
 
-    const indicator = assertResourceForm(asString(params?.resource));
-    const resource = await findResource(indicator);
-    if (!resource) {
-      throw new errors.InvalidTarget(`resource ${indicator} is not a known API resource`);
+    let actor: Actor | undefined;
+    if (actorToken) {
+      actor = await resolveActor(provider, db, cache, config.issuer, actorToken);
+      assertProofOfKey('actor_token', actor.facts.jkt, proofKey);
+      assertMayAct(subject.facts?.mayAct, actor);
+      if (subject.facts) {
+        assertDelegationPolicy(await applicationOf(subject.facts.clientId), actor);
+      }
     }
+    const act = delegatedAct(actOfSubject(subject), actor, config.tokenExchange.maxActDepth);
+
+    const resource = await findTarget(params);
     assertExchangeTarget(resource);
 
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
     const held = new Set(await scopesHeldByUser(db, cache, user.id, resource.id));
     const scope = [...new Set(requested.filter((name) => held.has(name)))].join(' ');
+    const expiresIn = exchangedLifetime(resource.accessTokenTtl, [
+      { parameter: 'subject_token', facts: subject.facts },
+      { parameter: 'actor_token', facts: actor?.facts },
+    ]);
 
     if (subject.impersonationTokenId && !(await consumeImpersonationToken(db, subject.impersonationTokenId))) {
       throw new errors.InvalidRequest('subject_token was already used (an impersonation token is single use)');
@@ -120,13 +148,16 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
 
     // No grant row: a JWT access token is self-contained, and storing a grant per exchange would
     // put a write on the hot path (the types ask for one; the JWT format does not use it).
-    const token = new provider.AccessToken({
+    type TokenProperties = ConstructorParameters<typeof provider.AccessToken>[0];
+    const properties: Partial<TokenProperties> = {
       accountId: user.id,
       client,
       gty: 'token_exchange',
       scope: scope || undefined,
-      ...(subject.actor && { extra: { act: { sub: subject.actor } } }),
-    } as ConstructorParameters<typeof provider.AccessToken>[0]);
+      expiresIn,
+      extra: act && { act },
+    };
+    const token = new provider.AccessToken(properties as TokenProperties);
     token.resourceServer = new provider.ResourceServer(resource.indicator, {
       scope,
       audience: resource.indicator,
@@ -134,25 +165,32 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
       accessTokenFormat: 'jwt',
       jwt: { sign: { alg: accessTokenAlgorithm } },
     });
+    if (proofKey) {
+      token.setThumbprint('jkt', proofKey);
+    }
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
 
+    const audiences = params?.audience;
     audit.record(tokenExchangeLogKey, {
       result: 'Success',
       applicationId: client.clientId,
       userId: user.id,
       params: {
-        resource: indicator,
+        resource: resource.indicator,
         subjectTokenType,
         scopesRequested: requested,
         scopesIssued: scope ? scope.split(' ') : [],
         ...(subject.actor && { actor: subject.actor }),
+        ...(act && { actorChain: actorChain(act) }),
+        ...(audiences !== undefined && { audience: Array.isArray(audiences) ? audiences : [audiences] }),
+        ...(proofKey && { dpopBound: true }),
       },
     });
     ctx.body = {
       access_token: value,
-      issued_token_type: accessTokenType,
-      token_type: 'Bearer',
+      issued_token_type: issuedTokenType,
+      token_type: token.tokenType,
       expires_in: token.expiration,
       scope,
     };

@@ -1,0 +1,53 @@
+import type { AccessTokenClaims } from '../access-tokens.ts';
+
+/** RFC 8693 §4.1: who acts, for whom the nested `act` acted before. */
+export type ActClaim = { sub: string; client_id?: string; act?: ActClaim };
+
+/** RFC 8693 §4.4: who may act for the token's subject. */
+export type MayActClaim = { sub?: string; client_id?: string };
+
+/**
+ * What an exchange needs from a subject or actor token, whatever its form (JWT or opaque): when it
+ * ends, who it was issued to, its delegation claims and its DPoP key (RFC 9449 `cnf.jkt`).
+ */
+export type TokenFacts = { clientId: string; exp: number; act?: ActClaim; mayAct?: MayActClaim; jkt?: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const stringOrUndefined = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** Our own tokens carry these claims, so a shape we would not issue is dropped rather than trusted. */
+function actOf(value: unknown): ActClaim | undefined {
+  if (!isObject(value) || typeof value.sub !== 'string') {
+    return undefined;
+  }
+  const clientId = stringOrUndefined(value.client_id);
+  const nested = actOf(value.act);
+  return { sub: value.sub, ...(clientId && { client_id: clientId }), ...(nested && { act: nested }) };
+}
+
+function mayActOf(value: unknown): MayActClaim | undefined {
+  if (!isObject(value)) {
+    return undefined;
+  }
+  const sub = stringOrUndefined(value.sub);
+  const clientId = stringOrUndefined(value.client_id);
+  return sub || clientId ? { ...(sub && { sub }), ...(clientId && { client_id: clientId }) } : undefined;
+}
+
+function factsOf(clientId: string, exp: number, claims: Record<string, unknown>, jkt: unknown): TokenFacts {
+  const act = actOf(claims.act);
+  const mayAct = mayActOf(claims.may_act);
+  const key = stringOrUndefined(jkt);
+  return { clientId, exp, ...(act && { act }), ...(mayAct && { mayAct }), ...(key && { jkt: key }) };
+}
+
+export const factsOfJwt = (claims: AccessTokenClaims): TokenFacts =>
+  factsOf(claims.client_id, claims.exp, claims, isObject(claims.cnf) ? claims.cnf.jkt : undefined);
+
+/** An opaque token of the provider's store (AccessToken or ClientCredentials). */
+export const factsOfOpaque = (token: {
+  clientId?: string;
+  exp?: number;
+  extra?: Record<string, unknown>;
+  jkt?: string;
+}): TokenFacts => factsOf(token.clientId ?? '', token.exp ?? 0, token.extra ?? {}, token.jkt);
