@@ -150,6 +150,16 @@ export const api = {
       verificationId,
       payload: { ...answer, type: 'WebAuthn' },
     }),
+  /** Passkey sign-in (Logto's): options offering any passkey of this site, then the answer, which names the account. */
+  passkeySignInOptions: () =>
+    experience<{ authenticationOptions: PublicKeyCredentialRequestOptionsJSON }>(
+      'POST',
+      '/preflight/sign-in-passkey/authentication',
+    ),
+  verifyPasskeySignIn: (answer: AuthenticationResponseJSON) =>
+    experience<Verification>('POST', '/verification/sign-in-passkey/authentication/verify', {
+      payload: { ...answer, type: 'WebAuthn' },
+    }),
   addMfa: (type: MfaFactor, verificationId: string) => experience('POST', '/profile/mfa', { type, verificationId }),
   skipMfa: () => experience('POST', '/profile/mfa/mfa-skipped'),
 
@@ -169,6 +179,7 @@ export type PublicSettings = {
   socialConnectors: Array<{ id: string; target: string; name: Partial<Record<string, string>> }>;
   branding: { logoUrl?: string; darkLogoUrl?: string };
   color: { isDarkModeEnabled: boolean };
+  passkeySignIn: { enabled: boolean; showPasskeyButton: boolean; allowAutofill: boolean };
   termsOfUseUrl: string | null;
   privacyPolicyUrl: string | null;
 };

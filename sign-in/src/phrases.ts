@@ -59,6 +59,13 @@ export const phrases = {
     otherWays: 'Other ways to sign in',
     continueWith: (name: string) => `Continue with ${name}`,
   },
+  passkeySignIn: {
+    label: 'Sign in with a passkey',
+    waiting: 'Waiting for your passkey…',
+    notRecognised:
+      'This passkey is not registered for an account here. Sign in another way, then add the passkey to your account.',
+    notUsed: 'No passkey was used. Try again, or sign in another way.',
+  },
   signInCode: {
     intro: 'We will email you a 6-digit code to sign in with.',
     sentTo: (email) => `We sent a 6-digit code to ${email}. It can take a minute to arrive.`,
