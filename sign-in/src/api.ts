@@ -189,6 +189,8 @@ export type PublicApplication = { id: string; name: string; branding: { logoUrl?
 export type ConsentInfo = {
   application: PublicApplication;
   user: { name: string | null; username: string | null; primaryEmail: string | null; primaryPhone: string | null };
+  /** The person's organizations the application would see, when it asks for them (Logto's organizations scope). */
+  organizations: Array<{ id: string; name: string }>;
   missingOIDCScope: string[];
   missingResourceScopes: Array<{
     resource: { name: string };
