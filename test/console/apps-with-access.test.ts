@@ -12,7 +12,7 @@ import { useConsoleSession } from './support.ts';
  *
  * E2E_SCREENSHOTS=<folder> also saves the section at laptop and phone width (docs/screenshots/).
  */
-describe('console: apps with access', function () {
+describe("console: a user's apps with access; passkey sign-in", function () {
   this.timeout(90_000);
   const session = useConsoleSession();
 
@@ -48,6 +48,24 @@ describe('console: apps with access', function () {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await section.getByText('No application has access.').waitFor();
     expect((await service.api.get(`users/${user.id}/grants`)).body.grants).to.deep.equal([]);
+    expect(problems).to.deep.equal([]);
+  });
+
+  it("the sign-in experience page turns passkey sign-in on (Logto's passkeySignIn)", async () => {
+    const { page, service, problems } = session();
+    await page.goto(`${service.url}/console/sign-in-experience`);
+    const switches = page.getByRole('group', { name: 'Passkey sign-in' });
+    const alone = switches.getByLabel('Users may sign in with a passkey alone (no password)');
+    expect(await alone.isChecked()).to.equal(false);
+    await alone.check();
+    await switches.getByLabel("Offer passkeys in the username field's autofill").uncheck();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    expect((await service.api.get('sign-in-exp')).body.passkeySignIn).to.deep.equal({
+      enabled: true,
+      showPasskeyButton: true,
+      allowAutofill: false,
+    });
     expect(problems).to.deep.equal([]);
   });
 });
