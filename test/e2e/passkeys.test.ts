@@ -54,6 +54,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
     application = await startApplication();
     clientId = (
       await createApplication(service, 'SPA', {
+        name: 'Acme Notes',
         oidcClientMetadata: { redirectUris: [`${application.origin}/callback`], postLogoutRedirectUris: [] },
       })
     ).id;
