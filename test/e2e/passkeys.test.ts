@@ -169,8 +169,10 @@ describe('passkeys on the hosted pages in Chromium', function () {
     expect(credentials).to.have.length(1);
     expect(credentials[0].isResidentCredential).to.equal(true);
 
-    // Signed out (a new browser session): the passkey alone signs in, no username typed, no second factor asked.
-    await context.clearCookies();
+    // Signed out at the provider: the passkey alone signs in, no username typed, no second factor asked.
+    await page.goto(`${endpoint}/oidc/session/end?${new URLSearchParams({ client_id: clientId })}`);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/oidc/session/end/success');
     await page.goto(authorizeUrl());
     const button = page.getByRole('button', { name: 'Sign in with a passkey' });
     await button.waitFor();
