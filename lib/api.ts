@@ -34,6 +34,7 @@ import { userGrantRoutes } from './users/grant-routes.ts';
 import { experienceMfaCodeRoutes } from './experience/mfa-code-routes.ts';
 import { experienceMfaRoutes } from './experience/mfa-routes.ts';
 import { experienceWebAuthnRoutes } from './experience/mfa-web-authn-routes.ts';
+import { passkeySignInRoutes } from './experience/passkey-sign-in-routes.ts';
 import { keyRoutes } from './oidc/key-routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
@@ -100,6 +101,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   experienceMfaRoutes(experience, context);
   experienceMfaCodeRoutes(experience, context);
   experienceWebAuthnRoutes(experience, context);
+  passkeySignInRoutes(experience, context);
   consentRoutes(experience, context);
   accountRoutes(experience, context);
   accountMfaRoutes(experience, context);

@@ -103,8 +103,8 @@ export async function createService(
   const oidc = createOidcService(app, services);
   const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
-  app.use(faviconRoute());
-  app.use(pageRoutes());
+  app.use(faviconRoute(services));
+  app.use(pageRoutes(services));
   app.use(brandingStylesheet(services));
   app.use(consolePages());
   useApi(app, context);

@@ -67,6 +67,7 @@ const proofs = new Map<string, (body: Record<string, unknown>) => string>([
   ['/api/experience/verification/backup-code/verify', () => 'BackupCode'],
   ['/api/experience/verification/web-authn/registration/verify', () => 'WebAuthn'],
   ['/api/experience/verification/web-authn/authentication/verify', () => 'WebAuthn'],
+  ['/api/experience/verification/sign-in-passkey/authentication/verify', () => 'SignInPasskey'],
   ['/api/experience/verification/social/:connectorId/verify', () => 'Social'],
   ['/api/experience/verification/sso/:connectorId/verify', () => 'EnterpriseSso'],
   ['/api/verifications/password', () => 'Password'],

@@ -186,8 +186,13 @@ export const configFileSchema = z.strictObject({
   connectors: z.array(connector),
   organizations: z.array(organization),
   hooks: z.array(hook),
-  // Files exported before the branding fields existed still import (the defaults fill them).
-  signInExperience: signInExperienceSchema.partial({ color: true, branding: true, customCss: true }),
+  // Files exported before the branding and passkey sign-in fields existed still import (the defaults fill them).
+  signInExperience: signInExperienceSchema.partial({
+    color: true,
+    branding: true,
+    customCss: true,
+    passkeySignIn: true,
+  }),
 });
 
 /**

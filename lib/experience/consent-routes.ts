@@ -5,6 +5,9 @@ import { findApplication } from '../applications/queries.ts';
 import type { Application } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
+import { organizationsScope } from '../oidc/account.ts';
+import { organizationIdsOfMember } from '../organizations/members/member-queries.ts';
+import { findOrganization } from '../organizations/queries.ts';
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';
 import { findResourceByIndicator, findScopeByName } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -96,6 +99,21 @@ async function describeResourceScopes(
   return described;
 }
 
+/** The organizations the application would learn of (the `organizations` claim), when it asks for them. */
+async function organizationsAsked(db: Queryable, userId: string, missingOidcScopes: string[]) {
+  if (!missingOidcScopes.includes(organizationsScope)) {
+    return [];
+  }
+  const organizations = [];
+  for (const id of await organizationIdsOfMember(db, 'user', userId)) {
+    const organization = await findOrganization(db, id);
+    if (organization) {
+      organizations.push({ id: organization.id, name: organization.name });
+    }
+  }
+  return organizations;
+}
+
 /**
  * The consent page's API (Logto's `/api/interaction/consent` and `DELETE /api/interaction`),
  * authenticated by the `_interaction` cookie like the Experience API. Consent is asked only once the
@@ -164,8 +182,7 @@ export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, s
           primaryEmail: user.primary_email,
           primaryPhone: user.primary_phone,
         },
-        // The provider issues no organization scope: no application can ask for organizations.
-        organizations: [],
+        organizations: await organizationsAsked(db, userId, missing.oidc),
         // As Logto: `openid` and `offline_access` are not shown.
         missingOIDCScope: missing.oidc.filter((scope) => scope !== 'openid' && scope !== 'offline_access'),
         missingResourceScopes: await describeResourceScopes(db, cache, userId, missing.resources),

@@ -4,7 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { ssoConnectorsForEmail } from '../sso/queries.ts';
-import { findUserByIdentifier, identitiesOf, type UserRow } from '../users/queries.ts';
+import { findUserByIdentifier, findUserRow, identitiesOf, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import type { ExperienceState, PendingProfile } from './state-queries.ts';
@@ -44,6 +44,14 @@ export async function identifyUser(
       throw new RequestError('session.not_supported_for_forgot_password');
     }
     return record.userId;
+  }
+  if (record.type === 'SignInPasskey') {
+    const user =
+      state.interactionEvent === 'SignIn' && record.userId ? await findUserRow(db, record.userId) : undefined;
+    if (!user) {
+      throw new RequestError('session.invalid_interaction_type', { reason: 'A passkey only signs in.' });
+    }
+    return assertActive(user).id;
   }
   if (record.type !== 'EmailVerificationCode' && record.type !== 'PhoneVerificationCode') {
     throw new RequestError('session.invalid_interaction_type', {

@@ -246,7 +246,9 @@ export function experienceRoutes(
         return;
       }
       if (state.interactionEvent !== 'Register') {
-        await session.save(identified(state, await identifyUser(db, cache, state, body.verificationId, settings)));
+        const next = identified(state, await identifyUser(db, cache, state, body.verificationId, settings));
+        // A passkey that verified its user (PIN, biometrics) is both factors: no second one is asked (docs/decisions.md).
+        await session.save(record?.type === 'SignInPasskey' ? { ...next, mfa: { ...next.mfa, verified: true } } : next);
         return;
       }
       const profile = body.verificationId

@@ -91,21 +91,27 @@ export async function verifySecondFactorCode(
 /**
  * Proves one of the user's passkeys: the assertion answers `challenge`, is signed with that
  * passkey's key, and its signature counter moved on (a cloned authenticator is refused). Failures
- * count against the second factor like wrong TOTP codes.
+ * count against the second factor like wrong TOTP codes. A passkey that is the only proof of a
+ * sign-in must have verified its user (`requireUserVerification`: PIN or biometrics).
  */
 export async function verifySecondFactorPasskey(
   db: Knex,
   cache: SharedCache,
   policy: SentinelPolicy,
   userId: string,
-  ceremony: { rp: RelyingParty; challenge: string; payload: WebAuthnAuthenticationPayload },
+  ceremony: {
+    rp: RelyingParty;
+    challenge: string;
+    payload: WebAuthnAuthenticationPayload;
+    requireUserVerification?: boolean;
+  },
 ): Promise<void> {
   const target = mfaTarget(userId);
   await assertNotLocked(db, target);
   const factor = await findWebAuthnFactor(db, ceremony.payload.id);
   const counter =
     factor?.user_id === userId
-      ? await verifyAuthentication(ceremony.rp, ceremony.challenge, ceremony.payload, factor)
+      ? await verifyAuthentication(ceremony.rp, ceremony.challenge, ceremony.payload, factor, ceremony)
       : undefined;
   const accepted = factor !== undefined && counter !== undefined && (await recordFactorUse(db, factor, { counter }));
   if (!accepted) {

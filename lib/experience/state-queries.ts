@@ -85,6 +85,19 @@ const verificationRecordSchema = z.union([
     passkey: newPasskeySchema.optional(),
     verified: z.boolean(),
   }),
+  /**
+   * A passkey as the way in (Logto's `SignInPasskey`): `named` when an identifier came first, with
+   * `userId` the account it names (none: no such account); once verified, `userId` is the account
+   * the passkey belongs to.
+   */
+  z.object({
+    id: z.string(),
+    type: z.literal('SignInPasskey'),
+    named: z.boolean(),
+    userId: z.string().optional(),
+    challenge: z.string(),
+    verified: z.boolean(),
+  }),
   z.object({
     id: z.string(),
     type: z.enum(['Social', 'EnterpriseSso']),
@@ -118,6 +131,11 @@ const experienceStateSchema = z.object({
   /** ForgotPassword: the new password, applied at submit. */
   newPasswordDigest: z.string().optional(),
   mfa: mfaProgressSchema.optional(),
+  /**
+   * The challenge of a discoverable passkey ceremony started before anyone is named (Logto's
+   * preflight): the page's "sign in with a passkey" button or the browser's autofill. Used once.
+   */
+  signInPasskey: z.object({ challenge: z.string() }).optional(),
 });
 export type ExperienceState = z.output<typeof experienceStateSchema>;
 

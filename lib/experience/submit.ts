@@ -3,11 +3,12 @@ import type { Context } from 'koa';
 import type { Interaction, Provider } from 'oidc-provider';
 
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';
+import { oidcScopes } from '../oidc/account.ts';
 import { asksPersonForConsent } from '../oidc/consent-policy.ts';
 import { findResourceCached } from '../oidc/resource-servers.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 
-const oidcScopes = new Set(['openid', 'offline_access', 'profile', 'email', 'phone']);
+const providerScopes = new Set(oidcScopes);
 
 const asList = (value: unknown): string[] =>
   Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
@@ -29,8 +30,8 @@ export async function grantConsent(
   const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
   const grant = existing ?? new provider.Grant({ accountId: userId, clientId });
   const requested = (typeof params.scope === 'string' ? params.scope : '').split(' ').filter(Boolean);
-  grant.addOIDCScope(requested.filter((scope) => oidcScopes.has(scope)).join(' '));
-  const resourceScopes = requested.filter((scope) => !oidcScopes.has(scope));
+  grant.addOIDCScope(requested.filter((scope) => providerScopes.has(scope)).join(' '));
+  const resourceScopes = requested.filter((scope) => !providerScopes.has(scope));
   for (const indicator of asList(params.resource)) {
     const resource = await findResourceCached(db, cache)(indicator);
     if (resource) {

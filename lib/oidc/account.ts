@@ -1,7 +1,14 @@
 import type { Account, FindAccount } from 'oidc-provider';
 
 import type { Queryable } from '../storage/database.ts';
+import { organizationIdsOfMember } from '../organizations/members/member-queries.ts';
 import { findUserRow } from '../users/queries.ts';
+
+/** Logto's scope for the organizations a user belongs to (the `organizations` claim: their ids). */
+export const organizationsScope = 'urn:logto:scope:organizations';
+
+/** The scopes the provider itself grants (the OpenID ones and Logto's); any other names an API resource's. */
+export const oidcScopes = ['openid', 'offline_access', 'profile', 'email', 'phone', organizationsScope];
 
 /** Standard claims a user's ID token and userinfo carry, by scope. */
 export const claimsByScope = {
@@ -9,6 +16,7 @@ export const claimsByScope = {
   profile: ['name', 'picture', 'username', 'updated_at'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
+  [organizationsScope]: ['organizations'],
 };
 
 /**
@@ -24,7 +32,7 @@ export const findAccount =
     }
     return {
       accountId: user.id,
-      claims: () => ({
+      claims: async (_use, scope) => ({
         sub: user.id,
         name: user.name ?? undefined,
         picture: user.avatar ?? undefined,
@@ -35,6 +43,10 @@ export const findAccount =
         email_verified: user.primary_email ? true : undefined,
         phone_number: user.primary_phone ? `+${user.primary_phone}` : undefined,
         phone_number_verified: user.primary_phone ? true : undefined,
+        // Read only when asked for: most sign-ins do not ask.
+        organizations: scope.split(' ').includes(organizationsScope)
+          ? await organizationIdsOfMember(db, 'user', user.id)
+          : undefined,
       }),
     };
   };

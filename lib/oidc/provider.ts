@@ -3,7 +3,7 @@ import { Provider, type Configuration } from 'oidc-provider';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { countRequestsAsHttps } from '../http/secure-cookies.ts';
-import { claimsByScope, findAccount } from './account.ts';
+import { claimsByScope, findAccount, oidcScopes } from './account.ts';
 import { createAdapter } from './adapter.ts';
 import { asksPersonForConsent } from './consent-policy.ts';
 import {
@@ -39,7 +39,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
     claims: claimsByScope,
-    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone'],
+    scopes: oidcScopes,
     extraParams: ['first_screen'],
     clockTolerance: 5,
     features: {

@@ -13,11 +13,12 @@ import { currentSignInExperience, saveSignInExperience, signInExperienceForUpdat
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });
 
-/** Partial updates: each given top-level field replaces the stored one; the two policies merge by field. */
+/** Partial updates: each given top-level field replaces the stored one; the two policies and `passkeySignIn` merge by field. */
 const patchBody = signInExperienceSchema
   .extend({
     passwordPolicy: passwordPolicySchema.partial(),
     sentinelPolicy: signInExperienceSchema.shape.sentinelPolicy.partial(),
+    passkeySignIn: signInExperienceSchema.shape.passkeySignIn.partial(),
   })
   .partial()
   .strict();
@@ -45,6 +46,7 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
         ...body,
         passwordPolicy: { ...current.passwordPolicy, ...body.passwordPolicy },
         sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
+        passkeySignIn: { ...current.passkeySignIn, ...body.passkeySignIn },
       };
       assertMfaSettings(next, body);
       await saveSignInExperience(trx, next);

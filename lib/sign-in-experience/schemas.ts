@@ -58,6 +58,15 @@ export const signInExperienceSchema = z.object({
     favicon: imageUrl.optional(),
     darkFavicon: imageUrl.optional(),
   }),
+  /**
+   * Logto's `passkeySignIn`: passkeys as a sign-in method of their own (no password first). The
+   * button and the browser's autofill of the identifier field are the two ways the page offers it.
+   */
+  passkeySignIn: z.strictObject({
+    enabled: z.boolean(),
+    showPasskeyButton: z.boolean(),
+    allowAutofill: z.boolean(),
+  }),
   /** Operator CSS appended to the hosted pages' stylesheet (served as text/css, never inside HTML). */
   customCss: z.string().max(20_000).nullable(),
 });
@@ -83,5 +92,6 @@ export const defaultSignInExperience: SignInExperience = {
   supportEmail: null,
   color: { primaryColor: '#1d4ed8', isDarkModeEnabled: false, darkPrimaryColor: '#93b4ff' },
   branding: {},
+  passkeySignIn: { enabled: false, showPasskeyButton: true, allowAutofill: true },
   customCss: null,
 };

@@ -150,6 +150,16 @@ export const api = {
       verificationId,
       payload: { ...answer, type: 'WebAuthn' },
     }),
+  /** Passkey sign-in (Logto's): options offering any passkey of this site, then the answer, which names the account. */
+  passkeySignInOptions: () =>
+    experience<{ authenticationOptions: PublicKeyCredentialRequestOptionsJSON }>(
+      'POST',
+      '/preflight/sign-in-passkey/authentication',
+    ),
+  verifyPasskeySignIn: (answer: AuthenticationResponseJSON) =>
+    experience<Verification>('POST', '/verification/sign-in-passkey/authentication/verify', {
+      payload: { ...answer, type: 'WebAuthn' },
+    }),
   addMfa: (type: MfaFactor, verificationId: string) => experience('POST', '/profile/mfa', { type, verificationId }),
   skipMfa: () => experience('POST', '/profile/mfa/mfa-skipped'),
 
@@ -169,6 +179,7 @@ export type PublicSettings = {
   socialConnectors: Array<{ id: string; target: string; name: Partial<Record<string, string>> }>;
   branding: { logoUrl?: string; darkLogoUrl?: string };
   color: { isDarkModeEnabled: boolean };
+  passkeySignIn: { enabled: boolean; showPasskeyButton: boolean; allowAutofill: boolean };
   termsOfUseUrl: string | null;
   privacyPolicyUrl: string | null;
 };
@@ -178,6 +189,8 @@ export type PublicApplication = { id: string; name: string; branding: { logoUrl?
 export type ConsentInfo = {
   application: PublicApplication;
   user: { name: string | null; username: string | null; primaryEmail: string | null; primaryPhone: string | null };
+  /** The person's organizations the application would see, when it asks for them (Logto's organizations scope). */
+  organizations: Array<{ id: string; name: string }>;
   missingOIDCScope: string[];
   missingResourceScopes: Array<{
     resource: { name: string };

@@ -38,7 +38,9 @@ export const phrases = {
       profile: 'See your name, username and picture',
       email: 'See your email address',
       phone: 'See your phone number',
+      'urn:logto:scope:organizations': 'See the organizations you belong to',
     } as Partial<Record<string, string>>,
+    organizations: 'Your organizations it will see:',
     resourceScope: (resource: string, scope: string) => `${scope} on ${resource}`,
     nothing: 'It asks for nothing beyond knowing who you are.',
     allow: 'Allow',
@@ -58,6 +60,13 @@ export const phrases = {
     register: 'Create one',
     otherWays: 'Other ways to sign in',
     continueWith: (name: string) => `Continue with ${name}`,
+  },
+  passkeySignIn: {
+    label: 'Sign in with a passkey',
+    waiting: 'Waiting for your passkey…',
+    notRecognised:
+      'This passkey is not registered for an account here. Sign in another way, then add the passkey to your account.',
+    notUsed: 'No passkey was used. Try again, or sign in another way.',
   },
   signInCode: {
     intro: 'We will email you a 6-digit code to sign in with.',

@@ -229,6 +229,46 @@ describe('consent and branding in Chromium', function () {
     expect(problems).to.deep.equal([]);
   });
 
+  it('a third-party application asking for organizations: the consent page names them, userinfo gives their ids', async () => {
+    const username = 'member';
+    const user = await service.api.post('users', { json: { username, password, name: 'Mem Ber' } });
+    const organization = await service.api.post('organizations', { json: { name: 'Acme Printing Co-op' } });
+    expect(organization.statusCode).to.equal(201);
+    const joined = await service.api.post(`organizations/${organization.body.id}/users`, {
+      json: { userIds: [user.body.id] },
+    });
+    expect(joined.statusCode).to.equal(201);
+    const { page, problems } = await newPage();
+    const first = authorization(thirdPartyId, { scope: 'openid profile urn:logto:scope:organizations' });
+    await page.goto(first.url);
+    await signIn(page, username);
+    await page.waitForURL((url) => url.pathname === '/consent');
+    await page.getByText('Photo Printer wants to access your account.').waitFor();
+    expect(await page.locator('#consent-scopes li').allTextContents()).to.deep.equal([
+      'See your name, username and picture',
+      'See the organizations you belong to',
+    ]);
+    expect(await page.locator('#consent-organizations li').allTextContents()).to.deep.equal(['Acme Printing Co-op']);
+    await screenshot(page, 'consent-organizations');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    const tokens = await service.http.post('oidc/token', {
+      form: {
+        grant_type: 'authorization_code',
+        code: new URL(page.url()).searchParams.get('code')!,
+        code_verifier: first.verifier,
+        redirect_uri: callback,
+      },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${thirdPartyId}:${await secretOf(thirdPartyId)}`).toString('base64')}`,
+      },
+    });
+    expect(tokens.statusCode, JSON.stringify(tokens.body)).to.equal(200);
+    const me = await service.http.get('oidc/me', { headers: { authorization: `Bearer ${tokens.body.access_token}` } });
+    expect(me.body).to.deep.include({ sub: user.body.id, organizations: [organization.body.id] });
+    expect(problems).to.deep.equal([]);
+  });
+
   it('a third-party application: cancelling sends it access_denied and records no grant', async () => {
     const username = 'refusing';
     const user = await service.api.post('users', { json: { username, password } });

@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 import { expect } from 'chai';
-import { type Browser, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { createUser } from '../experience/experience-helpers.ts';
 import { buildOnce } from '../support/build.ts';
@@ -54,6 +54,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
     application = await startApplication();
     clientId = (
       await createApplication(service, 'SPA', {
+        name: 'Acme Notes',
         oidcClientMetadata: { redirectUris: [`${application.origin}/callback`], postLogoutRedirectUris: [] },
       })
     ).id;
@@ -68,8 +69,8 @@ describe('passkeys on the hosted pages in Chromium', function () {
     await ifSet(service)?.stop();
   });
 
-  /** Starts a sign-in at the provider (PKCE), as the application would, and signs in with the password. */
-  async function signInWithPassword(page: Page, username: string): Promise<void> {
+  /** Where the application sends the browser to sign in: the provider's authorization endpoint (PKCE). */
+  function authorizeUrl(): string {
     const verifier = randomBytes(32).toString('base64url');
     const query = new URLSearchParams({
       client_id: clientId,
@@ -80,22 +81,19 @@ describe('passkeys on the hosted pages in Chromium', function () {
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
     });
-    await page.goto(`${endpoint}/oidc/auth?${query}`);
+    return `${endpoint}/oidc/auth?${query}`;
+  }
+
+  /** Starts a sign-in as the application would, and signs in with the password. */
+  async function signInWithPassword(page: Page, username: string): Promise<void> {
+    await page.goto(authorizeUrl());
     await page.getByLabel('Username or email').fill(username);
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
-  const landed = (page: Page) => page.waitForURL((url) => url.href.startsWith(`${application.origin}/callback?code=`));
-
-  it('adds a passkey when the policy asks, then signs in with it; the factor is stored on the account', async () => {
-    const username = 'passkey_e2e';
-    const user = await createUser(service, { username, password });
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-
+  /** A platform authenticator that holds discoverable passkeys and verifies its user (as a fingerprint reader would). */
+  async function virtualAuthenticator(context: BrowserContext, page: Page) {
     const devtools = await context.newCDPSession(page);
     await devtools.send('WebAuthn.enable');
     const { authenticatorId } = await devtools.send('WebAuthn.addVirtualAuthenticator', {
@@ -108,6 +106,20 @@ describe('passkeys on the hosted pages in Chromium', function () {
         automaticPresenceSimulation: true,
       },
     });
+    return { devtools, authenticatorId };
+  }
+
+  const landed = (page: Page) => page.waitForURL((url) => url.href.startsWith(`${application.origin}/callback?code=`));
+
+  it('adds a passkey when the policy asks, then signs in with it; the factor is stored on the account', async () => {
+    const username = 'passkey_e2e';
+    const user = await createUser(service, { username, password });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+
+    const { devtools, authenticatorId } = await virtualAuthenticator(context, page);
 
     await signInWithPassword(page, username);
     await page.getByRole('heading', { name: 'Add a passkey' }).waitFor();
@@ -134,5 +146,76 @@ describe('passkeys on the hosted pages in Chromium', function () {
     expect(used.credentials[0].signCount).to.be.greaterThan(credentials[0].signCount);
     expect(problems).to.deep.equal([]);
     await context.close();
+  });
+
+  it('signs in with a passkey alone (no password), once added; a passkey unknown here is refused with a clear message', async () => {
+    const offer = async (passkeySignIn: { enabled: true; allowAutofill: boolean }) =>
+      expect((await service.api.patch('sign-in-exp', { json: { passkeySignIn } })).statusCode).to.equal(200);
+    // The button first: Chromium's virtual authenticator would answer the autofill prompt at once.
+    await offer({ enabled: true, allowAutofill: false });
+    const username = 'passwordless_e2e';
+    await createUser(service, { username, password });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    const { devtools, authenticatorId } = await virtualAuthenticator(context, page);
+
+    // The passkey is added at a password sign-in, when the MFA policy offers it.
+    await signInWithPassword(page, username);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await landed(page);
+    const { credentials } = await devtools.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).to.have.length(1);
+    expect(credentials[0].isResidentCredential).to.equal(true);
+
+    // Signed out at the provider: the passkey alone signs in, no username typed, no second factor asked.
+    await page.goto(`${endpoint}/oidc/session/end?${new URLSearchParams({ client_id: clientId })}`);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/oidc/session/end/success');
+    await page.goto(authorizeUrl());
+    const button = page.getByRole('button', { name: 'Sign in with a passkey' });
+    await button.waitFor();
+    await screenshot(page, 'hosted-passkey-sign-in');
+    await button.click();
+    await landed(page);
+    const used = await devtools.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(used.credentials[0].signCount).to.be.greaterThan(credentials[0].signCount);
+
+    // The browser's autofill (conditional UI) on the username field: the virtual authenticator picks
+    // the passkey as a person would in the field's suggestions, and the page signs in with it.
+    await offer({ enabled: true, allowAutofill: true });
+    await context.clearCookies();
+    await page.goto(authorizeUrl());
+    await landed(page);
+    const autofilled = await devtools.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(autofilled.credentials[0].signCount).to.be.greaterThan(used.credentials[0].signCount);
+    expect(problems).to.deep.equal([]);
+    await context.close();
+
+    // Another device, holding a passkey for this site that no account here has: refused, and the page says why.
+    const stranger = await browser.newContext();
+    const strangerPage = await stranger.newPage();
+    const held = await virtualAuthenticator(stranger, strangerPage);
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    await held.devtools.send('WebAuthn.addCredential', {
+      authenticatorId: held.authenticatorId,
+      credential: {
+        credentialId: randomBytes(32).toString('base64'),
+        isResidentCredential: true,
+        rpId: 'localhost',
+        privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+        userHandle: Buffer.from('someone-else').toString('base64'),
+        signCount: 0,
+      },
+    });
+    await offer({ enabled: true, allowAutofill: false });
+    await strangerPage.goto(authorizeUrl());
+    await strangerPage.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    const refusal = strangerPage.locator('#passkey-sign-in-form-error');
+    await refusal.getByText('This passkey is not registered for an account here.', { exact: false }).waitFor();
+    await screenshot(strangerPage, 'hosted-passkey-sign-in-refused');
+    expect(strangerPage.url()).to.match(/\/sign-in/);
+    await stranger.close();
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { buildOnce } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 
@@ -43,7 +44,7 @@ describe("the provider's error pages: HTML or JSON, escaped", () => {
     expect(response.headers['content-type']).to.equal('text/html; charset=utf-8');
     expect(response.headers).to.include({
       'content-security-policy':
-        "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+        "default-src 'self'; img-src 'self' data: https:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
       'x-frame-options': 'DENY',
       'cache-control': 'no-store',
     });
@@ -154,5 +155,36 @@ describe("the provider's error pages: HTML or JSON, escaped", () => {
     const head = await service.http.got.head('favicon.ico');
     expect(head.statusCode).to.equal(200);
     expect(head.headers['content-type']).to.equal('image/x-icon');
+  });
+
+  it("names the sign-in experience's favicon on every hosted page, and /favicon.ico redirects to it", async () => {
+    buildOnce('sign-in');
+    const favicon = 'https://cdn.example.com/acme/favicon.png';
+    const darkFavicon = 'https://cdn.example.com/acme/favicon-dark.png?v="2"';
+    const signInPage = () => service.http.got.get('sign-in', { responseType: 'text', headers: html });
+    expect((await signInPage()).body).to.contain('<link rel="icon" href="data:," />');
+
+    const branding = { favicon, darkFavicon };
+    const color = { primaryColor: '#1d4ed8', isDarkModeEnabled: true, darkPrimaryColor: '#93b4ff' };
+    expect((await service.api.patch('sign-in-exp', { json: { branding, color } })).statusCode).to.equal(200);
+    try {
+      const redirect = await service.http.got.get('favicon.ico', { followRedirect: false, responseType: 'text' });
+      expect(redirect.statusCode).to.equal(302);
+      expect(redirect.headers).to.include({ location: favicon, 'cache-control': 'public, max-age=300' });
+
+      const page = await signInPage();
+      expect(page.body).to.contain(`<link rel="icon" href="${favicon}" />`);
+      expect(page.body).to.contain(
+        '<link rel="icon" href="https://cdn.example.com/acme/favicon-dark.png?v=&quot;2&quot;" media="(prefers-color-scheme: dark)" />',
+      );
+      expect(page.body).to.not.contain('data:,');
+      // The provider's pages link /favicon.ico, and their CSP lets its redirect to an https image load.
+      const error = await authorization({ client_id: 'no-such-app' }, html);
+      expect(error.body).to.contain('<link rel="icon" href="/favicon.ico" />');
+      expect(error.headers['content-security-policy']).to.contain("img-src 'self' data: https:");
+    } finally {
+      await service.api.patch('sign-in-exp', { json: { branding: {} } });
+    }
+    expect((await service.http.got.get('favicon.ico', { responseType: 'buffer' })).statusCode).to.equal(200);
   });
 });

@@ -20,6 +20,7 @@ type Settings = {
   };
   sentinelPolicy: { maxAttempts: number; lockoutDuration: number };
   mfa: { factors: string[]; policy: string };
+  passkeySignIn: { enabled: boolean; showPasskeyButton: boolean; allowAutofill: boolean };
 };
 
 const identifiers: Identifier[] = ['username', 'email', 'phone'];
@@ -36,13 +37,19 @@ const mfaFactors: Array<[string, string]> = [
   ['PhoneVerificationCode', "Code sent to the user's phone"],
   ['BackupCode', 'Backup codes (beside another factor)'],
 ];
+/** Logto's `passkeySignIn` switches. */
+const passkeySignInOptions: Array<[keyof Settings['passkeySignIn'], string]> = [
+  ['enabled', 'Users may sign in with a passkey alone (no password)'],
+  ['showPasskeyButton', 'Show a "Sign in with a passkey" button'],
+  ['allowAutofill', "Offer passkeys in the username field's autofill"],
+];
 const mfaPolicies: Array<[string, string]> = [
   ['UserControlled', 'Users choose whether to set up MFA'],
   ['Mandatory', 'Every user must set up MFA'],
   ['NoPrompt', 'Never ask for MFA'],
 ];
 
-/** Identifiers, password policy, lockout and MFA policy: GET/PATCH /api/sign-in-exp. */
+/** Identifiers, password policy, lockout, MFA policy and passkey sign-in: GET/PATCH /api/sign-in-exp. */
 export function SignInExperiencePage() {
   const settings = useLoad<Settings>('sign-in-exp');
   const action = useAction();
@@ -73,6 +80,8 @@ export function SignInExperiencePage() {
     };
     body.sentinelPolicy = { maxAttempts: Number(values.maxAttempts), lockoutDuration: Number(values.lockoutDuration) };
     body.mfa = { factors: form.getAll('mfaFactors').map(String), policy: values.mfaPolicy };
+    const passkeySignIn = form.getAll('passkeySignIn').map(String);
+    body.passkeySignIn = Object.fromEntries(passkeySignInOptions.map(([name]) => [name, passkeySignIn.includes(name)]));
     void action.run(async () => {
       await api('PATCH', 'sign-in-exp', body);
       settings.reload();
@@ -188,6 +197,21 @@ export function SignInExperiencePage() {
                   </select>
                 )}
               </Field>
+            </fieldset>
+            <fieldset>
+              <legend>Passkey sign-in</legend>
+              {passkeySignInOptions.map(([name, label]) => (
+                <label key={name} class="check">
+                  <input
+                    type="checkbox"
+                    name="passkeySignIn"
+                    value={name}
+                    defaultChecked={current.passkeySignIn[name]}
+                  />{' '}
+                  {label}
+                </label>
+              ))}
+              <small class="hint">People add passkeys as their passkey (WebAuthn) factor, or in their account.</small>
             </fieldset>
             <FormError error={action.error} />
             <button class="primary" disabled={action.busy}>

@@ -30,6 +30,12 @@ type User = {
 type Role = { id: string; name: string };
 type Organization = { id: string; name: string };
 type MfaFactor = { id: string; type: string; createdAt: string; lastUsedAt?: string; remainCodes?: number };
+/** A consent the user gave an application (the provider's grant): what it may ask for without asking again. */
+type Grant = {
+  id: string;
+  payload: { clientId: string; iat: number; openid?: { scope?: string }; resources?: Record<string, string> };
+  expiresAt: number;
+};
 
 const orNull = (value: string | undefined) => (value ? value : null);
 /** The text typed, anywhere in a field: a LIKE pattern (Logto's `search`) with its own %, _ and \ kept plain. */
@@ -144,6 +150,7 @@ export function UserPage({ id }: { id: string }) {
           <UserRoles userId={id} />
           <UserOrganizations userId={id} />
           <MfaFactors userId={id} />
+          <AppsWithAccess userId={id} />
           <DeleteCard
             label="Delete user"
             question={`Delete ${loaded.username ?? loaded.id}? This cannot be undone.`}
@@ -379,6 +386,61 @@ function MfaFactors({ userId }: { userId: string }) {
                       action.run(() =>
                         api('DELETE', `users/${userId}/mfa-verifications/${factor.id}`).then(factors.reload),
                       )
+                    }
+                  />
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
+      <FormError error={action.error} />
+    </section>
+  );
+}
+
+/** The scopes a grant holds: the OpenID ones, then each API's, named by its indicator. */
+const grantedScopes = (grant: Grant): string[] => [
+  ...(grant.payload.openid?.scope?.split(' ') ?? []),
+  ...Object.entries(grant.payload.resources ?? {}).flatMap(([indicator, scope]) =>
+    scope ? scope.split(' ').map((name) => `${name} (${indicator})`) : [],
+  ),
+];
+
+/** An application by its name, or its id when it was deleted. */
+function ApplicationName({ id }: { id: string }) {
+  const application = useLoad<{ name: string }>(`applications/${id}`);
+  return application.data ? <Link to={`/applications/${id}`}>{application.data.name}</Link> : <code>{id}</code>;
+}
+
+/**
+ * Apps with access: the grants the user gave at consent (Logto's user grants). Revoking one ends the
+ * application's refresh tokens; its next sign-in asks for consent again.
+ */
+function AppsWithAccess({ userId }: { userId: string }) {
+  const grants = useLoad<{ grants: Grant[] }>(`users/${userId}/grants`);
+  const action = useAction();
+  return (
+    <section class="card" aria-labelledby="user-grants">
+      <h2 id="user-grants">Apps with access</h2>
+      <Loaded state={grants}>
+        {({ grants: items }) =>
+          items.length === 0 ? (
+            <p>No application has access.</p>
+          ) : (
+            <ul>
+              {items.map((grant) => (
+                <li key={grant.id}>
+                  <ApplicationName id={grant.payload.clientId} />{' '}
+                  <small>
+                    since {formatTime(grant.payload.iat * 1000)}, until {formatTime(grant.expiresAt)}
+                    {grantedScopes(grant).length > 0 && ` · ${grantedScopes(grant).join(', ')}`}
+                  </small>{' '}
+                  <ConfirmButton
+                    label="Revoke"
+                    question="Revoke this application's access? Its refresh tokens end now; the user is asked for consent again."
+                    onConfirm={() =>
+                      action.run(() => api('DELETE', `users/${userId}/grants/${grant.id}`).then(grants.reload))
                     }
                   />
                 </li>

@@ -1,5 +1,10 @@
 import type Koa from 'koa';
 
+import type { ServiceContext } from '../../http/context.ts';
+import { escapeHtml } from '../../oidc/pages/page.ts';
+import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
+import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+
 /**
  * The service's icon, 32×32 PNG: a white keyhole on the sign-in pages' accent blue (#1d4ed8),
  * drawn from this SVG:
@@ -31,13 +36,20 @@ const favicon = icoOf(png, 32);
 
 /**
  * GET /favicon.ico, which browsers ask for on every page of the service (the sign-in pages, the
- * console, the provider's pages): the default icon, cached for a day (not for good: a later
- * branded icon must be picked up).
+ * console, the provider's pages): a redirect to the sign-in experience's `branding.favicon` when
+ * it names one (kept 5 minutes: a changed icon shows soon), else the default icon, cached for a
+ * day (not for good: a later branded icon must be picked up).
  */
-export function faviconRoute(): Koa.Middleware {
+export function faviconRoute({ db, cache }: Pick<ServiceContext, 'db' | 'cache'>): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path !== '/favicon.ico' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
       await next();
+      return;
+    }
+    const { branding } = await currentSignInExperience(db, cache);
+    if (branding.favicon) {
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.redirect(branding.favicon);
       return;
     }
     ctx.set('Cache-Control', 'public, max-age=86400');
@@ -45,4 +57,19 @@ export function faviconRoute(): Koa.Middleware {
     ctx.type = 'image/x-icon';
     ctx.body = favicon;
   };
+}
+
+/**
+ * The sign-in pages' icon links: the sign-in experience's favicon (and its dark one, in dark mode)
+ * named directly, where the page's own build names none (`data:,`, so that no request is made).
+ */
+export function iconLinks({ branding, color }: Pick<SignInExperience, 'branding' | 'color'>): string {
+  if (!branding.favicon) {
+    return '<link rel="icon" href="data:," />';
+  }
+  const dark =
+    color.isDarkModeEnabled && branding.darkFavicon
+      ? `<link rel="icon" href="${escapeHtml(branding.darkFavicon)}" media="(prefers-color-scheme: dark)" />`
+      : '';
+  return `<link rel="icon" href="${escapeHtml(branding.favicon)}" />${dark}`;
 }

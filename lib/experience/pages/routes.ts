@@ -2,7 +2,10 @@ import type Koa from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
 import { signInPageHeaders } from '../../http/page-headers.ts';
+import type { ServiceContext } from '../../http/context.ts';
 import { loadViteBuild, sendAsset } from '../../http/vite-build.ts';
+import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+import { iconLinks } from './favicon.ts';
 
 /** Where Vite writes the pages (`npm run build`, which `npm start` runs when the sources changed). */
 const distFolder = new URL('sign-in/dist/', packageFolder);
@@ -24,8 +27,9 @@ const isPage = (path: string) =>
 /**
  * The hosted sign-in pages (sign-in/, a Preact application that drives /api/experience from the
  * browser) and their assets under /experience-assets/, read once, here; anything else goes to `next`.
+ * Each page names the sign-in experience's favicon.
  */
-export function pageRoutes(): Koa.Middleware {
+export function pageRoutes(services: Pick<ServiceContext, 'db' | 'cache'>): Koa.Middleware {
   const build = loadViteBuild(distFolder, assetPrefix);
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -48,6 +52,9 @@ export function pageRoutes(): Koa.Middleware {
     }
     ctx.set(signInPageHeaders);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = build.index;
+    ctx.body = build.index.replace(
+      '<link rel="icon" href="data:," />',
+      iconLinks(await currentSignInExperience(services.db, services.cache)),
+    );
   };
 }

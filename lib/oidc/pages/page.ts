@@ -3,12 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Context } from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
-import { pageHeaders } from '../../http/page-headers.ts';
+import { signInPageHeaders } from '../../http/page-headers.ts';
 
 /**
  * The provider's own pages (its error page, the sign-out confirmation) in the hosted sign-in pages'
  * look: server-rendered HTML with the sign-in pages' built stylesheet, nothing inline, under the
- * same headers (page-headers.ts), so that they read as part of one sign-in service.
+ * same headers (page-headers.ts), so that they read as part of one sign-in service: their icon,
+ * /favicon.ico, may redirect to the sign-in experience's favicon elsewhere (an https image).
  */
 
 /** Text from a request, a client's registration or the provider, made safe to place in HTML. */
@@ -48,11 +49,11 @@ export type Page = {
  */
 export function sendPage(ctx: Context, { title, body, formTargets = [] }: Page): void {
   const href = stylesheetHref();
-  ctx.set(pageHeaders);
+  ctx.set(signInPageHeaders);
   if (formTargets.length > 0) {
     ctx.set(
       'Content-Security-Policy',
-      pageHeaders['Content-Security-Policy'].replace(
+      signInPageHeaders['Content-Security-Policy'].replace(
         "form-action 'self'",
         `form-action 'self' ${formTargets.join(' ')}`,
       ),

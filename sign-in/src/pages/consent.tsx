@@ -7,7 +7,8 @@ import { Action, Form, useForm } from '../ui.tsx';
 
 /**
  * The consent page (where /oidc/auth sends a signed-in person whom a third-party application, or
- * `prompt=consent`, asks for access): the application, who is signed in, what it asks for; Allow
+ * `prompt=consent`, asks for access): the application, who is signed in, what it asks for (and which of
+ * the person's organizations it would see); Allow
  * records the grant, Cancel sends the application `access_denied`.
  */
 export function ConsentPage() {
@@ -41,6 +42,16 @@ export function ConsentPage() {
             </>
           ) : (
             <p>{phrases.consent.nothing}</p>
+          )}
+          {info.organizations.length > 0 && (
+            <>
+              <p>{phrases.consent.organizations}</p>
+              <ul id="consent-organizations" class="scopes">
+                {info.organizations.map((organization) => (
+                  <li key={organization.id}>{organization.name}</li>
+                ))}
+              </ul>
+            </>
           )}
         </>
       ) : (

@@ -4,12 +4,13 @@ import { api } from '../api.ts';
 import { required, requiredPassword } from '../checks.ts';
 import { startExternal } from '../flow.ts';
 import { phrases } from '../phrases.ts';
+import { PasskeySignIn } from '../passkey-sign-in.tsx';
 import { Social } from '../social.tsx';
 import { Field, Form, useForm } from '../ui.tsx';
 import { useVerificationCode, VerificationCode } from '../verification-code.tsx';
 import type { PageProps } from './page.ts';
 
-/** Sign in with a username or email and a password, or with a code sent by email; or at a social connector. */
+/** Sign in with a username or email and a password, or with a code sent by email; with a passkey; or at a social connector. */
 export function SignInPage({ finish }: PageProps) {
   const [byCode, setByCode] = useState(false);
   const [identifier, setIdentifier] = useState('');
@@ -64,7 +65,7 @@ export function SignInPage({ finish }: PageProps) {
               id="identifier"
               label={phrases.signIn.identifier}
               name="identifier"
-              autocomplete="username"
+              autocomplete="username webauthn"
               verbatim
               focus
               value={identifier}
@@ -96,6 +97,7 @@ export function SignInPage({ finish }: PageProps) {
           >
             {phrases.signIn.useCode}
           </button>
+          <PasskeySignIn finish={finish} />
         </section>
       )}
       <Social />
