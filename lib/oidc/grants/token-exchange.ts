@@ -12,6 +12,7 @@ import type { SharedCache } from '../../storage/shared-cache.ts';
 import { userStanding } from '../../users/queries.ts';
 import { accessTokenAlgorithm, findResourceCached } from '../resource-servers.ts';
 import { consumeImpersonationToken } from '../subject-token-queries.ts';
+import { jwtTokenType, outsideSubjectResolver } from './outside-subject-token.ts';
 import { accessTokenType, impersonationTokenType, resolveSubject } from './subject-token.ts';
 
 /** RFC 8693 token exchange: API A swaps a user's token for one whose audience is API B. */
@@ -58,6 +59,7 @@ function assertExchangeTarget(resource: Resource): void {
  */
 export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
   const findResource = findResourceCached(db, cache);
+  const resolveOutsideSubject = outsideSubjectResolver({ config, db, cache });
 
   return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const { params, provider } = ctx.oidc;
@@ -90,11 +92,13 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     if (!subjectTokenType) {
       throw new errors.InvalidRequest("missing required parameter 'subject_token_type'");
     }
-    if (subjectTokenType !== accessTokenType && subjectTokenType !== impersonationTokenType) {
+    if (![accessTokenType, impersonationTokenType, jwtTokenType].includes(subjectTokenType)) {
       throw new errors.InvalidRequest('unsupported subject_token_type');
     }
 
-    const subject = await resolveSubject(provider, db, cache, config.issuer, subjectToken, subjectTokenType);
+    const subject =
+      (await resolveOutsideSubject(ctx, subjectToken, subjectTokenType)) ??
+      (await resolveSubject(provider, db, cache, config.issuer, subjectToken, subjectTokenType));
     const standing = await userStanding(db, cache, subject.userId);
     if (standing !== 'active') {
       throw new errors.InvalidRequest(
