@@ -12,6 +12,7 @@ import {
   tokenExchangeLogKey,
   tokenExchangeParameters,
 } from './grants/token-exchange.ts';
+import { jwtBearerGrant, jwtBearerGrantType, jwtBearerParameters } from './grants/jwt-bearer.ts';
 import { findAuthenticatingClient } from './clients.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
@@ -107,6 +108,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     tokenExchangeGrant({ config, db, cache, audit }),
     tokenExchangeParameters,
   );
+  provider.registerGrantType(jwtBearerGrantType, jwtBearerGrant({ config, db, cache, audit }), jwtBearerParameters);
   answerJwtRefusals(provider, {
     revocation: revokeJwtAccessToken({ issuer: config.issuer, db, cache }),
     introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache }),

@@ -24,7 +24,7 @@ type Dependencies = { config: Config; db: Queryable; cache: SharedCache; audit: 
 
 const asString = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-function assertResourceForm(resource: string | undefined): string {
+export function assertResourceForm(resource: string | undefined): string {
   if (!resource) {
     throw new errors.InvalidTarget('resource is required: the API resource indicator of the downstream API');
   }
@@ -39,7 +39,7 @@ function assertResourceForm(resource: string | undefined): string {
  * the user holds (administrators sign in at the console for that), nor for a resource its owner
  * closed to exchange.
  */
-function assertExchangeTarget(resource: Resource): void {
+export function assertExchangeTarget(resource: Resource): void {
   if (resource.id === managementApi.resourceId) {
     throw new errors.InvalidTarget(
       `resource ${resource.indicator} is the management API, never a token exchange target (its tokens come from client credentials or an administrator's own sign-in)`,
