@@ -1,4 +1,11 @@
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeJwt,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+} from 'jose';
 import type { Context } from 'koa';
 
 import type { Config } from '../config/env.ts';
@@ -42,7 +49,9 @@ function refusalOf(error: unknown, policy: TrustedIssuer): Error {
     );
   }
   if (error instanceof joseErrors.JOSEAlgNotAllowed) {
-    return new OutsideTokenRefused(`is signed with an algorithm the policy does not allow (${policy.algorithms.join(', ')})`);
+    return new OutsideTokenRefused(
+      `is signed with an algorithm the policy does not allow (${policy.algorithms.join(', ')})`,
+    );
   }
   if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) {
     return new OutsideTokenRefused("is signed with a key that is not in the issuer's key set");

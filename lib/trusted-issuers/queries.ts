@@ -30,7 +30,7 @@ const toTrustedIssuer = (row: TrustedIssuerRow): TrustedIssuer => ({
   algorithms: algorithmsOf(row.algorithms),
   userMapping: userMappingOf(row.user_mapping),
   applicationIds: applicationIdsOf(row.application_ids),
-  createdAt: Number(row.created_at),
+  createdAt: row.created_at,
 });
 
 async function readTrustedIssuers(db: Queryable): Promise<TrustedIssuer[]> {
@@ -80,7 +80,11 @@ export async function deleteTrustedIssuer(db: Queryable, id: string): Promise<nu
 }
 
 /** The user made just in time for this outside subject, if any. */
-export async function findJitUserId(db: Queryable, trustedIssuerId: string, subject: string): Promise<string | undefined> {
+export async function findJitUserId(
+  db: Queryable,
+  trustedIssuerId: string,
+  subject: string,
+): Promise<string | undefined> {
   const row = await db('trusted_issuer_subjects')
     .where({ trusted_issuer_id: trustedIssuerId, subject })
     .first<{ user_id: string } | undefined>('user_id');

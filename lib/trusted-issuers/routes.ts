@@ -101,7 +101,8 @@ export function trustedIssuerRoutes(api: Api, { db, cache }: ServiceContext): vo
     {
       method: 'post',
       path: '/trusted-issuers',
-      summary: 'Trust an outside issuer: its JWTs become subject tokens and JWT bearer grants for the listed applications',
+      summary:
+        'Trust an outside issuer: its JWTs become subject tokens and JWT bearer grants for the listed applications',
       tag,
       body: createTrustedIssuerBody,
       response: trustedIssuerSchema,

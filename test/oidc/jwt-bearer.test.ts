@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as client from 'openid-client';
 
 import { createApplication } from '../support/fixtures.ts';
-import { federationSetup, stopAll, type Federation } from '../token-exchange/outside-issuer-support.ts';
+import { federationSetup, stopFederation, type Federation } from '../token-exchange/outside-issuer-support.ts';
 import { claimsOf, expectIssued, expectOAuthError, signWithServiceKey } from '../token-exchange/support.ts';
 
 const jwtBearer = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -15,7 +15,7 @@ describe('JWT bearer grant (RFC 7523)', () => {
     this.timeout(120_000);
     fed = await federationSetup();
   });
-  after(() => stopAll(fed?.ours, fed?.outside));
+  after(() => stopFederation(fed));
 
   const grant = (form: Record<string, string>, application: { id: string; secret: string } = fed.setup.backend) =>
     fed.ours.token(application.id, application.secret, {

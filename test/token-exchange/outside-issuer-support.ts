@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { startService, type Json, type TestService } from '../support/service.ts';
+import { startService } from '../support/service.ts';
 import { delegationSetup, userAccessToken } from './support.ts';
 
 /**
@@ -26,11 +26,13 @@ export async function federationSetup() {
     },
   });
   expect(created.statusCode, JSON.stringify(created.body)).to.equal(201);
-  return { ours, outside, setup, far, outsideToken, policy: created.body as Json };
+  return { ours, outside, setup, far, outsideToken, policy: created.body };
 }
 
 export type Federation = Awaited<ReturnType<typeof federationSetup>>;
 
-export async function stopAll(...services: Array<TestService | undefined>): Promise<void> {
-  await Promise.all(services.map((service) => service?.stop()));
+/** Stops both instances (as far as the setup got). */
+export async function stopFederation(fed: Federation | undefined): Promise<void> {
+  await fed?.ours.stop();
+  await fed?.outside.stop();
 }

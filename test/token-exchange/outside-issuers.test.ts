@@ -4,15 +4,8 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { createApplication } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
-import { federationSetup, stopAll, type Federation } from './outside-issuer-support.ts';
-import {
-  accessTokenType,
-  claimsOf,
-  exchange,
-  expectIssued,
-  expectOAuthError,
-  signWithServiceKey,
-} from './support.ts';
+import { federationSetup, stopFederation, type Federation } from './outside-issuer-support.ts';
+import { accessTokenType, claimsOf, exchange, expectIssued, expectOAuthError, signWithServiceKey } from './support.ts';
 
 const jwtType = 'urn:ietf:params:oauth:token-type:jwt';
 
@@ -27,7 +20,7 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
     this.timeout(120_000);
     fed = await federationSetup();
   });
-  after(() => stopAll(fed?.ours, fed?.outside));
+  after(() => stopFederation(fed));
 
   const outsideIssuer = () => `${fed.outside.url}/oidc`;
   const swap = (subjectToken: string, type = jwtType, application = fed.setup.backend) =>
