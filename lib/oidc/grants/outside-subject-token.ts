@@ -13,7 +13,7 @@ export const jwtTokenType = 'urn:ietf:params:oauth:token-type:jwt';
  * Subject tokens of trusted outside issuers (RFC 8693 federation): resolves a token of type `jwt`
  * or `access_token` whose issuer has a trust policy to our user under that policy, refusals as
  * 400 `invalid_request` naming the check. Any other token is left to today's path (undefined),
- * except a `jwt` one, which only an outside issuer may present.
+ * except a `jwt` one, which only a trusted outside issuer may present.
  */
 export function outsideSubjectResolver(deps: { config: Config; db: Queryable; cache: SharedCache }) {
   const outside = outsideTokens(deps);
@@ -29,9 +29,8 @@ export function outsideSubjectResolver(deps: { config: Config; db: Queryable; ca
     const policy = await outside.policyOf(token);
     if (!policy) {
       if (type === jwtTokenType) {
-        throw new errors.InvalidRequest(
-          'subject_token of type jwt must come from a trusted outside issuer (no trust policy names its issuer)',
-        );
+        // As before trusted issuers: the contract's answer to a type we do not take from this issuer.
+        throw new errors.InvalidRequest('unsupported subject_token_type');
       }
       return undefined;
     }
