@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { findConnector } from '../connectors/queries.ts';
 import { outboxEffects } from '../hooks/effects.ts';
 import { requestOf } from '../hooks/payloads.ts';
-import type { Queryable } from '../storage/database.ts';
+import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { findSsoConnector } from '../sso/queries.ts';
@@ -33,7 +33,7 @@ async function byIdentity(db: Queryable, cache: SharedCache, connectorId: string
 /**
  * A user for an outside subject seen for the first time, remembered by (policy, subject); the email
  * claim becomes the primary email when the issuer says it is verified and no one holds it. The user,
- * the link and `User.Created` commit together.
+ * the link and `User.Created` commit together, once per subject.
  */
 async function madeJustInTime(
   db: Queryable,
@@ -43,7 +43,7 @@ async function madeJustInTime(
   subject: string,
   claims: Claims,
 ): Promise<string> {
-  return withTransaction(db, async (trx) => {
+  const made = withTransaction(db, async (trx) => {
     const known = await findJitUserId(trx, policy.id, subject);
     if (known) {
       return known;
@@ -58,6 +58,14 @@ async function madeJustInTime(
     await insertJitSubject(trx, policy.id, subject, user.id);
     await outboxEffects(trx, cache, requestOf(ctx)).emit('User.Created', { data: user });
     return user.id;
+  });
+  return made.catch(async (error: unknown) => {
+    // Two first tokens of one subject at once: the other made the user (this one's rolled back, event and all).
+    const other = isUniqueViolation(error) ? await findJitUserId(db, policy.id, subject) : undefined;
+    if (other === undefined) {
+      throw error;
+    }
+    return other;
   });
 }
 

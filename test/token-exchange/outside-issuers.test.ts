@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { generateKeyPair, SignJWT } from 'jose';
 
 import { createApplication } from '../support/fixtures.ts';
+import { HookEvents } from '../support/hook-events.ts';
 import { startService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 import { federationSetup, stopFederation, type Federation } from './outside-issuer-support.ts';
@@ -97,8 +98,19 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
     });
   });
 
-  it('accepts the outside token (type jwt) and makes its user just in time, once', async () => {
-    const first = expectIssued(await swap(fed.outsideToken));
+  it('accepts the outside token (type jwt) and makes its user just in time, once (User.Created)', async () => {
+    const hooks = await HookEvents.start(fed.ours);
+    let first: ReturnType<typeof expectIssued>;
+    try {
+      const { result, payloads } = await hooks.expect(['User.Created'], async () =>
+        expectIssued(await swap(fed.outsideToken)),
+      );
+      first = result;
+      expect(payloads['User.Created'][0].data.id).to.equal(claimsOf(first.access_token).sub);
+      await hooks.expect([], async () => expectIssued(await swap(fed.outsideToken)));
+    } finally {
+      await hooks.stop();
+    }
     const claims = claimsOf(first.access_token);
     expect(claims.iss).to.equal(`${fed.ours.url}/oidc`);
     expect(claims.aud).to.equal(fed.setup.apiB.resource.indicator);
