@@ -12,7 +12,12 @@ import {
   tokenExchangeLogKey,
   tokenExchangeParameters,
 } from './grants/token-exchange.ts';
-import { jwtBearerGrant, jwtBearerGrantType, jwtBearerParameters } from './grants/jwt-bearer.ts';
+import {
+  auditJwtBearerFailures,
+  jwtBearerGrant,
+  jwtBearerGrantType,
+  jwtBearerParameters,
+} from './grants/jwt-bearer.ts';
 import { findAuthenticatingClient } from './clients.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
@@ -109,6 +114,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     tokenExchangeParameters,
   );
   provider.registerGrantType(jwtBearerGrantType, jwtBearerGrant({ config, db, cache, audit }), jwtBearerParameters);
+  auditJwtBearerFailures(provider, audit, logger);
   answerJwtRefusals(provider, {
     revocation: revokeJwtAccessToken({ issuer: config.issuer, db, cache }),
     introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache }),

@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 
 import { createApplication } from '../support/fixtures.ts';
 import { federationSetup, stopFederation, type Federation } from '../token-exchange/outside-issuer-support.ts';
-import { claimsOf, expectIssued, expectOAuthError, signWithServiceKey } from '../token-exchange/support.ts';
+import { claimsOf, expectIssued, expectOAuthError, signWithServiceKey, waitForLog } from '../token-exchange/support.ts';
 
 const jwtBearer = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
@@ -106,5 +106,25 @@ describe('JWT bearer grant (RFC 7523)', () => {
       'invalid_target',
       /management API/,
     );
+  });
+
+  it('audits each grant, granted and refused, with the trust policy used', async () => {
+    const other = await createApplication(fed.ours, 'MachineToMachine');
+    expectOAuthError(await grant({ assertion: fed.outsideToken }, other), 400, 'invalid_grant');
+    const refused = await waitForLog(
+      fed.ours,
+      { logKey: 'ExchangeTokenBy.JwtBearer', applicationId: other.id },
+      (entry) => entry.payload.result === 'Error',
+    );
+    expect(refused.payload.error.error).to.equal('invalid_grant');
+    expect(refused.payload.params.resource).to.equal(fed.setup.apiB.resource.indicator);
+
+    expectIssued(await grant({ assertion: fed.outsideToken }));
+    const granted = await waitForLog(
+      fed.ours,
+      { logKey: 'ExchangeTokenBy.JwtBearer', applicationId: fed.setup.backend.id },
+      (entry) => entry.payload.result === 'Success',
+    );
+    expect(granted.payload.params).to.deep.include({ trustedIssuerId: fed.policy.id, scopesIssued: [] });
   });
 });

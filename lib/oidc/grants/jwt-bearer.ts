@@ -1,7 +1,8 @@
-import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
 
 import type { AuditLog } from '../../audit/audit-log.ts';
 import type { Config } from '../../config/env.ts';
+import type { Logger } from '../../http/logger.ts';
 import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
@@ -82,4 +83,31 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
     });
     ctx.body = { access_token: value, token_type: 'Bearer', expires_in: expiresIn, scope };
   };
+}
+
+/**
+ * Refused JWT bearer grants are audited too, including those refused before the grant runs (client
+ * authentication). A listener must not throw: it would turn the response into a 500.
+ */
+export function auditJwtBearerFailures(provider: Provider, audit: AuditLog, logger: Logger): void {
+  provider.on('grant.error', (ctx, error) => {
+    try {
+      if (ctx.oidc.params?.grant_type !== jwtBearerGrantType) {
+        return;
+      }
+      const { error: code, error_description: description } = error as { error?: string; error_description?: string };
+      const { scope, resource } = ctx.oidc.params;
+      audit.record(jwtBearerLogKey, {
+        result: 'Error',
+        applicationId: ctx.oidc.client?.clientId,
+        error: { error: code ?? 'server_error', ...(description && { error_description: description }) },
+        params: {
+          resource: asString(resource),
+          scopesRequested: (asString(scope) ?? '').split(' ').filter(Boolean),
+        },
+      });
+    } catch (auditError) {
+      logger.error({ err: auditError }, 'could not audit a refused JWT bearer grant');
+    }
+  });
 }
