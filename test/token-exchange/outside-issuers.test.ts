@@ -6,7 +6,15 @@ import { HookEvents } from '../support/hook-events.ts';
 import { startService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 import { federationSetup, stopFederation, type Federation } from './outside-issuer-support.ts';
-import { accessTokenType, claimsOf, exchange, expectIssued, expectOAuthError, signWithServiceKey } from './support.ts';
+import {
+  accessTokenType,
+  claimsOf,
+  exchange,
+  expectIssued,
+  expectOAuthError,
+  signWithServiceKey,
+  waitForLog,
+} from './support.ts';
 
 const jwtType = 'urn:ietf:params:oauth:token-type:jwt';
 
@@ -74,7 +82,7 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
       }
     });
 
-    it('creates and deletes (204, then 404); without a management token: 401', async () => {
+    it('creates (audited like every management write) and deletes (204, then 404); without a management token: 401', async () => {
       const created = await fed.ours.api.post('trusted-issuers', {
         json: {
           name: 'short-lived',
@@ -87,6 +95,12 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
       });
       expect(created.statusCode).to.equal(201);
       expect(created.body.algorithms).to.deep.equal(['RS256', 'ES256']);
+      const audited = await waitForLog(
+        fed.ours,
+        { logKey: 'Management.Write' },
+        (entry) => entry.payload.createdId === created.body.id,
+      );
+      expect(audited.payload).to.deep.include({ method: 'POST', route: '/api/trusted-issuers', status: 201 });
       expect((await fed.ours.api.delete(`trusted-issuers/${created.body.id}`)).statusCode).to.equal(204);
       expect((await fed.ours.api.delete(`trusted-issuers/${created.body.id}`)).statusCode).to.equal(404);
       expect((await fed.ours.http.get('api/trusted-issuers')).statusCode).to.equal(401);
