@@ -56,7 +56,11 @@ async function madeJustInTime(
     const name = typeof claims.name === 'string' ? claims.name.slice(0, 128) : null;
     const user = await createUser(trx, { primaryEmail: emailFree ? email : undefined, name });
     await insertJitSubject(trx, policy.id, subject, user.id);
-    await outboxEffects(trx, cache, requestOf(ctx)).emit('User.Created', { data: user });
+    // The token endpoint is mounted under /oidc, and the answer is not set yet: the event says what it
+    // will be for a request that gets this far (the token is accepted), on the path the client called.
+    const path = ctx.originalUrl.split('?')[0];
+    const request = { ...requestOf(ctx), path, matchedRoute: path, status: 200 };
+    await outboxEffects(trx, cache, request).emit('User.Created', { data: user });
     return user.id;
   });
   return made.catch(async (error: unknown) => {

@@ -121,6 +121,7 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
       );
       first = result;
       expect(payloads['User.Created'][0].data.id).to.equal(claimsOf(first.access_token).sub);
+      expect(payloads['User.Created'][0]).to.deep.include({ path: '/oidc/token', method: 'POST', status: 200 });
       await hooks.expect([], async () => expectIssued(await swap(fed.outsideToken)));
     } finally {
       await hooks.stop();
