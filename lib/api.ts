@@ -42,6 +42,7 @@ import { applicationRoleRoutes } from './roles/application-roles-routes.ts';
 import { roleRoutes } from './roles/routes.ts';
 import { userRoleRoutes } from './users/role-routes.ts';
 import { ssoConnectorRoutes } from './sso/routes.ts';
+import { trustedIssuerRoutes } from './trusted-issuers/routes.ts';
 import { userIdentityRoutes } from './users/identity-routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { noteManagementActor } from './management/audit-actor.ts';
@@ -91,6 +92,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   emailTemplateRoutes(management, context);
   auditLogRoutes(management, context);
   impersonationRoutes(management);
+  trustedIssuerRoutes(management, context);
   hookRoutes(management, context);
   dashboardRoutes(management, context);
 

@@ -34,6 +34,8 @@ export const apiTags = {
   Development: 'Development-only helpers, absent in production mode.',
   'Audit logs': 'The audit log of sign-ins, management changes and token grants.',
   'Token exchange': 'Subject tokens for impersonation (RFC 8693 token exchange).',
+  'Trusted issuers':
+    'Outside issuers whose JWTs our applications may exchange (RFC 8693) or present as grants (RFC 7523).',
   Hooks: 'Webhooks: their configuration, test sends, delivery logs and re-sends.',
   Dashboard: 'User counts for the admin console.',
 } as const satisfies Record<string, string>;

@@ -6,6 +6,7 @@ import { listApplicationSecrets } from '../applications/secret-queries.ts';
 import type { Logger } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { jwtBearerGrantType } from './grants/jwt-bearer.ts';
 import { tokenExchangeGrantType } from './grants/token-exchange.ts';
 import { namedSecretsOf, withPresentedSecret, type NamedSecrets } from './named-secrets.ts';
 
@@ -24,12 +25,13 @@ export function clientMetadataOf(application: Application, clientSecret: string)
     ...(confidential && { client_secret: clientSecret }),
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
     application_type: application.type === 'Native' ? 'native' : 'web',
-    // Every client may ask for token exchange, so that the grant itself answers a public or
-    // not-allowed one with the contract's error rather than the provider's generic one.
+    // Every client may ask for token exchange (and the JWT bearer grant), so that the grant itself
+    // answers a public or not-allowed one with the contract's error rather than the provider's generic one.
     grant_types: [
       ...(application.type === 'MachineToMachine' ? ['client_credentials'] : []),
       ...(signsNoOneIn ? [] : ['authorization_code', 'refresh_token']),
       tokenExchangeGrantType,
+      jwtBearerGrantType,
     ],
     response_types: signsNoOneIn ? [] : ['code'],
     redirect_uris: signsNoOneIn ? [] : oidc.redirectUris,

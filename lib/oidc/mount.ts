@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import mount from 'koa-mount';
 import type { Provider } from 'oidc-provider';
 
+import { authorizationServerMetadataPaths, serveAuthorizationServerMetadata } from './authorization-server-metadata.ts';
 import { formPostEndpoints, redirectFormPost } from './form-post.ts';
 import { currentKeySet } from './keys.ts';
 import { createProvider, type OidcDependencies } from './provider.ts';
@@ -42,6 +43,9 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
 
   return {
     routes: async (ctx, next) => {
+      if (ctx.method === 'GET' && authorizationServerMetadataPaths.has(ctx.path)) {
+        return serveAuthorizationServerMetadata(ctx, (await current()).handler);
+      }
       if (ctx.path !== '/oidc' && !ctx.path.startsWith('/oidc/')) {
         await next();
         return;

@@ -14,6 +14,13 @@ import {
   tokenExchangeRepeatableParameters,
 } from './grants/token-exchange.ts';
 import { mayActClaim } from './grants/delegation-policy.ts';
+
+import {
+  auditJwtBearerFailures,
+  jwtBearerGrant,
+  jwtBearerGrantType,
+  jwtBearerParameters,
+} from './grants/jwt-bearer.ts';
 import { findAuthenticatingClient } from './clients.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
@@ -117,6 +124,8 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     tokenExchangeParameters,
     tokenExchangeRepeatableParameters,
   );
+  provider.registerGrantType(jwtBearerGrantType, jwtBearerGrant({ config, db, cache, audit }), jwtBearerParameters);
+  auditJwtBearerFailures(provider, audit, logger);
   answerJwtRefusals(provider, {
     revocation: revokeJwtAccessToken({ issuer: config.issuer, db, cache }),
     introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache }),

@@ -19,7 +19,8 @@ export type CacheName =
   | 'hooks'
   | 'connectors'
   | 'revokedTokens'
-  | 'throttles';
+  | 'throttles'
+  | 'trustedIssuers';
 
 /** Every writer of a cached table calls this in the same transaction as its change. */
 export async function bumpCacheVersion(db: Queryable, name: CacheName): Promise<void> {

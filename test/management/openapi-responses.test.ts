@@ -162,6 +162,14 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
         clientSecret: 'acme-sso-secret-0123456789',
       },
     });
+    const trustedIssuer = await post('trusted-issuers', {
+      name: 'Partner',
+      issuer: 'https://partner.example.com',
+      jwksUri: 'https://partner.example.com/jwks',
+      audience: 'https://api.example.com',
+      userMapping: { claim: 'sub', by: 'jit' },
+      applicationIds: [machine.id],
+    });
     await post(`organizations/${organization.id}/jit/email-domains`, { emailDomain: 'acme.example' });
     await post(`organizations/${organization.id}/jit/roles`, { organizationRoleIds: [organizationRole.id] });
     await post(`organizations/${organization.id}/jit/sso-connectors`, { ssoConnectorIds: [sso.id] });
@@ -247,6 +255,7 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       'connector-factories': 'oidc',
       connectors: connector.id,
       'sso-connectors': sso.id,
+      'trusted-issuers': trustedIssuer.id,
       logs: log.id,
       hooks: hook.id,
       'email-templates': emailTemplate.id,
@@ -338,6 +347,7 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       '/api/hooks/{id}/recent-logs',
       '/api/connectors',
       '/api/sso-connectors',
+      '/api/trusted-issuers',
       '/api/users/{userId}/roles',
       '/api/logs',
     ];

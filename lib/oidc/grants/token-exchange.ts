@@ -10,13 +10,14 @@ import type { Resource } from '../../resources/schemas.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { userStanding } from '../../users/queries.ts';
-import { accessTokenAlgorithm } from '../resource-servers.ts';
 import { consumeImpersonationToken } from '../subject-token-queries.ts';
 import { actorTokenParameter, resolveActor, type Actor } from './actor-token.ts';
 import { actorChain, assertDelegationPolicy, assertMayAct, delegatedAct } from './delegation-policy.ts';
 import { assertProofOfKey, dpopProofKey } from './dpop-binding.ts';
 import { exchangeTarget, requestedTokenType } from './exchange-audience.ts';
 import { exchangedLifetime } from './exchange-lifetime.ts';
+import { issueResourceAccessToken } from './resource-access-token.ts';
+import { jwtTokenType, outsideSubjectResolver } from './outside-subject-token.ts';
 import { accessTokenType, impersonationTokenType, resolveSubject, type Subject } from './subject-token.ts';
 
 /** RFC 8693 token exchange: API A swaps a user's token for one whose audience is API B. */
@@ -44,7 +45,7 @@ const asString = (value: unknown) => (typeof value === 'string' ? value : undefi
  * the user holds (administrators sign in at the console for that), nor for a resource its owner
  * closed to exchange.
  */
-function assertExchangeTarget(resource: Resource): void {
+export function assertExchangeTarget(resource: Resource): void {
   if (resource.id === managementApi.resourceId) {
     throw new errors.InvalidTarget(
       `resource ${resource.indicator} is the management API, never a token exchange target (its tokens come from client credentials or an administrator's own sign-in)`,
@@ -73,6 +74,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
   const findTarget = exchangeTarget(db, cache);
   const applicationOf = (clientId: string) =>
     cache.get('applications', `application:${clientId}`, () => findApplication(db, clientId));
+  const resolveOutsideSubject = outsideSubjectResolver({ config, db, cache });
 
   return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const { params, provider } = ctx.oidc;
@@ -103,14 +105,16 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     if (!subjectTokenType) {
       throw new errors.InvalidRequest("missing required parameter 'subject_token_type'");
     }
-    if (subjectTokenType !== accessTokenType && subjectTokenType !== impersonationTokenType) {
+    if (![accessTokenType, impersonationTokenType, jwtTokenType].includes(subjectTokenType)) {
       throw new errors.InvalidRequest('unsupported subject_token_type');
     }
     const actorToken = actorTokenParameter(params);
     const issuedTokenType = requestedTokenType(params?.requested_token_type) ?? accessTokenType;
     const proofKey = await dpopProofKey(ctx);
 
-    const subject = await resolveSubject(provider, db, cache, config.issuer, subjectToken, subjectTokenType);
+    const subject =
+      (await resolveOutsideSubject(ctx, subjectToken, subjectTokenType)) ??
+      (await resolveSubject(provider, db, cache, config.issuer, subjectToken, subjectTokenType));
     const standing = await userStanding(db, cache, subject.userId);
     if (standing !== 'active') {
       throw new errors.InvalidRequest(
@@ -146,30 +150,15 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
       throw new errors.InvalidRequest('subject_token was already used (an impersonation token is single use)');
     }
 
-    // No grant row: a JWT access token is self-contained, and storing a grant per exchange would
-    // put a write on the hot path (the types ask for one; the JWT format does not use it).
-    type TokenProperties = ConstructorParameters<typeof provider.AccessToken>[0];
-    const properties: Partial<TokenProperties> = {
-      accountId: user.id,
-      client,
+    const issued = await issueResourceAccessToken(ctx, {
+      userId: user.id,
       gty: 'token_exchange',
-      scope: scope || undefined,
-      expiresIn,
-      extra: act && { act },
-    };
-    const token = new provider.AccessToken(properties as TokenProperties);
-    token.resourceServer = new provider.ResourceServer(resource.indicator, {
       scope,
-      audience: resource.indicator,
-      accessTokenTTL: resource.accessTokenTtl,
-      accessTokenFormat: 'jwt',
-      jwt: { sign: { alg: accessTokenAlgorithm } },
+      resource,
+      expiresIn,
+      act,
+      proofKey,
     });
-    if (proofKey) {
-      token.setThumbprint('jkt', proofKey);
-    }
-    ctx.oidc.entity('AccessToken', token);
-    const value = await token.save();
 
     const audiences = params?.audience;
     audit.record(tokenExchangeLogKey, {
@@ -185,13 +174,14 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
         ...(act && { actorChain: actorChain(act) }),
         ...(audiences !== undefined && { audience: Array.isArray(audiences) ? audiences : [audiences] }),
         ...(proofKey && { dpopBound: true }),
+        ...('trustedIssuerId' in subject && { trustedIssuerId: subject.trustedIssuerId }),
       },
     });
     ctx.body = {
-      access_token: value,
+      access_token: issued.value,
       issued_token_type: issuedTokenType,
-      token_type: token.tokenType,
-      expires_in: token.expiration,
+      token_type: issued.tokenType,
+      expires_in: issued.expiresIn,
       scope,
     };
   };

@@ -1,0 +1,109 @@
+import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
+
+import type { AuditLog } from '../../audit/audit-log.ts';
+import type { Config } from '../../config/env.ts';
+import type { Logger } from '../../http/logger.ts';
+import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
+import type { Queryable } from '../../storage/database.ts';
+import type { SharedCache } from '../../storage/shared-cache.ts';
+import { OutsideTokenRefused, outsideTokens } from '../../trusted-issuers/outside-tokens.ts';
+import { userStanding } from '../../users/queries.ts';
+import { exchangeTarget } from './exchange-audience.ts';
+import { issueResourceAccessToken } from './resource-access-token.ts';
+import { assertExchangeTarget } from './token-exchange.ts';
+
+/** RFC 7523 §2.1: a JWT of a trusted outside issuer as the grant itself. */
+export const jwtBearerGrantType = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+export const jwtBearerParameters = ['assertion', 'resource', 'scope'];
+export const jwtBearerLogKey = 'ExchangeTokenBy.JwtBearer';
+
+type Dependencies = { config: Config; db: Queryable; cache: SharedCache; audit: AuditLog };
+
+const asString = (value: unknown) => (typeof value === 'string' ? value : undefined);
+/** The provider's InvalidGrant keeps its detail from the client; RFC 7523 §3.1 refusals should say which check failed. */
+const invalidAssertion = (description: string) =>
+  Object.assign(new errors.InvalidGrant(), { error_description: `assertion ${description}` });
+
+/**
+ * The assertion is checked as a federated subject token is (its issuer's trust policy: listed
+ * application, audience, algorithms, keys, expiry, user mapping), refusals being `invalid_grant`
+ * (RFC 7523 §3.1); then the resource and scopes as in token exchange. No refresh token.
+ */
+export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
+  const findTarget = exchangeTarget(db, cache);
+  const outside = outsideTokens({ config, db, cache });
+
+  return async function jwtBearer(ctx: KoaContextWithOIDC): Promise<void> {
+    const { params, client } = ctx.oidc;
+    if (!client) {
+      // oidc-provider authenticates the client before it calls a grant.
+      throw new Error('the JWT bearer grant ran without an authenticated client');
+    }
+    const assertion = asString(params?.assertion);
+    if (!assertion) {
+      throw new errors.InvalidRequest("missing required parameter 'assertion'");
+    }
+    const policy = await outside.policyOf(assertion);
+    if (!policy) {
+      throw invalidAssertion('must be a JWT of a trusted outside issuer (no trust policy names its issuer)');
+    }
+    let userId: string;
+    try {
+      ({ userId } = await outside.accept(ctx, policy, assertion, client.clientId));
+    } catch (error) {
+      throw error instanceof OutsideTokenRefused ? invalidAssertion(error.message) : error;
+    }
+    const standing = await userStanding(db, cache, userId);
+    if (standing !== 'active') {
+      throw invalidAssertion(standing === 'deleted' ? 'names a user that was deleted' : 'names a suspended user');
+    }
+
+    const resource = await findTarget(params);
+    assertExchangeTarget(resource);
+
+    const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
+    const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));
+    const scope = [...new Set(requested.filter((name) => held.has(name)))].join(' ');
+    const { value, expiresIn } = await issueResourceAccessToken(ctx, { userId, gty: 'jwt_bearer', scope, resource });
+
+    audit.record(jwtBearerLogKey, {
+      result: 'Success',
+      applicationId: client.clientId,
+      userId,
+      params: {
+        resource: resource.indicator,
+        trustedIssuerId: policy.id,
+        scopesRequested: requested,
+        scopesIssued: scope ? scope.split(' ') : [],
+      },
+    });
+    ctx.body = { access_token: value, token_type: 'Bearer', expires_in: expiresIn, scope };
+  };
+}
+
+/**
+ * Refused JWT bearer grants are audited too, including those refused before the grant runs (client
+ * authentication). A listener must not throw: it would turn the response into a 500.
+ */
+export function auditJwtBearerFailures(provider: Provider, audit: AuditLog, logger: Logger): void {
+  provider.on('grant.error', (ctx, error) => {
+    try {
+      if (ctx.oidc.params?.grant_type !== jwtBearerGrantType) {
+        return;
+      }
+      const { error: code, error_description: description } = error as { error?: string; error_description?: string };
+      const { scope, resource } = ctx.oidc.params;
+      audit.record(jwtBearerLogKey, {
+        result: 'Error',
+        applicationId: ctx.oidc.client?.clientId,
+        error: { error: code ?? 'server_error', ...(description && { error_description: description }) },
+        params: {
+          resource: asString(resource),
+          scopesRequested: (asString(scope) ?? '').split(' ').filter(Boolean),
+        },
+      });
+    } catch (auditError) {
+      logger.error({ err: auditError }, 'could not audit a refused JWT bearer grant');
+    }
+  });
+}

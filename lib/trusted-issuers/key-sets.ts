@@ -1,0 +1,72 @@
+import type { JSONWebKeySet } from 'jose';
+import { z } from 'zod';
+
+import { GuardedGetError, guardedGetJson } from '../hooks/guarded-get.ts';
+
+/** An outside issuer's key set could not be had: the grant says so as its refusal. */
+export class KeySetUnavailable extends Error {
+  override name = 'KeySetUnavailable';
+}
+
+const jwksSchema = z.object({ keys: z.array(z.looseObject({ kty: z.string() })).max(100) });
+
+type Entry = { keys: JSONWebKeySet; fetchedAt: number };
+
+/** An unknown `kid` refetches the set at most this often: a stream of forged kids cannot make us a proxy. */
+const refetchIntervalMs = 60_000;
+/** Kept at most this long, so a key the issuer withdrew stops verifying within it. */
+const maxAgeMs = 10 * 60_000;
+
+/**
+ * Outside issuers' key sets (JWKS), fetched through the SSRF guard and kept in memory by URI. Each
+ * instance keeps its own: a key set is public and refetchable, nothing that must be shared.
+ */
+export class OutsideKeySets {
+  readonly #entries = new Map<string, Entry>();
+  readonly #fetching = new Map<string, Promise<Entry>>();
+
+  constructor(private readonly allowPrivateTargets: boolean) {}
+
+  /** The set, fetched when not held or older than its maximum age. */
+  async current(uri: string): Promise<JSONWebKeySet> {
+    const held = this.#entries.get(uri);
+    return held && Date.now() - held.fetchedAt < maxAgeMs ? held.keys : (await this.#fetch(uri)).keys;
+  }
+
+  /** A fresh set after an unknown `kid`, unless the held one is younger than the refetch interval. */
+  async refetched(uri: string): Promise<JSONWebKeySet | undefined> {
+    const held = this.#entries.get(uri);
+    if (held && Date.now() - held.fetchedAt < refetchIntervalMs) {
+      return undefined;
+    }
+    return (await this.#fetch(uri)).keys;
+  }
+
+  #fetch(uri: string): Promise<Entry> {
+    let pending = this.#fetching.get(uri);
+    if (!pending) {
+      pending = this.#load(uri).finally(() => this.#fetching.delete(uri));
+      this.#fetching.set(uri, pending);
+    }
+    return pending;
+  }
+
+  async #load(uri: string): Promise<Entry> {
+    let document: unknown;
+    try {
+      document = await guardedGetJson(uri, this.allowPrivateTargets);
+    } catch (error) {
+      if (error instanceof GuardedGetError) {
+        throw new KeySetUnavailable(`the issuer's jwksUri could not be fetched (${error.message})`);
+      }
+      throw error;
+    }
+    const parsed = jwksSchema.safeParse(document);
+    if (!parsed.success) {
+      throw new KeySetUnavailable("the issuer's jwksUri does not hold a JWK set");
+    }
+    const entry = { keys: parsed.data as JSONWebKeySet, fetchedAt: Date.now() };
+    this.#entries.set(uri, entry);
+    return entry;
+  }
+}

@@ -1,0 +1,125 @@
+import {
+  createLocalJWKSet,
+  decodeJwt,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+} from 'jose';
+import type { Context } from 'koa';
+
+import type { Config } from '../config/env.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { KeySetUnavailable, OutsideKeySets } from './key-sets.ts';
+import { listTrustedIssuers } from './queries.ts';
+import type { TrustedIssuer } from './schemas.ts';
+import { localUserOf, OutsideTokenRefused } from './user-mapping.ts';
+
+export { OutsideTokenRefused } from './user-mapping.ts';
+
+/** Who an accepted outside token speaks for, and under which policy. */
+export type OutsideSubject = { userId: string; trustedIssuerId: string };
+
+/** The contract's clock tolerance. */
+const clockTolerance = 5;
+
+/** The token's own `iss`, unverified: it only chooses the policy (and keys) to verify it with. */
+function claimedIssuer(token: string): string | undefined {
+  try {
+    const { iss } = decodeJwt(token);
+    return iss;
+  } catch {
+    return undefined;
+  }
+}
+
+function refusalOf(error: unknown, policy: TrustedIssuer): Error {
+  if (error instanceof KeySetUnavailable) {
+    return new OutsideTokenRefused(`cannot be verified: ${error.message}`);
+  }
+  if (error instanceof joseErrors.JWTExpired) {
+    return new OutsideTokenRefused('is expired');
+  }
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    return new OutsideTokenRefused(
+      error.claim === 'aud'
+        ? `audience is not ${policy.audience}, the audience this issuer's policy requires`
+        : `claim '${error.claim}' is not acceptable (${error.reason})`,
+    );
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) {
+    return new OutsideTokenRefused(
+      `is signed with an algorithm the policy does not allow (${policy.algorithms.join(', ')})`,
+    );
+  }
+  if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) {
+    return new OutsideTokenRefused("is signed with a key that is not in the issuer's key set");
+  }
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+    return new OutsideTokenRefused("signature does not verify with the issuer's keys");
+  }
+  if (error instanceof joseErrors.JOSEError) {
+    return new OutsideTokenRefused(`is not a valid JWT (${error.code})`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * JWTs of trusted outside issuers (RFC 8693 subject tokens, RFC 7523 assertions): each accepted only
+ * under its issuer's policy — for the listed applications, with the policy's audience, algorithms
+ * and keys, unexpired — and mapped to one of our users.
+ */
+export function outsideTokens({ config, db, cache }: { config: Config; db: Queryable; cache: SharedCache }) {
+  const keySets = new OutsideKeySets(config.hooksAllowPrivateTargets);
+
+  async function verified(policy: TrustedIssuer, token: string): Promise<JWTPayload> {
+    const verify = (keys: JSONWebKeySet) =>
+      jwtVerify(token, createLocalJWKSet(keys), {
+        issuer: policy.issuer,
+        audience: policy.audience,
+        algorithms: policy.algorithms,
+        clockTolerance,
+        requiredClaims: ['exp'],
+      });
+    try {
+      try {
+        return (await verify(await keySets.current(policy.jwksUri))).payload;
+      } catch (error) {
+        // A key the issuer has rotated in since we fetched its set.
+        const refetched =
+          error instanceof joseErrors.JWKSNoMatchingKey ? await keySets.refetched(policy.jwksUri) : undefined;
+        if (!refetched) {
+          throw error;
+        }
+        return (await verify(refetched)).payload;
+      }
+    } catch (error) {
+      throw refusalOf(error, policy);
+    }
+  }
+
+  return {
+    /** The policy of the issuer the token claims, if one is trusted (nothing is verified yet). */
+    async policyOf(token: string): Promise<TrustedIssuer | undefined> {
+      const issuer = claimedIssuer(token);
+      if (issuer === undefined || issuer === config.issuer) {
+        return undefined;
+      }
+      return (await listTrustedIssuers(db, cache)).find((policy) => policy.issuer === issuer);
+    },
+
+    /** Checks the token under its policy for `clientId`; throws OutsideTokenRefused naming the check. */
+    async accept(ctx: Context, policy: TrustedIssuer, token: string, clientId: string): Promise<OutsideSubject> {
+      if (!policy.applicationIds.includes(clientId)) {
+        throw new OutsideTokenRefused(
+          `is from ${policy.issuer}, whose trust policy does not list application ${clientId}`,
+        );
+      }
+      const claims = await verified(policy, token);
+      return { userId: await localUserOf(db, cache, ctx, policy, claims), trustedIssuerId: policy.id };
+    },
+  };
+}
+
+export type OutsideTokens = ReturnType<typeof outsideTokens>;

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+import { idpEndpoint } from '../connectors/schemas.ts';
+
+/**
+ * Asymmetric JWS algorithms only: a shared secret (HS*) would be a secret we hold for the outside
+ * issuer, and `none` proves nothing.
+ */
+export const outsideAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
+
+/** Without `algorithms`, the usual ones of identity providers. */
+const defaultAlgorithms: Array<(typeof outsideAlgorithms)[number]> = ['RS256', 'ES256'];
+
+/**
+ * How an outside token's subject becomes one of our users: the value of `claim` is looked up as
+ * the id of a social or SSO identity at `connectorId` (`identity`), as a user's primary email
+ * (`email`), or, `jit`, as the subject of a user made for this issuer on first sight.
+ */
+export const userMappingSchema = z
+  .strictObject({
+    claim: z.enum(['sub', 'email']),
+    by: z.enum(['identity', 'email', 'jit']),
+    connectorId: z.string().min(1).max(128).optional(),
+  })
+  .refine((mapping) => mapping.by !== 'identity' || mapping.connectorId !== undefined, {
+    message: 'connectorId is required when users are found by identity',
+    path: ['connectorId'],
+  });
+
+export type UserMapping = z.output<typeof userMappingSchema>;
+
+const fields = {
+  name: z.string().min(1).max(128),
+  // Compared with the token's `iss` exactly, as RFC 7519 compares strings.
+  issuer: idpEndpoint.max(255),
+  jwksUri: idpEndpoint,
+  audience: z.string().min(1).max(255),
+  algorithms: z.array(z.enum(outsideAlgorithms)).min(1).max(outsideAlgorithms.length),
+  userMapping: userMappingSchema,
+  applicationIds: z.array(z.string().min(1).max(64)).max(100),
+};
+
+export const createTrustedIssuerBody = z.strictObject({
+  ...fields,
+  algorithms: fields.algorithms.default(defaultAlgorithms),
+});
+
+export const updateTrustedIssuerBody = z.strictObject({
+  name: fields.name.optional(),
+  issuer: fields.issuer.optional(),
+  jwksUri: fields.jwksUri.optional(),
+  audience: fields.audience.optional(),
+  algorithms: fields.algorithms.optional(),
+  userMapping: fields.userMapping.optional(),
+  applicationIds: fields.applicationIds.optional(),
+});
+
+export const trustedIssuerSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  issuer: z.string(),
+  jwksUri: z.string(),
+  audience: z.string(),
+  algorithms: z.array(z.enum(outsideAlgorithms)),
+  userMapping: z.object({
+    claim: z.enum(['sub', 'email']),
+    by: z.enum(['identity', 'email', 'jit']),
+    connectorId: z.string().optional(),
+  }),
+  applicationIds: z.array(z.string()),
+  createdAt: z.number(),
+});
+
+export type TrustedIssuer = z.output<typeof trustedIssuerSchema>;

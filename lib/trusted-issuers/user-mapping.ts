@@ -1,0 +1,104 @@
+import type { Context } from 'koa';
+
+import { findConnector } from '../connectors/queries.ts';
+import { outboxEffects } from '../hooks/effects.ts';
+import { requestOf } from '../hooks/payloads.ts';
+import { isUniqueViolation, type Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
+import { findSsoConnector } from '../sso/queries.ts';
+import { findUserByIdentifier, findUserRowBySocialIdentity } from '../users/queries.ts';
+import { findUserRowBySsoIdentity } from '../users/sso-identity-queries.ts';
+import { createUser } from '../users/users.ts';
+import { findJitUserId, insertJitSubject } from './queries.ts';
+import type { TrustedIssuer } from './schemas.ts';
+
+/** An outside token that does not pass its issuer's policy; the message names the check. */
+export class OutsideTokenRefused extends Error {
+  override name = 'OutsideTokenRefused';
+}
+
+type Claims = Record<string, unknown>;
+
+async function byIdentity(db: Queryable, cache: SharedCache, connectorId: string, value: string) {
+  const social = await findConnector(db, cache, connectorId);
+  if (social) {
+    return findUserRowBySocialIdentity(db, social.target, value);
+  }
+  // An SSO identity is namespaced by its IdP's issuer, which the connector's configuration holds.
+  const issuer = (await findSsoConnector(db, cache, connectorId))?.config.issuer;
+  return typeof issuer === 'string' ? findUserRowBySsoIdentity(db, issuer, value) : undefined;
+}
+
+/**
+ * A user for an outside subject seen for the first time, remembered by (policy, subject); the email
+ * claim becomes the primary email when the issuer says it is verified and no one holds it. The user,
+ * the link and `User.Created` commit together, once per subject.
+ */
+async function madeJustInTime(
+  db: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  policy: TrustedIssuer,
+  subject: string,
+  claims: Claims,
+): Promise<string> {
+  const made = withTransaction(db, async (trx) => {
+    const known = await findJitUserId(trx, policy.id, subject);
+    if (known) {
+      return known;
+    }
+    const email =
+      typeof claims.email === 'string' && claims.email_verified === true && claims.email.length <= 128
+        ? claims.email
+        : undefined;
+    const emailFree = email !== undefined && !(await findUserByIdentifier(trx, 'email', email));
+    const name = typeof claims.name === 'string' ? claims.name.slice(0, 128) : null;
+    const user = await createUser(trx, { primaryEmail: emailFree ? email : undefined, name });
+    await insertJitSubject(trx, policy.id, subject, user.id);
+    // The token endpoint is mounted under /oidc, and the answer is not set yet: the event says what it
+    // will be for a request that gets this far (the token is accepted), on the path the client called.
+    const path = ctx.originalUrl.split('?')[0];
+    const request = { ...requestOf(ctx), path, matchedRoute: path, status: 200 };
+    await outboxEffects(trx, cache, request).emit('User.Created', { data: user });
+    return user.id;
+  });
+  return made.catch(async (error: unknown) => {
+    // Two first tokens of one subject at once: the other made the user (this one's rolled back, event and all).
+    const other = isUniqueViolation(error) ? await findJitUserId(db, policy.id, subject) : undefined;
+    if (other === undefined) {
+      throw error;
+    }
+    return other;
+  });
+}
+
+/** Our user for a verified outside token, as its policy's `userMapping` says. */
+export async function localUserOf(
+  db: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  policy: TrustedIssuer,
+  claims: Claims,
+): Promise<string> {
+  const { claim, by, connectorId } = policy.userMapping;
+  const value = claims[claim];
+  if (typeof value !== 'string' || value.length === 0 || value.length > 255) {
+    throw new OutsideTokenRefused(`has no usable '${claim}' claim to find the user by`);
+  }
+  if (by === 'jit') {
+    return (await findJitUserId(db, policy.id, value)) ?? madeJustInTime(db, cache, ctx, policy, value, claims);
+  }
+  const user =
+    by === 'email'
+      ? await findUserByIdentifier(db, 'email', value)
+      : await byIdentity(db, cache, connectorId ?? '', value);
+  if (!user) {
+    throw new OutsideTokenRefused(
+      by === 'email'
+        ? `names a user (by '${claim}') that has no account here (no user has that email)`
+        : `names a user (by '${claim}') that has no account here (no user holds that identity at connector ${connectorId})`,
+    );
+  }
+  return user.id;
+}

@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import * as client from 'openid-client';
+
+import { createApplication } from '../support/fixtures.ts';
+import { federationSetup, stopFederation, type Federation } from '../token-exchange/outside-issuer-support.ts';
+import { claimsOf, expectIssued, expectOAuthError, signWithServiceKey, waitForLog } from '../token-exchange/support.ts';
+
+const jwtBearer = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** RFC 7523 §2.1: a trusted outside issuer's JWT as the grant, under the same trust policy as in exchange. */
+describe('JWT bearer grant (RFC 7523)', () => {
+  let fed: Federation;
+
+  before(async function () {
+    this.timeout(120_000);
+    fed = await federationSetup();
+  });
+  after(() => stopFederation(fed));
+
+  const grant = (form: Record<string, string>, application: { id: string; secret: string } = fed.setup.backend) =>
+    fed.ours.token(application.id, application.secret, {
+      grant_type: jwtBearer,
+      resource: fed.setup.apiB.resource.indicator,
+      scope: 'read:b',
+      ...form,
+    });
+  const outsideClaims = (extra: Record<string, unknown> = {}) => ({
+    iss: `${fed.outside.url}/oidc`,
+    aud: fed.far.apiA.resource.indicator,
+    sub: fed.far.user.id,
+    exp: Math.floor(Date.now() / 1000) + 300,
+    ...extra,
+  });
+
+  it('is advertised in discovery', async () => {
+    const { body } = await fed.ours.http.get('oidc/.well-known/openid-configuration');
+    expect(body.grant_types_supported).to.include(jwtBearer);
+  });
+
+  it('issues an access token for API B to the listed application (openid-client)', async () => {
+    const config = await client.discovery(
+      new URL(`${fed.ours.url}/oidc`),
+      fed.setup.backend.id,
+      fed.setup.backend.secret,
+      undefined,
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the test service is plain http on 127.0.0.1
+      { execute: [client.allowInsecureRequests] },
+    );
+    const response = await client.genericGrantRequest(config, jwtBearer, {
+      assertion: fed.outsideToken,
+      resource: fed.setup.apiB.resource.indicator,
+      scope: 'read:b',
+    });
+    expect(response.token_type).to.equal('bearer');
+    expect(response.refresh_token).to.equal(undefined);
+    const claims = claimsOf(response.access_token);
+    expect(claims).to.include({
+      iss: `${fed.ours.url}/oidc`,
+      aud: fed.setup.apiB.resource.indicator,
+      client_id: fed.setup.backend.id,
+    });
+    // The same outside subject is the same user, made once.
+    const again = expectIssued(await grant({ assertion: fed.outsideToken }));
+    expect(claimsOf(again.access_token).sub).to.equal(claims.sub);
+  });
+
+  it('refuses without an assertion (invalid_request)', async () => {
+    expectOAuthError(await grant({}), 400, 'invalid_request', "missing required parameter 'assertion'");
+  });
+
+  it('refuses an assertion of no trusted issuer, or of our own (invalid_grant)', async () => {
+    const stranger = await signWithServiceKey(fed.outside, outsideClaims({ iss: 'https://stranger.example.com' }));
+    expectOAuthError(await grant({ assertion: stranger }), 400, 'invalid_grant', /no trust policy names its issuer/);
+    const ours = await signWithServiceKey(fed.ours, outsideClaims({ iss: `${fed.ours.url}/oidc` }));
+    expectOAuthError(await grant({ assertion: ours }), 400, 'invalid_grant', /no trust policy names its issuer/);
+  });
+
+  it('refuses an expired assertion, a wrong audience and a wrong key (invalid_grant)', async () => {
+    const expired = await signWithServiceKey(fed.outside, outsideClaims({ exp: Math.floor(Date.now() / 1000) - 60 }));
+    expectOAuthError(await grant({ assertion: expired }), 400, 'invalid_grant', 'assertion is expired');
+    const elsewhere = await signWithServiceKey(fed.outside, outsideClaims({ aud: 'https://elsewhere.example.com' }));
+    expectOAuthError(await grant({ assertion: elsewhere }), 400, 'invalid_grant', /audience is not/);
+    const wrongKey = await signWithServiceKey(fed.ours, outsideClaims());
+    expectOAuthError(await grant({ assertion: wrongKey }), 400, 'invalid_grant', /not in the issuer's key set/);
+  });
+
+  it('refuses an application the policy does not list (invalid_grant)', async () => {
+    const other = await createApplication(fed.ours, 'MachineToMachine');
+    expectOAuthError(
+      await grant({ assertion: fed.outsideToken }, other),
+      400,
+      'invalid_grant',
+      new RegExp(`does not list application ${other.id}`),
+    );
+  });
+
+  it('refuses an unknown resource and the management API (invalid_target)', async () => {
+    expectOAuthError(
+      await grant({ assertion: fed.outsideToken, resource: 'https://unknown.example.com' }),
+      400,
+      'invalid_target',
+    );
+    expectOAuthError(
+      await grant({ assertion: fed.outsideToken, resource: fed.ours.config.managementApiResource }),
+      400,
+      'invalid_target',
+      /management API/,
+    );
+  });
+
+  it('audits each grant, granted and refused, with the trust policy used', async () => {
+    const other = await createApplication(fed.ours, 'MachineToMachine');
+    expectOAuthError(await grant({ assertion: fed.outsideToken }, other), 400, 'invalid_grant');
+    const refused = await waitForLog(
+      fed.ours,
+      { logKey: 'ExchangeTokenBy.JwtBearer', applicationId: other.id },
+      (entry) => entry.payload.result === 'Error',
+    );
+    expect(refused.payload.error.error).to.equal('invalid_grant');
+    expect(refused.payload.params.resource).to.equal(fed.setup.apiB.resource.indicator);
+
+    expectIssued(await grant({ assertion: fed.outsideToken }));
+    const granted = await waitForLog(
+      fed.ours,
+      { logKey: 'ExchangeTokenBy.JwtBearer', applicationId: fed.setup.backend.id },
+      (entry) => entry.payload.result === 'Success',
+    );
+    expect(granted.payload.params).to.deep.include({ trustedIssuerId: fed.policy.id, scopesIssued: [] });
+  });
+});

@@ -1,0 +1,250 @@
+import { expect } from 'chai';
+import { generateKeyPair, SignJWT } from 'jose';
+
+import { createApplication } from '../support/fixtures.ts';
+import { HookEvents } from '../support/hook-events.ts';
+import { startService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
+import { federationSetup, stopFederation, type Federation } from './outside-issuer-support.ts';
+import {
+  accessTokenType,
+  claimsOf,
+  exchange,
+  expectIssued,
+  expectOAuthError,
+  signWithServiceKey,
+  waitForLog,
+} from './support.ts';
+
+const jwtType = 'urn:ietf:params:oauth:token-type:jwt';
+
+/**
+ * RFC 8693 federation: a JWT of a trusted outside issuer (here a second instance of the service) is
+ * a subject token, under that issuer's policy only.
+ */
+describe('token exchange: subject tokens of trusted outside issuers', () => {
+  let fed: Federation;
+
+  before(async function () {
+    this.timeout(120_000);
+    fed = await federationSetup();
+  });
+  after(() => stopFederation(fed));
+
+  const outsideIssuer = () => `${fed.outside.url}/oidc`;
+  const swap = (subjectToken: string, type = jwtType, application = fed.setup.backend) =>
+    exchange(fed.ours, application, {
+      subject_token: subjectToken,
+      subject_token_type: type,
+      resource: fed.setup.apiB.resource.indicator,
+      scope: 'read:b',
+    });
+  /** A token with the outside issuer's claims, signed with `outside`'s own key unless said otherwise. */
+  const outsideClaims = (extra: Record<string, unknown> = {}) => ({
+    iss: outsideIssuer(),
+    aud: fed.far.apiA.resource.indicator,
+    sub: fed.far.user.id,
+    iat: Math.floor(Date.now() / 1000),
+    exp: Math.floor(Date.now() / 1000) + 300,
+    ...extra,
+  });
+
+  describe('the management API', () => {
+    it('lists, reads and updates the policy', async () => {
+      const listed = await fed.ours.api.get('trusted-issuers');
+      expect(listed.statusCode).to.equal(200);
+      expect(listed.headers['total-number']).to.equal('1');
+      expect(listed.body[0]).to.deep.include({ id: fed.policy.id, issuer: outsideIssuer(), algorithms: ['ES256'] });
+      const read = await fed.ours.api.get(`trusted-issuers/${fed.policy.id}`);
+      expect(read.body).to.deep.equal(fed.policy);
+      const renamed = await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { name: 'renamed' } });
+      expect(renamed.statusCode).to.equal(200);
+      expect(renamed.body).to.deep.equal({ ...fed.policy, name: 'renamed' });
+    });
+
+    it('refuses a second policy for the same issuer (422), unknown applications (404) and bad bodies (400)', async () => {
+      const body = { ...fed.policy, id: undefined, createdAt: undefined };
+      const duplicate = await fed.ours.api.post('trusted-issuers', { json: body });
+      expect(duplicate.statusCode).to.equal(422);
+      expect(duplicate.body.code).to.equal('entity.unique_integrity_violation');
+      const unknownApp = await fed.ours.api.post('trusted-issuers', {
+        json: { ...body, issuer: 'https://elsewhere.example.com', applicationIds: ['nope'] },
+      });
+      expect(unknownApp.statusCode).to.equal(404);
+      for (const bad of [
+        { ...body, issuer: 'https://other.example.com', algorithms: ['HS256'] },
+        { ...body, issuer: 'https://other.example.com', userMapping: { claim: 'sub', by: 'identity' } },
+        { ...body, issuer: 'ftp://other.example.com' },
+      ]) {
+        const refused = await fed.ours.api.post('trusted-issuers', { json: bad });
+        expect(refused.statusCode, JSON.stringify(bad)).to.equal(400);
+        expect(refused.body.code).to.equal('guard.invalid_input');
+      }
+    });
+
+    it('creates (audited like every management write) and deletes (204, then 404); without a management token: 401', async () => {
+      const created = await fed.ours.api.post('trusted-issuers', {
+        json: {
+          name: 'short-lived',
+          issuer: 'https://short.example.com',
+          jwksUri: 'https://short.example.com/jwks',
+          audience: 'https://ours.example.com',
+          userMapping: { claim: 'email', by: 'email' },
+          applicationIds: [],
+        },
+      });
+      expect(created.statusCode).to.equal(201);
+      expect(created.body.algorithms).to.deep.equal(['RS256', 'ES256']);
+      const audited = await waitForLog(
+        fed.ours,
+        { logKey: 'Management.Write' },
+        (entry) => entry.payload.createdId === created.body.id,
+      );
+      expect(audited.payload).to.deep.include({ method: 'POST', route: '/api/trusted-issuers', status: 201 });
+      expect((await fed.ours.api.delete(`trusted-issuers/${created.body.id}`)).statusCode).to.equal(204);
+      expect((await fed.ours.api.delete(`trusted-issuers/${created.body.id}`)).statusCode).to.equal(404);
+      expect((await fed.ours.http.get('api/trusted-issuers')).statusCode).to.equal(401);
+    });
+
+    it('is in the OpenAPI document', async () => {
+      const { body } = await fed.ours.http.get('api/swagger.json');
+      expect(Object.keys(body.paths)).to.include.members(['/api/trusted-issuers', '/api/trusted-issuers/{id}']);
+    });
+  });
+
+  it('accepts the outside token (type jwt) and makes its user just in time, once (User.Created)', async () => {
+    const hooks = await HookEvents.start(fed.ours);
+    let first: ReturnType<typeof expectIssued>;
+    try {
+      const { result, payloads } = await hooks.expect(['User.Created'], async () =>
+        expectIssued(await swap(fed.outsideToken)),
+      );
+      first = result;
+      expect(payloads['User.Created'][0].data.id).to.equal(claimsOf(first.access_token).sub);
+      expect(payloads['User.Created'][0]).to.deep.include({ path: '/oidc/token', method: 'POST', status: 200 });
+      await hooks.expect([], async () => expectIssued(await swap(fed.outsideToken)));
+    } finally {
+      await hooks.stop();
+    }
+    const claims = claimsOf(first.access_token);
+    expect(claims.iss).to.equal(`${fed.ours.url}/oidc`);
+    expect(claims.aud).to.equal(fed.setup.apiB.resource.indicator);
+    expect(claims.client_id).to.equal(fed.setup.backend.id);
+    expect(claims.sub).to.be.a('string').and.not.equal(fed.setup.user.id);
+    // A new user holds no role on API B yet: no scope.
+    expect(first.scope).to.equal('');
+    expect((await fed.ours.api.get(`users/${claims.sub}`)).statusCode).to.equal(200);
+
+    await fed.ours.api.post(`users/${claims.sub}/roles`, { json: { roleIds: [fed.setup.role.id] } });
+    const again = expectIssued(await swap(fed.outsideToken, accessTokenType));
+    expect(claimsOf(again.access_token).sub).to.equal(claims.sub);
+    expect(again.scope).to.equal('read:b');
+  });
+
+  it('maps by email to the user who has it', async () => {
+    const email = `${unique('fed')}@example.com`;
+    const user = (await fed.ours.api.post('users', { json: { primaryEmail: email } })).body;
+    await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
+      json: { userMapping: { claim: 'email', by: 'email' } },
+    });
+    try {
+      const token = await signWithServiceKey(fed.outside, outsideClaims({ email }));
+      expect(claimsOf(expectIssued(await swap(token)).access_token).sub).to.equal(user.id);
+
+      const stranger = await signWithServiceKey(fed.outside, outsideClaims({ email: 'nobody@example.com' }));
+      expectOAuthError(await swap(stranger), 400, 'invalid_request', /no user has that email/);
+    } finally {
+      await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { userMapping: fed.policy.userMapping } });
+    }
+  });
+
+  it('refuses an unknown user when the policy does not make users just in time', async () => {
+    await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
+      json: { userMapping: { claim: 'sub', by: 'email' } },
+    });
+    try {
+      expectOAuthError(await swap(fed.outsideToken), 400, 'invalid_request', /has no account here/);
+    } finally {
+      await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { userMapping: fed.policy.userMapping } });
+    }
+  });
+
+  it('refuses a token from an issuer no policy names (wrong issuer)', async () => {
+    const token = await signWithServiceKey(fed.outside, outsideClaims({ iss: 'https://stranger.example.com/oidc' }));
+    expectOAuthError(await swap(token), 400, 'invalid_request', 'unsupported subject_token_type');
+    // As an access token it is one of another issuer, as before.
+    expectOAuthError(await swap(token, accessTokenType), 400, 'invalid_request', /subject_token/);
+  });
+
+  it("refuses a token signed with a key not in the issuer's key set (wrong key)", async () => {
+    // Our own key, which the outside issuer's set does not hold.
+    const ourKey = await signWithServiceKey(fed.ours, outsideClaims());
+    expectOAuthError(await swap(ourKey), 400, 'invalid_request', /key that is not in the issuer's key set/);
+    // A key of no one's, under the kid of the issuer's own key.
+    const { privateKey } = await generateKeyPair('ES256');
+    const { kid } = JSON.parse(Buffer.from(fed.outsideToken.split('.')[0], 'base64url').toString()) as { kid: string };
+    const forged = await new SignJWT(outsideClaims())
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+      .sign(privateKey);
+    expectOAuthError(await swap(forged), 400, 'invalid_request', /signature does not verify/);
+  });
+
+  it('refuses a token for another audience (wrong audience)', async () => {
+    const token = await signWithServiceKey(fed.outside, outsideClaims({ aud: fed.far.apiB.resource.indicator }));
+    expectOAuthError(await swap(token), 400, 'invalid_request', /audience is not/);
+  });
+
+  it('refuses an expired token', async () => {
+    const token = await signWithServiceKey(fed.outside, outsideClaims({ exp: Math.floor(Date.now() / 1000) - 60 }));
+    expectOAuthError(await swap(token), 400, 'invalid_request', 'subject_token is expired');
+  });
+
+  it('refuses an algorithm the policy does not allow', async () => {
+    await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { algorithms: ['RS256'] } });
+    try {
+      expectOAuthError(await swap(fed.outsideToken), 400, 'invalid_request', /algorithm the policy does not allow/);
+    } finally {
+      await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { algorithms: fed.policy.algorithms } });
+    }
+  });
+
+  it('refuses an application the policy does not list (policy for another app)', async () => {
+    const other = await createApplication(fed.ours, 'Traditional', {
+      oidcClientMetadata: { redirectUris: ['http://other.test/callback'], postLogoutRedirectUris: [] },
+      customClientMetadata: { allowTokenExchange: true },
+    });
+    expectOAuthError(
+      await swap(fed.outsideToken, jwtType, other),
+      400,
+      'invalid_request',
+      new RegExp(`does not list application ${other.id}`),
+    );
+  });
+
+  it('fetches the key set through the SSRF guard: a loopback jwksUri is refused when private targets are not allowed', async function () {
+    this.timeout(60_000);
+    const guarded = await startService({ env: { HOOKS_ALLOW_PRIVATE_TARGETS: 'false' } });
+    try {
+      const backend = await createApplication(guarded, 'Traditional', {
+        oidcClientMetadata: { redirectUris: ['http://api-a.test/callback'], postLogoutRedirectUris: [] },
+        customClientMetadata: { allowTokenExchange: true },
+      });
+      const resource = (
+        await guarded.api.post('resources', {
+          json: { name: 'b', indicator: 'https://b.example.com', isExchangeTarget: true },
+        })
+      ).body;
+      await guarded.api.post('trusted-issuers', {
+        json: { ...fed.policy, id: undefined, createdAt: undefined, applicationIds: [backend.id] },
+      });
+      const refused = await exchange(guarded, backend, {
+        subject_token: fed.outsideToken,
+        subject_token_type: jwtType,
+        resource: resource.indicator,
+      });
+      expectOAuthError(refused, 400, 'invalid_request', /jwksUri could not be fetched/);
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
