@@ -104,7 +104,7 @@ export async function createService(
   const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
   app.use(faviconRoute());
-  app.use(pageRoutes());
+  app.use(pageRoutes(context));
   app.use(brandingStylesheet(services));
   app.use(consolePages());
   useApi(app, context);

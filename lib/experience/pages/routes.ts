@@ -3,6 +3,8 @@ import type Koa from 'koa';
 import { packageFolder } from '../../config/package-folder.ts';
 import { signInPageHeaders } from '../../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../../http/vite-build.ts';
+import type { ExperienceContext } from '../context.ts';
+import { pageIn, pageLanguage } from './page-language.ts';
 
 /** Where Vite writes the pages (`npm run build`, which `npm start` runs when the sources changed). */
 const distFolder = new URL('sign-in/dist/', packageFolder);
@@ -24,8 +26,9 @@ const isPage = (path: string) =>
 /**
  * The hosted sign-in pages (sign-in/, a Preact application that drives /api/experience from the
  * browser) and their assets under /experience-assets/, read once, here; anything else goes to `next`.
+ * Each page is sent in the request's language, its texts with it (page-language.ts).
  */
-export function pageRoutes(): Koa.Middleware {
+export function pageRoutes(context: Pick<ExperienceContext, 'db' | 'cache' | 'oidc'>): Koa.Middleware {
   const build = loadViteBuild(distFolder, assetPrefix);
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -48,6 +51,6 @@ export function pageRoutes(): Koa.Middleware {
     }
     ctx.set(signInPageHeaders);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = build.index;
+    ctx.body = pageIn(build.index, await pageLanguage(ctx, context));
   };
 }

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+import type { Translation } from '../shared/phrases/index.ts';
+
+/** A BCP 47 language tag as Logto keys custom phrases by (`en`, `de`, `pt-BR`), at most 16 characters. */
+export const phraseLanguageTagSchema = z
+  .string()
+  .max(16)
+  .regex(/^[a-zA-Z]{2,8}(-[a-zA-Z0-9]{1,8})*$/, 'must be a language tag, such as en, fr or pt-BR');
+
+/** A phrase is one line or a short paragraph; nesting is the catalogue's (a few levels). */
+const phrase = z.string().max(2000);
+export const translationSchema: z.ZodType<Translation> = z.lazy(() =>
+  z.record(z.string().min(1).max(64), z.union([phrase, translationSchema])),
+);
+
+/** Logto's `CustomPhrase`. */
+export const customPhraseSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  languageTag: z.string(),
+  translation: translationSchema,
+});
+export type CustomPhrase = z.output<typeof customPhraseSchema>;
