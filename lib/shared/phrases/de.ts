@@ -231,6 +231,34 @@ export const de: Catalogue = {
     words: 'Lassen Sie die Wörter weg, die dieser Dienst in Passwörtern nicht erlaubt.',
     pwned: 'Dieses Passwort ist in einem Datenleck aufgetaucht: Wählen Sie ein anderes.',
   },
+  apiErrors: {
+    session: {
+      invalid_credentials: 'Konto oder Passwort ist falsch. Bitte prüfen Sie Ihre Eingabe.',
+      verification_blocked_too_many_attempts:
+        'Zu viele fehlgeschlagene Versuche. Die Anmeldung ist eine Weile gesperrt; versuchen Sie es später erneut.',
+      identifier_not_found: 'Benutzer nicht gefunden. Gehen Sie zurück und melden Sie sich erneut an.',
+      interaction_not_found: 'Die Anmeldesitzung wurde nicht gefunden. Gehen Sie zurück und beginnen Sie erneut.',
+      mfa: {
+        invalid_totp_code: 'Der Code aus der Authenticator-App ist ungültig.',
+        webauthn_verification_failed: 'Der Passkey konnte nicht bestätigt werden.',
+      },
+    },
+    verification_code: {
+      not_found: 'Kein Bestätigungscode gefunden. Lassen Sie sich zuerst einen Code senden.',
+      expired: 'Der Bestätigungscode ist abgelaufen. Lassen Sie sich einen neuen senden.',
+      exceed_max_try: 'Zu viele Versuche mit diesem Code. Lassen Sie sich einen neuen senden.',
+      code_mismatch: 'Ungültiger Bestätigungscode.',
+    },
+    user: {
+      suspended: 'Dieses Konto ist gesperrt.',
+      identity_already_in_use: 'Diese Identität ist bereits mit einem anderen Konto verknüpft.',
+      username_already_in_use: 'Dieser Benutzername ist bereits vergeben.',
+      email_already_in_use: 'Diese E-Mail-Adresse gehört bereits zu einem Konto.',
+      phone_already_in_use: 'Diese Telefonnummer gehört bereits zu einem Konto.',
+      same_password: 'Das neue Passwort darf nicht Ihr altes sein.',
+      sign_in_method_not_enabled: 'Diese Anmeldemethode ist nicht aktiviert.',
+    },
+  },
   email: {
     signIn: { subject: 'Ihr Anmeldecode', intro: 'Melden Sie sich mit diesem Code an:' },
     register: { subject: 'Ihr Registrierungscode', intro: 'Schließen Sie mit diesem Code die Kontoerstellung ab:' },

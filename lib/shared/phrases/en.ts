@@ -231,6 +231,35 @@ export const en = {
     words: 'Leave out the words this service does not allow in passwords.',
     pwned: 'This password has appeared in a data breach: choose another one.',
   },
+  /** The API's errors a person can meet on the pages, by code (the API's own message where none is here). */
+  apiErrors: {
+    session: {
+      invalid_credentials: 'Incorrect account or password. Please check your input.',
+      verification_blocked_too_many_attempts:
+        'Too many failed attempts. Sign-in is locked for a while; try again later.',
+      identifier_not_found: 'User identifier not found. Please go back and sign in again.',
+      interaction_not_found: 'Interaction session not found. Please go back and start the session again.',
+      mfa: {
+        invalid_totp_code: 'The authenticator code is not valid.',
+        webauthn_verification_failed: 'The passkey could not be verified.',
+      },
+    },
+    verification_code: {
+      not_found: 'Verification code not found. Please send a verification code first.',
+      expired: 'Verification code has expired. Please send a new verification code.',
+      exceed_max_try: 'Verification code retries limitation exceeded. Please send a new verification code.',
+      code_mismatch: 'Invalid verification code.',
+    },
+    user: {
+      suspended: 'This account is suspended.',
+      identity_already_in_use: 'This identity is linked to another account already.',
+      username_already_in_use: 'This username is already in use.',
+      email_already_in_use: 'This email is associated with an existing account.',
+      phone_already_in_use: 'This phone number is associated with an existing account.',
+      same_password: 'New password cannot be the same as your old password.',
+      sign_in_method_not_enabled: 'This sign-in method is not enabled.',
+    },
+  },
   /** The built-in emails (an operator's email templates replace them). */
   email: {
     signIn: { subject: 'Your sign-in code', intro: 'Use this code to sign in:' },

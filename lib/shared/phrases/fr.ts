@@ -231,6 +231,34 @@ export const fr: Catalogue = {
     words: 'N’y mettez pas les mots que ce service interdit dans les mots de passe.',
     pwned: 'Ce mot de passe figure dans une fuite de données : choisissez-en un autre.',
   },
+  apiErrors: {
+    session: {
+      invalid_credentials: 'Compte ou mot de passe incorrect. Vérifiez votre saisie.',
+      verification_blocked_too_many_attempts:
+        'Trop de tentatives échouées. La connexion est bloquée un moment ; réessayez plus tard.',
+      identifier_not_found: 'Utilisateur introuvable. Revenez en arrière et connectez-vous à nouveau.',
+      interaction_not_found: 'Session de connexion introuvable. Revenez en arrière et recommencez.',
+      mfa: {
+        invalid_totp_code: 'Le code de l’application d’authentification n’est pas valide.',
+        webauthn_verification_failed: 'La clé d’accès n’a pas pu être vérifiée.',
+      },
+    },
+    verification_code: {
+      not_found: 'Aucun code de vérification trouvé. Demandez d’abord l’envoi d’un code.',
+      expired: 'Le code de vérification a expiré. Demandez-en un nouveau.',
+      exceed_max_try: 'Trop d’essais avec ce code. Demandez-en un nouveau.',
+      code_mismatch: 'Code de vérification invalide.',
+    },
+    user: {
+      suspended: 'Ce compte est suspendu.',
+      identity_already_in_use: 'Cette identité est déjà liée à un autre compte.',
+      username_already_in_use: 'Ce nom d’utilisateur est déjà pris.',
+      email_already_in_use: 'Cette adresse e-mail est déjà associée à un compte.',
+      phone_already_in_use: 'Ce numéro de téléphone est déjà associé à un compte.',
+      same_password: 'Le nouveau mot de passe doit être différent de l’ancien.',
+      sign_in_method_not_enabled: 'Cette méthode de connexion n’est pas activée.',
+    },
+  },
   email: {
     signIn: { subject: 'Votre code de connexion', intro: 'Utilisez ce code pour vous connecter :' },
     register: {

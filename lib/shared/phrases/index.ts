@@ -1,26 +1,15 @@
-import i18next from 'i18next';
-
 import { de } from './de.ts';
 import { en, type Catalogue } from './en.ts';
 import { fr } from './fr.ts';
 
 export type { Catalogue } from './en.ts';
+export { listOf, translator, type PhraseKey, type Translate } from './translate.ts';
 
 /** The languages the service ships complete; an operator's custom phrases may add others. */
 export const catalogues: Record<string, Catalogue> = { en, de, fr };
 
 /** Part of a catalogue, as an operator's custom phrases hold it (Logto's `TranslationObject`). */
 export type Translation = { [key: string]: string | Translation };
-
-/** A phrase's key, dotted (`signIn.submit`); plural forms by their base key (`passwordIssues.tooShort`). */
-type Paths<T> = {
-  [K in keyof T & string]: T[K] extends string
-    ? K extends `${infer Base}_${'one' | 'other'}`
-      ? Base
-      : K
-    : `${K}.${Paths<T[K]>}`;
-}[keyof T & string];
-export type PhraseKey = Paths<Catalogue>;
 
 const isTranslation = (value: unknown): value is Translation =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,25 +49,3 @@ export function unknownKeys(translation: Translation, reference: Translation = e
     return isTranslation(known) ? unknownKeys(value, known, `${path}.`) : [path];
   });
 }
-
-export type Translate = (key: PhraseKey, values?: Record<string, unknown>) => string;
-
-/**
- * A catalogue's texts by key, filled in (i18next: `{{name}}` and plural forms by `count`). Texts
- * are plain: HTML escaping is the caller's, as for any other text it places.
- */
-export function translator(language: string, catalogue: Catalogue): Translate {
-  const instance = i18next.createInstance();
-  void instance.init({
-    lng: language,
-    resources: { [language]: { translation: catalogue } },
-    initAsync: false,
-    interpolation: { escapeValue: false },
-    showSupportNotice: false,
-  });
-  return (key, values) => instance.t(key, values ?? {});
-}
-
-/** A list in the language's words: "a and b", "a or b". */
-export const listOf = (language: string, items: string[], type: 'conjunction' | 'disjunction') =>
-  new Intl.ListFormat(language, { type }).format(items);
