@@ -10,7 +10,7 @@ export const fr: Catalogue = {
     register: 'Créer un compte',
     resetPassword: 'Réinitialiser votre mot de passe',
     callback: 'Connexion en cours',
-    consent: 'Autoriser l’accès ?',
+    consent: 'Autoriser l’accès ?',
   },
   brand: {
     signInTo: 'Se connecter à {{application}}',
@@ -22,7 +22,7 @@ export const fr: Catalogue = {
   consent: {
     wants: '{{application}} souhaite accéder à votre compte.',
     signedInAs: 'Vous êtes connecté en tant que {{who}}.',
-    asksFor: 'Elle demande à :',
+    asksFor: 'Elle demande à :',
     scopes: {
       profile: 'Voir votre nom, votre nom d’utilisateur et votre photo',
       email: 'Voir votre adresse e-mail',
@@ -40,10 +40,10 @@ export const fr: Catalogue = {
     password: 'Mot de passe',
     submit: 'Se connecter',
     submitting: 'Connexion…',
-    forgotPassword: 'Mot de passe oublié ?',
+    forgotPassword: 'Mot de passe oublié ?',
     useCode: 'Se connecter plutôt avec un code par e-mail',
     usePassword: 'Se connecter plutôt avec un mot de passe',
-    noAccount: 'Pas encore de compte ?',
+    noAccount: 'Pas encore de compte ?',
     register: 'En créer un',
     otherWays: 'Autres façons de se connecter',
     continueWith: 'Continuer avec {{name}}',
@@ -56,7 +56,7 @@ export const fr: Catalogue = {
     verifying: 'Connexion…',
   },
   resetCode: {
-    intro: 'Saisissez l’adresse e-mail de votre compte : nous y enverrons un code à 6 chiffres.',
+    intro: 'Saisissez l’adresse e-mail de votre compte : nous y enverrons un code à 6 chiffres.',
     sentTo:
       'Si un compte utilise {{address}}, nous y avons envoyé un code à 6 chiffres. Il peut mettre une minute à arriver.',
     sentAgainTo: 'Si un compte utilise {{address}}, nous y avons envoyé un nouveau code à 6 chiffres.',
@@ -81,13 +81,13 @@ export const fr: Catalogue = {
   },
   register: {
     username: 'Nom d’utilisateur',
-    usernameHint: 'Lettres, chiffres et tirets bas ; il commence par une lettre ou un tiret bas.',
+    usernameHint: 'Lettres, chiffres et tirets bas ; il commence par une lettre ou un tiret bas.',
     password: 'Mot de passe',
-    passwordHint: 'Choisissez-le long, sans votre nom d’utilisateur, et évitez les suites comme « aaa » ou « 123 ».',
+    passwordHint: 'Choisissez-le long, sans votre nom d’utilisateur, et évitez les suites comme « aaa » ou « 123 ».',
     confirm: 'Confirmer le mot de passe',
     submit: 'Créer le compte',
     submitting: 'Création de votre compte…',
-    haveAccount: 'Vous avez déjà un compte ?',
+    haveAccount: 'Vous avez déjà un compte ?',
     signIn: 'Se connecter',
   },
   resetPassword: {
@@ -104,7 +104,7 @@ export const fr: Catalogue = {
     notStartedHere:
       'Cette connexion n’a pas commencé ici ou a expiré. Retournez dans l’application et connectez-vous à nouveau.',
     linkOfferBefore: 'Un compte utilise déjà ',
-    linkOfferAfter: '. Lier cette connexion à ce compte ?',
+    linkOfferAfter: '. Lier cette connexion à ce compte ?',
     link: 'Lier à mon compte',
     linking: 'Liaison…',
     newAccount: 'Créer plutôt un nouveau compte',
@@ -154,14 +154,14 @@ export const fr: Catalogue = {
     enrolIntro:
       'Scannez ce code avec une application d’authentification (ou saisissez-y la clé), puis entrez le code à 6 chiffres qu’elle affiche.',
     qrCode: 'QR code pour votre application d’authentification',
-    key: 'Clé : ',
+    key: 'Clé : ',
     enrolCode: 'Code à 6 chiffres de l’application',
     turnOn: 'Activer',
     turningOn: 'Activation…',
     notNow: 'Pas maintenant',
     backupTitle: 'Conservez vos codes de secours',
     backupIntro:
-      'Chaque code vous connecte une fois si vous perdez votre application d’authentification. Gardez-les en lieu sûr : ils ne s’affichent que maintenant.',
+      'Chaque code vous connecte une fois si vous perdez votre application d’authentification. Gardez-les en lieu sûr : ils ne s’affichent que maintenant.',
     saved: 'J’ai enregistré ces codes',
     saving: 'Enregistrement…',
   },
@@ -208,7 +208,7 @@ export const fr: Catalogue = {
       'La connexion avec ce fournisseur n’est pas disponible pour le moment. Réessayez plus tard ou connectez-vous autrement.',
     alsoNeeds: 'Ce service a aussi besoin {{needs}}.',
     checkInput: 'Vérifiez ce que vous avez saisi.',
-    choosePassword: 'Choisissez un autre mot de passe :',
+    choosePassword: 'Choisissez un autre mot de passe :',
     passwordNotAllowed: 'Ce mot de passe n’est pas autorisé ({{code}}).',
     unknownReason: 'raison inconnue',
   },
@@ -223,19 +223,19 @@ export const fr: Catalogue = {
     tooShort_other: 'Utilisez au moins {{count}} caractères.',
     tooLong_one: 'Utilisez au plus {{count}} caractère.',
     tooLong_other: 'Utilisez au plus {{count}} caractères.',
-    characterTypes: 'Mélangez au moins {{min}} types de caractères : minuscules, majuscules, chiffres et symboles.',
+    characterTypes: 'Mélangez au moins {{min}} types de caractères : minuscules, majuscules, chiffres et symboles.',
     repetitionOrSequence:
-      'Évitez un caractère répété trois fois de suite (comme « aaa ») et les suites de trois (comme « abc » ou « 321 »).',
+      'Évitez un caractère répété trois fois de suite (comme « aaa ») et les suites de trois (comme « abc » ou « 321 »).',
     userInfo:
       'N’y mettez ni votre nom d’utilisateur, ni votre adresse e-mail, ni votre numéro de téléphone, ni votre nom.',
     words: 'N’y mettez pas les mots que ce service interdit dans les mots de passe.',
-    pwned: 'Ce mot de passe figure dans une fuite de données : choisissez-en un autre.',
+    pwned: 'Ce mot de passe figure dans une fuite de données : choisissez-en un autre.',
   },
   apiErrors: {
     session: {
       invalid_credentials: 'Compte ou mot de passe incorrect. Vérifiez votre saisie.',
       verification_blocked_too_many_attempts:
-        'Trop de tentatives échouées. La connexion est bloquée un moment ; réessayez plus tard.',
+        'Trop de tentatives échouées. La connexion est bloquée un moment ; réessayez plus tard.',
       identifier_not_found: 'Utilisateur introuvable. Revenez en arrière et connectez-vous à nouveau.',
       interaction_not_found: 'Session de connexion introuvable. Revenez en arrière et recommencez.',
       mfa: {
@@ -260,16 +260,16 @@ export const fr: Catalogue = {
     },
   },
   email: {
-    signIn: { subject: 'Votre code de connexion', intro: 'Utilisez ce code pour vous connecter :' },
+    signIn: { subject: 'Votre code de connexion', intro: 'Utilisez ce code pour vous connecter :' },
     register: {
       subject: 'Votre code d’inscription',
-      intro: 'Utilisez ce code pour terminer la création de votre compte :',
+      intro: 'Utilisez ce code pour terminer la création de votre compte :',
     },
     reset: {
       subject: 'Votre code de réinitialisation du mot de passe',
-      intro: 'Utilisez ce code pour réinitialiser votre mot de passe :',
+      intro: 'Utilisez ce code pour réinitialiser votre mot de passe :',
     },
-    generic: { subject: 'Votre code de vérification', intro: 'Utilisez ce code pour confirmer votre identité :' },
+    generic: { subject: 'Votre code de vérification', intro: 'Utilisez ce code pour confirmer votre identité :' },
     forApplication: 'Vous l’avez demandé pour vous connecter à {{application}}.',
     expires: 'Il expire dans {{minutes}} minutes.',
     ignore: 'Si vous ne l’avez pas demandé, vous pouvez ignorer ce message.',
@@ -278,9 +278,9 @@ export const fr: Catalogue = {
       invitedBy: '{{inviter}} vous a invité à rejoindre {{organization}}.',
       invited: 'Vous êtes invité à rejoindre {{organization}}.',
       accept: 'Accepter l’invitation',
-      acceptAt: 'Accepter l’invitation : {{link}}',
-      orOpen: 'Ou ouvrez ce lien : {{link}}',
-      code: 'Votre code d’invitation : {{code}}',
+      acceptAt: 'Accepter l’invitation : {{link}}',
+      orOpen: 'Ou ouvrez ce lien : {{link}}',
+      code: 'Votre code d’invitation : {{code}}',
       unexpected: 'Si vous n’attendiez pas cette invitation, vous pouvez ignorer ce message.',
     },
   },
