@@ -4,7 +4,7 @@ import type { ServiceContext } from '../http/context.ts';
 import { orNotFound, RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import { unknownKeys } from '../shared/phrases/index.ts';
-import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { readSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import { deleteCustomPhrase, findCustomPhrase, listCustomPhrases, upsertCustomPhrase } from './queries.ts';
 import { customPhraseSchema, phraseLanguageTagSchema, translationSchema } from './schemas.ts';
@@ -17,7 +17,7 @@ const params = z.object({ languageTag: phraseLanguageTagSchema });
  * the catalogue's (keys as in lib/shared/phrases/en.ts, nested). Phrases for a language the service
  * does not ship add that language, over English. No webhook event: Logto's catalogue has none.
  */
-export function customPhraseRoutes(api: Api, { db, cache }: ServiceContext): void {
+export function customPhraseRoutes(api: Api, { db }: ServiceContext): void {
   api.add(
     {
       method: 'get',
@@ -78,7 +78,7 @@ export function customPhraseRoutes(api: Api, { db, cache }: ServiceContext): voi
       errors: [404, 409],
     },
     async ({ params: { languageTag } }, _ctx, trx) => {
-      const { languageInfo } = await currentSignInExperience(db, cache);
+      const { languageInfo } = await readSignInExperience(trx);
       orNotFound(await findCustomPhrase(trx, languageTag), 'custom phrases', languageTag);
       // As Logto: the sign-in experience's fallback language keeps its phrases (change it first).
       if (languageInfo.fallbackLanguage === languageTag) {
