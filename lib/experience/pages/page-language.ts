@@ -25,13 +25,18 @@ async function uiLocalesOf(ctx: Context, oidc: ExperienceContext['oidc']): Promi
  */
 export async function pageLanguage(
   ctx: Context,
-  { db, cache, oidc }: Pick<ExperienceContext, 'db' | 'cache' | 'oidc'>,
+  context: Pick<ExperienceContext, 'db' | 'cache' | 'oidc'>,
 ): Promise<PageLanguage> {
-  const [settings, custom, uiLocales] = await Promise.all([
-    currentSignInExperience(db, cache),
-    cachedCustomPhrases(db, cache),
-    uiLocalesOf(ctx, oidc),
-  ]);
+  return requestLanguage(ctx, context, await uiLocalesOf(ctx, context.oidc));
+}
+
+/** As `pageLanguage`, for a request that has the sign-in's `ui_locales` at hand (an Experience API call). */
+export async function requestLanguage(
+  ctx: Context,
+  { db, cache }: Pick<ExperienceContext, 'db' | 'cache'>,
+  uiLocales: string | undefined,
+): Promise<PageLanguage> {
+  const [settings, custom] = await Promise.all([currentSignInExperience(db, cache), cachedCustomPhrases(db, cache)]);
   const language = chooseLanguage({ uiLocales, acceptLanguage: ctx.get('accept-language') }, settings, custom);
   return { language, catalogue: phrasesIn(language, custom) };
 }
