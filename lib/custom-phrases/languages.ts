@@ -2,6 +2,7 @@ import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { catalogueFor, catalogues, type Catalogue } from '../shared/phrases/index.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { listCustomPhrases } from './queries.ts';
 import type { CustomPhrase } from './schemas.ts';
 
@@ -67,4 +68,13 @@ export function chooseLanguage(
 /** The chosen language's catalogue, the operator's custom phrases for it applied. */
 export function phrasesIn(language: string, custom: CustomPhrase[]): Catalogue {
   return catalogueFor(language, custom.find(({ languageTag }) => languageTag === language)?.translation);
+}
+
+export type Language = { language: string; catalogue: Catalogue };
+
+/** The language a request's page or email is in (`chooseLanguage` with the current settings), and its texts. */
+export async function languageFor(db: Queryable, cache: SharedCache, request: LanguageRequest): Promise<Language> {
+  const [settings, custom] = await Promise.all([currentSignInExperience(db, cache), cachedCustomPhrases(db, cache)]);
+  const language = chooseLanguage(request, settings, custom);
+  return { language, catalogue: phrasesIn(language, custom) };
 }

@@ -1,4 +1,4 @@
-import { cachedCustomPhrases, chooseLanguage, phrasesIn } from '../custom-phrases/languages.ts';
+import { languageFor } from '../custom-phrases/languages.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
@@ -10,19 +10,12 @@ import type { EmailLook } from './built-in-emails.ts';
  */
 export function emailLooks(db: Queryable, cache: SharedCache) {
   return async (locale: string | undefined): Promise<EmailLook> => {
-    const [settings, custom] = await Promise.all([currentSignInExperience(db, cache), cachedCustomPhrases(db, cache)]);
-    // The message's language is the only one asked for: a browser's Accept-Language is not the mail reader's.
-    const language = chooseLanguage(
-      { uiLocales: locale },
-      { languageInfo: { ...settings.languageInfo, autoDetect: false } },
-      custom,
-    );
-    return {
-      language,
-      catalogue: phrasesIn(language, custom),
-      logoUrl: settings.branding.logoUrl,
-      primaryColor: settings.color.primaryColor,
-    };
+    // The message's language is the only one asked for: no Accept-Language goes with a message.
+    const [settings, { language, catalogue }] = await Promise.all([
+      currentSignInExperience(db, cache),
+      languageFor(db, cache, { uiLocales: locale }),
+    ]);
+    return { language, catalogue, logoUrl: settings.branding.logoUrl, primaryColor: settings.color.primaryColor };
   };
 }
 

@@ -168,4 +168,14 @@ describe('the hosted pages in several languages, in Chromium', function () {
       await service.api.delete('custom-phrases/de');
     }
   });
+
+  it("shows the provider's error page in the browser's language", async () => {
+    const { page, problems } = await newPage('fr-FR');
+    await page.goto(`${service.url}/oidc/auth?client_id=nobody&response_type=code&scope=openid`);
+    await page.getByRole('heading', { name: 'Cette application est inconnue' }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).to.equal('fr');
+    await page.getByText('Pour l’assistance').waitFor();
+    await screenshot(page, 'languages-error-page-fr');
+    expect(problems).to.deep.equal([]);
+  });
 });

@@ -1,11 +1,9 @@
 import type { Context } from 'koa';
 
-import { cachedCustomPhrases, chooseLanguage, phrasesIn } from '../../custom-phrases/languages.ts';
-import type { Catalogue } from '../../shared/phrases/index.ts';
-import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+import { languageFor, type Language } from '../../custom-phrases/languages.ts';
 import type { ExperienceContext } from '../context.ts';
 
-export type PageLanguage = { language: string; catalogue: Catalogue };
+export type PageLanguage = Language;
 
 /** The authorization request's `ui_locales`, when the browser is in a sign-in (the `_interaction` cookie). */
 async function uiLocalesOf(ctx: Context, oidc: ExperienceContext['oidc']): Promise<string | undefined> {
@@ -36,9 +34,7 @@ export async function requestLanguage(
   { db, cache }: Pick<ExperienceContext, 'db' | 'cache'>,
   uiLocales: string | undefined,
 ): Promise<PageLanguage> {
-  const [settings, custom] = await Promise.all([currentSignInExperience(db, cache), cachedCustomPhrases(db, cache)]);
-  const language = chooseLanguage({ uiLocales, acceptLanguage: ctx.get('accept-language') }, settings, custom);
-  return { language, catalogue: phrasesIn(language, custom) };
+  return languageFor(db, cache, { uiLocales, acceptLanguage: ctx.get('accept-language') });
 }
 
 /** JSON inside a <script> data block: nothing in it can close the element. */

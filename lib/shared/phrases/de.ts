@@ -259,6 +259,49 @@ export const de: Catalogue = {
       sign_in_method_not_enabled: 'Diese Anmeldemethode ist nicht aktiviert.',
     },
   },
+  providerPages: {
+    theApplicationStart: 'Die Anwendung',
+    theApplication: 'die Anwendung',
+    unknownClientTitle: 'Diese Anwendung ist unbekannt',
+    unknownClient:
+      'Die Anwendung, die Sie hierher geschickt hat, ist bei diesem Anmeldedienst nicht registriert; Sie können sich hier nicht bei ihr anmelden. Der Link ist vielleicht veraltet oder falsch geschrieben.',
+    badRedirectTitle: 'Dieser Anmeldelink ist falsch eingerichtet',
+    badRedirect:
+      '{{application}} wollte Sie an eine Adresse zurückschicken, die für sie nicht registriert ist. Zum Schutz Ihres Kontos wurde die Anmeldung abgebrochen; an diese Adresse wurde nichts gesendet.',
+    badSignOutRedirectTitle: 'Dieser Abmeldelink ist falsch eingerichtet',
+    badSignOutRedirect:
+      '{{application}} wollte Sie nach der Abmeldung an eine Adresse schicken, die für sie nicht registriert ist. Es wurde nichts getan: Sie sind weiterhin angemeldet.',
+    expiredTitle: 'Diese Anmeldung hat zu lange gedauert',
+    expired:
+      'Sie ist abgelaufen oder wurde in diesem oder einem anderen Tab schon abgeschlossen. Beginnen Sie erneut in der Anwendung, bei der Sie sich anmelden wollten.',
+    signOutExpiredTitle: 'Diese Abmeldeseite ist abgelaufen',
+    signOutExpired: 'Es wurde nichts geändert. Beginnen Sie die Abmeldung erneut in der Anwendung.',
+    deniedTitle: 'Der Zugriff wurde nicht gewährt',
+    denied:
+      'Die Anmeldung bei {{application}} wurde abgebrochen oder ist nicht erlaubt. Wenn Sie sich anmelden wollten, beginnen Sie erneut in der Anwendung.',
+    serverErrorTitle: 'Bei uns ist etwas schiefgegangen',
+    serverError:
+      'Der Anmeldedienst konnte Ihre Anfrage nicht abschließen. Versuchen Sie es in ein paar Minuten erneut; wenn es wieder passiert, wenden Sie sich an den Support der Anwendung.',
+    badRequestTitle: 'Diese Anfrage kann nicht ausgeführt werden',
+    badRequest:
+      '{{application}} hat eine Anfrage gesendet, die dieser Anmeldedienst nicht annehmen kann. Beginnen Sie erneut in der Anwendung; wenn es wieder passiert, wenden Sie sich an deren Support.',
+    backTo: 'Zurück zu {{application}}',
+    closeTab: 'Sie können diesen Tab schließen oder zur Anwendung zurückkehren, von der Sie kamen.',
+    forSupport: 'Für den Support:',
+    applicationId: 'Anwendung',
+    needHelp: 'Brauchen Sie Hilfe? Schreiben Sie an',
+    signOutOfTitle: 'Von {{application}} abmelden?',
+    signOutTitle: 'Abmelden?',
+    signedInTo: 'Sie sind über diesen Anmeldedienst bei {{application}} angemeldet.',
+    signedIn: 'Sie sind über diesen Anmeldedienst angemeldet.',
+    signOut: 'Abmelden',
+    staySignedIn: 'Angemeldet bleiben',
+    signOutEverywhere:
+      'Die Abmeldung beendet Ihre Sitzung auch für die anderen Anwendungen, die diesen Anmeldedienst nutzen.',
+    signedOutTitle: 'Sie sind abgemeldet',
+    signedOutOf: 'Sie haben sich von {{application}} abgemeldet. Sie können diesen Tab schließen.',
+    signedOut: 'Sie haben sich abgemeldet. Sie können diesen Tab schließen.',
+  },
   email: {
     signIn: { subject: 'Ihr Anmeldecode', intro: 'Melden Sie sich mit diesem Code an:' },
     register: { subject: 'Ihr Registrierungscode', intro: 'Schließen Sie mit diesem Code die Kontoerstellung ab:' },

@@ -260,6 +260,50 @@ export const en = {
       sign_in_method_not_enabled: 'This sign-in method is not enabled.',
     },
   },
+  /** The provider's pages the service renders: its errors and the sign-out steps. */
+  providerPages: {
+    theApplicationStart: 'The application',
+    theApplication: 'the application',
+    unknownClientTitle: "This application isn't known",
+    unknownClient:
+      "The application that sent you here isn't registered with this sign-in service, so you can't sign in to it here. The link you followed may be out of date or mistyped.",
+    badRedirectTitle: "This sign-in link isn't set up correctly",
+    badRedirect:
+      "{{application}} asked to send you back to an address that isn't registered for it, so the sign-in was stopped to keep your account safe. Nothing was sent to that address.",
+    badSignOutRedirectTitle: "This sign-out link isn't set up correctly",
+    badSignOutRedirect:
+      "{{application}} asked to send you, once signed out, to an address that isn't registered for it, so nothing was done: you are still signed in.",
+    expiredTitle: 'This sign-in took too long',
+    expired:
+      'It expired, or it was already finished in this or another tab. Start again from the application you were signing in to.',
+    signOutExpiredTitle: 'This sign-out page has expired',
+    signOutExpired: 'Nothing was changed. Start signing out again from the application.',
+    deniedTitle: 'Access was not given',
+    denied:
+      'The sign-in to {{application}} was cancelled or is not allowed. If you meant to sign in, start again from the application.',
+    serverErrorTitle: 'Something went wrong on our side',
+    serverError:
+      "The sign-in service couldn't finish your request. Try again in a few minutes; if it keeps happening, tell the application's support team.",
+    badRequestTitle: "This request can't be completed",
+    badRequest:
+      "{{application}} sent a request this sign-in service can't accept. Start again from the application; if it keeps happening, tell its support team.",
+    backTo: 'Back to {{application}}',
+    closeTab: 'You can close this tab, or go back to the application you came from.',
+    forSupport: 'For support:',
+    applicationId: 'application',
+    needHelp: 'Need help? Write to',
+    signOutOfTitle: 'Sign out of {{application}}?',
+    signOutTitle: 'Sign out?',
+    signedInTo: 'You are signed in to {{application}} through this sign-in service.',
+    signedIn: 'You are signed in through this sign-in service.',
+    signOut: 'Sign out',
+    staySignedIn: 'Stay signed in',
+    signOutEverywhere:
+      'Signing out also ends your session for the other applications that use this sign-in service.',
+    signedOutTitle: "You're signed out",
+    signedOutOf: 'You signed out of {{application}}. You can close this tab.',
+    signedOut: 'You signed out. You can close this tab.',
+  },
   /** The built-in emails (an operator's email templates replace them). */
   email: {
     signIn: { subject: 'Your sign-in code', intro: 'Use this code to sign in:' },

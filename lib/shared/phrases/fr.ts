@@ -259,6 +259,49 @@ export const fr: Catalogue = {
       sign_in_method_not_enabled: 'Cette méthode de connexion n’est pas activée.',
     },
   },
+  providerPages: {
+    theApplicationStart: 'L’application',
+    theApplication: 'l’application',
+    unknownClientTitle: 'Cette application est inconnue',
+    unknownClient:
+      'L’application qui vous a envoyé ici n’est pas enregistrée auprès de ce service de connexion : vous ne pouvez pas vous y connecter ici. Le lien suivi est peut-être périmé ou mal saisi.',
+    badRedirectTitle: 'Ce lien de connexion est mal configuré',
+    badRedirect:
+      '{{application}} a demandé à vous renvoyer vers une adresse qui n’est pas enregistrée pour elle : la connexion a été arrêtée pour protéger votre compte. Rien n’a été envoyé à cette adresse.',
+    badSignOutRedirectTitle: 'Ce lien de déconnexion est mal configuré',
+    badSignOutRedirect:
+      '{{application}} a demandé à vous envoyer, une fois déconnecté, vers une adresse qui n’est pas enregistrée pour elle : rien n’a été fait, vous êtes toujours connecté.',
+    expiredTitle: 'Cette connexion a pris trop de temps',
+    expired:
+      'Elle a expiré, ou elle a déjà été terminée dans cet onglet ou un autre. Recommencez depuis l’application à laquelle vous vous connectiez.',
+    signOutExpiredTitle: 'Cette page de déconnexion a expiré',
+    signOutExpired: 'Rien n’a été modifié. Recommencez la déconnexion depuis l’application.',
+    deniedTitle: 'L’accès n’a pas été accordé',
+    denied:
+      'La connexion à {{application}} a été annulée ou n’est pas autorisée. Si vous vouliez vous connecter, recommencez depuis l’application.',
+    serverErrorTitle: 'Un problème est survenu de notre côté',
+    serverError:
+      'Le service de connexion n’a pas pu terminer votre demande. Réessayez dans quelques minutes ; si le problème persiste, prévenez l’assistance de l’application.',
+    badRequestTitle: 'Cette demande ne peut pas aboutir',
+    badRequest:
+      '{{application}} a envoyé une demande que ce service de connexion ne peut pas accepter. Recommencez depuis l’application ; si le problème persiste, prévenez son assistance.',
+    backTo: 'Retour à {{application}}',
+    closeTab: 'Vous pouvez fermer cet onglet, ou revenir à l’application d’où vous venez.',
+    forSupport: 'Pour l’assistance :',
+    applicationId: 'application',
+    needHelp: 'Besoin d’aide ? Écrivez à',
+    signOutOfTitle: 'Se déconnecter de {{application}} ?',
+    signOutTitle: 'Se déconnecter ?',
+    signedInTo: 'Vous êtes connecté à {{application}} via ce service de connexion.',
+    signedIn: 'Vous êtes connecté via ce service de connexion.',
+    signOut: 'Se déconnecter',
+    staySignedIn: 'Rester connecté',
+    signOutEverywhere:
+      'La déconnexion met aussi fin à votre session dans les autres applications qui utilisent ce service de connexion.',
+    signedOutTitle: 'Vous êtes déconnecté',
+    signedOutOf: 'Vous vous êtes déconnecté de {{application}}. Vous pouvez fermer cet onglet.',
+    signedOut: 'Vous vous êtes déconnecté. Vous pouvez fermer cet onglet.',
+  },
   email: {
     signIn: { subject: 'Votre code de connexion', intro: 'Utilisez ce code pour vous connecter :' },
     register: {
