@@ -8,11 +8,17 @@ export const phraseLanguageTagSchema = z
   .max(16)
   .regex(/^[a-zA-Z]{2,8}(-[a-zA-Z0-9]{1,8})*$/, 'must be a language tag, such as en, fr or pt-BR');
 
-/** A phrase is one line or a short paragraph; nesting is the catalogue's (a few levels). */
+/** A phrase is one line or a short paragraph. */
 const phrase = z.string().max(2000);
-export const translationSchema: z.ZodType<Translation> = z.lazy(() =>
-  z.record(z.string().min(1).max(64), z.union([phrase, translationSchema])),
-);
+const key = z.string().min(1).max(64);
+
+/**
+ * Logto's `TranslationObject`, as deep as the catalogue nests (four levels: `apiErrors.session.mfa.x`).
+ * Spelt out rather than recursive, so that the OpenAPI document describes it without a `$ref` cycle.
+ */
+const nested = (depth: number): z.ZodType<Translation> =>
+  z.record(key, depth === 1 ? phrase : z.union([phrase, nested(depth - 1)])) as z.ZodType<Translation>;
+export const translationSchema = nested(4);
 
 /** Logto's `CustomPhrase`. */
 export const customPhraseSchema = z.object({
