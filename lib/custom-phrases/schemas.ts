@@ -17,7 +17,7 @@ const key = z.string().min(1).max(64);
  * Spelt out rather than recursive, so that the OpenAPI document describes it without a `$ref` cycle.
  */
 const nested = (depth: number): z.ZodType<Translation> =>
-  z.record(key, depth === 1 ? phrase : z.union([phrase, nested(depth - 1)])) as z.ZodType<Translation>;
+  z.record(key, depth === 1 ? phrase : z.union([phrase, nested(depth - 1)]));
 export const translationSchema = nested(4);
 
 /** Logto's `CustomPhrase`. */

@@ -298,8 +298,7 @@ export const en = {
     signedIn: 'You are signed in through this sign-in service.',
     signOut: 'Sign out',
     staySignedIn: 'Stay signed in',
-    signOutEverywhere:
-      'Signing out also ends your session for the other applications that use this sign-in service.',
+    signOutEverywhere: 'Signing out also ends your session for the other applications that use this sign-in service.',
     signedOutTitle: "You're signed out",
     signedOutOf: 'You signed out of {{application}}. You can close this tab.',
     signedOut: 'You signed out. You can close this tab.',
