@@ -68,6 +68,13 @@ describe('custom phrases', () => {
     expect((await pageCatalogue('de')).catalogue.signIn.submit).to.equal('Anmelden');
   });
 
+  it("weighs Accept-Language's q-values and falls back from a region to its language", async () => {
+    expect((await pageCatalogue('en;q=0.1, fr-CH;q=0.9, ja')).language).to.equal('fr');
+    expect((await pageCatalogue('de;q=0, en')).language).to.equal('en');
+    expect((await pageCatalogue('*')).language).to.equal('en');
+    expect((await pageCatalogue('')).lang).to.equal('en');
+  });
+
   it('adds a language the service does not ship, over English', async () => {
     expectStatus(await service.api.put('custom-phrases/es', { json: { signIn: { submit: 'Iniciar sesión' } } }), 201);
     const page = await pageCatalogue('es-ES, en;q=0.5');
