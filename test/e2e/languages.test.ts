@@ -85,7 +85,23 @@ describe('the hosted pages in several languages, in Chromium', function () {
     return `${service.url}/oidc/auth?${query}`;
   }
 
+  /** At phone width no text runs out of the card (a long German word would). */
+  async function expectNoOverflow(page: Page) {
+    await page.setViewportSize({ width: 320, height: 700 });
+    const overflowing = await page.evaluate(() =>
+      [...document.querySelectorAll('main *')]
+        .filter(
+          (element) =>
+            element.scrollWidth > element.clientWidth + 1 && getComputedStyle(element).overflowX === 'visible',
+        )
+        .map((element) => element.outerHTML.slice(0, 80)),
+    );
+    expect(overflowing).to.deep.equal([]);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+
   async function screenshot(page: Page, name: string) {
+    await expectNoOverflow(page);
     if (!screenshots) {
       return;
     }
@@ -124,6 +140,13 @@ describe('the hosted pages in several languages, in Chromium', function () {
       await page.reload();
       await expectSignInPage(page, language);
       await screenshot(page, `languages-sign-in-${language}`);
+      // The register page, whose hints are the longest texts of a first visit.
+      await page.locator('main a[href^="/register"]').click();
+      await page
+        .locator('h1')
+        .getByText({ en: 'Create an account', de: 'Konto erstellen', fr: 'Créer un compte' }[language])
+        .waitFor();
+      await screenshot(page, `languages-register-${language}`);
       expect(problems).to.deep.equal([]);
     });
   }
