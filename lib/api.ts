@@ -10,6 +10,7 @@ import { auditLogRoutes } from './audit/routes.ts';
 import { auditTrail } from './audit/trail.ts';
 import { connectorRoutes } from './connectors/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
+import { customPhraseRoutes } from './custom-phrases/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ExperienceContext } from './experience/context.ts';
 import { developmentMessageRoutes } from './experience/development-messages-routes.ts';
@@ -90,6 +91,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   verificationCodeRoutes(management, context);
   developmentMessageRoutes(management, context);
   emailTemplateRoutes(management, context);
+  customPhraseRoutes(management, context);
   auditLogRoutes(management, context);
   impersonationRoutes(management);
   trustedIssuerRoutes(management, context);

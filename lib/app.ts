@@ -99,12 +99,12 @@ export async function createService(
   });
   const audit = new AuditLog(db, logger);
   // Built once and handed to every domain's routes (the provider needs all but itself and its sessions).
-  const services = { config, db, cache, logger, audit, messages: createConnectors(config, db) };
+  const services = { config, db, cache, logger, audit, messages: createConnectors(config, db, cache) };
   const oidc = createOidcService(app, services);
   const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
   app.use(faviconRoute(services));
-  app.use(pageRoutes(services));
+  app.use(pageRoutes(context));
   app.use(brandingStylesheet(services));
   app.use(consolePages());
   useApi(app, context);

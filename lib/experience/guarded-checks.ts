@@ -7,7 +7,7 @@ import { email, phone } from '../users/schemas.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget, type SentinelPolicy } from './sentinel.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import type { CodeIdentifier, CodePurpose } from '../messages/codes.ts';
-import type { Connectors } from '../messages/index.ts';
+import type { Connectors, MessageAbout } from '../messages/index.ts';
 import { recordExceptionEvent } from './events.ts';
 import { MessageRateLimited } from './send-rate-limit.ts';
 import { sendVerificationCode, verifyVerificationCode } from './verification-codes.ts';
@@ -59,9 +59,10 @@ export async function sendEndUserCode(
   connectors: Connectors,
   identifier: CodeIdentifier,
   purpose: CodePurpose,
+  about?: MessageAbout,
 ) {
   try {
-    return await sendVerificationCode(db, connectors, { identifier, purpose });
+    return await sendVerificationCode(db, connectors, { identifier, purpose, about });
   } catch (error) {
     if (error instanceof MessageRateLimited) {
       await recordExceptionEvent(db, cache, 'Message.RateLimited', {

@@ -10,6 +10,7 @@ import { getUserRow } from '../users/users.ts';
 import type { ExperienceContext } from './context.ts';
 import { identifiedUser, mfaTag, verificationResponse } from './mfa-steps.ts';
 import { sendEndUserCode } from './guarded-checks.ts';
+import { messageAbout } from './message-about.ts';
 import { verifySecondFactorCode } from './second-factor.ts';
 import { getRecord } from './state.ts';
 
@@ -52,7 +53,8 @@ export function experienceMfaCodeRoutes(
         });
       }
       const identifier = { type: body.identifierType, value };
-      const { codeId } = await sendEndUserCode(db, cache, connectors, identifier, 'MfaVerification');
+      const about = await messageAbout(ctx, { db, cache }, session.interaction, user);
+      const { codeId } = await sendEndUserCode(db, cache, connectors, identifier, 'MfaVerification', about);
       const id = generateId();
       session.state.records[id] = {
         id,

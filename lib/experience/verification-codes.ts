@@ -6,7 +6,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { codeTtlMs, recipientKey, type CodeIdentifier, type CodePurpose } from '../messages/codes.ts';
-import type { Connectors } from '../messages/index.ts';
+import type { Connectors, MessageAbout } from '../messages/index.ts';
 import { assertSendAllowed } from './send-rate-limit.ts';
 import {
   claimCodeTry,
@@ -39,7 +39,7 @@ const hashCode = (codeId: string, code: string): Buffer => createHmac('sha256', 
 export async function sendVerificationCode(
   db: Knex,
   connectors: Connectors,
-  { identifier, purpose }: { identifier: CodeIdentifier; purpose: CodePurpose },
+  { identifier, purpose, about }: { identifier: CodeIdentifier; purpose: CodePurpose; about?: MessageAbout },
 ): Promise<{ codeId: string; expiresAt: number }> {
   const connector = connectors[identifier.type];
   if (!connector) {
@@ -66,7 +66,7 @@ export async function sendVerificationCode(
 
   const to = identifier.type === 'email' ? identifier.value.trim() : recipient;
   try {
-    await connector.send({ to, type: identifier.type, purpose, code });
+    await connector.send({ to, type: identifier.type, purpose, code, ...about });
   } catch (cause) {
     await deleteCode(db, codeId);
     // Logged by the error handler (5xx) with what the mail server said, which the client does not see.

@@ -17,6 +17,7 @@ import { identifierSchema, interactionEvents, type Identifier } from './state-qu
 import { getRecord } from './state.ts';
 import { recordExceptionEvent } from './events.ts';
 import { sendEndUserCode } from './guarded-checks.ts';
+import { messageAbout } from './message-about.ts';
 
 const tag = 'Experience';
 const verificationResponse = z.object({ verificationId: z.string() });
@@ -126,7 +127,16 @@ export function experienceVerificationRoutes(
       const codeId =
         body.interactionEvent === 'ForgotPassword' && !known
           ? generateId()
-          : (await sendEndUserCode(db, cache, connectors, body.identifier, body.interactionEvent)).codeId;
+          : (
+              await sendEndUserCode(
+                db,
+                cache,
+                connectors,
+                body.identifier,
+                body.interactionEvent,
+                await messageAbout(ctx, { db, cache }, session.interaction),
+              )
+            ).codeId;
       session.state.records[id] = {
         id,
         type: identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',

@@ -103,6 +103,13 @@ export const errorCodes = {
   },
   'application.no_legacy_secret_found': { status: 400, message: 'The application has no legacy secret.' },
 
+  'localization.invalid_translation_structure': { status: 422, message: 'Invalid translation structure.' },
+  'localization.cannot_delete_default_language': {
+    status: 409,
+    message: ({ languageTag }: { languageTag: string }) =>
+      `${languageTag} is the sign-in experience's fallback language: its phrases cannot be deleted.`,
+  },
+
   'resource.cannot_delete_management_api': { status: 400, message: 'Cannot delete the management API or its scope.' },
   'resource.cannot_modify_management_api': { status: 400, message: 'Cannot modify the management API or its scope.' },
   'resource.resource_identifier_in_use': {

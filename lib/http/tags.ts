@@ -28,6 +28,8 @@ export const apiTags = {
   'User MFA': "A user's second factors, as administrators see them.",
   Connectors: 'Email, SMS and social connectors.',
   'Email templates': 'What the email connector sends for each purpose and language, instead of the built-in emails.',
+  'Custom phrases':
+    'Texts of the hosted sign-in pages and built-in emails, per language, in place of the shipped ones.',
   'SSO connectors': 'Enterprise single sign-on connectors (OIDC, SAML).',
   Sentinel: 'Identifier lockout: unlocking identifiers.',
   'Verification codes': 'Verification codes sent and checked by the management API.',

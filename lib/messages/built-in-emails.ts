@@ -1,88 +1,114 @@
+import { translator, type Catalogue, type Translate } from '../shared/phrases/index.ts';
 import { codeTtlMs, type CodePurpose } from './codes.ts';
-import type { InvitationMessage } from './message-connector.ts';
+import type { InvitationMessage, VerificationMessage } from './message-connector.ts';
 import { oneLine } from './render-template.ts';
 
 /*
- * The built-in emails: sent where no operator's template (email_templates) matches the message.
+ * The built-in emails: sent where no operator's template (email_templates) matches the message, in
+ * the message's language (the catalogue's `email` texts, custom phrases applied) and the sign-in
+ * experience's branding (logo, primary colour).
  */
 
-type Wording = { subject: string; intro: string };
-
-const signIn: Wording = { subject: 'Your sign-in code', intro: 'Use this code to sign in:' };
-const register: Wording = {
-  subject: 'Your registration code',
-  intro: 'Use this code to finish creating your account:',
+/** What a built-in email looks like and says: the language's catalogue and the sign-in experience's branding. */
+export type EmailLook = {
+  language: string;
+  catalogue: Catalogue;
+  /** The sign-in experience's logo (an organization's own logo comes first in its invitations). */
+  logoUrl?: string;
+  /** `#rrggbb`, as the sign-in experience's schema checks it. */
+  primaryColor: string;
 };
-const reset: Wording = { subject: 'Your password reset code', intro: 'Use this code to reset your password:' };
-const generic: Wording = { subject: 'Your verification code', intro: 'Use this code to verify your identity:' };
+
+type Wording = 'signIn' | 'register' | 'reset' | 'generic';
 
 const wordings: Record<CodePurpose, Wording> = {
-  SignIn: signIn,
-  MfaVerification: signIn,
-  Register: register,
-  ForgotPassword: reset,
-  Generic: generic,
-  UserPermissionValidation: generic,
-  BindNewIdentifier: generic,
-  BindMfa: generic,
+  SignIn: 'signIn',
+  MfaVerification: 'signIn',
+  Register: 'register',
+  ForgotPassword: 'reset',
+  Generic: 'generic',
+  UserPermissionValidation: 'generic',
+  BindNewIdentifier: 'generic',
+  BindMfa: 'generic',
 };
 
 const minutes = codeTtlMs / 60_000;
-const ignore = 'If you did not ask for it, you can ignore this message.';
-
-/**
- * The email for a code: plain text for every client, and a minimal HTML part with the code large.
- * Nothing user-supplied goes in, so the HTML needs no escaping (the code is digits).
- */
-export function renderCodeEmail(purpose: CodePurpose, code: string): { subject: string; text: string; html: string } {
-  const { subject, intro } = wordings[purpose];
-  return {
-    subject,
-    text: `${intro}\n\n${code}\n\nIt expires in ${minutes} minutes. ${ignore}\n`,
-    html: [
-      '<!doctype html><html><body style="font-family: sans-serif">',
-      `<p>${intro}</p>`,
-      `<p style="font-size: 28px; font-weight: bold; letter-spacing: 4px">${code}</p>`,
-      `<p>It expires in ${minutes} minutes. ${ignore}</p>`,
-      '</body></html>',
-    ].join('\n'),
-  };
-}
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /**
- * The invitation email (Logto's `OrganizationInvitation` template): who invites, to which
- * organization, the link to accept and the caller's code if any, with the organization's logo in the
- * HTML part. Organization and inviter names, the link and the logo URL come from users: escaped.
+ * One layout for every built-in email: the logo (when there is one) above the paragraphs, in the
+ * primary colour where there is colour. `body` is HTML already escaped; the colour is `#rrggbb`.
  */
-export function renderInvitationEmail({ link, code, organization, inviter }: InvitationMessage): {
-  subject: string;
-  text: string;
-  html: string;
-} {
+function layout(look: EmailLook, { logo, body }: { logo?: { url: string; alt: string }; body: string[] }): string {
+  const image = logo ?? (look.logoUrl && { url: look.logoUrl, alt: '' });
+  return [
+    `<!doctype html><html lang="${escapeHtml(look.language)}"><body style="font-family: sans-serif; color: #1f2937">`,
+    `<div style="max-width: 480px; margin: 0 auto; padding: 24px; border-top: 4px solid ${look.primaryColor}">`,
+    ...(image ? [`<p><img src="${escapeHtml(image.url)}" alt="${escapeHtml(image.alt)}" height="48"></p>`] : []),
+    ...body,
+    '</div>',
+    '</body></html>',
+  ].join('\n');
+}
+
+/**
+ * The email for a code: plain text for every client, and HTML with the code large in the primary
+ * colour. The application's name comes from its registration: escaped; the code is digits.
+ */
+export function renderCodeEmail(
+  { purpose, code, application }: Pick<VerificationMessage, 'purpose' | 'code' | 'application'>,
+  look: EmailLook,
+): { subject: string; text: string; html: string } {
+  const t: Translate = translator(look.language, look.catalogue);
+  const wording = wordings[purpose];
+  const intro = t(`email.${wording}.intro`);
+  const forApplication = application ? [t('email.forApplication', { application: oneLine(application.name) })] : [];
+  const closing = [t('email.expires', { minutes }), ...forApplication, t('email.ignore')].join(' ');
+  return {
+    subject: t(`email.${wording}.subject`),
+    text: `${intro}\n\n${code}\n\n${closing}\n`,
+    html: layout(look, {
+      body: [
+        `<p>${escapeHtml(intro)}</p>`,
+        `<p style="font-size: 28px; font-weight: bold; letter-spacing: 4px; color: ${look.primaryColor}">${code}</p>`,
+        `<p>${escapeHtml(closing)}</p>`,
+      ],
+    }),
+  };
+}
+
+/**
+ * The invitation email (Logto's `OrganizationInvitation` template): who invites, to which
+ * organization, the link to accept and the caller's code if any, with the organization's logo (else
+ * the sign-in experience's). Organization and inviter names, the link and the logo URL come from
+ * users: escaped.
+ */
+export function renderInvitationEmail(
+  { link, code, organization, inviter }: InvitationMessage,
+  look: EmailLook,
+): { subject: string; text: string; html: string } {
+  const t: Translate = translator(look.language, look.catalogue);
   const organizationName = oneLine(organization.name);
   const inviterName = inviter && oneLine(inviter.name ?? inviter.username ?? inviter.primaryEmail ?? '');
   const invited = inviterName
-    ? `${inviterName} invited you to join ${organizationName}.`
-    : `You are invited to join ${organizationName}.`;
-  const codeLine = code === undefined ? [] : [`Your invitation code: ${code}`];
-  const unexpected = 'If you did not expect this invitation, you can ignore this message.';
+    ? t('email.invitation.invitedBy', { inviter: inviterName, organization: organizationName })
+    : t('email.invitation.invited', { organization: organizationName });
+  const codeLine = code === undefined ? [] : [t('email.invitation.code', { code })];
+  const unexpected = t('email.invitation.unexpected');
   const { logoUrl } = organization.branding;
   return {
-    subject: `You are invited to join ${organizationName}`,
-    text: [invited, `Accept the invitation: ${link}`, ...codeLine, unexpected].join('\n\n') + '\n',
-    html: [
-      '<!doctype html><html><body style="font-family: sans-serif">',
-      ...(logoUrl
-        ? [`<p><img src="${escapeHtml(logoUrl)}" alt="${escapeHtml(organizationName)}" height="48"></p>`]
-        : []),
-      `<p>${escapeHtml(invited)}</p>`,
-      `<p><a href="${escapeHtml(link)}" style="font-size: 18px; font-weight: bold">Accept the invitation</a></p>`,
-      `<p>Or open this link: ${escapeHtml(link)}</p>`,
-      ...codeLine.map((line) => `<p>${escapeHtml(line)}</p>`),
-      `<p>${unexpected}</p>`,
-      '</body></html>',
-    ].join('\n'),
+    subject: t('email.invitation.subject', { organization: organizationName }),
+    text: [invited, t('email.invitation.acceptAt', { link }), ...codeLine, unexpected].join('\n\n') + '\n',
+    html: layout(look, {
+      logo: logoUrl ? { url: logoUrl, alt: organizationName } : undefined,
+      body: [
+        `<p>${escapeHtml(invited)}</p>`,
+        `<p><a href="${escapeHtml(link)}" style="display: inline-block; padding: 10px 18px; border-radius: 6px; background: ${look.primaryColor}; color: #ffffff; font-size: 18px; font-weight: bold; text-decoration: none">${escapeHtml(t('email.invitation.accept'))}</a></p>`,
+        `<p>${escapeHtml(t('email.invitation.orOpen', { link }))}</p>`,
+        ...codeLine.map((line) => `<p>${escapeHtml(line)}</p>`),
+        `<p>${escapeHtml(unexpected)}</p>`,
+      ],
+    }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../storage/database.ts';
-import { renderCodeEmail, renderInvitationEmail } from './built-in-emails.ts';
+import { renderCodeEmail, renderInvitationEmail, type EmailLook } from './built-in-emails.ts';
 import { codeTtlMs, type MessagePurpose } from './codes.ts';
 import { findEmailTemplateFor } from './email-template-queries.ts';
 import { languageTagSchema } from './email-template-schemas.ts';
@@ -41,12 +41,19 @@ export async function findTemplateFor(
 
 /**
  * The variables a template of the message's type may use (Logto's names): `code` for a verification
- * code (and `expiresInMinutes`); `link`, `code`, `organization` and `inviter` for an invitation;
- * `locale` when the message has a language.
+ * code (and `expiresInMinutes`, and `application` and `user` where the sign-in knows them); `link`,
+ * `code`, `organization` and `inviter` for an invitation; `locale` when the message has a language.
  */
 export function variablesOf(message: Message): TemplateVariables {
   if (message.purpose !== 'OrganizationInvitation') {
-    return { code: message.code, expiresInMinutes: codeTtlMs / 60_000 };
+    const { code, application, user, locale } = message;
+    return {
+      code,
+      expiresInMinutes: codeTtlMs / 60_000,
+      ...(application && { application: { ...application } }),
+      ...(user && { user: { ...user } }),
+      ...(locale !== undefined && { locale }),
+    };
   }
   const { link, code, organization, inviter } = message;
   return {
@@ -68,14 +75,16 @@ export function variablesOf(message: Message): TemplateVariables {
 /** Finds the operator's template for a message's purpose and language (`findTemplateFor` on a database). */
 export type TemplateLookup = (purpose: MessagePurpose, locale?: string) => Promise<TemplateDetails | undefined>;
 
+/** Where emails come from: the operator's templates, and the built-in emails' language and branding. */
+export type EmailSources = { templates: TemplateLookup; look: (locale: string | undefined) => Promise<EmailLook> };
+
 /** The email for a message: from the operator's template where one matches, else the built-in one. */
-export async function composeEmail(templates: TemplateLookup, message: Message): Promise<RenderedEmail> {
-  const locale = message.purpose === 'OrganizationInvitation' ? message.locale : undefined;
-  const template = await templates(message.purpose, locale);
+export async function composeEmail({ templates, look }: EmailSources, message: Message): Promise<RenderedEmail> {
+  const template = await templates(message.purpose, message.locale);
   if (template) {
     return renderTemplate(template, variablesOf(message));
   }
   return message.purpose === 'OrganizationInvitation'
-    ? renderInvitationEmail(message)
-    : renderCodeEmail(message.purpose, message.code);
+    ? renderInvitationEmail(message, await look(message.locale))
+    : renderCodeEmail(message, await look(message.locale));
 }

@@ -1,7 +1,22 @@
 import type { CodePurpose } from './codes.ts';
 
+/**
+ * Who and what a code is for, when the sender knows: the language of the sign-in it was asked from,
+ * the application signed in to, and the user (a second factor's code goes to a known account).
+ */
+export type MessageAbout = {
+  locale?: string;
+  application?: { id: string; name: string };
+  user?: { id: string; username?: string; primaryEmail?: string; name?: string };
+};
+
 /** One verification message: `to` is the email address, or the phone number in E.164 digits without '+'. */
-export type VerificationMessage = { to: string; type: 'email' | 'phone'; purpose: CodePurpose; code: string };
+export type VerificationMessage = {
+  to: string;
+  type: 'email' | 'phone';
+  purpose: CodePurpose;
+  code: string;
+} & MessageAbout;
 
 /**
  * An invitation to join an organization, by email: Logto's `OrganizationInvitation` template and its

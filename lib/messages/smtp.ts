@@ -1,6 +1,6 @@
 import { createTransport } from 'nodemailer';
 
-import { composeEmail, type TemplateLookup } from './compose-email.ts';
+import { composeEmail, type EmailSources } from './compose-email.ts';
 import type { MessageConnector } from './message-connector.ts';
 
 /** The address of SMTP_FROM (`Name <address>` or `address`), for a template that names its own sender. */
@@ -11,19 +11,17 @@ const addressOf = (from: string) => /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.tri
  * with STARTTLS when the server offers it). One connection per message: codes are few, and no idle
  * socket outlives the service. Short timeouts, because a user waits on the request that sends.
  * The email is the operator's template for the message where one matches (`email_templates`), else
- * the built-in one; a template's sender name goes with SMTP_FROM's address.
+ * the built-in one (in the message's language and the sign-in experience's branding); a template's
+ * sender name goes with SMTP_FROM's address.
  */
-export function smtpConnector(
-  { url, from }: { url: string; from: string },
-  templates: TemplateLookup,
-): MessageConnector {
+export function smtpConnector({ url, from }: { url: string; from: string }, sources: EmailSources): MessageConnector {
   const transport = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   return {
     async send(message) {
       if (message.type !== 'email') {
         throw new Error(`the SMTP connector sends email, not ${message.type} messages`);
       }
-      const { senderName, ...email } = await composeEmail(templates, message);
+      const { senderName, ...email } = await composeEmail(sources, message);
       await transport.sendMail({
         from: senderName ? { name: senderName, address: addressOf(from) } : from,
         to: message.to,

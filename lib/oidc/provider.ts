@@ -28,7 +28,7 @@ import { resourceServerInfo } from './resource-servers.ts';
 import { countTokenRequests } from './token-metrics.ts';
 import { answerJwtRefusals } from './jwt-refusals.ts';
 import { renderError } from './pages/error-page.ts';
-import { logoutSource, postLogoutSuccessSource } from './pages/logout-pages.ts';
+import { logoutPages } from './pages/logout-pages.ts';
 import { introspectJwtAccessToken, mayIntrospect } from './token-introspection.ts';
 import { mayRevoke, revokeJwtAccessToken } from './token-revocation.ts';
 
@@ -52,7 +52,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     features: {
       devInteractions: { enabled: false },
       // The confirmation and the page after it in the hosted pages' look (pages/).
-      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      rpInitiatedLogout: { enabled: true, ...logoutPages(db, cache) },
       clientCredentials: { enabled: true },
       // RFC 9449: a DPoP header binds the token issued (token exchange binds its own: dpop-binding.ts).
       dPoP: { enabled: true },

@@ -69,6 +69,17 @@ export const signInExperienceSchema = z.object({
   }),
   /** Operator CSS appended to the hosted pages' stylesheet (served as text/css, never inside HTML). */
   customCss: z.string().max(20_000).nullable(),
+  /**
+   * Logto's `languageInfo`: with `autoDetect`, the browser's languages (Accept-Language) choose the
+   * pages' language; `fallbackLanguage` where they (and the application's `ui_locales`) name none we have.
+   */
+  languageInfo: z.strictObject({
+    autoDetect: z.boolean(),
+    fallbackLanguage: z
+      .string()
+      .max(16)
+      .regex(/^[a-zA-Z]{2,8}(-[a-zA-Z0-9]{1,8})*$/, 'a language tag, such as en, fr or pt-BR'),
+  }),
 });
 
 export type SignInExperience = z.output<typeof signInExperienceSchema>;
@@ -94,4 +105,5 @@ export const defaultSignInExperience: SignInExperience = {
   branding: {},
   passkeySignIn: { enabled: false, showPasskeyButton: true, allowAutofill: true },
   customCss: null,
+  languageInfo: { autoDetect: true, fallbackLanguage: 'en' },
 };

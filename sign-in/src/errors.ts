@@ -10,7 +10,7 @@ function issueSentence(issue: unknown): string {
   const sentence = typeof code === 'string' ? phrases.passwordIssues[code] : undefined;
   return sentence
     ? sentence(fieldsOf(interpolation))
-    : phrases.errors.passwordNotAllowed(typeof code === 'string' ? code : 'unknown reason');
+    : phrases.errors.passwordNotAllowed(typeof code === 'string' ? code : phrases.errors.unknownReason);
 }
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
@@ -38,7 +38,7 @@ export function explain(error: unknown): Explained {
       return { text: phrases.errors.connectorUnavailable };
     case 'user.missing_profile': {
       const names = list(error.data.missingProfile).map((item) => phrases.profile[String(item)] ?? String(item));
-      return { text: names.length > 0 ? phrases.errors.alsoNeeds(error.message, names) : error.message };
+      return { text: names.length > 0 ? phrases.errors.alsoNeeds(names) : error.message };
     }
     case 'guard.invalid_input':
       return {
@@ -54,5 +54,5 @@ export function explain(error: unknown): Explained {
   if (error.status === 429 && !error.message) {
     return { text: phrases.errors.tooManyAttempts };
   }
-  return { text: error.message || phrases.errors.failed(error.status) };
+  return { text: phrases.apiError(error.code) ?? (error.message || phrases.errors.failed(error.status)) };
 }

@@ -2,22 +2,11 @@ import { startAuthentication, startRegistration } from '@simplewebauthn/browser'
 import type { ComponentChildren } from 'preact';
 
 import { api } from './api.ts';
+import { phrases } from './phrases.ts';
 import { Action, Form, useForm } from './ui.tsx';
 
-/** The passkey steps' texts (to move into the message catalogues with the others). */
-export const passkeyPhrases = {
-  use: 'Use a passkey',
-  verifyTitle: 'Use your passkey',
-  verifyIntro: 'Your browser will ask for the passkey of this account (a fingerprint, face, PIN or security key).',
-  verifying: 'Waiting for your passkey…',
-  add: 'Add a passkey',
-  addTitle: 'Add a passkey',
-  addIntro:
-    'A passkey lets this device (or a security key) confirm it is you at sign-in, with a fingerprint, face or PIN.',
-  adding: 'Waiting for your passkey…',
-  useApp: 'Use an authenticator app instead',
-  notNow: 'Not now',
-};
+/** The passkey steps' texts, from the catalogue. */
+export const passkeyPhrases = phrases.passkey;
 
 /** Proves the second factor with one of the account's passkeys: the browser asks the authenticator. */
 export function PasskeyVerify({ finish, actions }: { finish: () => Promise<void>; actions?: ComponentChildren }) {

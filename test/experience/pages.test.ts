@@ -47,8 +47,10 @@ describe('hosted sign-in pages: what is served', () => {
     }
 
     const html = pages[0].body as string;
-    // Nothing inline: every script is a file (the CSP would refuse an inline one), no style attribute or element.
-    expect(html).to.not.match(/<script(?![^>]*\ssrc=)[^>]*>/);
+    // Nothing inline: every script is a file (the CSP would refuse an inline one), no style attribute or
+    // element; the one script element without a file is the page's phrases, JSON data the browser does not run.
+    expect(html).to.not.match(/<script(?![^>]*\ssrc=)(?![^>]*type="application\/json")[^>]*>/);
+    expect(html).to.match(/<script type="application\/json" id="phrases">\{"language":"en","catalogue":\{/);
     expect(html).to.not.match(/<style|\sstyle=/);
     const script = /<script type="module" crossorigin src="(\/experience-assets\/[\w.-]+\.js)">/.exec(html)?.[1];
     const stylesheet = /<link rel="stylesheet" crossorigin href="(\/experience-assets\/[\w.-]+\.css)">/.exec(html)?.[1];

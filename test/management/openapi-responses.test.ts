@@ -199,6 +199,7 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
         },
       ],
     });
+    await write('put', 'custom-phrases/de', { signIn: { submit: 'Los' } });
 
     await write('patch', `users/${user.id}`, { name: 'Alice A.' });
     await write('patch', `users/${user.id}/custom-data`, { customData: { seats: 3 } });
@@ -259,6 +260,7 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       logs: log.id,
       hooks: hook.id,
       'email-templates': emailTemplate.id,
+      'custom-phrases': 'de',
     };
     // The machine-to-machine role is the one with applications.
     idsAt = { '/api/roles/{id}/applications': { id: machineRole.id } };

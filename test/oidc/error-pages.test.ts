@@ -97,7 +97,8 @@ describe("the provider's error pages: HTML or JSON, escaped", () => {
     expect(redirect.statusCode).to.equal(400);
     expectOurPage(redirect, 'This sign-in link isn&#39;t set up correctly');
     expect(redirect.body).to.contain(
-      "Notes &lt;img src=x onerror=alert(1)&gt; asked to send you back to an address that isn't registered for it",
+      // The whole sentence is escaped (a custom phrase may hold markup too), its apostrophe with it.
+      'Notes &lt;img src=x onerror=alert(1)&gt; asked to send you back to an address that isn&#39;t registered for it',
     );
     // The way back is the registered address's origin, not the one asked for.
     expect(redirect.body).to.contain(

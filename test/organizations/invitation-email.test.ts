@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { renderInvitationEmail } from '../../lib/messages/built-in-emails.ts';
+import { builtInLook } from '../support/email-look.ts';
 import { freePort, logtoManagementClient, startService, type TestService } from '../support/service.ts';
 import { readableMail, startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -273,14 +274,17 @@ describe('organization invitation emails', () => {
   });
 
   it('escapes the names and the link in the HTML part, and keeps the subject on one line', () => {
-    const email = renderInvitationEmail({
-      to: 'x@example.com',
-      type: 'email',
-      purpose: 'OrganizationInvitation',
-      link: 'https://app.example.com/accept?a=1&b="2"',
-      organization: { id: 'o', name: 'Evil <script>alert(1)</script>\r\nBcc: all@example.com', branding: {} },
-      inviter: { id: 'u', name: '<b>Mallory</b>', username: null, primaryEmail: null },
-    });
+    const email = renderInvitationEmail(
+      {
+        to: 'x@example.com',
+        type: 'email',
+        purpose: 'OrganizationInvitation',
+        link: 'https://app.example.com/accept?a=1&b="2"',
+        organization: { id: 'o', name: 'Evil <script>alert(1)</script>\r\nBcc: all@example.com', branding: {} },
+        inviter: { id: 'u', name: '<b>Mallory</b>', username: null, primaryEmail: null },
+      },
+      builtInLook(),
+    );
     expect(email.subject).to.not.match(/[\r\n]/);
     expect(email.html).to.not.include('<script>').and.not.include('<b>Mallory');
     expect(email.html)

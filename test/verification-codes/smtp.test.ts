@@ -2,12 +2,13 @@ import { expect } from 'chai';
 
 import { smtpConnector } from '../../lib/messages/smtp.ts';
 import { codePurposes } from '../../lib/messages/codes.ts';
+import { builtInLook } from '../support/email-look.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 import { startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
 import { ifSet } from '../support/values.ts';
 
 /** No operator's template: the built-in emails. */
-const noTemplates = () => Promise.resolve(undefined);
+const noTemplates = { templates: () => Promise.resolve(undefined), look: () => Promise.resolve(builtInLook()) };
 
 describe('the SMTP connector', () => {
   let smtp: SmtpTestServer;

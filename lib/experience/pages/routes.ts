@@ -2,10 +2,11 @@ import type Koa from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
 import { signInPageHeaders } from '../../http/page-headers.ts';
-import type { ServiceContext } from '../../http/context.ts';
 import { loadViteBuild, sendAsset } from '../../http/vite-build.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { iconLinks } from './favicon.ts';
+import type { ExperienceContext } from '../context.ts';
+import { pageIn, pageLanguage } from './page-language.ts';
 
 /** Where Vite writes the pages (`npm run build`, which `npm start` runs when the sources changed). */
 const distFolder = new URL('sign-in/dist/', packageFolder);
@@ -27,9 +28,10 @@ const isPage = (path: string) =>
 /**
  * The hosted sign-in pages (sign-in/, a Preact application that drives /api/experience from the
  * browser) and their assets under /experience-assets/, read once, here; anything else goes to `next`.
- * Each page names the sign-in experience's favicon.
+ * Each page is sent in the request's language, its texts with it (page-language.ts), and names
+ * the sign-in experience's favicon.
  */
-export function pageRoutes(services: Pick<ServiceContext, 'db' | 'cache'>): Koa.Middleware {
+export function pageRoutes(context: Pick<ExperienceContext, 'db' | 'cache' | 'oidc'>): Koa.Middleware {
   const build = loadViteBuild(distFolder, assetPrefix);
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -52,9 +54,10 @@ export function pageRoutes(services: Pick<ServiceContext, 'db' | 'cache'>): Koa.
     }
     ctx.set(signInPageHeaders);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = build.index.replace(
+    const page = build.index.replace(
       '<link rel="icon" href="data:," />',
-      iconLinks(await currentSignInExperience(services.db, services.cache)),
+      iconLinks(await currentSignInExperience(context.db, context.cache)),
     );
+    ctx.body = pageIn(page, await pageLanguage(ctx, context));
   };
 }

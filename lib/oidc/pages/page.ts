@@ -3,7 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Context } from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
+import { languageFor, type Language } from '../../custom-phrases/languages.ts';
 import { signInPageHeaders } from '../../http/page-headers.ts';
+import { catalogueFor, translator, type Translate } from '../../shared/phrases/index.ts';
+import type { Queryable } from '../../storage/database.ts';
+import type { SharedCache } from '../../storage/shared-cache.ts';
 
 /**
  * The provider's own pages (its error page, the sign-out confirmation) in the hosted sign-in pages'
@@ -34,7 +38,27 @@ function stylesheetHref(): string | undefined {
   return stylesheet.href;
 }
 
+/**
+ * The page's language, as the hosted pages choose it (the request's `ui_locales`, Accept-Language,
+ * the fallback language), and its texts. English when the settings cannot be read: the page may be
+ * telling of the database being down.
+ */
+export async function providerPageLanguage(
+  db: Queryable,
+  cache: SharedCache,
+  ctx: Context & { oidc?: { params?: Record<string, unknown> } },
+): Promise<Language & { t: Translate }> {
+  const uiLocales = ctx.oidc?.params?.ui_locales;
+  const found = await languageFor(db, cache, {
+    uiLocales: typeof uiLocales === 'string' ? uiLocales : undefined,
+    acceptLanguage: ctx.get('accept-language'),
+  }).catch(() => ({ language: 'en', catalogue: catalogueFor('en') }));
+  return { ...found, t: translator(found.language, found.catalogue) };
+}
+
 export type Page = {
+  /** The page's language tag (`<html lang>`). */
+  language: string;
   /** The tab's title, and the page's heading. */
   title: string;
   /** HTML already escaped: the card's content under the heading. */
@@ -47,7 +71,7 @@ export type Page = {
  * Sends `page` as the response body (the caller sets the status). Without the sign-in build the page
  * is unstyled but whole.
  */
-export function sendPage(ctx: Context, { title, body, formTargets = [] }: Page): void {
+export function sendPage(ctx: Context, { language, title, body, formTargets = [] }: Page): void {
   const href = stylesheetHref();
   ctx.set(signInPageHeaders);
   if (formTargets.length > 0) {
@@ -61,7 +85,7 @@ export function sendPage(ctx: Context, { title, body, formTargets = [] }: Page):
   }
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(language)}">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />

@@ -1,0 +1,59 @@
+import type { Context } from 'koa';
+
+import { languageFor, type Language } from '../../custom-phrases/languages.ts';
+import type { ExperienceContext } from '../context.ts';
+
+export type PageLanguage = Language;
+
+/** The authorization request's `ui_locales`, when the browser is in a sign-in (the `_interaction` cookie). */
+async function uiLocalesOf(ctx: Context, oidc: ExperienceContext['oidc']): Promise<string | undefined> {
+  try {
+    const provider = await oidc.provider();
+    const { params } = await provider.interactionDetails(ctx.req, ctx.res);
+    return typeof params.ui_locales === 'string' ? params.ui_locales : undefined;
+  } catch {
+    // No sign-in under way (an expired one, an IdP's callback in another browser): the browser's languages decide.
+    return undefined;
+  }
+}
+
+/**
+ * The language of what this request shows or sends (a hosted page, a code email): the sign-in's
+ * `ui_locales`, the browser's Accept-Language, the sign-in experience's fallback (languages.ts).
+ */
+export async function pageLanguage(
+  ctx: Context,
+  context: Pick<ExperienceContext, 'db' | 'cache' | 'oidc'>,
+): Promise<PageLanguage> {
+  return requestLanguage(ctx, context, await uiLocalesOf(ctx, context.oidc));
+}
+
+/** As `pageLanguage`, for a request that has the sign-in's `ui_locales` at hand (an Experience API call). */
+export async function requestLanguage(
+  ctx: Context,
+  { db, cache }: Pick<ExperienceContext, 'db' | 'cache'>,
+  uiLocales: string | undefined,
+): Promise<PageLanguage> {
+  return languageFor(db, cache, { uiLocales, acceptLanguage: ctx.get('accept-language') });
+}
+
+/** JSON inside a <script> data block: nothing in it can close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replaceAll('<', '\\u003c');
+
+/**
+ * The built page in a language: `<html lang>`, and the catalogue as a JSON data block the pages'
+ * script reads (a data block is not run, so the CSP's script-src does not apply to it).
+ */
+export function pageIn(index: string, { language, catalogue }: PageLanguage): string {
+  return index
+    .replace('<html lang="en">', `<html lang="${language.replace(/[^\w-]/g, '')}">`)
+    .replace(
+      '</head>',
+      `  <script type="application/json" id="phrases">${scriptJson({ language, catalogue })}</script>\n  </head>`,
+    )
+    .replace(/<noscript>[\s\S]*?<\/noscript>/, (noscript) =>
+      noscript.replace(/(<p class="notice">)[^<]*(<\/p>)/, `$1${escapeText(catalogue.page.noScript)}$2`),
+    );
+}
+
+const escapeText = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');

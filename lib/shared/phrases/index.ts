@@ -1,0 +1,51 @@
+import { de } from './de.ts';
+import { en, type Catalogue } from './en.ts';
+import { fr } from './fr.ts';
+
+export type { Catalogue } from './en.ts';
+export { listOf, translator, type PhraseKey, type Translate } from './translate.ts';
+
+/** The languages the service ships complete; an operator's custom phrases may add others. */
+export const catalogues: Record<string, Catalogue> = { en, de, fr };
+
+/** Part of a catalogue, as an operator's custom phrases hold it (Logto's `TranslationObject`). */
+export type Translation = { [key: string]: string | Translation };
+
+const isTranslation = (value: unknown): value is Translation =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `base` with `over`'s strings in place of its own, where `base` has that key. */
+function overlay(base: Translation, over: Translation | undefined): Translation {
+  const result: Translation = { ...base };
+  for (const [key, value] of Object.entries(over ?? {})) {
+    const current = base[key];
+    if (typeof current === 'string' && typeof value === 'string') {
+      result[key] = value;
+    } else if (isTranslation(current) && isTranslation(value)) {
+      result[key] = overlay(current, value);
+    }
+  }
+  return result;
+}
+
+/**
+ * What a page or email in `language` says: English, under the shipped catalogue of the language
+ * (or of its primary language: `de` for `de-AT`), under the operator's custom phrases for it.
+ * Complete whatever the custom phrases leave out, so that no key ever shows.
+ */
+export function catalogueFor(language: string, custom?: Translation): Catalogue {
+  const shipped = catalogues[language] ?? catalogues[language.split('-')[0]];
+  return overlay(overlay(en, shipped), custom) as Catalogue;
+}
+
+/** The keys a translation names that no catalogue has (custom phrases may only change known texts). */
+export function unknownKeys(translation: Translation, reference: Translation = en, prefix = ''): string[] {
+  return Object.entries(translation).flatMap(([key, value]) => {
+    const known = reference[key];
+    const path = `${prefix}${key}`;
+    if (typeof value === 'string') {
+      return typeof known === 'string' ? [] : [path];
+    }
+    return isTranslation(known) ? unknownKeys(value, known, `${path}.`) : [path];
+  });
+}
