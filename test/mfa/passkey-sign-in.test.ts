@@ -154,6 +154,8 @@ describe('Passkey sign-in (passwordless) in the Experience API', () => {
     const stranger = new SoftwareAuthenticator(service.url);
     stranger.register({ challenge: 'x', rp: { id: '127.0.0.1' }, user: { id: 'someone' } });
     const browser = await signInPage();
+    // The entry of this refusal, not an earlier test's (the log is written in batches).
+    const since = Date.now();
     expectError(
       await browser.call('post', verifyPath, { payload: stranger.authenticate(await preflight(browser)) }),
       400,
@@ -162,7 +164,7 @@ describe('Passkey sign-in (passwordless) in the Experience API', () => {
     const entry = await waitForLog(
       service,
       { logKey: 'Interaction.SignIn.Verification.SignInPasskey.Submit' },
-      (found) => found.payload.applicationId === spa.id,
+      (found) => found.payload.applicationId === spa.id && found.createdAt >= since,
     );
     expect(entry.payload).to.deep.include({
       result: 'Error',
