@@ -47,6 +47,7 @@ import { noteManagementActor } from './management/audit-actor.ts';
 import { requireManagementToken } from './management/auth.ts';
 import { managementEvents } from './management/route-events.ts';
 import { emittedEvents } from './hooks/effects.ts';
+import { publicKeyRoutes } from './hooks/signing-key-routes.ts';
 
 /** `middleware` for the paths `applies` to; the others pass by it. */
 const onlyUnder =
@@ -108,6 +109,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   const open = new Api(db, { effects: emittedEvents(cache) });
   publicSignInExperienceRoutes(open, context);
   consoleRoutes(open, context);
+  publicKeyRoutes(open, context);
   open.add(
     {
       method: 'get',
