@@ -155,13 +155,28 @@ export async function listHooks(db: Queryable, page: Page): Promise<{ items: Hoo
   return { items: rows.map((row) => toHook(db, row)), total };
 }
 
+/** What the outbox needs to know of an enabled hook to write its deliveries. */
+export type Subscription = Pick<Hook, 'payload' | 'excludeApplicationIds'> & { hookId: string };
+
 /** Enabled hooks by event: what the outbox needs to know, small enough to keep in memory. */
-export async function loadSubscriptions(db: Queryable): Promise<Map<string, string[]>> {
-  const rows = await db('hooks').where({ enabled: true }).select<Array<Pick<HookRow, 'id' | 'events'>>>('id', 'events');
-  const byEvent = new Map<string, string[]>();
+export async function loadSubscriptions(db: Queryable): Promise<Map<string, Subscription[]>> {
+  const rows = await db('hooks')
+    .where({ enabled: true })
+    .select<Array<Pick<HookRow, 'id' | 'events' | 'payload' | 'exclude_application_ids'>>>(
+      'id',
+      'events',
+      'payload',
+      'exclude_application_ids',
+    );
+  const byEvent = new Map<string, Subscription[]>();
   for (const row of rows) {
+    const subscription: Subscription = {
+      hookId: row.id,
+      payload: row.payload,
+      excludeApplicationIds: row.exclude_application_ids ? excludedOf(row.exclude_application_ids) : [],
+    };
     for (const event of eventsOf(row.events)) {
-      byEvent.set(event, [...(byEvent.get(event) ?? []), row.id]);
+      byEvent.set(event, [...(byEvent.get(event) ?? []), subscription]);
     }
   }
   return byEvent;
