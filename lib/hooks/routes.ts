@@ -22,7 +22,7 @@ import {
   listHooks,
   updateHook,
 } from './queries.ts';
-import { samplePayloads } from './samples.ts';
+import { samplePayload } from './samples.ts';
 import {
   createHookBody,
   hookLogSchema,
@@ -235,12 +235,7 @@ export function hookRoutes(api: Api, context: ServiceContext): void {
       const hook = await getSigningHook(db, params.id);
       await checkTarget(body.config);
       for (const event of events) {
-        const payload = JSON.stringify({
-          hookId: hook.id,
-          event,
-          createdAt: new Date().toISOString(),
-          ...samplePayloads[event],
-        });
+        const payload = JSON.stringify(samplePayload(event, hook.id, new Date().toISOString()));
         const result = await tester.send(
           body.config.url,
           payload,
