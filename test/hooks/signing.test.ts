@@ -1,4 +1,5 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
@@ -24,6 +25,20 @@ function verifiesV1a(request: Received, signature: string, whpk: string): boolea
   const [version, value] = signature.split(',');
   const content = `${String(request.headers['webhook-id'])}.${String(request.headers['webhook-timestamp'])}.${request.body}`;
   return version === 'v1a' && verify(null, Buffer.from(content), publicKeyFromWhpk(whpk), Buffer.from(value, 'base64'));
+}
+
+/** docs/webhooks.md's Ed25519 verifier, run as written. */
+function documentedVerifier(): (publicKey: string, rawBody: string, headers: unknown) => boolean {
+  const document = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+  const code = [...document.matchAll(/```js\n([\s\S]*?)```/g)]
+    .map((match) => match[1].replace(/^import .*$/gm, ''))
+    .find((block) => block.includes('function verifyEd25519('))!;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the documentation's snippet as written
+  return new Function('createPublicKey', 'verifySignature', 'Buffer', `${code}; return verifyEd25519;`)(
+    createPublicKey,
+    verify,
+    Buffer,
+  ) as never;
 }
 
 const whsec = (signingKey: string) => `whsec_${Buffer.from(signingKey).toString('base64')}`;
@@ -80,6 +95,11 @@ describe('hooks: signature schemes and key rotation', () => {
     const other = `whpk_${another.subarray(12).toString('base64')}`;
     expect(verifiesV1a(request, signatures[0], other)).to.equal(false);
     expect(verifiesV1a({ ...request, body: `${request.body} ` }, signatures[0], key.body.publicKey)).to.equal(false);
+    // The receiver's snippet in docs/webhooks.md agrees.
+    const documented = documentedVerifier();
+    expect(documented(key.body.publicKey, request.body, request.headers)).to.equal(true);
+    expect(documented(other, request.body, request.headers)).to.equal(false);
+    expect(documented(key.body.publicKey, `${request.body} `, request.headers)).to.equal(false);
     // The standardwebhooks package (v1 only) finds no signature it can check: v1a is not HMAC.
     expect(() =>
       new Webhook(whsec(hook.signingKey)).verify(request.body, request.headers as Record<string, string>),
@@ -133,6 +153,7 @@ describe('hooks: signature schemes and key rotation', () => {
     expect(signaturesOf(during)).to.have.length(2);
     expect(verifiesV1a(during, first, current)).to.equal(true);
     expect(verifiesV1a(during, second, old)).to.equal(true);
+    expect(documentedVerifier()(old, during.body, during.headers)).to.equal(true);
     const jwks = (await (await fetch(`${service.url}/api/hooks/${hook.id}/jwks`)).json()) as { keys: unknown[] };
     expect(jwks.keys).to.have.length(2);
 
