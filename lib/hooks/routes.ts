@@ -13,15 +13,7 @@ import { executionStats, listAttempts } from './attempt-queries.ts';
 import { findDeliveryStatus, requeueDelivery } from './delivery-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
-import {
-  deleteHook,
-  findHook,
-  findHookForUpdate,
-  findSigningHook,
-  insertHook,
-  listHooks,
-  updateHook,
-} from './queries.ts';
+import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
 import { samplePayload } from './samples.ts';
 import {
   createHookBody,
@@ -35,7 +27,7 @@ import {
 } from './schemas.ts';
 import { WebhookSender } from './send.ts';
 import { requestHeaders } from './signature.ts';
-import { signingKeyRoutes } from './signing-key-routes.ts';
+import { getSigningHook, signingKeyRoutes } from './signing-key-routes.ts';
 import { keyFor, rotatedKeys } from './signing-keys.ts';
 import { assertHookTarget } from './target-guard.ts';
 
@@ -52,7 +44,6 @@ const statsQuery = z.object({ includeExecutionStats: truthy });
 const millis = z.coerce.number().int().min(0);
 
 const getHook = async (db: Queryable, id: string) => orNotFound(await findHook(db, id), 'hook', id);
-const getSigningHook = async (db: Queryable, id: string) => orNotFound(await findSigningHook(db, id), 'hook', id);
 const getHookForUpdate = async (trx: Knex.Transaction, id: string) =>
   orNotFound(await findHookForUpdate(trx, id), 'hook', id);
 

@@ -11,7 +11,9 @@ import { publicJwkOf, publicKeyOf, rotatedKeys, signatureSchemes, signingKeysAt 
 const tag = 'Hooks';
 const idParams = z.object({ id: z.string().min(1).max(21) });
 
-const getSigningHook = async (db: Queryable, id: string) => orNotFound(await findSigningHook(db, id), 'hook', id);
+/** The hook with its keys, or 404. */
+export const getSigningHook = async (db: Queryable, id: string) =>
+  orNotFound(await findSigningHook(db, id), 'hook', id);
 
 /**
  * A hook's signing key: what a receiver verifies with (GET), and its rotation (PATCH, Logto's
