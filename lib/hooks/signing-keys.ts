@@ -1,4 +1,4 @@
-import { createHash, createHmac, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 
 import { generateSecret } from '../storage/ids.ts';
 
@@ -54,13 +54,30 @@ export function publicJwkOf(key: Extract<SigningKey, { scheme: 'ed25519' }>) {
 export const signingKeysAt = (keys: HookKeys, now: number): SigningKey[] =>
   keys.previous && (keys.previousUntil ?? 0) > now ? [keys.current, keys.previous] : [keys.current];
 
+/**
+ * Private keys parsed once, not per delivery (parsing a JWK costs several times the signature): a
+ * handful of hooks sign most deliveries. Emptied when it grows past any plausible number of hooks.
+ */
+const parsedKeys = new Map<string, KeyObject>();
+
+function privateKeyOf(privateJwk: string): KeyObject {
+  let key = parsedKeys.get(privateJwk);
+  if (!key) {
+    if (parsedKeys.size >= 1024) {
+      parsedKeys.clear();
+    }
+    key = createPrivateKey({ key: JSON.parse(privateJwk) as Ed25519Jwk, format: 'jwk' });
+    parsedKeys.set(privateJwk, key);
+  }
+  return key;
+}
+
 /** One Standard Webhooks signature of `content` (`id.timestamp.body`): `v1,` HMAC or `v1a,` Ed25519, base64. */
 export function signContent(key: SigningKey, content: string): string {
   if (key.scheme === 'hmac-sha256') {
     return `v1,${createHmac('sha256', Buffer.from(key.secret, 'utf8')).update(content).digest('base64')}`;
   }
-  const privateKey = createPrivateKey({ key: JSON.parse(key.privateJwk) as Ed25519Jwk, format: 'jwk' });
-  return `v1a,${sign(null, Buffer.from(content, 'utf8'), privateKey).toString('base64')}`;
+  return `v1a,${sign(null, Buffer.from(content, 'utf8'), privateKeyOf(key.privateJwk)).toString('base64')}`;
 }
 
 /**
