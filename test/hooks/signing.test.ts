@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 
+import { hmacSigner, rotatedKeys, signingKeysAt } from '../../lib/hooks/signing-keys.ts';
 import { eventually, Receiver, type Received } from './receiver.ts';
 import { createHook, startHooksService, type HooksService } from './support.ts';
 
@@ -201,5 +202,26 @@ describe('hooks: signature schemes and key rotation', () => {
     const oldOnly = { ...(request.headers as Record<string, string>), 'webhook-signature': v1 };
     expect(() => new Webhook(whsec(hook.signingKey)).verify(request.body, oldOnly)).to.not.throw();
     await disable(hook.id);
+  });
+});
+
+describe('hooks: rotated keys', () => {
+  const hmac = hmacSigner('AbCdEfGhIjKlMnOpQrStUvWxYz012345');
+  const now = 1_800_000_000_000;
+
+  it('without an overlap (HOOKS_SIGNATURE_OVERLAP=0) only the new key signs', () => {
+    const { signingKey, keys } = rotatedKeys(hmac, 'hmac-sha256', { rotate: true, now, overlapMs: 0 });
+    expect(signingKey).to.not.equal(hmac.signingKey);
+    expect(keys).to.deep.equal({ current: { scheme: 'hmac-sha256', secret: signingKey } });
+  });
+
+  it('a second rotation inside the window keeps the key before it, not the oldest: two signatures at most', () => {
+    const first = rotatedKeys(hmac, 'ed25519', { rotate: false, now, overlapMs: 1000 });
+    expect(first.signingKey).to.equal(hmac.signingKey);
+    expect(first.keys.previous).to.deep.equal(hmac.keys.current);
+    const second = rotatedKeys(first, 'ed25519', { rotate: true, now: now + 10, overlapMs: 1000 });
+    expect(second.keys.previous).to.deep.equal(first.keys.current);
+    expect(signingKeysAt(second.keys, now + 500)).to.have.length(2);
+    expect(signingKeysAt(second.keys, now + 1010)).to.deep.equal([second.keys.current]);
   });
 });
