@@ -3,6 +3,13 @@ import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 
 import { hookEvents } from '../../lib/hooks/events.ts';
+import {
+  expectStatus,
+  identify,
+  openExperience,
+  startSignInSetting,
+  type SignInSetting,
+} from '../experience/experience-helpers.ts';
 import type { HttpResponse } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 import { Receiver } from './receiver.ts';
@@ -15,6 +22,31 @@ type WebhookEntry = {
     };
   };
 };
+
+/** Checks payloads against the `webhooks` of the service's document; `disagreement` says what is wrong, if anything. */
+async function publishedSchemas(serviceUrl: string) {
+  const document = (await (await fetch(`${serviceUrl}/api/swagger.json`)).json()) as {
+    openapi: string;
+    webhooks: Record<string, WebhookEntry>;
+  };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  const validators = new Map<string, ValidateFunction>(
+    Object.entries(document.webhooks).map(([event, entry]) => [
+      event,
+      ajv.compile(entry.post.requestBody.content['application/json'].schema),
+    ]),
+  );
+  const disagreement = (body: Record<string, unknown>): string | undefined => {
+    const event = String(body.event);
+    const validate = validators.get(event);
+    if (!validate) {
+      return `${event}: no schema`;
+    }
+    return validate(body) ? undefined : `${event}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`;
+  };
+  return { document, disagreement };
+}
 
 const ok = (response: HttpResponse) => {
   expect(response.statusCode, JSON.stringify(response.body)).to.be.within(200, 299);
@@ -29,32 +61,15 @@ describe('hooks: the typed catalogue (OpenAPI 3.1 webhooks)', () => {
   let service: HooksService;
   let receiver: Receiver;
   let webhooks: Record<string, WebhookEntry>;
-  const validators = new Map<string, ValidateFunction>();
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-
-  /** What is wrong with `body` by its event's published schema; undefined when nothing. */
-  function disagreement(body: Record<string, unknown>): string | undefined {
-    const event = String(body.event);
-    const validate = validators.get(event);
-    if (!validate) {
-      return `${event}: no schema`;
-    }
-    return validate(body) ? undefined : `${event}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`;
-  }
+  let disagreement: (body: Record<string, unknown>) => string | undefined;
 
   before(async () => {
     service = await startHooksService();
     receiver = await Receiver.start();
-    const document = (await (await fetch(`${service.url}/api/swagger.json`)).json()) as {
-      openapi: string;
-      webhooks: Record<string, WebhookEntry>;
-    };
-    expect(document.openapi).to.match(/^3\.1\.\d+$/);
-    webhooks = document.webhooks;
-    for (const [event, entry] of Object.entries(webhooks)) {
-      validators.set(event, ajv.compile(entry.post.requestBody.content['application/json'].schema));
-    }
+    const published = await publishedSchemas(service.url);
+    expect(published.document.openapi).to.match(/^3\.1\.\d+$/);
+    webhooks = published.document.webhooks;
+    disagreement = published.disagreement;
   });
   after(async () => {
     await receiver.close();
@@ -148,5 +163,33 @@ describe('hooks: the typed catalogue (OpenAPI 3.1 webhooks)', () => {
     expect(events.size, [...events].join(', ')).to.be.at.least(20);
     expect(delivered.map(disagreement).filter(Boolean)).to.deep.equal([]);
     expect(delivered.filter((body) => body.hookId === thin.id).every((body) => !('data' in body))).to.equal(true);
+  });
+});
+
+describe('hooks: the typed catalogue, for the end user’s events', () => {
+  let setting: SignInSetting;
+  let disagreement: (body: Record<string, unknown>) => string | undefined;
+
+  before(async () => {
+    setting = await startSignInSetting();
+    ({ disagreement } = await publishedSchemas(setting.service.url));
+  });
+  after(() => setting.stop());
+
+  it('a registration’s User.Created and PostRegister validate against their schemas', async () => {
+    const browser = await openExperience(setting.service, setting.spa.id, 'Register');
+    const identity = await browser.call('post', 'api/experience/verification/new-password-identity', {
+      identifier: { type: 'username', value: unique('registered') },
+      password: 'Quiet-Harbor-Lantern-82',
+    });
+    expectStatus(identity, 200);
+    const identified = await setting.events.expect(['User.Created'], () =>
+      identify(browser, { verificationId: identity.body.verificationId }),
+    );
+    const submitted = await setting.events.expect(['PostRegister'], () =>
+      browser.call('post', 'api/experience/submit'),
+    );
+    const payloads = [...identified.payloads['User.Created'], ...submitted.payloads.PostRegister];
+    expect(payloads.map(disagreement).filter(Boolean)).to.deep.equal([]);
   });
 });
