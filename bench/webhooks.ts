@@ -88,6 +88,9 @@ async function addHook(db: Knex, events = ['Organization.Created']): Promise<str
       signingKey: generateSecret(),
       enabled: true,
       createdAt: Date.now(),
+      signatureScheme: 'hmac-sha256',
+      payload: 'full',
+      excludeApplicationIds: [],
     });
     await bumpCacheVersion(trx, hooksCache);
   });

@@ -34,6 +34,10 @@ export const settings = {
     default: '5,300,1800,7200,18000,36000,50400,72000,86400',
     meaning: 'seconds to wait before each retry of a webhook delivery',
   },
+  HOOKS_SIGNATURE_OVERLAP: {
+    default: '86400',
+    meaning: 'seconds a rotated webhook signing key still signs, beside the new one',
+  },
   HOOKS_ALLOW_PRIVATE_TARGETS: {
     unset: 'true (false when NODE_ENV=production)',
     meaning: 'allow webhook URLs on loopback and private addresses',

@@ -49,6 +49,9 @@ import { noteManagementActor } from './management/audit-actor.ts';
 import { requireManagementToken } from './management/auth.ts';
 import { managementEvents } from './management/route-events.ts';
 import { emittedEvents } from './hooks/effects.ts';
+import { webhookEntries } from './hooks/event-schemas.ts';
+import { publicKeyRoutes } from './hooks/signing-key-routes.ts';
+import { eventDataSchemas } from './management/event-data-schemas.ts';
 
 /** `middleware` for the paths `applies` to; the others pass by it. */
 const onlyUnder =
@@ -112,6 +115,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   const open = new Api(db, { effects: emittedEvents(cache) });
   publicSignInExperienceRoutes(open, context);
   consoleRoutes(open, context);
+  publicKeyRoutes(open, context);
   open.add(
     {
       method: 'get',
@@ -140,6 +144,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
           version: '1',
           serverUrl: config.endpoint,
         },
+        webhookEntries(eventDataSchemas(management.specs)),
       );
       return Promise.resolve(document as Record<string, unknown>);
     },

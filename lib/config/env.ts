@@ -27,6 +27,7 @@ const schema = z.object({
   BOOTSTRAP_ADMIN_CLIENT_SECRET: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   MANAGEMENT_API_RESOURCE: url.optional(),
   HOOKS_RETRY_SCHEDULE: z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds'),
+  HOOKS_SIGNATURE_OVERLAP: z.coerce.number().int().min(0).max(2_592_000),
   HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -69,6 +70,8 @@ export type Config = {
   managementApiResource: string;
   hooksRetrySchedule: number[];
   hooksAllowPrivateTargets: boolean;
+  /** Seconds a rotated signing key goes on signing beside the new one. */
+  hooksSignatureOverlapSeconds: number;
   production: boolean;
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
@@ -132,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hooksAllowPrivateTargets: values.HOOKS_ALLOW_PRIVATE_TARGETS
       ? values.HOOKS_ALLOW_PRIVATE_TARGETS === 'true'
       : !production,
+    hooksSignatureOverlapSeconds: values.HOOKS_SIGNATURE_OVERLAP,
     production,
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,

@@ -9,8 +9,7 @@ import { inSpan } from '../tracing/spans.ts';
 import { pruneDeliveries, recordAndClaim, recordAttempts, type AttemptRecord } from './deliveries.ts';
 import { failUnsent, type ClaimedDelivery } from './delivery-queries.ts';
 import { onEnqueued } from './outbox.ts';
-import { hooksWithDueDeliveries } from './queries.ts';
-import type { Hook } from './schemas.ts';
+import { hooksWithDueDeliveries, type SigningHook } from './queries.ts';
 import { decideOutcome } from './retry.ts';
 import { WebhookSender } from './send.ts';
 import { requestHeaders } from './signature.ts';
@@ -248,7 +247,7 @@ export class Dispatcher {
     }
   }
 
-  #launch(delivery: ClaimedDelivery, hook: Hook): void {
+  #launch(delivery: ClaimedDelivery, hook: SigningHook): void {
     this.#sending += 1;
     this.#perHook.set(delivery.hookId, (this.#perHook.get(delivery.hookId) ?? 0) + 1);
     let released = false;
@@ -278,12 +277,12 @@ export class Dispatcher {
     this.#inFlight.add(task);
   }
 
-  async #deliver(delivery: ClaimedDelivery, hook: Hook, release: () => void): Promise<void> {
+  async #deliver(delivery: ClaimedDelivery, hook: SigningHook, release: () => void): Promise<void> {
     if (!hook.enabled) {
       await failUnsent(this.db, delivery, 'The hook is disabled.');
       return;
     }
-    const headers = requestHeaders(hook.config, hook.signingKey, delivery.id, delivery.payload);
+    const headers = requestHeaders(hook.config, hook, delivery.id, delivery.payload);
     const host = URL.parse(hook.config.url)?.host;
     const attributes = {
       'identity.hook_id': hook.id,

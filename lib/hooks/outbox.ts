@@ -5,15 +5,16 @@ import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { insertDeliveries } from './delivery-queries.ts';
 import type { HookEvent } from './events.ts';
-import { hooksCache, loadSubscriptions } from './queries.ts';
+import { thinPayload, type Actor } from './payloads.ts';
+import { hooksCache, loadSubscriptions, type Subscription } from './queries.ts';
 
 /**
  * The enabled hooks subscribed to each event. Loaded through the caller's transaction: on SQLite
  * the pool's one connection is that transaction's. The cache is emptied when a hook changes
  * (the 'hooks' version), as the caller's request synced it.
  */
-async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent): Promise<string[]> {
-  let byEvent: Map<string, string[]>;
+async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent): Promise<Subscription[]> {
+  let byEvent: Map<string, Subscription[]>;
   try {
     byEvent = await cache.get(hooksCache, 'subscriptions', () => loadSubscriptions(trx));
   } catch {
@@ -26,8 +27,10 @@ async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent)
 /**
  * Writes `event` to the outbox: one delivery per enabled hook subscribed to it, in the caller's
  * transaction, so the event exists exactly when the change that causes it commits. Nothing is
- * written when no hook listens. The payload is the envelope `{hookId, event, createdAt, ...payload}`,
- * stored as the exact JSON that is sent and signed. The local dispatcher is woken after the commit.
+ * written when no hook listens, nor for a hook that excludes the application that made the change
+ * (the payload's `actor`). The payload is the envelope `{hookId, event, createdAt, ...payload}` (a
+ * thin hook's: the envelope and `thinPayload`), stored as the exact JSON that is sent and signed.
+ * The local dispatcher is woken after the commit.
  */
 export async function enqueueEvent(
   trx: Queryable,
@@ -35,20 +38,28 @@ export async function enqueueEvent(
   event: HookEvent,
   payload: Record<string, unknown>,
 ): Promise<void> {
-  const hookIds = await subscribers(trx, cache, event);
-  if (hookIds.length === 0) {
+  const actor = payload.actor as Actor | null | undefined;
+  const hooks = (await subscribers(trx, cache, event)).filter(
+    ({ excludeApplicationIds }) => actor?.type !== 'application' || !excludeApplicationIds.includes(actor.id),
+  );
+  if (hooks.length === 0) {
     return;
   }
   const now = Date.now();
   const createdAt = new Date(now).toISOString();
-  const deliveries = hookIds.map((hookId) => {
+  const deliveries = hooks.map(({ hookId, payload: shape }) => {
     const envelope = { hookId, event, createdAt };
+    const id = generateId();
     return {
-      id: generateId(),
+      id,
       hookId,
       event,
       // The envelope's fields come first and cannot be overridden by the payload.
-      payload: JSON.stringify(Object.assign({ ...envelope }, payload, envelope)),
+      payload: JSON.stringify(
+        shape === 'thin'
+          ? { ...envelope, ...thinPayload(id, payload) }
+          : Object.assign({ ...envelope }, payload, envelope),
+      ),
     };
   });
   await insertDeliveries(trx, deliveries, now);

@@ -14,7 +14,7 @@ import { findDeliveryStatus, requeueDelivery } from './delivery-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
 import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
-import { samplePayloads } from './samples.ts';
+import { samplePayload } from './samples.ts';
 import {
   createHookBody,
   hookLogSchema,
@@ -27,6 +27,8 @@ import {
 } from './schemas.ts';
 import { WebhookSender } from './send.ts';
 import { requestHeaders } from './signature.ts';
+import { getSigningHook, signingKeyRoutes } from './signing-key-routes.ts';
+import { keyFor, rotatedKeys } from './signing-keys.ts';
 import { assertHookTarget } from './target-guard.ts';
 
 const tag = 'Hooks';
@@ -62,7 +64,8 @@ async function withStats(db: Knex, hooks: Hook[], include: boolean) {
  * re-sending of a failed delivery. Every write of a hook bumps the outbox's 'hooks' cache in its
  * transaction.
  */
-export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
+export function hookRoutes(api: Api, context: ServiceContext): void {
+  const { db, config } = context;
   // One-off requests to URLs that may be no hook's: no sockets kept open.
   const tester = new WebhookSender({ allowPrivateTargets: config.hooksAllowPrivateTargets, keepAlive: false });
   const checkTarget = async (hookConfig: HookConfig) => {
@@ -113,8 +116,12 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
         signingKey: generateSecret(),
         enabled: body.enabled ?? true,
         createdAt: Date.now(),
+        signatureScheme: body.signatureScheme ?? 'hmac-sha256',
+        payload: body.payload ?? 'full',
+        excludeApplicationIds: body.excludeApplicationIds ?? [],
       };
-      await withTransaction(db, (trx) => insertHook(trx, hook));
+      const current = keyFor(hook.signatureScheme, hook.signingKey);
+      await withTransaction(db, (trx) => insertHook(trx, hook, { current }));
       return hook;
     },
   );
@@ -161,8 +168,20 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
           events: body.events ?? (body.event ? [body.event] : hook.events),
           config: body.config ?? hook.config,
           enabled: body.enabled ?? hook.enabled,
+          signatureScheme: body.signatureScheme ?? hook.signatureScheme,
+          payload: body.payload ?? hook.payload,
+          excludeApplicationIds: body.excludeApplicationIds ?? hook.excludeApplicationIds,
         };
-        await updateHook(trx, next);
+        // A new scheme is a rotation that keeps the HMAC secret: the old key signs on for the overlap.
+        const keys =
+          next.signatureScheme === hook.signatureScheme
+            ? undefined
+            : rotatedKeys(await getSigningHook(trx, hook.id), next.signatureScheme, {
+                rotate: false,
+                now: Date.now(),
+                overlapMs: config.hooksSignatureOverlapSeconds * 1000,
+              }).keys;
+        await updateHook(trx, next, keys);
         return next;
       });
     },
@@ -184,22 +203,7 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
     },
   );
 
-  api.add(
-    {
-      method: 'patch',
-      path: '/hooks/:id/signing-key',
-      summary: 'Replace the signing key of a hook (deliveries not yet sent are signed with the new one)',
-      tag,
-      params: idParams,
-      response: hookSchema,
-      errors: [404],
-    },
-    async ({ params }, _ctx, trx) => {
-      const next = { ...(await getHookForUpdate(trx, params.id)), signingKey: generateSecret() };
-      await updateHook(trx, next);
-      return next;
-    },
-  );
+  signingKeyRoutes(api, context);
 
   api.add(
     {
@@ -219,19 +223,14 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
       if (!events) {
         throw new RequestError('hook.missing_events');
       }
-      const hook = await getHook(db, params.id);
+      const hook = await getSigningHook(db, params.id);
       await checkTarget(body.config);
       for (const event of events) {
-        const payload = JSON.stringify({
-          hookId: hook.id,
-          event,
-          createdAt: new Date().toISOString(),
-          ...samplePayloads[event],
-        });
+        const payload = JSON.stringify(samplePayload(event, hook.id, new Date().toISOString()));
         const result = await tester.send(
           body.config.url,
           payload,
-          requestHeaders(body.config, hook.signingKey, generateId(), payload),
+          requestHeaders(body.config, hook, generateId(), payload),
         );
         if (result.refused) {
           throw new RequestError('hook.invalid_url', { reason: result.error ?? 'The hook target is not allowed.' });

@@ -39,8 +39,11 @@ describe('hooks: management', () => {
       'enabled',
       'event',
       'events',
+      'excludeApplicationIds',
       'id',
       'name',
+      'payload',
+      'signatureScheme',
       'signingKey',
       'tenantId',
     ]);
