@@ -28,6 +28,8 @@ const schema = z.object({
   MANAGEMENT_API_RESOURCE: url.optional(),
   HOOKS_RETRY_SCHEDULE: z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds'),
   HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
+  HOOKS_DISABLE_AFTER: z.coerce.number().int().min(1).max(365 * 86_400),
+  HOOKS_CONCURRENCY_PER_HOOK: z.coerce.number().int().min(1).max(1000),
   NODE_ENV: z.enum(['development', 'production', 'test']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   TRUST_PROXY: z.enum(['true', 'false']),
@@ -68,6 +70,10 @@ export type Config = {
   managementApiResource: string;
   hooksRetrySchedule: number[];
   hooksAllowPrivateTargets: boolean;
+  /** Seconds of only failed attempts after which a hook is disabled. */
+  hooksDisableAfter: number;
+  /** Requests in flight to one hook, across every dispatcher on the database. */
+  hooksConcurrencyPerHook: number;
   production: boolean;
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
@@ -129,6 +135,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hooksAllowPrivateTargets: values.HOOKS_ALLOW_PRIVATE_TARGETS
       ? values.HOOKS_ALLOW_PRIVATE_TARGETS === 'true'
       : !production,
+    hooksDisableAfter: values.HOOKS_DISABLE_AFTER,
+    hooksConcurrencyPerHook: values.HOOKS_CONCURRENCY_PER_HOOK,
     production,
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,

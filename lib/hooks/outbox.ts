@@ -5,6 +5,7 @@ import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { insertDeliveries } from './delivery-queries.ts';
 import type { HookEvent } from './events.ts';
+import { entityIdOf, nextSequence } from './ordering.ts';
 import { hooksCache, loadSubscriptions } from './queries.ts';
 
 /**
@@ -41,12 +42,16 @@ export async function enqueueEvent(
   }
   const now = Date.now();
   const createdAt = new Date(now).toISOString();
+  const entityId = entityIdOf(event, payload);
+  const sequence = nextSequence(now);
   const deliveries = hookIds.map((hookId) => {
     const envelope = { hookId, event, createdAt };
     return {
       id: generateId(),
       hookId,
       event,
+      entityId,
+      sequence,
       // The envelope's fields come first and cannot be overridden by the payload.
       payload: JSON.stringify(Object.assign({ ...envelope }, payload, envelope)),
     };

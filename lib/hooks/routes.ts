@@ -11,6 +11,7 @@ import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { executionStats, listAttempts } from './attempt-queries.ts';
 import { findDeliveryStatus, requeueDelivery } from './delivery-queries.ts';
+import { setFailingSince } from './dispatch-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
 import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
@@ -112,6 +113,10 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
         config: body.config,
         signingKey: generateSecret(),
         enabled: body.enabled ?? true,
+        disabledReason: null,
+        ordering: body.ordering ?? 'none',
+        rateLimitPerSecond: body.rateLimitPerSecond ?? null,
+        notifyEmail: body.notifyEmail ?? null,
         createdAt: Date.now(),
       };
       await withTransaction(db, (trx) => insertHook(trx, hook));
@@ -154,6 +159,11 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
         await checkTarget(body.config);
       }
       return withTransaction(db, async (trx) => {
+        if (body.enabled === true) {
+          // Enabled again: its run of failures starts over. The dispatch row before the hook's, as
+          // the dispatchers lock them.
+          await setFailingSince(trx, params.id, null);
+        }
         const hook = await getHookForUpdate(trx, params.id);
         const next: Hook = {
           ...hook,
@@ -161,6 +171,9 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
           events: body.events ?? (body.event ? [body.event] : hook.events),
           config: body.config ?? hook.config,
           enabled: body.enabled ?? hook.enabled,
+          ordering: body.ordering ?? hook.ordering,
+          rateLimitPerSecond: body.rateLimitPerSecond === undefined ? hook.rateLimitPerSecond : body.rateLimitPerSecond,
+          notifyEmail: body.notifyEmail === undefined ? hook.notifyEmail : body.notifyEmail,
         };
         await updateHook(trx, next);
         return next;

@@ -33,6 +33,16 @@ export const hookConfigSchema = z.object({
 
 export type HookConfig = z.output<typeof hookConfigSchema>;
 
+/** `per-entity`: events about one user, role or organization arrive one at a time, in commit order. */
+export const hookOrderingSchema = z.enum(['none', 'per-entity']);
+
+/** The settings of CONTRACT.md §9 this module owns: throttling, ordering, who hears of a disabled hook. */
+const deliverySettings = {
+  ordering: hookOrderingSchema,
+  rateLimitPerSecond: z.number().int().min(1).max(10_000).nullable(),
+  notifyEmail: z.email().max(254).nullable(),
+};
+
 export const hookSchema = z.object({
   tenantId: z.string(),
   id: z.string(),
@@ -43,6 +53,9 @@ export const hookSchema = z.object({
   config: hookConfigSchema,
   signingKey: z.string(),
   enabled: z.boolean(),
+  /** Why the service disabled it (410 Gone, failing too long); null when enabled or disabled by hand. */
+  disabledReason: z.string().nullable(),
+  ...deliverySettings,
   createdAt: z.number(),
 });
 
@@ -60,6 +73,9 @@ export const createHookBody = z.strictObject({
   events: eventList.optional(),
   config: hookConfigSchema,
   enabled: z.boolean().optional(),
+  ordering: deliverySettings.ordering.optional(),
+  rateLimitPerSecond: deliverySettings.rateLimitPerSecond.optional(),
+  notifyEmail: deliverySettings.notifyEmail.optional(),
   createdAt: z.number().optional(),
 });
 
@@ -70,6 +86,9 @@ export const updateHookBody = z.strictObject({
   events: eventList.optional(),
   config: hookConfigSchema.optional(),
   enabled: z.boolean().optional(),
+  ordering: deliverySettings.ordering.optional(),
+  rateLimitPerSecond: deliverySettings.rateLimitPerSecond.optional(),
+  notifyEmail: deliverySettings.notifyEmail.optional(),
   createdAt: z.number().optional(),
 });
 
