@@ -51,10 +51,10 @@ type DeliverySettings = 'disabledReason' | 'ordering' | 'rateLimitPerSecond' | '
 /** A hook to store: the delivery settings it leaves out take their defaults. */
 export type NewHook = Omit<Hook, DeliverySettings> & Partial<Pick<Hook, DeliverySettings>>;
 
-/** The columns of the settings the routes write (`enabled` and `disabledReason` change together). */
+/** The columns of the settings the routes write. */
 const settingsColumns = (hook: NewHook) => ({
   enabled: hook.enabled,
-  disabled_reason: hook.enabled ? null : (hook.disabledReason ?? null),
+  disabled_reason: hook.disabledReason ?? null,
   ordering: hook.ordering ?? 'none',
   rate_limit_per_second: hook.rateLimitPerSecond ?? null,
   notify_email: hook.notifyEmail ?? null,

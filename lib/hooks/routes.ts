@@ -171,6 +171,8 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
           events: body.events ?? (body.event ? [body.event] : hook.events),
           config: body.config ?? hook.config,
           enabled: body.enabled ?? hook.enabled,
+          // Enabled again, it has no reason to be off.
+          disabledReason: (body.enabled ?? hook.enabled) ? null : hook.disabledReason,
           ordering: body.ordering ?? hook.ordering,
           rateLimitPerSecond: body.rateLimitPerSecond === undefined ? hook.rateLimitPerSecond : body.rateLimitPerSecond,
           notifyEmail: body.notifyEmail === undefined ? hook.notifyEmail : body.notifyEmail,
