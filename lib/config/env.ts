@@ -28,7 +28,11 @@ const schema = z.object({
   MANAGEMENT_API_RESOURCE: url.optional(),
   HOOKS_RETRY_SCHEDULE: z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds'),
   HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
-  HOOKS_DISABLE_AFTER: z.coerce.number().int().min(1).max(365 * 86_400),
+  HOOKS_DISABLE_AFTER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365 * 86_400),
   HOOKS_CONCURRENCY_PER_HOOK: z.coerce.number().int().min(1).max(1000),
   NODE_ENV: z.enum(['development', 'production', 'test']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

@@ -114,7 +114,8 @@ export async function recordAndClaim(
   try {
     return await withTransaction(db, async (trx) => {
       const states = await lockDispatchStates(trx, hookIdsOf(records, claim));
-      const recorded = records.length > 0 ? await settleAttempts(trx, records, states, health) : { kept: [], disabled: [] };
+      const recorded =
+        records.length > 0 ? await settleAttempts(trx, records, states, health) : { kept: [], disabled: [] };
       return { ...recorded, ...(await claimDue(trx, claim, states)) };
     });
   } catch (caught) {

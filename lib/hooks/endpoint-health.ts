@@ -38,7 +38,9 @@ export type DisabledHook = { hookId: string; reason: string };
  * hook names, so it is handed in rather than imported), and the hook's `notifyEmail` by email.
  */
 export type HealthNotices = {
-  audit?: { record(key: string, payload: { result: 'Success'; params: Record<string, unknown> }, targets: string[]): void };
+  audit?: {
+    record(key: string, payload: { result: 'Success'; params: Record<string, unknown> }, targets: string[]): void;
+  };
   email?: MessageConnector;
 };
 

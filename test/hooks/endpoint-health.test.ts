@@ -113,9 +113,16 @@ describe('hooks: endpoint health (auto-disable)', () => {
       rateLimitPerSecond: 5,
       notifyEmail: 'a@example.com',
     });
-    const cleared = await service.api.patch(`hooks/${hook.id}`, { json: { rateLimitPerSecond: null, notifyEmail: null } });
+    const cleared = await service.api.patch(`hooks/${hook.id}`, {
+      json: { rateLimitPerSecond: null, notifyEmail: null },
+    });
     expect(cleared.body).to.include({ rateLimitPerSecond: null, notifyEmail: null, ordering: 'per-entity' });
-    for (const json of [{ ordering: 'total' }, { rateLimitPerSecond: 0 }, { rateLimitPerSecond: 1.5 }, { notifyEmail: 'nope' }]) {
+    for (const json of [
+      { ordering: 'total' },
+      { rateLimitPerSecond: 0 },
+      { rateLimitPerSecond: 1.5 },
+      { notifyEmail: 'nope' },
+    ]) {
       const refused = await service.api.patch(`hooks/${hook.id}`, { json });
       expect(refused.statusCode, JSON.stringify(json)).to.equal(400);
       expect(refused.body.code).to.be.a('string');
@@ -125,10 +132,20 @@ describe('hooks: endpoint health (auto-disable)', () => {
 
 describe('hooks: endpoint health, the run of failures', () => {
   it('starts at the first failure after a success and ends at a success', () => {
-    expect(failingSinceAfter(null, [{ at: 5, succeeded: false }, { at: 3, succeeded: false }])).to.equal(3);
+    expect(
+      failingSinceAfter(null, [
+        { at: 5, succeeded: false },
+        { at: 3, succeeded: false },
+      ]),
+    ).to.equal(3);
     expect(failingSinceAfter(1, [{ at: 5, succeeded: false }])).to.equal(1);
     expect(failingSinceAfter(1, [{ at: 5, succeeded: true }])).to.equal(null);
-    expect(failingSinceAfter(1, [{ at: 6, succeeded: false }, { at: 5, succeeded: true }])).to.equal(6);
+    expect(
+      failingSinceAfter(1, [
+        { at: 6, succeeded: false },
+        { at: 5, succeeded: true },
+      ]),
+    ).to.equal(6);
     expect(failedTooLong(null, 10_000, 1)).to.equal(false);
     expect(failedTooLong(1000, 2999, 2)).to.equal(false);
     expect(failedTooLong(1000, 3000, 2)).to.equal(true);

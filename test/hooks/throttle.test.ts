@@ -4,7 +4,7 @@ import { Dispatcher } from '../../lib/hooks/dispatcher.ts';
 import { nextAllowedAt, rateAllowance, rateNextAfter } from '../../lib/hooks/hook-rate-limit.ts';
 import { createLogger } from '../../lib/http/logger.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
-import { eventually, Receiver } from './receiver.ts';
+import { Receiver } from './receiver.ts';
 import { createHook, startHooksService, type HooksService } from './support.ts';
 
 /**
