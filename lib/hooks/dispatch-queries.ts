@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { isMysql, type Queryable } from '../storage/database.ts';
+import { isForeignKeyViolation, isMysql, type Queryable } from '../storage/database.ts';
 
 /**
  * `hook_dispatch`: what every dispatcher on the database shares about a hook. Its row is the lock a
@@ -26,11 +26,25 @@ const nullableNumber = (value: number | string | null) => (value === null ? null
  * a shared lock that two claimers could then both wait to upgrade.
  */
 export async function ensureDispatchRows(db: Queryable, hookIds: string[]): Promise<void> {
-  if (hookIds.length > 0) {
+  if (hookIds.length === 0) {
+    return;
+  }
+  try {
     await db('hook_dispatch')
       .insert(hookIds.map((hookId) => ({ hook_id: hookId })))
       .onConflict('hook_id')
       .ignore();
+  } catch (caught) {
+    if (!isForeignKeyViolation(caught)) {
+      throw caught;
+    }
+    // A hook deleted meanwhile fails the whole insert: the others one by one (the gone one has
+    // nothing left to claim).
+    if (hookIds.length > 1) {
+      for (const hookId of hookIds) {
+        await ensureDispatchRows(db, [hookId]);
+      }
+    }
   }
 }
 
