@@ -286,7 +286,12 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
   if (inProcess) {
     dispatcher = new Dispatcher({
       db,
-      config: { hooksRetrySchedule: [1, 1, 1], hooksAllowPrivateTargets: true },
+      config: {
+        hooksRetrySchedule: [1, 1, 1],
+        hooksAllowPrivateTargets: true,
+        hooksDisableAfter: 432_000,
+        hooksConcurrencyPerHook: 32,
+      },
       logger,
     });
     dispatcher.start();

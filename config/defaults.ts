@@ -38,6 +38,14 @@ export const settings = {
     default: '86400',
     meaning: 'seconds a rotated webhook signing key still signs, beside the new one',
   },
+  HOOKS_DISABLE_AFTER: {
+    default: '432000',
+    meaning: 'seconds of nothing but failed attempts after which a webhook is disabled (5 days)',
+  },
+  HOOKS_CONCURRENCY_PER_HOOK: {
+    default: '32',
+    meaning: 'requests in flight to one webhook at most, all instances and workers together',
+  },
   HOOKS_ALLOW_PRIVATE_TARGETS: {
     unset: 'true (false when NODE_ENV=production)',
     meaning: 'allow webhook URLs on loopback and private addresses',

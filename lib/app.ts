@@ -111,7 +111,13 @@ export async function createService(
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
   // Stops within 5 s, inside main.ts's 10 s shutdown budget; what it cuts off is sent again later.
-  const dispatcher = new Dispatcher({ db, config, logger, options: { stopTimeoutMs: 5000 } });
+  const dispatcher = new Dispatcher({
+    db,
+    config,
+    logger,
+    notices: { audit, email: services.messages.email },
+    options: { stopTimeoutMs: 5000 },
+  });
   dispatcher.start();
 
   const housekeeping = setInterval(() => {

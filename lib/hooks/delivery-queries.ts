@@ -13,6 +13,9 @@ export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
 /** A delivery to send: `payload` is the JSON exactly as sent and signed, never parsed here. */
 export type Delivery = { id: string; hookId: string; event: string; payload: string };
 
+/** A new delivery: the entity its event is about (ordered hooks) and its place in commit order. */
+export type NewDelivery = Delivery & { entityId?: string; sequence: number };
+
 /** A delivery due, with the attempts made so far. */
 export type DueDelivery = Delivery & { attempts: number };
 
@@ -34,13 +37,15 @@ type DeliveryRow = {
 };
 
 /** New deliveries, due at once. */
-export async function insertDeliveries(db: Queryable, deliveries: Delivery[], now: number): Promise<void> {
+export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[], now: number): Promise<void> {
   await db('hook_deliveries').insert(
-    deliveries.map(({ id, hookId, event, payload }) => ({
+    deliveries.map(({ id, hookId, event, payload, entityId, sequence }) => ({
       id,
       hook_id: hookId,
       event,
       payload,
+      entity_id: entityId ?? null,
+      sequence,
       status: 'pending',
       attempts: 0,
       next_attempt_at: now,
@@ -54,26 +59,42 @@ export async function insertDeliveries(db: Queryable, deliveries: Delivery[], no
  * Up to `limit` of the hook's deliveries due at `now` (pending, or delivering with an expired
  * lease), oldest due first, with the attempts made so far. On MySQL they are locked until `trx`
  * ends and rows another transaction holds are skipped (SKIP LOCKED).
+ *
+ * `ordered` (a per-entity hook): only deliveries no earlier delivery of the same entity waits
+ * before (pending, or in flight), so at most one of each entity. Read without SKIP LOCKED, which
+ * would let a locked earlier delivery pass for absent: the claimer holds the hook's dispatch row,
+ * and every write that moves that hook's deliveries on holds it too.
  */
 export async function lockDueDeliveries(
   trx: Knex.Transaction,
   hookId: string,
   now: number,
   limit: number,
+  ordered = false,
 ): Promise<DueDelivery[]> {
-  const query = trx('hook_deliveries')
-    .where({ hook_id: hookId })
-    .where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at')
+  const query = trx('hook_deliveries as due')
+    .where('due.hook_id', hookId)
+    .where('due.next_attempt_at', '<=', now)
+    .orderBy('due.next_attempt_at')
     .limit(limit)
     .select<Array<Pick<DeliveryRow, 'id' | 'hook_id' | 'event' | 'payload' | 'attempts'>>>(
-      'id',
-      'hook_id',
-      'event',
-      'payload',
-      'attempts',
+      'due.id',
+      'due.hook_id',
+      'due.event',
+      'due.payload',
+      'due.attempts',
     );
-  if (isMysql(trx)) {
+  if (ordered) {
+    query.whereNotExists((earlier) => {
+      earlier
+        .select(trx.raw('1'))
+        .from('hook_deliveries as earlier')
+        .whereRaw('?? = ??', ['earlier.hook_id', 'due.hook_id'])
+        .whereRaw('?? = ??', ['earlier.entity_id', 'due.entity_id'])
+        .whereRaw('?? < ??', ['earlier.sequence', 'due.sequence'])
+        .whereIn('earlier.status', ['pending', 'delivering']);
+    });
+  } else if (isMysql(trx)) {
     query.forUpdate().skipLocked();
   }
   return (await query).map((row) => ({
@@ -83,6 +104,16 @@ export async function lockDueDeliveries(
     payload: row.payload,
     attempts: row.attempts,
   }));
+}
+
+/** The hook's deliveries claimed and still under lease at `now`, by any dispatcher. */
+export async function countInFlight(db: Queryable, hookId: string, now: number): Promise<number> {
+  const row = await db('hook_deliveries')
+    .where({ hook_id: hookId, status: 'delivering' })
+    .where('next_attempt_at', '>', now)
+    .count<{ count: number | string }>({ count: '*' })
+    .first();
+  return Number(row?.count ?? 0);
 }
 
 /** Claims the deliveries until `now + leaseMs`, raising their attempts. */

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 
 import { ConfigError, loadConfig, type Config } from '../config/env.ts';
 import { createLogger } from '../http/logger.ts';
+import { createConnectors } from '../messages/index.ts';
 import { connectDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { checkSecretKeys } from '../storage/sealed-columns.ts';
@@ -29,7 +30,9 @@ try {
 }
 
 const logger = createLogger(config);
-const dispatcher = new Dispatcher({ db, config, logger });
+// The audit log reads hook names (lib/audit imports lib/hooks): a dispatcher alone logs and emails
+// a disabled hook's notice; the service's own dispatchers also write it to the audit log.
+const dispatcher = new Dispatcher({ db, config, logger, notices: { email: createConnectors(config, db).email } });
 dispatcher.start();
 logger.info(
   { retrySchedule: config.hooksRetrySchedule, allowPrivateTargets: config.hooksAllowPrivateTargets },

@@ -5,6 +5,7 @@ import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { insertDeliveries } from './delivery-queries.ts';
 import type { HookEvent } from './events.ts';
+import { entityKeyOf, nextSequence } from './ordering.ts';
 import { thinPayload, type Actor } from './payloads.ts';
 import { hooksCache, loadSubscriptions, type Subscription } from './queries.ts';
 
@@ -47,6 +48,8 @@ export async function enqueueEvent(
   }
   const now = Date.now();
   const createdAt = new Date(now).toISOString();
+  const entityId = entityKeyOf(event, payload);
+  const sequence = nextSequence(now);
   const deliveries = hooks.map(({ hookId, payload: shape }) => {
     const envelope = { hookId, event, createdAt };
     const id = generateId();
@@ -54,6 +57,8 @@ export async function enqueueEvent(
       id,
       hookId,
       event,
+      entityId,
+      sequence,
       // The envelope's fields come first and cannot be overridden by the payload.
       payload: JSON.stringify(
         shape === 'thin'

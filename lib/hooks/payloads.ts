@@ -99,11 +99,23 @@ export function buildPayload<E extends EventName>(
   }
 }
 
-/** The id of what an event is about: the organization, role or entity it names, or the user of an interaction. */
+/**
+ * The id of what an event is about: the role or organization a scopes or membership change names,
+ * the entity of a data event (`params.id` when the change left no data, as a deletion), the user of
+ * an interaction event. A thin payload's `entityId`, and the key of ordered delivery (ordering.ts).
+ */
 export function entityIdOf(payload: Record<string, unknown>): string | null {
   const data = payload.data as { id?: unknown } | null | undefined;
-  const named = [payload.organizationId, payload.roleId, payload.organizationRoleId, data?.id, payload.userId];
-  return named.find((value): value is string => typeof value === 'string') ?? null;
+  const params = payload.params as { id?: unknown } | undefined;
+  const named = [
+    payload.roleId,
+    payload.organizationRoleId,
+    payload.organizationId,
+    data?.id,
+    params?.id,
+    payload.userId,
+  ];
+  return named.find((value): value is string => typeof value === 'string' && value !== '') ?? null;
 }
 
 /** A thin payload's fields after the envelope (CONTRACT.md §9): nothing personal, the receiver fetches the rest. */

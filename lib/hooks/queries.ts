@@ -6,7 +6,7 @@ import { jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
-import { hookConfigSchema, hookSchema, type Hook } from './schemas.ts';
+import { hookConfigSchema, hookOrderingSchema, hookSchema, type Hook } from './schemas.ts';
 import { hmacSigner, type HookKeys, type SigningKey } from './signing-keys.ts';
 
 /** The cache of enabled hooks the outbox reads (its `cache_versions` row comes from 0007_hooks). */
@@ -19,6 +19,10 @@ type HookRow = {
   config: string;
   signing_key: string;
   enabled: number | boolean;
+  disabled_reason: string | null;
+  ordering: string;
+  rate_limit_per_second: number | null;
+  notify_email: string | null;
   created_at: number | string;
   signature_scheme: Hook['signatureScheme'];
   signing_private_key: string | null;
@@ -46,6 +50,10 @@ const toHook = (db: Queryable, row: HookRow): Hook => ({
   config: configOf(row.config),
   signingKey: openSecret(db, sealedColumns.hookSigningKeys, row.id, row.signing_key),
   enabled: Boolean(row.enabled),
+  disabledReason: row.disabled_reason,
+  ordering: hookOrderingSchema.catch('none').parse(row.ordering),
+  rateLimitPerSecond: row.rate_limit_per_second,
+  notifyEmail: row.notify_email,
   createdAt: Number(row.created_at),
   signatureScheme: row.signature_scheme,
   payload: row.payload,
@@ -78,28 +86,44 @@ const keyColumns = (db: Queryable, id: string, { current, previous, previousUnti
   previous_key_until: previous ? (previousUntil ?? null) : null,
 });
 
-/** The fields beyond Logto's, as columns. */
-const deliveryColumns = (hook: Hook) => ({
-  signature_scheme: hook.signatureScheme,
-  payload: hook.payload,
-  exclude_application_ids: JSON.stringify(hook.excludeApplicationIds),
+type DeliverySettings =
+  | 'disabledReason'
+  | 'ordering'
+  | 'rateLimitPerSecond'
+  | 'notifyEmail'
+  | 'signatureScheme'
+  | 'payload'
+  | 'excludeApplicationIds';
+
+/** A hook to store: the delivery settings it leaves out take their defaults. */
+export type NewHook = Omit<Hook, DeliverySettings> & Partial<Pick<Hook, DeliverySettings>>;
+
+/** The columns of the settings beyond Logto's that the routes write. */
+const settingsColumns = (hook: NewHook) => ({
+  enabled: hook.enabled,
+  disabled_reason: hook.disabledReason ?? null,
+  ordering: hook.ordering ?? 'none',
+  rate_limit_per_second: hook.rateLimitPerSecond ?? null,
+  notify_email: hook.notifyEmail ?? null,
+  signature_scheme: hook.signatureScheme ?? 'hmac-sha256',
+  payload: hook.payload ?? 'full',
+  exclude_application_ids: JSON.stringify(hook.excludeApplicationIds ?? []),
 });
 
 /** Every write of `hooks` goes through here or `deleteHook`: both bump the outbox's cache. */
 export async function insertHook(
   db: Queryable,
-  hook: Hook,
+  hook: NewHook,
   keys: HookKeys = hmacSigner(hook.signingKey).keys,
 ): Promise<void> {
   await db('hooks').insert({
-    ...deliveryColumns(hook),
     ...keyColumns(db, hook.id, keys),
     id: hook.id,
     name: hook.name,
     events: JSON.stringify(hook.events),
     config: JSON.stringify(hook.config),
     signing_key: sealSecret(db, sealedColumns.hookSigningKeys, hook.id, hook.signingKey),
-    enabled: hook.enabled,
+    ...settingsColumns(hook),
     created_at: hook.createdAt,
   });
   await bumpCacheVersion(db, hooksCache);
@@ -110,13 +134,12 @@ export async function updateHook(db: Queryable, hook: Hook, keys?: HookKeys): Pr
   await db('hooks')
     .where({ id: hook.id })
     .update({
-      ...deliveryColumns(hook),
       ...(keys && keyColumns(db, hook.id, keys)),
       name: hook.name,
       events: JSON.stringify(hook.events),
       config: JSON.stringify(hook.config),
       signing_key: sealSecret(db, sealedColumns.hookSigningKeys, hook.id, hook.signingKey),
-      enabled: hook.enabled,
+      ...settingsColumns(hook),
     });
   await bumpCacheVersion(db, hooksCache);
 }
@@ -128,10 +151,14 @@ export async function deleteHook(db: Queryable, id: string): Promise<boolean> {
   return deleted > 0;
 }
 
-/** A hook answered 410 Gone: it stops receiving events until it is enabled again. */
-export async function disableHook(db: Queryable, id: string): Promise<void> {
-  await db('hooks').where({ id }).update({ enabled: false });
+/**
+ * The service disables a hook (it answered 410 Gone, or failed for too long): it stops receiving
+ * events until it is enabled again. False when it was disabled already (or is gone).
+ */
+export async function disableHook(db: Queryable, id: string, reason: string): Promise<boolean> {
+  const updated = await db('hooks').where({ id, enabled: true }).update({ enabled: false, disabled_reason: reason });
   await bumpCacheVersion(db, hooksCache);
+  return updated > 0;
 }
 
 export async function findHook(db: Queryable, id: string): Promise<Hook | undefined> {

@@ -11,6 +11,7 @@ import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { executionStats, listAttempts } from './attempt-queries.ts';
 import { findDeliveryStatus, requeueDelivery } from './delivery-queries.ts';
+import { setFailingSince } from './dispatch-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
 import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
@@ -115,6 +116,10 @@ export function hookRoutes(api: Api, context: ServiceContext): void {
         config: body.config,
         signingKey: generateSecret(),
         enabled: body.enabled ?? true,
+        disabledReason: null,
+        ordering: body.ordering ?? 'none',
+        rateLimitPerSecond: body.rateLimitPerSecond ?? null,
+        notifyEmail: body.notifyEmail ?? null,
         createdAt: Date.now(),
         signatureScheme: body.signatureScheme ?? 'hmac-sha256',
         payload: body.payload ?? 'full',
@@ -161,6 +166,11 @@ export function hookRoutes(api: Api, context: ServiceContext): void {
         await checkTarget(body.config);
       }
       return withTransaction(db, async (trx) => {
+        if (body.enabled === true) {
+          // Enabled again: its run of failures starts over. The dispatch row before the hook's, as
+          // the dispatchers lock them.
+          await setFailingSince(trx, params.id, null);
+        }
         const hook = await getHookForUpdate(trx, params.id);
         const next: Hook = {
           ...hook,
@@ -171,6 +181,11 @@ export function hookRoutes(api: Api, context: ServiceContext): void {
           signatureScheme: body.signatureScheme ?? hook.signatureScheme,
           payload: body.payload ?? hook.payload,
           excludeApplicationIds: body.excludeApplicationIds ?? hook.excludeApplicationIds,
+          // Enabled again, it has no reason to be off.
+          disabledReason: (body.enabled ?? hook.enabled) ? null : hook.disabledReason,
+          ordering: body.ordering ?? hook.ordering,
+          rateLimitPerSecond: body.rateLimitPerSecond === undefined ? hook.rateLimitPerSecond : body.rateLimitPerSecond,
+          notifyEmail: body.notifyEmail === undefined ? hook.notifyEmail : body.notifyEmail,
         };
         // A new scheme is a rotation that keeps the HMAC secret: the old key signs on for the overlap.
         const keys =

@@ -1,9 +1,9 @@
 import type { Queryable } from '../storage/database.ts';
-import { renderCodeEmail, renderInvitationEmail } from './built-in-emails.ts';
+import { renderCodeEmail, renderHookDisabledEmail, renderInvitationEmail } from './built-in-emails.ts';
 import { codeTtlMs, type MessagePurpose } from './codes.ts';
 import { findEmailTemplateFor } from './email-template-queries.ts';
 import { languageTagSchema } from './email-template-schemas.ts';
-import type { Message } from './message-connector.ts';
+import type { Message, TemplatedMessage } from './message-connector.ts';
 import { renderTemplate, type RenderedEmail, type TemplateDetails, type TemplateVariables } from './render-template.ts';
 
 /** The language of templates looked up when the message's own has none (Logto's default fallback language). */
@@ -44,7 +44,7 @@ export async function findTemplateFor(
  * code (and `expiresInMinutes`); `link`, `code`, `organization` and `inviter` for an invitation;
  * `locale` when the message has a language.
  */
-export function variablesOf(message: Message): TemplateVariables {
+export function variablesOf(message: TemplatedMessage): TemplateVariables {
   if (message.purpose !== 'OrganizationInvitation') {
     return { code: message.code, expiresInMinutes: codeTtlMs / 60_000 };
   }
@@ -70,6 +70,9 @@ export type TemplateLookup = (purpose: MessagePurpose, locale?: string) => Promi
 
 /** The email for a message: from the operator's template where one matches, else the built-in one. */
 export async function composeEmail(templates: TemplateLookup, message: Message): Promise<RenderedEmail> {
+  if (message.purpose === 'HookDisabled') {
+    return renderHookDisabledEmail(message);
+  }
   const locale = message.purpose === 'OrganizationInvitation' ? message.locale : undefined;
   const template = await templates(message.purpose, locale);
   if (template) {

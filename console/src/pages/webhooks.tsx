@@ -24,6 +24,8 @@ type Hook = {
   config: { url: string; headers?: Record<string, string> };
   signingKey: string;
   enabled: boolean;
+  /** Set when the service disabled it (410 Gone, failing too long). */
+  disabledReason: string | null;
   createdAt: number;
   executionStats?: { requestCount: number; successCount: number };
 };
@@ -197,6 +199,14 @@ export function WebhookPage({ id }: { id: string }) {
             <Link to="/webhooks">← Webhooks</Link>
           </p>
           <h1>{loaded.name}</h1>
+          {loaded.disabledReason && (
+            <div role="alert" class="notice warning">
+              <p>
+                <strong>Disabled by the service:</strong> {loaded.disabledReason}
+              </p>
+              <p>It receives no events. Fix the endpoint, then switch it on again below.</p>
+            </div>
+          )}
           <section class="card">
             <Switch
               label="Enabled"
