@@ -39,15 +39,18 @@ async function claimDue(trx: Knex.Transaction, { rooms, leaseMs, now }: Claim): 
       picked.push(...(await lockDueDeliveries(trx, hookId, now, room)));
     }
   }
+  // One token for the round's claims: a later claim of any of them has another.
+  const claimId = generateId();
   if (picked.length > 0) {
     await markDelivering(
       trx,
       picked.map(({ id }) => id),
+      claimId,
       now,
       leaseMs,
     );
   }
-  return picked.map(({ attempts, ...delivery }) => ({ ...delivery, attempt: attempts + 1 }));
+  return picked.map(({ attempts, ...delivery }) => ({ ...delivery, attempt: attempts + 1, claimId }));
 }
 
 /**
@@ -109,24 +112,24 @@ export async function recordAttempts(db: Knex, records: AttemptRecord[]): Promis
 async function settleAttempts(trx: Knex.Transaction, records: AttemptRecord[]): Promise<boolean[]> {
   await insertAttempts(trx, records.map(attemptOf));
   const now = Math.max(...records.map((record) => record.now));
-  const groups = new Map<string, { ids: string[]; attempt: number; settled: Settled }>();
+  const groups = new Map<string, { ids: string[]; claimId: string; settled: Settled }>();
   for (const { delivery, outcome, now: at, result } of records) {
     const lastError = attemptError(result, outcome) ?? null;
     const settled: Settled =
       outcome.status === 'pending'
         ? { status: 'pending', nextAttemptAt: at + outcome.waitMs, lastError }
         : { status: outcome.status, lastError };
-    const key = JSON.stringify([delivery.attempt, settled]);
+    const key = JSON.stringify([delivery.claimId, settled]);
     const group = groups.get(key);
     if (group) {
       group.ids.push(delivery.id);
     } else {
-      groups.set(key, { ids: [delivery.id], attempt: delivery.attempt, settled });
+      groups.set(key, { ids: [delivery.id], claimId: delivery.claimId, settled });
     }
   }
   const kept = new Set<string>();
-  for (const { ids, attempt, settled } of groups.values()) {
-    for (const id of await settleDeliveries(trx, ids, attempt, settled, now)) {
+  for (const { ids, claimId, settled } of groups.values()) {
+    for (const id of await settleDeliveries(trx, ids, claimId, settled, now)) {
       kept.add(id);
     }
   }

@@ -4,8 +4,9 @@ import { isMysql, type Queryable } from '../storage/database.ts';
 
 /**
  * The outbox, `hook_deliveries`: pending → delivering (claimed under a lease) → succeeded, failed,
- * or pending again for a retry. `attempts` is raised by each claim and fences the claim: a
- * dispatcher whose lease ran out and was claimed again by another cannot overwrite its result.
+ * or pending again for a retry. `attempts` is raised by each claim; `claim_id`, fresh at each
+ * claim, fences it: a dispatcher whose lease ran out and was claimed again by another cannot
+ * overwrite its result, even after a resend restarted the attempts at 0.
  */
 
 export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
@@ -16,8 +17,8 @@ export type Delivery = { id: string; hookId: string; event: string; payload: str
 /** A delivery due, with the attempts made so far. */
 export type DueDelivery = Delivery & { attempts: number };
 
-/** A claimed delivery; `attempt` is the claim's, its fencing token. */
-export type ClaimedDelivery = Delivery & { attempt: number };
+/** A claimed delivery: `attempt` counts from 1, `claimId` is the claim's fencing token. */
+export type ClaimedDelivery = Delivery & { attempt: number; claimId: string };
 
 type DeliveryRow = {
   id: string;
@@ -85,10 +86,11 @@ export async function lockDueDeliveries(
   }));
 }
 
-/** Claims the deliveries until `now + leaseMs`, raising their attempts. */
+/** Claims the deliveries until `now + leaseMs` under `claimId`, raising their attempts. */
 export async function markDelivering(
   trx: Knex.Transaction,
   ids: string[],
+  claimId: string,
   now: number,
   leaseMs: number,
 ): Promise<void> {
@@ -97,6 +99,7 @@ export async function markDelivering(
     .update({
       status: 'delivering',
       attempts: trx.raw('attempts + 1'),
+      claim_id: claimId,
       lease_until: now + leaseMs,
       next_attempt_at: now + leaseMs,
       updated_at: now,
@@ -109,20 +112,20 @@ export type Settled =
   | { status: 'succeeded' | 'failed'; lastError: string | null };
 
 /**
- * Ends claims that end alike: deliveries claimed with the same attempt number, all moved to
- * `settled`, in one statement. Returns the ids whose claim still held (the others' lease had run out
- * and another dispatcher claimed them, or they were deleted with their hook).
+ * Ends claims that end alike: deliveries claimed together (one `claimId`), all moved to `settled`,
+ * in one statement. Returns the ids whose claim still held (the others' lease had run out and
+ * another dispatcher claimed them, or they were deleted with their hook).
  */
 export async function settleDeliveries(
   db: Queryable,
   ids: string[],
-  attempt: number,
+  claimId: string,
   settled: Settled,
   now: number,
 ): Promise<string[]> {
   const updated = await db('hook_deliveries')
     .whereIn('id', ids)
-    .where({ attempts: attempt, status: 'delivering' })
+    .where({ claim_id: claimId, status: 'delivering' })
     .update({
       status: settled.status,
       next_attempt_at: settled.status === 'pending' ? settled.nextAttemptAt : null,
@@ -133,10 +136,10 @@ export async function settleDeliveries(
   if (updated === ids.length) {
     return ids;
   }
-  // Some claims were lost: a delivery claimed again since carries a higher attempt number.
+  // Some claims were lost: a delivery claimed again since carries another claim id.
   return db('hook_deliveries')
     .whereIn('id', ids)
-    .where({ attempts: attempt, status: settled.status, updated_at: now })
+    .where({ claim_id: claimId, status: settled.status, updated_at: now })
     .pluck('id');
 }
 
@@ -148,7 +151,7 @@ export async function failUnsent(
   now = Date.now(),
 ): Promise<void> {
   await db('hook_deliveries')
-    .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
+    .where({ id: delivery.id, claim_id: delivery.claimId, status: 'delivering' })
     .update({
       status: 'failed',
       next_attempt_at: null,
