@@ -34,6 +34,10 @@ export const settings = {
     default: '5,300,1800,7200,18000,36000,50400,72000,86400',
     meaning: 'seconds to wait before each retry of a webhook delivery',
   },
+  HOOKS_EVENT_RETENTION: {
+    default: '1209600',
+    meaning: 'seconds the webhook event log keeps each event for replay (14 days); older ones are pruned in the background',
+  },
   HOOKS_ALLOW_PRIVATE_TARGETS: {
     unset: 'true (false when NODE_ENV=production)',
     meaning: 'allow webhook URLs on loopback and private addresses',

@@ -43,7 +43,6 @@ export async function up(db: Knex): Promise<void> {
     table.string('cursor_id', 21).nullable();
     table.string('claim_id', 21).nullable();
     table.bigInteger('lease_until').nullable();
-    table.string('error', 512).nullable();
     table.bigInteger('created_at').notNullable();
     table.bigInteger('updated_at').notNullable();
     // Claiming: running jobs whose lease is over.

@@ -27,6 +27,7 @@ const schema = z.object({
   BOOTSTRAP_ADMIN_CLIENT_SECRET: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   MANAGEMENT_API_RESOURCE: url.optional(),
   HOOKS_RETRY_SCHEDULE: z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds'),
+  HOOKS_EVENT_RETENTION: z.coerce.number().int().min(60).max(31_536_000),
   HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -68,6 +69,8 @@ export type Config = {
   managementApiResource: string;
   hooksRetrySchedule: number[];
   hooksAllowPrivateTargets: boolean;
+  /** How long the webhook event log keeps an event (replay reaches this far back), in milliseconds. */
+  hooksEventRetentionMs: number;
   production: boolean;
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
@@ -129,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hooksAllowPrivateTargets: values.HOOKS_ALLOW_PRIVATE_TARGETS
       ? values.HOOKS_ALLOW_PRIVATE_TARGETS === 'true'
       : !production,
+    hooksEventRetentionMs: values.HOOKS_EVENT_RETENTION * 1000,
     production,
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,

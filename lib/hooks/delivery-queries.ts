@@ -173,9 +173,9 @@ export async function findDeliveryStatus(
   return row?.status;
 }
 
-/** A failed delivery goes back in the queue with a fresh retry budget (its webhook-id is kept). */
-export async function requeueDelivery(db: Queryable, id: string, now = Date.now()): Promise<boolean> {
-  const updated = await db('hook_deliveries').where({ id, status: 'failed' }).update({
+/** Failed deliveries go back in the queue with a fresh retry budget (their webhook-ids are kept): how many did. */
+export async function requeueDeliveries(db: Queryable, ids: string[], now = Date.now()): Promise<number> {
+  return db('hook_deliveries').whereIn('id', ids).where({ status: 'failed' }).update({
     status: 'pending',
     attempts: 0,
     next_attempt_at: now,
@@ -183,7 +183,6 @@ export async function requeueDelivery(db: Queryable, id: string, now = Date.now(
     last_error: null,
     updated_at: now,
   });
-  return updated > 0;
 }
 
 /**
