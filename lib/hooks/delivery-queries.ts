@@ -14,11 +14,11 @@ export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
 /** A delivery to send: `payload` is the JSON exactly as sent and signed, never parsed here. */
 export type Delivery = { id: string; hookId: string; event: string; payload: string };
 
-/** A delivery due, with the attempts made so far. */
-export type DueDelivery = Delivery & { attempts: number };
+/** A delivery due, with the attempts made so far and when its event was committed. */
+export type DueDelivery = Delivery & { attempts: number; createdAt: number };
 
 /** A claimed delivery: `attempt` counts from 1, `claimId` is the claim's fencing token. */
-export type ClaimedDelivery = Delivery & { attempt: number; claimId: string };
+export type ClaimedDelivery = Delivery & { attempt: number; claimId: string; createdAt: number };
 
 type DeliveryRow = {
   id: string;
@@ -67,12 +67,13 @@ export async function lockDueDeliveries(
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
     .limit(limit)
-    .select<Array<Pick<DeliveryRow, 'id' | 'hook_id' | 'event' | 'payload' | 'attempts'>>>(
+    .select<Array<Pick<DeliveryRow, 'id' | 'hook_id' | 'event' | 'payload' | 'attempts' | 'created_at'>>>(
       'id',
       'hook_id',
       'event',
       'payload',
       'attempts',
+      'created_at',
     );
   if (isMysql(trx)) {
     query.forUpdate().skipLocked();
@@ -83,6 +84,7 @@ export async function lockDueDeliveries(
     event: row.event,
     payload: row.payload,
     attempts: row.attempts,
+    createdAt: Number(row.created_at),
   }));
 }
 
