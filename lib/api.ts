@@ -19,6 +19,7 @@ import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-
 import { sentinelRoutes } from './experience/sentinel-routes.ts';
 import { verificationCodeRoutes } from './experience/verification-code-routes.ts';
 import { experienceVerificationRoutes } from './experience/verification-routes.ts';
+import { hookDeliveryRoutes } from './hooks/delivery-routes.ts';
 import { hookJobRoutes } from './hooks/job-routes.ts';
 import { hookRoutes } from './hooks/routes.ts';
 import { emailTemplateRoutes } from './messages/email-template-routes.ts';
@@ -93,6 +94,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   impersonationRoutes(management);
   hookRoutes(management, context);
   hookJobRoutes(management, context);
+  hookDeliveryRoutes(management, context);
   dashboardRoutes(management, context);
 
   const experience = new Api(db, { writes: 'own-transactions' });

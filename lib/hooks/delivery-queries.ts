@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import { isMysql, type Queryable } from '../storage/database.ts';
+import { listPage, type Page } from '../storage/list.ts';
 
 /**
  * The outbox, `hook_deliveries`: pending → delivering (claimed under a lease) → succeeded, failed,
@@ -9,7 +10,8 @@ import { isMysql, type Queryable } from '../storage/database.ts';
  * overwrite its result, even after a resend restarted the attempts at 0.
  */
 
-export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
+export const deliveryStatuses = ['pending', 'delivering', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /** A delivery to send: `payload` is the JSON exactly as sent and signed, never parsed here. */
 export type Delivery = { id: string; hookId: string; event: string; payload: string };
@@ -162,6 +164,43 @@ export async function failUnsent(
       last_error: reason,
       updated_at: now,
     });
+}
+
+/** What the console shows of a delivery: never its payload. */
+export type DeliveryState = {
+  id: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When a pending delivery is tried next (a delivering one: when its lease ends); null once final. */
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  createdAt: number;
+};
+
+/** A hook's deliveries, newest first, optionally of one status. */
+export async function listDeliveries(
+  db: Queryable,
+  hookId: string,
+  status: DeliveryStatus | undefined,
+  page: Page,
+): Promise<{ items: DeliveryState[]; total: number }> {
+  const query = db('hook_deliveries')
+    .where({ hook_id: hookId, ...(status ? { status } : {}) })
+    .select('id', 'event', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at');
+  const { rows, total } = await listPage<DeliveryRow>(query, page);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      event: row.event,
+      status: row.status,
+      attempts: row.attempts,
+      nextAttemptAt: row.next_attempt_at === null ? null : Number(row.next_attempt_at),
+      lastError: row.last_error,
+      createdAt: Number(row.created_at),
+    })),
+    total,
+  };
 }
 
 export async function findDeliveryStatus(

@@ -103,6 +103,14 @@ describe('hooks: recover and replay', () => {
       .filter((row) => row.status === 'failed')
       .map((row) => row.id);
 
+    // As the console lists them: failed, no next attempt.
+    const listed = await service.api.get(`hooks/${hook.id}/deliveries?status=failed`);
+    expect(listed.statusCode).to.equal(200);
+    expect(listed.headers['total-number']).to.equal('4');
+    for (const delivery of listed.body as Array<{ status: string; attempts: number; nextAttemptAt: number | null }>) {
+      expect(delivery).to.deep.include({ status: 'failed', attempts: 2, nextAttemptAt: null });
+    }
+
     await receiver.listen();
     const started = await startJob(service, hook.id, 'recover', { since: iso(since) });
     const job = await finishedJob(service, hook.id, started.id);
