@@ -36,7 +36,8 @@ export const settings = {
   },
   HOOKS_EVENT_RETENTION: {
     default: '1209600',
-    meaning: 'seconds the webhook event log keeps each event for replay (14 days); older ones are pruned in the background',
+    meaning:
+      'seconds the webhook event log keeps each event for replay (14 days); older ones are pruned in the background',
   },
   HOOKS_ALLOW_PRIVATE_TARGETS: {
     unset: 'true (false when NODE_ENV=production)',
