@@ -46,6 +46,11 @@ export const settings = {
     default: '32',
     meaning: 'requests in flight to one webhook at most, all instances and workers together',
   },
+  HOOKS_EVENT_RETENTION: {
+    default: '1209600',
+    meaning:
+      'seconds the webhook event log keeps each event for replay (14 days); older ones are pruned in the background',
+  },
   HOOKS_ALLOW_PRIVATE_TARGETS: {
     unset: 'true (false when NODE_ENV=production)',
     meaning: 'allow webhook URLs on loopback and private addresses',

@@ -19,6 +19,8 @@ import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-
 import { sentinelRoutes } from './experience/sentinel-routes.ts';
 import { verificationCodeRoutes } from './experience/verification-code-routes.ts';
 import { experienceVerificationRoutes } from './experience/verification-routes.ts';
+import { hookDeliveryRoutes } from './hooks/delivery-routes.ts';
+import { hookJobRoutes } from './hooks/job-routes.ts';
 import { hookRoutes } from './hooks/routes.ts';
 import { emailTemplateRoutes } from './messages/email-template-routes.ts';
 import { jsonBody } from './http/body.ts';
@@ -97,6 +99,8 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   impersonationRoutes(management);
   trustedIssuerRoutes(management, context);
   hookRoutes(management, context);
+  hookJobRoutes(management, context);
+  hookDeliveryRoutes(management, context);
   dashboardRoutes(management, context);
 
   const experience = new Api(db, { writes: 'own-transactions' });

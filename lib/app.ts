@@ -13,6 +13,7 @@ import { experienceSessions } from './experience/session.ts';
 import { ReadinessCheck } from './health/readiness.ts';
 import { healthRoutes } from './health/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
+import { JobRunner } from './hooks/job-runner.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
 import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
 import { countRequestsAsHttps } from './http/secure-cookies.ts';
@@ -119,6 +120,9 @@ export async function createService(
     options: { stopTimeoutMs: 5000 },
   });
   dispatcher.start();
+  // Recover and replay jobs, in every instance: a job is held by one at a time.
+  const jobRunner = new JobRunner({ db, logger });
+  jobRunner.start();
 
   const housekeeping = setInterval(() => {
     Promise.all(housekeepingTasks.map((task) => task(starting))).catch((error: unknown) =>
@@ -154,7 +158,7 @@ export async function createService(
     async close() {
       readiness.drain();
       clearInterval(housekeeping);
-      await dispatcher.stop();
+      await Promise.all([dispatcher.stop(), jobRunner.stop()]);
       if (server) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
         server.closeIdleConnections();

@@ -28,6 +28,7 @@ const schema = z.object({
   MANAGEMENT_API_RESOURCE: url.optional(),
   HOOKS_RETRY_SCHEDULE: z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds'),
   HOOKS_SIGNATURE_OVERLAP: z.coerce.number().int().min(0).max(2_592_000),
+  HOOKS_EVENT_RETENTION: z.coerce.number().int().min(60).max(31_536_000),
   HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
   HOOKS_DISABLE_AFTER: z.coerce
     .number()
@@ -82,6 +83,8 @@ export type Config = {
   hooksDisableAfter: number;
   /** Requests in flight to one hook, across every dispatcher on the database. */
   hooksConcurrencyPerHook: number;
+  /** How long the webhook event log keeps an event (replay reaches this far back), in milliseconds. */
+  hooksEventRetentionMs: number;
   production: boolean;
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
@@ -148,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hooksSignatureOverlapSeconds: values.HOOKS_SIGNATURE_OVERLAP,
     hooksDisableAfter: values.HOOKS_DISABLE_AFTER,
     hooksConcurrencyPerHook: values.HOOKS_CONCURRENCY_PER_HOOK,
+    hooksEventRetentionMs: values.HOOKS_EVENT_RETENTION * 1000,
     production,
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,

@@ -89,15 +89,21 @@ async function claimDue(
     }
     picked.push(...due);
   }
+  // One token for the round's claims: a later claim of any of them has another.
+  const claimId = generateId();
   if (picked.length > 0) {
     await markDelivering(
       trx,
       picked.map(({ id }) => id),
+      claimId,
       now,
       leaseMs,
     );
   }
-  return { claimed: picked.map(({ attempts, ...delivery }) => ({ ...delivery, attempt: attempts + 1 })), rateFreeAt };
+  return {
+    claimed: picked.map(({ attempts, ...delivery }) => ({ ...delivery, attempt: attempts + 1, claimId })),
+    rateFreeAt,
+  };
 }
 
 /**
@@ -173,24 +179,24 @@ async function settleAttempts(
 ): Promise<Recorded> {
   await insertAttempts(trx, records.map(attemptOf));
   const now = Math.max(...records.map((record) => record.now));
-  const groups = new Map<string, { ids: string[]; attempt: number; settled: Settled }>();
+  const groups = new Map<string, { ids: string[]; claimId: string; settled: Settled }>();
   for (const { delivery, outcome, now: at, result } of records) {
     const lastError = attemptError(result, outcome) ?? null;
     const settled: Settled =
       outcome.status === 'pending'
         ? { status: 'pending', nextAttemptAt: at + outcome.waitMs, lastError }
         : { status: outcome.status, lastError };
-    const key = JSON.stringify([delivery.attempt, settled]);
+    const key = JSON.stringify([delivery.claimId, settled]);
     const group = groups.get(key);
     if (group) {
       group.ids.push(delivery.id);
     } else {
-      groups.set(key, { ids: [delivery.id], attempt: delivery.attempt, settled });
+      groups.set(key, { ids: [delivery.id], claimId: delivery.claimId, settled });
     }
   }
   const kept = new Set<string>();
-  for (const { ids, attempt, settled } of groups.values()) {
-    for (const id of await settleDeliveries(trx, ids, attempt, settled, now)) {
+  for (const { ids, claimId, settled } of groups.values()) {
+    for (const id of await settleDeliveries(trx, ids, claimId, settled, now)) {
       kept.add(id);
     }
   }

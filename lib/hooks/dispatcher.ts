@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 
 import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
-import { webhookAttempts } from '../metrics/metrics.ts';
+import { webhookAttempts, webhookDeliveryAttempts, webhookDeliveryLatency } from '../metrics/metrics.ts';
 import { inSpan } from '../tracing/spans.ts';
 import { pruneDeliveries, recordAndClaim, recordAttempts, type AttemptRecord, type Recorded } from './deliveries.ts';
 import { failUnsent, type ClaimedDelivery } from './delivery-queries.ts';
@@ -330,8 +330,12 @@ export class Dispatcher {
     });
     release();
     const outcome = decideOutcome(result, delivery.attempt, this.#config.hooksRetrySchedule);
-    webhookAttempts.observe({ result: attemptResults[outcome.status] }, result.durationMs / 1000);
     const now = Date.now();
+    webhookAttempts.observe({ result: attemptResults[outcome.status] }, result.durationMs / 1000);
+    webhookDeliveryAttempts.inc({ hook_id: hook.id, outcome: attemptResults[outcome.status] });
+    if (outcome.status === 'succeeded') {
+      webhookDeliveryLatency.observe((now - delivery.createdAt) / 1000);
+    }
     const kept = await this.#record({ delivery, result, outcome, now });
     if (!kept) {
       this.#logger.warn(

@@ -209,6 +209,11 @@ export async function loadSubscriptions(db: Queryable): Promise<Map<string, Subs
   return byEvent;
 }
 
+/** Whether any hook exists, enabled or not: while none does, events are not logged. */
+export async function anyHookExists(db: Queryable): Promise<boolean> {
+  return (await db('hooks').first('id')) !== undefined;
+}
+
 /**
  * The hooks that have deliveries due (with their settings): one indexed probe per hook, however
  * long the backlog. Disabled hooks are included: their due deliveries are failed, not sent.

@@ -10,7 +10,7 @@ import { generateId, generateSecret } from '../storage/ids.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { executionStats, listAttempts } from './attempt-queries.ts';
-import { findDeliveryStatus, requeueDelivery } from './delivery-queries.ts';
+import { findDeliveryStatus, requeueDeliveries } from './delivery-queries.ts';
 import { setFailingSince } from './dispatch-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
@@ -315,7 +315,7 @@ export function hookRoutes(api: Api, context: ServiceContext): void {
       if (!hook.enabled) {
         throw new RequestError('hook.disabled');
       }
-      if (!(await requeueDelivery(trx, params.deliveryId))) {
+      if ((await requeueDeliveries(trx, [params.deliveryId])) === 0) {
         throw new RequestError('hook.delivery_not_failed', { status });
       }
       notifyAfter(trx);

@@ -4,6 +4,7 @@ import { hookEventGroups } from '../../../lib/hooks/events.ts';
 
 import { api, type ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
+import { Deliveries, RecoverReplay } from './webhook-deliveries.tsx';
 import {
   ConfirmButton,
   DeleteCard,
@@ -219,6 +220,8 @@ export function WebhookPage({ id }: { id: string }) {
           <SigningKey hook={loaded} onRotated={hook.reload} />
           <SendTest hook={loaded} />
           <Deliveries hookId={id} />
+          <RecoverReplay hookId={id} />
+          <Attempts hookId={id} />
           <DeleteCard
             label="Delete webhook"
             question={`Delete the webhook ${loaded.name} and its pending deliveries?`}
@@ -292,20 +295,19 @@ function SendTest({ hook }: { hook: Hook }) {
   );
 }
 
-function Deliveries({ hookId }: { hookId: string }) {
+/** Every attempt of the last 24 hours (Logto's recent logs); re-sending is offered on the deliveries. */
+function Attempts({ hookId }: { hookId: string }) {
   const attempts = useLoad<Attempt[]>(`hooks/${hookId}/recent-logs?page_size=20`);
-  const action = useAction();
   return (
-    <section class="card" aria-labelledby="deliveries">
-      <h2 id="deliveries">Recent deliveries</h2>
+    <section class="card" aria-labelledby="attempts">
+      <h2 id="attempts">Recent attempts</h2>
       <button type="button" onClick={attempts.reload}>
         Refresh
       </button>
-      <FormError error={action.error} />
       <Loaded state={attempts}>
         {(items) =>
           items.length === 0 ? (
-            <p>No delivery in the last 24 hours.</p>
+            <p>No delivery attempt in the last 24 hours.</p>
           ) : (
             <table>
               <thead>
@@ -316,7 +318,6 @@ function Deliveries({ hookId }: { hookId: string }) {
                   <th>Status</th>
                   <th>Duration</th>
                   <th>Response</th>
-                  <th />
                 </tr>
               </thead>
               <tbody>
@@ -331,22 +332,6 @@ function Deliveries({ hookId }: { hookId: string }) {
                     <td>{attempt.payload.durationMs} ms</td>
                     <td>
                       <code class="clip">{attempt.payload.response.body ?? attempt.payload.error ?? ''}</code>
-                    </td>
-                    <td>
-                      {attempt.payload.result === 'Error' && (
-                        <button
-                          type="button"
-                          onClick={() =>
-                            void action.run(() =>
-                              api('POST', `hooks/${hookId}/deliveries/${attempt.payload.webhookId}/resend`).then(
-                                attempts.reload,
-                              ),
-                            )
-                          }
-                        >
-                          Re-send
-                        </button>
-                      )}
                     </td>
                   </tr>
                 ))}
