@@ -14,7 +14,11 @@
  *
  *   BENCH_DB=sqlite|mysql BENCH_DURATION=5 BENCH_EVENTS=2000 BENCH_RATE=1000 npm run bench:webhooks
  *
- * BENCH_PARTS=outbox,http,delivery (the default: all three) runs only the parts named.
+ * 3. Recover: BENCH_RECOVER (default 10,000) failed deliveries of one hook re-queued by one
+ *    `POST /hooks/:id/recover` job (a job runner and a dispatcher in this process): how long the job
+ *    takes, and until the last of them is received.
+ *
+ * BENCH_PARTS=outbox,http,delivery,recover (the default: all four) runs only the parts named.
  * BENCH_ROUNDS=3: HTTP rounds without and with the hook, interleaved (medians reported).
  * BENCH_PROFILE=<dir> writes a V8 CPU profile of the service (as `npm run bench` does) there.
  */
@@ -27,25 +31,39 @@ import autocannon from 'autocannon';
 import { got } from 'got';
 import type { Knex } from 'knex';
 
+import { insertDeliveries } from '../lib/hooks/delivery-queries.ts';
 import { Dispatcher } from '../lib/hooks/dispatcher.ts';
-import { enqueueEvent } from '../lib/hooks/outbox.ts';
-import { hooksCache, insertHook } from '../lib/hooks/queries.ts';
+import { findJob } from '../lib/hooks/job-queries.ts';
+import { JobRunner } from '../lib/hooks/job-runner.ts';
+import { createJob } from '../lib/hooks/jobs.ts';
+import { deliveriesOf, enqueueEvent } from '../lib/hooks/outbox.ts';
+import { findHook, hooksCache, insertHook } from '../lib/hooks/queries.ts';
 import { createLogger } from '../lib/http/logger.ts';
 import { insertOrganization } from '../lib/organizations/queries.ts';
 import { openDatabase } from '../lib/storage/database.ts';
 import { generateId, generateSecret } from '../lib/storage/ids.ts';
 import { migrateToLatest } from '../lib/storage/migrate.ts';
+import { withTransaction } from '../lib/storage/transaction.ts';
 import { bumpCacheVersion, SharedCache } from '../lib/storage/shared-cache.ts';
 import { freePort } from '../test/support/service.ts';
 import { dropBenchDatabases, freshBenchDatabase } from './databases.ts';
 import { assertBuildCurrent, serviceEntry, startServer } from './servers.ts';
+
+/** The dispatcher's settings in the bench: retries a second apart, the defaults otherwise. */
+const dispatcherConfig = {
+  hooksRetrySchedule: [1, 1, 1],
+  hooksAllowPrivateTargets: true,
+  hooksDisableAfter: 432_000,
+  hooksConcurrencyPerHook: 32,
+};
 
 const database = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const burstSize = Number(process.env.BENCH_EVENTS ?? 2000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 const workers = database === 'mysql' ? 16 : 1;
-const parts = new Set((process.env.BENCH_PARTS ?? 'outbox,http,delivery').split(','));
+const parts = new Set((process.env.BENCH_PARTS ?? 'outbox,http,delivery,recover').split(','));
+const recoverSize = Number(process.env.BENCH_RECOVER ?? 10_000);
 
 const newDatabaseUrl = () => freshBenchDatabase(database);
 assertBuildCurrent();
@@ -88,6 +106,9 @@ async function addHook(db: Knex, events = ['Organization.Created']): Promise<str
       signingKey: generateSecret(),
       enabled: true,
       createdAt: Date.now(),
+      signatureScheme: 'hmac-sha256',
+      payload: 'full',
+      excludeApplicationIds: [],
     });
     await bumpCacheVersion(trx, hooksCache);
   });
@@ -281,11 +302,7 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
   let dispatcher: Dispatcher | undefined;
   let child: ChildProcess | undefined;
   if (inProcess) {
-    dispatcher = new Dispatcher({
-      db,
-      config: { hooksRetrySchedule: [1, 1, 1], hooksAllowPrivateTargets: true },
-      logger,
-    });
+    dispatcher = new Dispatcher({ db, config: dispatcherConfig, logger });
     dispatcher.start();
   } else {
     child = startProcess(['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], { DB_URL: dbUrl });
@@ -363,6 +380,56 @@ for (const inProcess of parts.has('delivery') ? [true, false] : []) {
   deliveries.push(await deliver(`${where}: steady ${rate}/s for ${duration} s`, inProcess, 'steady'));
 }
 
+// ---- 3. recover: failed deliveries re-queued by one job, until the last arrives ----
+
+type Recovery = { deliveries: number; jobMs: number; drainedMs: number; received: number };
+
+async function recover(count: number): Promise<Recovery> {
+  const db = openDatabase(await newDatabaseUrl());
+  await migrateToLatest(db);
+  const hookId = await addHook(db);
+  // As an outage leaves them: failed, their schedule spent.
+  const createdAt = Date.now() - 60_000;
+  const subscription = { hookId, payload: 'full' as const, excludeApplicationIds: [] };
+  for (let from = 0; from < count; from += 500) {
+    const batch = Array.from({ length: Math.min(500, count - from) }, (_, index) =>
+      deliveriesOf([subscription], 'Organization.Created', createdAt, { seq: from + index }),
+    ).flat();
+    await insertDeliveries(db, batch, createdAt);
+  }
+  await db('hook_deliveries')
+    .where({ hook_id: hookId })
+    .update({ status: 'failed', attempts: 10, next_attempt_at: null });
+  received.clear();
+  const dispatcher = new Dispatcher({ db, config: dispatcherConfig, logger });
+  const runner = new JobRunner({ db, logger });
+  dispatcher.start();
+  runner.start();
+  const started = performance.now();
+  const job = await withTransaction(db, async (trx) => {
+    const hook = await findHook(trx, hookId);
+    if (!hook) {
+      throw new Error('the bench hook is gone');
+    }
+    return createJob(trx, hook, 'recover', { since: createdAt - 1000, until: Date.now() });
+  });
+  let jobMs = Number.NaN;
+  const deadline = Date.now() + 300_000;
+  while (received.size < count && Date.now() < deadline) {
+    if (Number.isNaN(jobMs) && (await findJob(db, hookId, job.id))?.status === 'done') {
+      jobMs = performance.now() - started;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const drainedMs = Math.max(...received.values()) - started;
+  await runner.stop();
+  await dispatcher.stop();
+  await db.destroy();
+  return { deliveries: count, jobMs, drainedMs, received: received.size };
+}
+
+const recovery = parts.has('recover') ? await recover(recoverSize) : undefined;
+
 receiver.close();
 await dropBenchDatabases();
 
@@ -404,6 +471,14 @@ console.log('|---|---:|---:|---:|---:|---:|');
 for (const result of deliveries) {
   console.log(
     `| ${result.name} | ${result.events} | ${result.perSecond.toFixed(0)} | ${fixed(result.p50)} | ${fixed(result.p99)} | ${fixed(result.max)} |`,
+  );
+}
+if (recovery) {
+  console.log('\nRecover (one job re-queues the failed deliveries of one hook; dispatcher in process):\n');
+  console.log('| failed deliveries | job done after ms | all received after ms | received |');
+  console.log('|---:|---:|---:|---:|');
+  console.log(
+    `| ${recovery.deliveries} | ${fixed(recovery.jobMs, 0)} | ${fixed(recovery.drainedMs, 0)} | ${recovery.received} |`,
   );
 }
 process.exit(0);

@@ -34,6 +34,23 @@ export const settings = {
     default: '5,300,1800,7200,18000,36000,50400,72000,86400',
     meaning: 'seconds to wait before each retry of a webhook delivery',
   },
+  HOOKS_SIGNATURE_OVERLAP: {
+    default: '86400',
+    meaning: 'seconds a rotated webhook signing key still signs, beside the new one',
+  },
+  HOOKS_DISABLE_AFTER: {
+    default: '432000',
+    meaning: 'seconds of nothing but failed attempts after which a webhook is disabled (5 days)',
+  },
+  HOOKS_CONCURRENCY_PER_HOOK: {
+    default: '32',
+    meaning: 'requests in flight to one webhook at most, all instances and workers together',
+  },
+  HOOKS_EVENT_RETENTION: {
+    default: '1209600',
+    meaning:
+      'seconds the webhook event log keeps each event for replay (14 days); older ones are pruned in the background',
+  },
   HOOKS_ALLOW_PRIVATE_TARGETS: {
     unset: 'true (false when NODE_ENV=production)',
     meaning: 'allow webhook URLs on loopback and private addresses',

@@ -20,6 +20,8 @@ import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-
 import { sentinelRoutes } from './experience/sentinel-routes.ts';
 import { verificationCodeRoutes } from './experience/verification-code-routes.ts';
 import { experienceVerificationRoutes } from './experience/verification-routes.ts';
+import { hookDeliveryRoutes } from './hooks/delivery-routes.ts';
+import { hookJobRoutes } from './hooks/job-routes.ts';
 import { hookRoutes } from './hooks/routes.ts';
 import { emailTemplateRoutes } from './messages/email-template-routes.ts';
 import { jsonBody } from './http/body.ts';
@@ -50,6 +52,9 @@ import { noteManagementActor } from './management/audit-actor.ts';
 import { requireManagementToken } from './management/auth.ts';
 import { managementEvents } from './management/route-events.ts';
 import { emittedEvents } from './hooks/effects.ts';
+import { webhookEntries } from './hooks/event-schemas.ts';
+import { publicKeyRoutes } from './hooks/signing-key-routes.ts';
+import { eventDataSchemas } from './management/event-data-schemas.ts';
 
 /** `middleware` for the paths `applies` to; the others pass by it. */
 const onlyUnder =
@@ -96,6 +101,8 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   impersonationRoutes(management);
   trustedIssuerRoutes(management, context);
   hookRoutes(management, context);
+  hookJobRoutes(management, context);
+  hookDeliveryRoutes(management, context);
   dashboardRoutes(management, context);
 
   const experience = new Api(db, { writes: 'own-transactions' });
@@ -114,6 +121,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   const open = new Api(db, { effects: emittedEvents(cache) });
   publicSignInExperienceRoutes(open, context);
   consoleRoutes(open, context);
+  publicKeyRoutes(open, context);
   open.add(
     {
       method: 'get',
@@ -142,6 +150,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
           version: '1',
           serverUrl: config.endpoint,
         },
+        webhookEntries(eventDataSchemas(management.specs)),
       );
       return Promise.resolve(document as Record<string, unknown>);
     },

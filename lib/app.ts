@@ -13,6 +13,7 @@ import { experienceSessions } from './experience/session.ts';
 import { ReadinessCheck } from './health/readiness.ts';
 import { healthRoutes } from './health/routes.ts';
 import { Dispatcher } from './hooks/dispatcher.ts';
+import { JobRunner } from './hooks/job-runner.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
 import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
 import { countRequestsAsHttps } from './http/secure-cookies.ts';
@@ -111,8 +112,17 @@ export async function createService(
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
   // Stops within 5 s, inside main.ts's 10 s shutdown budget; what it cuts off is sent again later.
-  const dispatcher = new Dispatcher({ db, config, logger, options: { stopTimeoutMs: 5000 } });
+  const dispatcher = new Dispatcher({
+    db,
+    config,
+    logger,
+    notices: { audit, email: services.messages.email },
+    options: { stopTimeoutMs: 5000 },
+  });
   dispatcher.start();
+  // Recover and replay jobs, in every instance: a job is held by one at a time.
+  const jobRunner = new JobRunner({ db, logger });
+  jobRunner.start();
 
   const housekeeping = setInterval(() => {
     Promise.all(housekeepingTasks.map((task) => task(starting))).catch((error: unknown) =>
@@ -148,7 +158,7 @@ export async function createService(
     async close() {
       readiness.drain();
       clearInterval(housekeeping);
-      await dispatcher.stop();
+      await Promise.all([dispatcher.stop(), jobRunner.stop()]);
       if (server) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
         server.closeIdleConnections();

@@ -5,6 +5,7 @@ import { configWarnings, type Config } from './config/env.ts';
 import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
 import { purgeExpiredStates } from './experience/state-queries.ts';
+import { pruneEventLog } from './hooks/event-log.ts';
 import type { Logger, NoticeStream } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { purgeExpiredModels } from './sessions/queries.ts';
@@ -75,4 +76,5 @@ export const housekeepingTasks: ((service: StartingService) => Promise<unknown>)
   ({ db }) => purgeExpiredVerifications(db),
   ({ db }) => pruneRevokedTokens(db),
   ({ db, config }) => purgeClientAuthFailures(db, config.clientAuthThrottle),
+  ({ db, config }) => pruneEventLog(db, Date.now() - config.hooksEventRetentionMs),
 ];

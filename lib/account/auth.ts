@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 
-import { noteAuditSubject } from '../audit/subject.ts';
+import { noteAuditSubject } from '../shared/request-subject.ts';
 import { bearerToken } from '../http/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AnySpec } from '../http/route.ts';
 import type { AuditLog } from './audit-log.ts';
 import type { LogPayload } from './queries.ts';
-import { auditSubjectOf, type AuditSubject } from './subject.ts';
+import { auditSubjectOf, type AuditSubject } from '../shared/request-subject.ts';
 
 const managementWriteLogKey = 'Management.Write';
 

@@ -27,7 +27,15 @@ const schema = z.object({
   BOOTSTRAP_ADMIN_CLIENT_SECRET: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   MANAGEMENT_API_RESOURCE: url.optional(),
   HOOKS_RETRY_SCHEDULE: z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds'),
+  HOOKS_SIGNATURE_OVERLAP: z.coerce.number().int().min(0).max(2_592_000),
+  HOOKS_EVENT_RETENTION: z.coerce.number().int().min(60).max(31_536_000),
   HOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
+  HOOKS_DISABLE_AFTER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365 * 86_400),
+  HOOKS_CONCURRENCY_PER_HOOK: z.coerce.number().int().min(1).max(1000),
   NODE_ENV: z.enum(['development', 'production', 'test']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   TRUST_PROXY: z.enum(['true', 'false']),
@@ -69,6 +77,14 @@ export type Config = {
   managementApiResource: string;
   hooksRetrySchedule: number[];
   hooksAllowPrivateTargets: boolean;
+  /** Seconds a rotated signing key goes on signing beside the new one. */
+  hooksSignatureOverlapSeconds: number;
+  /** Seconds of only failed attempts after which a hook is disabled. */
+  hooksDisableAfter: number;
+  /** Requests in flight to one hook, across every dispatcher on the database. */
+  hooksConcurrencyPerHook: number;
+  /** How long the webhook event log keeps an event (replay reaches this far back), in milliseconds. */
+  hooksEventRetentionMs: number;
   production: boolean;
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
@@ -132,6 +148,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hooksAllowPrivateTargets: values.HOOKS_ALLOW_PRIVATE_TARGETS
       ? values.HOOKS_ALLOW_PRIVATE_TARGETS === 'true'
       : !production,
+    hooksSignatureOverlapSeconds: values.HOOKS_SIGNATURE_OVERLAP,
+    hooksDisableAfter: values.HOOKS_DISABLE_AFTER,
+    hooksConcurrencyPerHook: values.HOOKS_CONCURRENCY_PER_HOOK,
+    hooksEventRetentionMs: values.HOOKS_EVENT_RETENTION * 1000,
     production,
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,

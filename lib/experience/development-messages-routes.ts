@@ -10,7 +10,8 @@ const message = z.object({
   id: z.string(),
   recipient: z.string(),
   type: z.enum(['email', 'phone']),
-  purpose: z.enum(messagePurposes),
+  // A webhook's disabled notice too (lib/hooks/endpoint-health.ts).
+  purpose: z.enum([...messagePurposes, 'HookDisabled']),
   code: z.string().optional(),
   link: z.string().optional(),
   createdAt: z.number(),

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 
 import { outboxEffects } from '../hooks/effects.ts';
-import { requestOf } from '../hooks/payloads.ts';
+import { byUser, requestOf } from '../hooks/payloads.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findUser } from '../users/queries.ts';
@@ -31,7 +31,7 @@ export async function recordUserDataEvent(
   event: 'User.Created' | 'User.Data.Updated',
   userId: string,
 ): Promise<void> {
-  await outboxEffects(trx, cache, requestOf(ctx)).emit(event, { data: await findUser(trx, userId) });
+  await outboxEffects(trx, cache, byUser(requestOf(ctx), userId)).emit(event, { data: await findUser(trx, userId) });
 }
 
 /** Security exceptions: an identifier locked, a recipient over its send limit. */

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { errors, type Interaction } from 'oidc-provider';
 
-import { noteAuditSubject } from '../audit/subject.ts';
+import { noteAuditSubject } from '../shared/request-subject.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { Queryable } from '../storage/database.ts';

@@ -1,23 +1,29 @@
 import type { Knex } from 'knex';
 
 import { isMysql, type Queryable } from '../storage/database.ts';
+import { listPage, type Page } from '../storage/list.ts';
 
 /**
  * The outbox, `hook_deliveries`: pending → delivering (claimed under a lease) → succeeded, failed,
- * or pending again for a retry. `attempts` is raised by each claim and fences the claim: a
- * dispatcher whose lease ran out and was claimed again by another cannot overwrite its result.
+ * or pending again for a retry. `attempts` is raised by each claim; `claim_id`, fresh at each
+ * claim, fences it: a dispatcher whose lease ran out and was claimed again by another cannot
+ * overwrite its result, even after a resend restarted the attempts at 0.
  */
 
-export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
+export const deliveryStatuses = ['pending', 'delivering', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /** A delivery to send: `payload` is the JSON exactly as sent and signed, never parsed here. */
 export type Delivery = { id: string; hookId: string; event: string; payload: string };
 
-/** A delivery due, with the attempts made so far. */
-export type DueDelivery = Delivery & { attempts: number };
+/** A new delivery: the entity its event is about (ordered hooks) and its place in commit order. */
+export type NewDelivery = Delivery & { entityId?: string; sequence: number };
 
-/** A claimed delivery; `attempt` is the claim's, its fencing token. */
-export type ClaimedDelivery = Delivery & { attempt: number };
+/** A delivery due, with the attempts made so far and when its event was committed. */
+export type DueDelivery = Delivery & { attempts: number; createdAt: number };
+
+/** A claimed delivery: `attempt` counts from 1, `claimId` is the claim's fencing token. */
+export type ClaimedDelivery = Delivery & { attempt: number; claimId: string; createdAt: number };
 
 type DeliveryRow = {
   id: string;
@@ -34,13 +40,15 @@ type DeliveryRow = {
 };
 
 /** New deliveries, due at once. */
-export async function insertDeliveries(db: Queryable, deliveries: Delivery[], now: number): Promise<void> {
+export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[], now: number): Promise<void> {
   await db('hook_deliveries').insert(
-    deliveries.map(({ id, hookId, event, payload }) => ({
+    deliveries.map(({ id, hookId, event, payload, entityId, sequence }) => ({
       id,
       hook_id: hookId,
       event,
       payload,
+      entity_id: entityId ?? null,
+      sequence,
       status: 'pending',
       attempts: 0,
       next_attempt_at: now,
@@ -54,26 +62,43 @@ export async function insertDeliveries(db: Queryable, deliveries: Delivery[], no
  * Up to `limit` of the hook's deliveries due at `now` (pending, or delivering with an expired
  * lease), oldest due first, with the attempts made so far. On MySQL they are locked until `trx`
  * ends and rows another transaction holds are skipped (SKIP LOCKED).
+ *
+ * `ordered` (a per-entity hook): only deliveries no earlier delivery of the same entity waits
+ * before (pending, or in flight), so at most one of each entity. Read without SKIP LOCKED, which
+ * would let a locked earlier delivery pass for absent: the claimer holds the hook's dispatch row,
+ * and every write that moves that hook's deliveries on holds it too.
  */
 export async function lockDueDeliveries(
   trx: Knex.Transaction,
   hookId: string,
   now: number,
   limit: number,
+  ordered = false,
 ): Promise<DueDelivery[]> {
-  const query = trx('hook_deliveries')
-    .where({ hook_id: hookId })
-    .where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at')
+  const query = trx('hook_deliveries as due')
+    .where('due.hook_id', hookId)
+    .where('due.next_attempt_at', '<=', now)
+    .orderBy('due.next_attempt_at')
     .limit(limit)
-    .select<Array<Pick<DeliveryRow, 'id' | 'hook_id' | 'event' | 'payload' | 'attempts'>>>(
-      'id',
-      'hook_id',
-      'event',
-      'payload',
-      'attempts',
+    .select<Array<Pick<DeliveryRow, 'id' | 'hook_id' | 'event' | 'payload' | 'attempts' | 'created_at'>>>(
+      'due.id',
+      'due.hook_id',
+      'due.event',
+      'due.payload',
+      'due.attempts',
+      'due.created_at',
     );
-  if (isMysql(trx)) {
+  if (ordered) {
+    query.whereNotExists((earlier) => {
+      earlier
+        .select(trx.raw('1'))
+        .from('hook_deliveries as earlier')
+        .whereRaw('?? = ??', ['earlier.hook_id', 'due.hook_id'])
+        .whereRaw('?? = ??', ['earlier.entity_id', 'due.entity_id'])
+        .whereRaw('?? < ??', ['earlier.sequence', 'due.sequence'])
+        .whereIn('earlier.status', ['pending', 'delivering']);
+    });
+  } else if (isMysql(trx)) {
     query.forUpdate().skipLocked();
   }
   return (await query).map((row) => ({
@@ -82,13 +107,25 @@ export async function lockDueDeliveries(
     event: row.event,
     payload: row.payload,
     attempts: row.attempts,
+    createdAt: Number(row.created_at),
   }));
 }
 
-/** Claims the deliveries until `now + leaseMs`, raising their attempts. */
+/** The hook's deliveries claimed and still under lease at `now`, by any dispatcher. */
+export async function countInFlight(db: Queryable, hookId: string, now: number): Promise<number> {
+  const row = await db('hook_deliveries')
+    .where({ hook_id: hookId, status: 'delivering' })
+    .where('next_attempt_at', '>', now)
+    .count<{ count: number | string }>({ count: '*' })
+    .first();
+  return Number(row?.count ?? 0);
+}
+
+/** Claims the deliveries until `now + leaseMs` under `claimId`, raising their attempts. */
 export async function markDelivering(
   trx: Knex.Transaction,
   ids: string[],
+  claimId: string,
   now: number,
   leaseMs: number,
 ): Promise<void> {
@@ -97,6 +134,7 @@ export async function markDelivering(
     .update({
       status: 'delivering',
       attempts: trx.raw('attempts + 1'),
+      claim_id: claimId,
       lease_until: now + leaseMs,
       next_attempt_at: now + leaseMs,
       updated_at: now,
@@ -109,20 +147,20 @@ export type Settled =
   | { status: 'succeeded' | 'failed'; lastError: string | null };
 
 /**
- * Ends claims that end alike: deliveries claimed with the same attempt number, all moved to
- * `settled`, in one statement. Returns the ids whose claim still held (the others' lease had run out
- * and another dispatcher claimed them, or they were deleted with their hook).
+ * Ends claims that end alike: deliveries claimed together (one `claimId`), all moved to `settled`,
+ * in one statement. Returns the ids whose claim still held (the others' lease had run out and
+ * another dispatcher claimed them, or they were deleted with their hook).
  */
 export async function settleDeliveries(
   db: Queryable,
   ids: string[],
-  attempt: number,
+  claimId: string,
   settled: Settled,
   now: number,
 ): Promise<string[]> {
   const updated = await db('hook_deliveries')
     .whereIn('id', ids)
-    .where({ attempts: attempt, status: 'delivering' })
+    .where({ claim_id: claimId, status: 'delivering' })
     .update({
       status: settled.status,
       next_attempt_at: settled.status === 'pending' ? settled.nextAttemptAt : null,
@@ -133,10 +171,10 @@ export async function settleDeliveries(
   if (updated === ids.length) {
     return ids;
   }
-  // Some claims were lost: a delivery claimed again since carries a higher attempt number.
+  // Some claims were lost: a delivery claimed again since carries another claim id.
   return db('hook_deliveries')
     .whereIn('id', ids)
-    .where({ attempts: attempt, status: settled.status, updated_at: now })
+    .where({ claim_id: claimId, status: settled.status, updated_at: now })
     .pluck('id');
 }
 
@@ -148,7 +186,7 @@ export async function failUnsent(
   now = Date.now(),
 ): Promise<void> {
   await db('hook_deliveries')
-    .where({ id: delivery.id, attempts: delivery.attempt, status: 'delivering' })
+    .where({ id: delivery.id, claim_id: delivery.claimId, status: 'delivering' })
     .update({
       status: 'failed',
       next_attempt_at: null,
@@ -157,6 +195,43 @@ export async function failUnsent(
       last_error: reason,
       updated_at: now,
     });
+}
+
+/** What the console shows of a delivery: never its payload. */
+export type DeliveryState = {
+  id: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When a pending delivery is tried next (a delivering one: when its lease ends); null once final. */
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  createdAt: number;
+};
+
+/** A hook's deliveries, newest first, optionally of one status. */
+export async function listDeliveries(
+  db: Queryable,
+  hookId: string,
+  status: DeliveryStatus | undefined,
+  page: Page,
+): Promise<{ items: DeliveryState[]; total: number }> {
+  const query = db('hook_deliveries')
+    .where({ hook_id: hookId, ...(status ? { status } : {}) })
+    .select('id', 'event', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at');
+  const { rows, total } = await listPage<DeliveryRow>(query, page);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      event: row.event,
+      status: row.status,
+      attempts: row.attempts,
+      nextAttemptAt: row.next_attempt_at === null ? null : Number(row.next_attempt_at),
+      lastError: row.last_error,
+      createdAt: Number(row.created_at),
+    })),
+    total,
+  };
 }
 
 export async function findDeliveryStatus(
@@ -170,9 +245,9 @@ export async function findDeliveryStatus(
   return row?.status;
 }
 
-/** A failed delivery goes back in the queue with a fresh retry budget (its webhook-id is kept). */
-export async function requeueDelivery(db: Queryable, id: string, now = Date.now()): Promise<boolean> {
-  const updated = await db('hook_deliveries').where({ id, status: 'failed' }).update({
+/** Failed deliveries go back in the queue with a fresh retry budget (their webhook-ids are kept): how many did. */
+export async function requeueDeliveries(db: Queryable, ids: string[], now = Date.now()): Promise<number> {
+  return db('hook_deliveries').whereIn('id', ids).where({ status: 'failed' }).update({
     status: 'pending',
     attempts: 0,
     next_attempt_at: now,
@@ -180,7 +255,6 @@ export async function requeueDelivery(db: Queryable, id: string, now = Date.now(
     last_error: null,
     updated_at: now,
   });
-  return updated > 0;
 }
 
 /**

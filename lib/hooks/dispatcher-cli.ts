@@ -7,8 +7,10 @@ import type { Knex } from 'knex';
 
 import { ConfigError, loadConfig, type Config } from '../config/env.ts';
 import { createLogger } from '../http/logger.ts';
+import { createConnectors } from '../messages/index.ts';
 import { connectDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
+import { SharedCache } from '../storage/shared-cache.ts';
 import { checkSecretKeys } from '../storage/sealed-columns.ts';
 import { Dispatcher } from './dispatcher.ts';
 
@@ -29,7 +31,16 @@ try {
 }
 
 const logger = createLogger(config);
-const dispatcher = new Dispatcher({ db, config, logger });
+// The audit log reads hook names (lib/audit imports lib/hooks): a dispatcher alone logs and emails
+// a disabled hook's notice; the service's own dispatchers also write it to the audit log.
+// The cache: the notice email's language and branding come from the sign-in experience.
+const cache = new SharedCache(db);
+const dispatcher = new Dispatcher({
+  db,
+  config,
+  logger,
+  notices: { email: createConnectors(config, db, cache).email },
+});
 dispatcher.start();
 logger.info(
   { retrySchedule: config.hooksRetrySchedule, allowPrivateTargets: config.hooksAllowPrivateTargets },
@@ -47,7 +58,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     setTimeout(() => process.exit(1), 15_000).unref();
     dispatcher
       .stop()
-      .then(() => db.destroy())
+      .then(() => {
+        cache.close();
+        return db.destroy();
+      })
       .then(
         () => {
           logger.flush();

@@ -4,21 +4,30 @@ import type { Knex } from 'knex';
 
 import type { Config } from '../config/env.ts';
 import type { Logger } from '../http/logger.ts';
-import { webhookAttempts } from '../metrics/metrics.ts';
+import { webhookAttempts, webhookDeliveryAttempts, webhookDeliveryLatency } from '../metrics/metrics.ts';
 import { inSpan } from '../tracing/spans.ts';
-import { pruneDeliveries, recordAndClaim, recordAttempts, type AttemptRecord } from './deliveries.ts';
+import { pruneDeliveries, recordAndClaim, recordAttempts, type AttemptRecord, type Recorded } from './deliveries.ts';
 import { failUnsent, type ClaimedDelivery } from './delivery-queries.ts';
+import { ensureDispatchRows } from './dispatch-queries.ts';
+import { announceDisabled, type HealthNotices } from './endpoint-health.ts';
 import { onEnqueued } from './outbox.ts';
-import { hooksWithDueDeliveries } from './queries.ts';
-import type { Hook } from './schemas.ts';
+import { findHook, hooksWithDueDeliveries, type SigningHook } from './queries.ts';
 import { decideOutcome } from './retry.ts';
 import { WebhookSender } from './send.ts';
 import { requestHeaders } from './signature.ts';
 
+export type DispatcherConfig = Pick<
+  Config,
+  'hooksRetrySchedule' | 'hooksAllowPrivateTargets' | 'hooksDisableAfter' | 'hooksConcurrencyPerHook'
+>;
+
 export type DispatcherOptions = {
   /** Deliveries in flight in this process, all hooks together. */
   concurrency: number;
-  /** Deliveries in flight to one hook from this process. */
+  /**
+   * Deliveries in flight to one hook from this process; `HOOKS_CONCURRENCY_PER_HOOK` bounds them
+   * across every process.
+   */
   perHookConcurrency: number;
   /** How long a claim holds a delivery; a dispatcher that dies leaves it to others after this. */
   leaseMs: number;
@@ -67,8 +76,11 @@ export class Dispatcher {
   readonly db: Knex;
   /** Counters since start, for logs and tests. */
   readonly stats = { claimed: 0, succeeded: 0, retried: 0, failed: 0 };
-  readonly #config: Pick<Config, 'hooksRetrySchedule' | 'hooksAllowPrivateTargets'>;
+  readonly #config: DispatcherConfig;
   readonly #logger: Logger;
+  readonly #notices: HealthNotices;
+  /** Hooks known to have their `hook_dispatch` row. */
+  readonly #dispatchRows = new Set<string>();
   readonly #options: DispatcherOptions;
   readonly #sender: WebhookSender;
   readonly #abort = new AbortController();
@@ -93,16 +105,19 @@ export class Dispatcher {
     db,
     config,
     logger,
+    notices = {},
     options = {},
   }: {
     db: Knex;
-    config: Pick<Config, 'hooksRetrySchedule' | 'hooksAllowPrivateTargets'>;
+    config: DispatcherConfig;
     logger: Logger;
+    notices?: HealthNotices;
     options?: Partial<DispatcherOptions>;
   }) {
     this.db = db;
     this.#config = config;
     this.#logger = logger;
+    this.#notices = notices;
     this.#options = { ...defaultDispatcherOptions, ...options };
     this.#sender = new WebhookSender({
       allowPrivateTargets: config.hooksAllowPrivateTargets,
@@ -225,10 +240,23 @@ export class Dispatcher {
       if (rooms.size === 0 && records.length === 0) {
         return;
       }
-      const { kept, claimed } = await recordAndClaim(this.db, records, { rooms, leaseMs: this.#options.leaseMs, now });
-      records.forEach((record, index) => record.settle(kept[index]));
-      this.stats.claimed += claimed.length;
+      const fresh = [...rooms.keys()].filter((id) => !this.#dispatchRows.has(id));
+      await ensureDispatchRows(this.db, fresh);
+      fresh.forEach((id) => this.#dispatchRows.add(id));
       const byId = new Map(hooks.map((hook) => [hook.id, hook]));
+      const claim = {
+        rooms,
+        hooks: byId,
+        maxInFlight: this.#config.hooksConcurrencyPerHook,
+        leaseMs: this.#options.leaseMs,
+        now,
+      };
+      const { claimed, rateFreeAt, ...recorded } = await recordAndClaim(this.db, records, claim, this.#health);
+      this.#settleRecords(records, recorded);
+      if (rateFreeAt !== undefined) {
+        this.#wakeAt(rateFreeAt);
+      }
+      this.stats.claimed += claimed.length;
       for (const delivery of claimed) {
         const hook = byId.get(delivery.hookId);
         if (!hook) {
@@ -248,7 +276,7 @@ export class Dispatcher {
     }
   }
 
-  #launch(delivery: ClaimedDelivery, hook: Hook): void {
+  #launch(delivery: ClaimedDelivery, hook: SigningHook): void {
     this.#sending += 1;
     this.#perHook.set(delivery.hookId, (this.#perHook.get(delivery.hookId) ?? 0) + 1);
     let released = false;
@@ -278,12 +306,12 @@ export class Dispatcher {
     this.#inFlight.add(task);
   }
 
-  async #deliver(delivery: ClaimedDelivery, hook: Hook, release: () => void): Promise<void> {
+  async #deliver(delivery: ClaimedDelivery, hook: SigningHook, release: () => void): Promise<void> {
     if (!hook.enabled) {
       await failUnsent(this.db, delivery, 'The hook is disabled.');
       return;
     }
-    const headers = requestHeaders(hook.config, hook.signingKey, delivery.id, delivery.payload);
+    const headers = requestHeaders(hook.config, hook, delivery.id, delivery.payload);
     const host = URL.parse(hook.config.url)?.host;
     const attributes = {
       'identity.hook_id': hook.id,
@@ -302,8 +330,12 @@ export class Dispatcher {
     });
     release();
     const outcome = decideOutcome(result, delivery.attempt, this.#config.hooksRetrySchedule);
-    webhookAttempts.observe({ result: attemptResults[outcome.status] }, result.durationMs / 1000);
     const now = Date.now();
+    webhookAttempts.observe({ result: attemptResults[outcome.status] }, result.durationMs / 1000);
+    webhookDeliveryAttempts.inc({ hook_id: hook.id, outcome: attemptResults[outcome.status] });
+    if (outcome.status === 'succeeded') {
+      webhookDeliveryLatency.observe((now - delivery.createdAt) / 1000);
+    }
     const kept = await this.#record({ delivery, result, outcome, now });
     if (!kept) {
       this.#logger.warn(
@@ -362,6 +394,23 @@ export class Dispatcher {
     });
   }
 
+  get #health() {
+    return { disableAfterSeconds: this.#config.hooksDisableAfter };
+  }
+
+  /** Answers the attempts' recorders, and announces the hooks their attempts disabled (off the round's path). */
+  #settleRecords(records: Array<{ settle: (kept: boolean) => void }>, { kept, disabled }: Recorded): void {
+    records.forEach((record, index) => record.settle(kept[index]));
+    for (const { hookId, reason } of disabled) {
+      void findHook(this.db, hookId).then((hook) =>
+        announceDisabled(
+          { logger: this.#logger, notices: this.#notices },
+          { hookId, reason, hookName: hook?.name ?? '', notifyEmail: hook?.notifyEmail ?? null },
+        ),
+      );
+    }
+  }
+
   #flushSoon(): void {
     if (!this.#recording && this.#records.length > 0) {
       this.#recording = true;
@@ -373,8 +422,7 @@ export class Dispatcher {
     while (this.#records.length > 0) {
       const batch = this.#records.splice(0);
       try {
-        const kept = await recordAttempts(this.db, batch);
-        batch.forEach((record, index) => record.settle(kept[index]));
+        this.#settleRecords(batch, await recordAttempts(this.db, batch, this.#health));
       } catch (error) {
         const failure =
           error instanceof Error ? error : new Error('recording webhook attempts failed', { cause: error });

@@ -3,31 +3,75 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { insertDeliveries } from './delivery-queries.ts';
+import { insertDeliveries, type NewDelivery } from './delivery-queries.ts';
+import { insertEvent } from './event-log-queries.ts';
 import type { HookEvent } from './events.ts';
-import { hooksCache, loadSubscriptions } from './queries.ts';
+import { entityKeyOf, nextSequence } from './ordering.ts';
+import { thinPayload, type Actor } from './payloads.ts';
+import { anyHookExists, hooksCache, loadSubscriptions, type Subscription } from './queries.ts';
 
 /**
- * The enabled hooks subscribed to each event. Loaded through the caller's transaction: on SQLite
+ * What the outbox knows of the hooks, cached. Loaded through the caller's transaction: on SQLite
  * the pool's one connection is that transaction's. The cache is emptied when a hook changes
  * (the 'hooks' version), as the caller's request synced it.
  */
-async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent): Promise<string[]> {
-  let byEvent: Map<string, string[]>;
+async function cached<T>(trx: Queryable, cache: SharedCache, key: string, load: (db: Queryable) => Promise<T>) {
   try {
-    byEvent = await cache.get(hooksCache, 'subscriptions', () => loadSubscriptions(trx));
+    return await cache.get(hooksCache, key, () => load(trx));
   } catch {
     // The shared load ran on another request's transaction, which failed: read on ours.
-    byEvent = await loadSubscriptions(trx);
+    return load(trx);
   }
-  return byEvent.get(event) ?? [];
+}
+
+/** The enabled hooks subscribed to `event`. */
+async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent): Promise<Subscription[]> {
+  return (await cached(trx, cache, 'subscriptions', loadSubscriptions)).get(event) ?? [];
+}
+
+/**
+ * An event's deliveries to the hooks given, as the outbox writes them and replay writes them again:
+ * none to a hook that excludes the application that made the change (the payload's `actor`); the
+ * envelope `{hookId, event, createdAt}` then the event's fields, which cannot override it (a thin
+ * hook's: the envelope and `thinPayload`), stored as the exact JSON sent and signed; the entity and
+ * commit order an ordered hook goes by.
+ */
+export function deliveriesOf(
+  subscriptions: Subscription[],
+  event: HookEvent,
+  createdAt: number,
+  payload: Record<string, unknown>,
+): NewDelivery[] {
+  const actor = payload.actor as Actor | null | undefined;
+  const entityId = entityKeyOf(event, payload);
+  const sequence = nextSequence();
+  const envelopeAt = new Date(createdAt).toISOString();
+  return subscriptions
+    .filter(({ excludeApplicationIds }) => actor?.type !== 'application' || !excludeApplicationIds.includes(actor.id))
+    .map(({ hookId, payload: shape }) => {
+      const id = generateId();
+      const envelope = { hookId, event, createdAt: envelopeAt };
+      return {
+        id,
+        hookId,
+        event,
+        entityId,
+        sequence,
+        payload: JSON.stringify(
+          shape === 'thin'
+            ? { ...envelope, ...thinPayload(id, payload) }
+            : Object.assign({ ...envelope }, payload, envelope),
+        ),
+      };
+    });
 }
 
 /**
  * Writes `event` to the outbox: one delivery per enabled hook subscribed to it, in the caller's
- * transaction, so the event exists exactly when the change that causes it commits. Nothing is
- * written when no hook listens. The payload is the envelope `{hookId, event, createdAt, ...payload}`,
- * stored as the exact JSON that is sent and signed. The local dispatcher is woken after the commit.
+ * transaction (`deliveriesOf`), so the event exists exactly when the change that causes it
+ * commits. The event is also logged (for replay) whenever any hook exists, even disabled or not
+ * subscribed now: a hook enabled or subscribed later may be replayed what it missed. Nothing is
+ * written while no hook exists. The local dispatcher is woken after the commit.
  */
 export async function enqueueEvent(
   trx: Queryable,
@@ -35,22 +79,15 @@ export async function enqueueEvent(
   event: HookEvent,
   payload: Record<string, unknown>,
 ): Promise<void> {
-  const hookIds = await subscribers(trx, cache, event);
-  if (hookIds.length === 0) {
+  if (!(await cached(trx, cache, 'any', anyHookExists))) {
     return;
   }
   const now = Date.now();
-  const createdAt = new Date(now).toISOString();
-  const deliveries = hookIds.map((hookId) => {
-    const envelope = { hookId, event, createdAt };
-    return {
-      id: generateId(),
-      hookId,
-      event,
-      // The envelope's fields come first and cannot be overridden by the payload.
-      payload: JSON.stringify(Object.assign({ ...envelope }, payload, envelope)),
-    };
-  });
+  await insertEvent(trx, { id: generateId(), event, payload: JSON.stringify(payload), createdAt: now });
+  const deliveries = deliveriesOf(await subscribers(trx, cache, event), event, now, payload);
+  if (deliveries.length === 0) {
+    return;
+  }
   await insertDeliveries(trx, deliveries, now);
   notifyAfter(trx);
 }

@@ -1,7 +1,11 @@
 import type { Context } from 'koa';
 
 import type { EventData, EventName, MembershipDelta } from '../shared/event-data.ts';
+import { auditSubjectOf, type AuditSubject } from '../shared/request-subject.ts';
 import { hookEventGroup } from './events.ts';
+
+/** Who made a change: the application of a management token, or the end user of the Account or Experience API. */
+export type Actor = { type: 'application' | 'user'; id: string };
 
 /** The request that caused an event: the data events' `path` … `userAgent`, the interaction events' `userIp`, `userAgent`. */
 export type EventRequest = {
@@ -12,7 +16,21 @@ export type EventRequest = {
   matchedRoute: string;
   ip: string;
   userAgent: string;
+  actor?: Actor;
 };
+
+function actorOf(subject: AuditSubject | undefined): Actor | undefined {
+  if (subject?.kind === 'management' && subject.applicationId) {
+    return { type: 'application', id: subject.applicationId };
+  }
+  return subject?.userId ? { type: 'user', id: subject.userId } : undefined;
+}
+
+/** The request, its actor the user `userId` when its authentication named none (a registration's new user). */
+export const byUser = (request: EventRequest, userId: string): EventRequest => ({
+  ...request,
+  actor: request.actor ?? { type: 'user', id: userId },
+});
 
 /**
  * The request of `ctx` as events name it. `matchedRoute` is the route's pattern without `/api`
@@ -28,6 +46,7 @@ export function requestOf(ctx: Context, params?: unknown): EventRequest {
     matchedRoute: (typeof matched === 'string' ? matched : ctx.path).replace(/^\/api(?=\/)/, ''),
     ip: ctx.ip,
     userAgent: ctx.get('user-agent'),
+    actor: actorOf(auditSubjectOf(ctx)),
   };
 }
 
@@ -71,9 +90,37 @@ export function buildPayload<E extends EventName>(
       return {
         data: entity ?? null,
         ...request,
+        // Null for a change no request caused (the CLI's administrator).
+        actor: request?.actor ?? null,
         ...extra,
         ...(membership ? membershipFields(membership) : {}),
       };
     }
   }
 }
+
+/**
+ * The id of what an event is about: the role or organization a scopes or membership change names,
+ * the entity of a data event (`params.id` when the change left no data, as a deletion), the user of
+ * an interaction event. A thin payload's `entityId`, and the key of ordered delivery (ordering.ts).
+ */
+export function entityIdOf(payload: Record<string, unknown>): string | null {
+  const data = payload.data as { id?: unknown } | null | undefined;
+  const params = payload.params as { id?: unknown } | undefined;
+  const named = [
+    payload.roleId,
+    payload.organizationRoleId,
+    payload.organizationId,
+    data?.id,
+    params?.id,
+    payload.userId,
+  ];
+  return named.find((value): value is string => typeof value === 'string' && value !== '') ?? null;
+}
+
+/** A thin payload's fields after the envelope (CONTRACT.md §9): nothing personal, the receiver fetches the rest. */
+export const thinPayload = (deliveryId: string, payload: Record<string, unknown>) => ({
+  id: deliveryId,
+  entityId: entityIdOf(payload),
+  actor: (payload.actor as Actor | null | undefined) ?? null,
+});

@@ -10,11 +10,12 @@ import { generateId, generateSecret } from '../storage/ids.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { executionStats, listAttempts } from './attempt-queries.ts';
-import { findDeliveryStatus, requeueDelivery } from './delivery-queries.ts';
+import { findDeliveryStatus, requeueDeliveries } from './delivery-queries.ts';
+import { setFailingSince } from './dispatch-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
 import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
-import { samplePayloads } from './samples.ts';
+import { samplePayload } from './samples.ts';
 import {
   createHookBody,
   hookLogSchema,
@@ -27,6 +28,8 @@ import {
 } from './schemas.ts';
 import { WebhookSender } from './send.ts';
 import { requestHeaders } from './signature.ts';
+import { getSigningHook, signingKeyRoutes } from './signing-key-routes.ts';
+import { keyFor, rotatedKeys } from './signing-keys.ts';
 import { assertHookTarget } from './target-guard.ts';
 
 const tag = 'Hooks';
@@ -62,7 +65,8 @@ async function withStats(db: Knex, hooks: Hook[], include: boolean) {
  * re-sending of a failed delivery. Every write of a hook bumps the outbox's 'hooks' cache in its
  * transaction.
  */
-export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
+export function hookRoutes(api: Api, context: ServiceContext): void {
+  const { db, config } = context;
   // One-off requests to URLs that may be no hook's: no sockets kept open.
   const tester = new WebhookSender({ allowPrivateTargets: config.hooksAllowPrivateTargets, keepAlive: false });
   const checkTarget = async (hookConfig: HookConfig) => {
@@ -112,9 +116,17 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
         config: body.config,
         signingKey: generateSecret(),
         enabled: body.enabled ?? true,
+        disabledReason: null,
+        ordering: body.ordering ?? 'none',
+        rateLimitPerSecond: body.rateLimitPerSecond ?? null,
+        notifyEmail: body.notifyEmail ?? null,
         createdAt: Date.now(),
+        signatureScheme: body.signatureScheme ?? 'hmac-sha256',
+        payload: body.payload ?? 'full',
+        excludeApplicationIds: body.excludeApplicationIds ?? [],
       };
-      await withTransaction(db, (trx) => insertHook(trx, hook));
+      const current = keyFor(hook.signatureScheme, hook.signingKey);
+      await withTransaction(db, (trx) => insertHook(trx, hook, { current }));
       return hook;
     },
   );
@@ -154,6 +166,11 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
         await checkTarget(body.config);
       }
       return withTransaction(db, async (trx) => {
+        if (body.enabled === true) {
+          // Enabled again: its run of failures starts over. The dispatch row before the hook's, as
+          // the dispatchers lock them.
+          await setFailingSince(trx, params.id, null);
+        }
         const hook = await getHookForUpdate(trx, params.id);
         const next: Hook = {
           ...hook,
@@ -161,8 +178,25 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
           events: body.events ?? (body.event ? [body.event] : hook.events),
           config: body.config ?? hook.config,
           enabled: body.enabled ?? hook.enabled,
+          signatureScheme: body.signatureScheme ?? hook.signatureScheme,
+          payload: body.payload ?? hook.payload,
+          excludeApplicationIds: body.excludeApplicationIds ?? hook.excludeApplicationIds,
+          // Enabled again, it has no reason to be off.
+          disabledReason: (body.enabled ?? hook.enabled) ? null : hook.disabledReason,
+          ordering: body.ordering ?? hook.ordering,
+          rateLimitPerSecond: body.rateLimitPerSecond === undefined ? hook.rateLimitPerSecond : body.rateLimitPerSecond,
+          notifyEmail: body.notifyEmail === undefined ? hook.notifyEmail : body.notifyEmail,
         };
-        await updateHook(trx, next);
+        // A new scheme is a rotation that keeps the HMAC secret: the old key signs on for the overlap.
+        const keys =
+          next.signatureScheme === hook.signatureScheme
+            ? undefined
+            : rotatedKeys(await getSigningHook(trx, hook.id), next.signatureScheme, {
+                rotate: false,
+                now: Date.now(),
+                overlapMs: config.hooksSignatureOverlapSeconds * 1000,
+              }).keys;
+        await updateHook(trx, next, keys);
         return next;
       });
     },
@@ -184,22 +218,7 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
     },
   );
 
-  api.add(
-    {
-      method: 'patch',
-      path: '/hooks/:id/signing-key',
-      summary: 'Replace the signing key of a hook (deliveries not yet sent are signed with the new one)',
-      tag,
-      params: idParams,
-      response: hookSchema,
-      errors: [404],
-    },
-    async ({ params }, _ctx, trx) => {
-      const next = { ...(await getHookForUpdate(trx, params.id)), signingKey: generateSecret() };
-      await updateHook(trx, next);
-      return next;
-    },
-  );
+  signingKeyRoutes(api, context);
 
   api.add(
     {
@@ -219,19 +238,14 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
       if (!events) {
         throw new RequestError('hook.missing_events');
       }
-      const hook = await getHook(db, params.id);
+      const hook = await getSigningHook(db, params.id);
       await checkTarget(body.config);
       for (const event of events) {
-        const payload = JSON.stringify({
-          hookId: hook.id,
-          event,
-          createdAt: new Date().toISOString(),
-          ...samplePayloads[event],
-        });
+        const payload = JSON.stringify(samplePayload(event, hook.id, new Date().toISOString()));
         const result = await tester.send(
           body.config.url,
           payload,
-          requestHeaders(body.config, hook.signingKey, generateId(), payload),
+          requestHeaders(body.config, hook, generateId(), payload),
         );
         if (result.refused) {
           throw new RequestError('hook.invalid_url', { reason: result.error ?? 'The hook target is not allowed.' });
@@ -301,7 +315,7 @@ export function hookRoutes(api: Api, { db, config }: ServiceContext): void {
       if (!hook.enabled) {
         throw new RequestError('hook.disabled');
       }
-      if (!(await requeueDelivery(trx, params.deliveryId))) {
+      if ((await requeueDeliveries(trx, [params.deliveryId])) === 0) {
         throw new RequestError('hook.delivery_not_failed', { status });
       }
       notifyAfter(trx);

@@ -1,8 +1,9 @@
 import type { HookEvent } from './events.ts';
 
 /**
- * One example payload per event (without the envelope's hookId, event and createdAt): what
- * `POST /api/hooks/:id/test` sends, and what docs/webhooks.md shows.
+ * One example payload per event: what `POST /api/hooks/:id/test` sends (`samplePayload`, with the
+ * hook's id and the time of the test), the examples of the OpenAPI document's `webhooks`, and what
+ * docs/webhooks.md shows.
  */
 
 const ip = '203.0.113.7';
@@ -77,9 +78,12 @@ function request(method: string, matchedRoute: string, params: Record<string, st
   return { path, method, status, params, matchedRoute, ip, userAgent };
 }
 
+const actor = { type: 'application', id: 'm2m1a2b3c4d5e6f7g8h9i' };
+
 const data = (value: unknown, method: string, route: string, params: Record<string, string>, status: number) => ({
   data: value,
   ...request(method, route, params, status),
+  actor,
 });
 
 const interaction = (interactionEvent: 'SignIn' | 'Register' | 'ForgotPassword') => ({
@@ -189,3 +193,11 @@ export const samplePayloads: Record<HookEvent, Record<string, unknown>> = {
   'Identifier.Lockout': { type: 'email', value: 'jane@example.com' },
   'Message.RateLimited': { action: 'VerificationCodeSend', recipient: 'jane@example.com' },
 };
+
+/** The example of `event` in full, its envelope first, as a hook receives it. */
+export const samplePayload = (event: HookEvent, hookId: string, createdAt = new Date(at).toISOString()) => ({
+  hookId,
+  event,
+  createdAt,
+  ...samplePayloads[event],
+});

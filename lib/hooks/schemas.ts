@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { boundedRecord } from '../http/limits.ts';
 
 import { hookEvents } from './events.ts';
+import { signatureSchemes } from './signing-keys.ts';
 
 export const hookEventSchema = z.enum(hookEvents);
 
@@ -33,6 +34,25 @@ export const hookConfigSchema = z.object({
 
 export type HookConfig = z.output<typeof hookConfigSchema>;
 
+/** `per-entity`: events about one user, role or organization arrive one at a time, in commit order. */
+export const hookOrderingSchema = z.enum(['none', 'per-entity']);
+
+/**
+ * The hook fields beyond Logto's (CONTRACT.md §9): how deliveries are signed, shaped, filtered,
+ * ordered and throttled, and who hears of a disabled hook.
+ */
+const deliveryFields = {
+  signatureScheme: z.enum(signatureSchemes),
+  /** `thin`: the envelope, the delivery's id, the entity's id and the actor, no personal data. */
+  payload: z.enum(['full', 'thin']),
+  /** Events these applications caused (their `actor`) are not delivered: a sync service's own writes. */
+  excludeApplicationIds: z.array(z.string().min(1).max(64)).max(100),
+  ordering: hookOrderingSchema,
+  rateLimitPerSecond: z.number().int().min(1).max(10_000).nullable(),
+  notifyEmail: z.email().max(254).nullable(),
+};
+const deliveryFieldsInput = z.object(deliveryFields).partial().shape;
+
 export const hookSchema = z.object({
   tenantId: z.string(),
   id: z.string(),
@@ -43,7 +63,10 @@ export const hookSchema = z.object({
   config: hookConfigSchema,
   signingKey: z.string(),
   enabled: z.boolean(),
+  /** Why the service disabled it (410 Gone, failing too long); null when enabled or disabled by hand. */
+  disabledReason: z.string().nullable(),
   createdAt: z.number(),
+  ...deliveryFields,
 });
 
 export type Hook = z.output<typeof hookSchema>;
@@ -61,6 +84,7 @@ export const createHookBody = z.strictObject({
   config: hookConfigSchema,
   enabled: z.boolean().optional(),
   createdAt: z.number().optional(),
+  ...deliveryFieldsInput,
 });
 
 export const updateHookBody = z.strictObject({
@@ -71,6 +95,7 @@ export const updateHookBody = z.strictObject({
   config: hookConfigSchema.optional(),
   enabled: z.boolean().optional(),
   createdAt: z.number().optional(),
+  ...deliveryFieldsInput,
 });
 
 export const testHookBody = z.strictObject({

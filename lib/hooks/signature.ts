@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 import type { HookConfig } from './schemas.ts';
+import { signContent, signingKeysAt, type Signer } from './signing-keys.ts';
 
 /** Headers the service sets itself: a hook's configured headers cannot replace them. */
 const reserved = new Set([
@@ -19,28 +20,31 @@ export const userAgent = 'identity-service-webhooks/1';
 
 /**
  * Logto's `logto-signature-sha-256` (hex HMAC-SHA256 of the body keyed by the signing key) and the
- * Standard Webhooks trio, whose key is the signing key's UTF-8 bytes: a receiver verifies with the
- * secret `whsec_` + base64(signingKey).
+ * Standard Webhooks trio. `webhook-signature` holds one signature per key that signs now, space
+ * separated: `v1,` (HMAC, keyed by the secret's UTF-8 bytes: a receiver verifies with the secret
+ * `whsec_` + base64(signingKey)) or `v1a,` (Ed25519, verified with the hook's `whpk_` public key).
  */
 export function signatureHeaders(
-  signingKey: string,
+  { signingKey, keys }: Signer,
   webhookId: string,
   body: string,
   timestamp = Math.floor(Date.now() / 1000),
 ) {
-  const key = Buffer.from(signingKey, 'utf8');
+  const content = `${webhookId}.${timestamp}.${body}`;
   return {
-    'logto-signature-sha-256': createHmac('sha256', key).update(body).digest('hex'),
+    'logto-signature-sha-256': createHmac('sha256', Buffer.from(signingKey, 'utf8')).update(body).digest('hex'),
     'webhook-id': webhookId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${createHmac('sha256', key).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`,
+    'webhook-signature': signingKeysAt(keys, Date.now())
+      .map((key) => signContent(key, content))
+      .join(' '),
   };
 }
 
 /** A request's headers: the hook's own, then ours (JSON, signatures), fresh timestamp per attempt. */
 export function requestHeaders(
   config: HookConfig,
-  signingKey: string,
+  signer: Signer,
   webhookId: string,
   body: string,
 ): Record<string, string> {
@@ -49,6 +53,6 @@ export function requestHeaders(
     'user-agent': userAgent,
     ...Object.fromEntries(custom.map(([name, value]) => [name.toLowerCase(), value])),
     'content-type': 'application/json',
-    ...signatureHeaders(signingKey, webhookId, body),
+    ...signatureHeaders(signer, webhookId, body),
   };
 }

@@ -5,26 +5,31 @@ import type { AnySpec } from './route.ts';
 import { apiTags } from './tags.ts';
 
 /**
- * OpenAPI 3.0.3 reads `nullable: true` beside an `enum` as "the enum decides": null is allowed only
- * when the enum lists it. zod writes `nullable` alone, so a nullable enum (a hook's `event`) would
- * refuse the null it answers with; list null in the enum too.
+ * zod writes a nullable scalar as `type: [X, "null"]` and anything else nullable as
+ * `anyOf: [X, {type: "null"}]`; one form for both (the second), so that a reader of the document
+ * finds every alternative, null included, in one place.
  */
-function nullInNullableEnums(node: unknown): void {
+function nullAsAlternative(node: unknown): unknown {
   if (Array.isArray(node)) {
-    node.forEach(nullInNullableEnums);
-  } else if (typeof node === 'object' && node !== null) {
-    const schema = node as { nullable?: unknown; enum?: unknown[] };
-    if (schema.nullable === true && schema.enum && !schema.enum.includes(null)) {
-      schema.enum = [...schema.enum, null];
-    }
-    Object.values(node).forEach(nullInNullableEnums);
+    return node.map(nullAsAlternative);
   }
+  if (typeof node !== 'object' || node === null) {
+    return node;
+  }
+  const { type, ...rest } = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, nullAsAlternative(value)]),
+  ) as Record<string, unknown>;
+  if (Array.isArray(type) && type.length === 2 && type.includes('null')) {
+    return { anyOf: [{ ...rest, type: type.find((name) => name !== 'null') as unknown }, { type: 'null' }] };
+  }
+  return type === undefined ? rest : { type, ...rest };
 }
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' });
-  nullInNullableEnums(json);
-  return json;
+/** A JSON Schema (2020-12, OpenAPI 3.1's dialect) of `schema`, as a schema object inside the document. */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = nullAsAlternative(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }));
+  // The document says its dialect once (OpenAPI 3.1's), not in every schema.
+  return Object.fromEntries(Object.entries(json as object).filter(([key]) => key !== '$schema'));
 }
 
 function parameters(schema: z.ZodType | undefined, location: 'path' | 'query') {
@@ -75,6 +80,8 @@ function successResponse(spec: AnySpec, status: number) {
 export function buildOpenApiDocument(
   groups: { open: AnySpec[]; authenticated: AnySpec[] },
   info: { title: string; version: string; serverUrl: string },
+  /** OpenAPI 3.1's `webhooks`: the requests the service sends, by name. */
+  webhooks: Record<string, unknown> = {},
 ) {
   const paths: Record<string, Record<string, unknown>> = {};
   const ids = new Map<string, string>();
@@ -110,7 +117,7 @@ export function buildOpenApiDocument(
   }
   const used = new Set<string>(specs.map(({ spec }) => spec.tag));
   return {
-    openapi: '3.0.3',
+    openapi: '3.1.0',
     info: { title: info.title, version: info.version },
     servers: [{ url: info.serverUrl }],
     tags: Object.entries(apiTags)
@@ -121,5 +128,6 @@ export function buildOpenApiDocument(
     },
     security: [{ bearer: [] }],
     paths,
+    webhooks,
   };
 }

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 
-import { noteAuditSubject } from '../audit/subject.ts';
+import { noteAuditSubject } from '../shared/request-subject.ts';
 import type { ManagementAuth } from '../shared/management-api.ts';
 
 /**

@@ -81,7 +81,7 @@ export const managementRouteEvents: Record<string, readonly Rule[]> = {
   'patch /organization-scopes/:id': [event('OrganizationScope.Data.Updated')],
 };
 
-const routeKey = (spec: AnySpec) => `${spec.method} ${spec.path}`;
+export const routeKey = (spec: AnySpec) => `${spec.method} ${spec.path}`;
 
 /** What the handler emitted (its `data` left out: the answer), else the rule's default. */
 function dataOf(key: string, rule: Rule, emitted: object | undefined, input: Input, body: unknown) {

@@ -1,6 +1,6 @@
 import { translator, type Catalogue, type Translate } from '../shared/phrases/index.ts';
 import { codeTtlMs, type CodePurpose } from './codes.ts';
-import type { InvitationMessage, VerificationMessage } from './message-connector.ts';
+import type { HookDisabledMessage, InvitationMessage, VerificationMessage } from './message-connector.ts';
 import { oneLine } from './render-template.ts';
 
 /*
@@ -110,5 +110,28 @@ export function renderInvitationEmail(
         `<p>${escapeHtml(unexpected)}</p>`,
       ],
     }),
+  };
+}
+
+/** The notice that the service disabled a webhook: which one, why, and how to enable it again. */
+export function renderHookDisabledEmail({ hookId, hookName, reason }: HookDisabledMessage): {
+  subject: string;
+  text: string;
+  html: string;
+} {
+  const name = oneLine(hookName) || hookId;
+  const lines = [
+    `The webhook ${name} (${hookId}) was disabled: ${reason}`,
+    'It receives no events until it is enabled again: fix the endpoint, then enable the hook in the console or with PATCH /api/hooks/' +
+      `${hookId} {"enabled": true}.`,
+  ];
+  return {
+    subject: `Webhook disabled: ${name}`,
+    text: lines.join('\n\n') + '\n',
+    html: [
+      '<!doctype html><html><body style="font-family: sans-serif">',
+      ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
+      '</body></html>',
+    ].join('\n'),
   };
 }

@@ -1,9 +1,9 @@
 import type { Queryable } from '../storage/database.ts';
-import { renderCodeEmail, renderInvitationEmail, type EmailLook } from './built-in-emails.ts';
+import { renderCodeEmail, renderHookDisabledEmail, renderInvitationEmail, type EmailLook } from './built-in-emails.ts';
 import { codeTtlMs, type MessagePurpose } from './codes.ts';
 import { findEmailTemplateFor } from './email-template-queries.ts';
 import { languageTagSchema } from './email-template-schemas.ts';
-import type { Message } from './message-connector.ts';
+import type { Message, TemplatedMessage } from './message-connector.ts';
 import { renderTemplate, type RenderedEmail, type TemplateDetails, type TemplateVariables } from './render-template.ts';
 
 /** The language of templates looked up when the message's own has none (Logto's default fallback language). */
@@ -44,7 +44,7 @@ export async function findTemplateFor(
  * code (and `expiresInMinutes`, and `application` and `user` where the sign-in knows them); `link`,
  * `code`, `organization` and `inviter` for an invitation; `locale` when the message has a language.
  */
-export function variablesOf(message: Message): TemplateVariables {
+export function variablesOf(message: TemplatedMessage): TemplateVariables {
   if (message.purpose !== 'OrganizationInvitation') {
     const { code, application, user, locale } = message;
     return {
@@ -80,6 +80,9 @@ export type EmailSources = { templates: TemplateLookup; look: (locale: string | 
 
 /** The email for a message: from the operator's template where one matches, else the built-in one. */
 export async function composeEmail({ templates, look }: EmailSources, message: Message): Promise<RenderedEmail> {
+  if (message.purpose === 'HookDisabled') {
+    return renderHookDisabledEmail(message);
+  }
   const template = await templates(message.purpose, message.locale);
   if (template) {
     return renderTemplate(template, variablesOf(message));

@@ -21,13 +21,13 @@ export function developmentConnector(db: Knex): MessageConnector {
     async send(message) {
       // Strictly increasing per instance, so "newest first" holds for two sends in one millisecond.
       lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
-      const { to, type, purpose, code } = message;
+      const { to, type, purpose } = message;
       await insertDevelopmentMessage(db, {
         id: generateId(),
         recipient: recipientKey({ type, value: to }),
         type,
         purpose,
-        code,
+        code: 'code' in message ? message.code : undefined,
         link: message.purpose === 'OrganizationInvitation' ? message.link : undefined,
         createdAt: lastCreatedAt,
       });

@@ -21,7 +21,7 @@ import {
   templateTypeSchema,
   type EmailTemplate,
 } from './email-template-schemas.ts';
-import type { Message } from './message-connector.ts';
+import type { TemplatedMessage } from './message-connector.ts';
 import { renderTemplate } from './render-template.ts';
 
 const tag = 'Email templates';
@@ -68,7 +68,7 @@ const previewSchema = z.object({
 });
 
 /** What a preview fills the variables with: a message of that type as it could be sent. */
-const sampleMessage = (templateType: z.output<typeof templateTypeSchema>): Message =>
+const sampleMessage = (templateType: z.output<typeof templateTypeSchema>): TemplatedMessage =>
   templateType === 'OrganizationInvitation'
     ? {
         to: 'invitee@example.com',

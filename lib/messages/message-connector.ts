@@ -35,7 +35,23 @@ export type InvitationMessage = {
   locale?: string;
 };
 
-export type Message = VerificationMessage | InvitationMessage;
+/**
+ * A notice to whoever runs a webhook endpoint: the service disabled the hook (lib/hooks/endpoint-health.ts).
+ * Not one of Logto's template types: it is always the built-in email.
+ */
+export type HookDisabledMessage = {
+  to: string;
+  type: 'email';
+  purpose: 'HookDisabled';
+  hookId: string;
+  hookName: string;
+  reason: string;
+};
+
+/** The messages an operator's email template may word (Logto's template types). */
+export type TemplatedMessage = VerificationMessage | InvitationMessage;
+
+export type Message = TemplatedMessage | HookDisabledMessage;
 
 /** Delivers messages: SMTP, the development store, or another provider (SMS) behind the same call. */
 export interface MessageConnector {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../storage/database.ts';
-import type { MessagePurpose } from './codes.ts';
+import type { Message } from './message-connector.ts';
 
 /* `development_messages`: the messages the development connector kept instead of sending them. */
 
@@ -8,7 +8,7 @@ export type DevelopmentMessage = {
   id: string;
   recipient: string;
   type: 'email' | 'phone';
-  purpose: MessagePurpose;
+  purpose: Message['purpose'];
   code?: string;
   link?: string;
   createdAt: number;
@@ -18,7 +18,7 @@ type DevelopmentMessageRow = {
   id: string;
   recipient: string;
   type: 'email' | 'phone';
-  purpose: MessagePurpose;
+  purpose: Message['purpose'];
   code: string | null;
   link: string | null;
   created_at: number;

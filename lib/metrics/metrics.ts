@@ -58,6 +58,20 @@ export const webhookAttempts = seconds(
   [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 );
 
+export const webhookDeliveryAttempts = new Counter({
+  name: 'identity_webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts by hook id and outcome (succeeded; retry: failed, tried again later; failed: given up)',
+  labelNames: ['hook_id', 'outcome'],
+  registers: [registry],
+});
+
+export const webhookDeliveryLatency = seconds(
+  'identity_webhook_delivery_latency_seconds',
+  'From the commit of an event to the 2xx answer of its receiver, retries (and recoveries) included',
+  [],
+  [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600, 86_400],
+);
+
 let collectingProcessMetrics = false;
 
 /** CPU, memory, event loop lag, garbage collection (prom-client's defaults), once per process. */

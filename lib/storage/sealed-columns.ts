@@ -18,6 +18,9 @@ export const sealedColumns = {
   /** Named client secrets (Logto's application secrets), keyed by their row id: a rename keeps them. */
   namedApplicationSecrets: { table: 'application_secrets', column: 'value' },
   hookSigningKeys: { table: 'hooks', column: 'signing_key' },
+  /** A hook's Ed25519 private key, and the key (JSON) it signed with before its last rotation. */
+  hookPrivateKeys: { table: 'hooks', column: 'signing_private_key' },
+  hookPreviousKeys: { table: 'hooks', column: 'previous_signing_key' },
   totpSecrets: { table: 'user_mfa_verifications', column: 'secret' },
   socialConnectorSecrets: { table: 'social_connectors', column: 'config', field: 'clientSecret' },
   ssoConnectorSecrets: { table: 'sso_connectors', column: 'config', field: 'clientSecret' },

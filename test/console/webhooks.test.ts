@@ -10,7 +10,7 @@ describe('console: webhooks', function () {
   let receiver: Receiver;
 
   // The receiver is on loopback: allowed outside production (HOOKS_ALLOW_PRIVATE_TARGETS' default), said here to be sure.
-  const session = useConsoleSession({ HOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+  const session = useConsoleSession({ HOOKS_ALLOW_PRIVATE_TARGETS: 'true', HOOKS_RETRY_SCHEDULE: '0.1' });
 
   before(async () => {
     receiver = await Receiver.start();
@@ -53,7 +53,7 @@ describe('console: webhooks', function () {
     await eventually(() => receiver.requests.length === 2);
 
     await page.goto(`${session().service.url}${hookPath}`);
-    const deliveries = page.getByRole('region', { name: 'Recent deliveries' });
+    const deliveries = page.getByRole('region', { name: 'Recent attempts' });
     await eventually(async () => {
       await deliveries.getByRole('button', { name: 'Refresh' }).click();
       return (await deliveries.getByRole('row').count()) > 1;
@@ -76,5 +76,45 @@ describe('console: webhooks', function () {
     expect(await page.getByRole('link', { name: 'Audit sink' }).count()).to.equal(0);
 
     expect(session().problems).to.deep.equal([]);
+  });
+
+  it('offers Re-send for a failed delivery only, and recovers the failed ones since a time', async () => {
+    const { page, service } = session();
+    const down = await Receiver.down();
+    try {
+      const created = await service.api.post('hooks', {
+        json: { name: 'Flaky sink', events: ['Role.Created'], config: { url: down.url } },
+      });
+      const hookId = (created.body as { id: string }).id;
+      await service.api.post('roles', { json: { name: 'recovered role', description: 'd' } });
+      await eventually(
+        async () =>
+          ((await service.api.get(`hooks/${hookId}/deliveries?status=failed`)).body as unknown[]).length === 1,
+      );
+
+      await page.goto(`${service.url}/console/webhooks/${hookId}`);
+      const deliveries = page.getByRole('region', { name: 'Deliveries' });
+      await deliveries.getByRole('row').nth(1).waitFor();
+      expect(await deliveries.getByRole('row').nth(1).textContent())
+        .to.contain('Role.Created')
+        .and.contain('failed');
+      expect(await deliveries.getByRole('button', { name: 'Re-send' }).count()).to.equal(1);
+
+      await down.listen();
+      // datetime-local holds the browser's local time (the browser runs beside the test, in its zone).
+      const hourAgo = new Date(Date.now() - 3_600_000 - new Date().getTimezoneOffset() * 60_000);
+      await page.getByLabel('Since').fill(hourAgo.toISOString().slice(0, 16));
+      await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
+      await page.getByText('Recover: done, 1 of 1').waitFor();
+      await down.waitFor(1);
+      await eventually(async () => {
+        await deliveries.getByRole('button', { name: 'Refresh' }).click();
+        return (await deliveries.getByRole('row').nth(1).textContent())?.includes('succeeded');
+      });
+      expect(await deliveries.getByRole('button', { name: 'Re-send' }).count()).to.equal(0);
+      expect(session().problems).to.deep.equal([]);
+    } finally {
+      await down.close();
+    }
   });
 });

@@ -36,14 +36,23 @@ describe('hooks: management', () => {
     expect(Object.keys(hook).sort()).to.deep.equal([
       'config',
       'createdAt',
+      'disabledReason',
       'enabled',
       'event',
       'events',
+      'excludeApplicationIds',
       'id',
       'name',
+      'notifyEmail',
+      'ordering',
+      'payload',
+      'rateLimitPerSecond',
+      'signatureScheme',
       'signingKey',
       'tenantId',
     ]);
+    // CONTRACT.md §9's delivery settings, at their defaults.
+    expect(hook).to.include({ disabledReason: null, ordering: 'none', rateLimitPerSecond: null, notifyEmail: null });
 
     const fetched = await service.api.get(`hooks/${hook.id}`);
     expect(fetched.statusCode).to.equal(200);

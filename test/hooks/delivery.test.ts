@@ -365,6 +365,9 @@ describe('hooks: SSRF guard at send time', () => {
           signingKey: generateSecret(),
           enabled: true,
           createdAt: Date.now(),
+          signatureScheme: 'hmac-sha256',
+          payload: 'full',
+          excludeApplicationIds: [],
         });
         await bumpCacheVersion(trx, hooksCache);
       });

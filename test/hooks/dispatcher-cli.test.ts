@@ -36,6 +36,9 @@ describe('hooks: npm run dispatcher', () => {
           signingKey: generateSecret(),
           enabled: true,
           createdAt: Date.now(),
+          signatureScheme: 'hmac-sha256',
+          payload: 'full',
+          excludeApplicationIds: [],
         }),
       );
       await cache.sync();

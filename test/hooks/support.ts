@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 
 import type { Config } from '../../lib/config/env.ts';
+import { claimDeliveries, recordAttempts } from '../../lib/hooks/deliveries.ts';
+import type { ClaimedDelivery } from '../../lib/hooks/delivery-queries.ts';
+import { ensureDispatchRows } from '../../lib/hooks/dispatch-queries.ts';
 import { activeDispatchers, Dispatcher } from '../../lib/hooks/dispatcher.ts';
 import type { HookEvent } from '../../lib/hooks/events.ts';
 import { enqueueEvent } from '../../lib/hooks/outbox.ts';
@@ -81,4 +84,39 @@ export async function deliveryRows(service: HooksService, hookId?: string) {
     status: string;
     attempts: number;
   }>;
+}
+
+/** A dispatcher's claim of up to `room` of one hook's due deliveries at `now`, made by hand. */
+export async function claimByHand(service: HooksService, hookId: string, room: number, now: number) {
+  // As a dispatcher does before it claims for a hook it has not seen.
+  await ensureDispatchRows(service.db, [hookId]);
+  const { claimed } = await claimDeliveries(service.db, {
+    rooms: new Map([[hookId, room]]),
+    hooks: new Map([[hookId, { ordering: 'none', rateLimitPerSecond: null }]]),
+    maxInFlight: 1000,
+    leaseMs: 1000,
+    now,
+  });
+  return claimed;
+}
+
+/** Records the attempts of deliveries claimed by hand; for each, whether its claim still held. */
+export async function settleByHand(
+  deliveries: ClaimedDelivery[],
+  statusCode: number,
+  now: number,
+  service: HooksService,
+) {
+  const { kept } = await recordAttempts(
+    service.db,
+    deliveries.map((delivery) => ({
+      delivery,
+      result: { statusCode, durationMs: 1 },
+      outcome:
+        statusCode === 200 ? { status: 'succeeded' as const } : { status: 'failed' as const, disableHook: false },
+      now,
+    })),
+    { disableAfterSeconds: 432_000 },
+  );
+  return kept;
 }

@@ -8,6 +8,7 @@ import { hookEventGroup, hookEventGroups, hookEvents, isHookEvent } from '../../
 import { decideOutcome, parseRetryAfter } from '../../lib/hooks/retry.ts';
 import { samplePayloads } from '../../lib/hooks/samples.ts';
 import { requestHeaders, signatureHeaders } from '../../lib/hooks/signature.ts';
+import { hmacSigner } from '../../lib/hooks/signing-keys.ts';
 import { isPublicAddress } from '../../lib/hooks/target-guard.ts';
 
 describe('hooks: event catalogue', () => {
@@ -158,7 +159,7 @@ describe('hooks: signatures', () => {
     const key = 'AbCdEfGhIjKlMnOpQrStUvWxYz012345';
     const body = '{"hookId":"h","event":"PostSignIn","createdAt":"2025-01-01T00:00:00.000Z","ü":"ñ"}';
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = signatureHeaders(key, 'msg1', body, timestamp);
+    const headers = signatureHeaders(hmacSigner(key), 'msg1', body, timestamp);
     expect(headers['logto-signature-sha-256']).to.equal(createHmac('sha256', key).update(body).digest('hex'));
     expect(headers['webhook-signature']).to.equal(
       `v1,${createHmac('sha256', key).update(`msg1.${timestamp}.${body}`).digest('base64')}`,
@@ -175,7 +176,7 @@ describe('hooks: signatures', () => {
         url: 'https://x',
         headers: { 'X-Api-Key': 'k', 'Content-Type': 'text/plain', 'Webhook-Signature': 'v1,forged' },
       },
-      'key',
+      hmacSigner('key'),
       'id1',
       '{}',
     );
@@ -194,7 +195,7 @@ describe('hooks: the verification snippets of docs/webhooks.md', () => {
   // Signed when these tests run, not when the suite loads: the signature's timestamp must be recent.
   let headers: ReturnType<typeof requestHeaders>;
   before(() => {
-    headers = requestHeaders({ url: 'https://x' }, key, 'dl1', body);
+    headers = requestHeaders({ url: 'https://x' }, hmacSigner(key), 'dl1', body);
   });
 
   it('the Node-only Standard Webhooks check accepts our signature and refuses another key', () => {

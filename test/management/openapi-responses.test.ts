@@ -242,6 +242,9 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       await sleep(50);
     }
     const [log] = ok(await api.get('logs')) as Array<{ id: string }>;
+    const replay = (await post(`hooks/${hook.id}/replay`, { since: new Date(Date.now() - 60_000).toISOString() })) as {
+      id: string;
+    };
 
     idsAfter = {
       applications: machine.id,
@@ -259,6 +262,7 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       'trusted-issuers': trustedIssuer.id,
       logs: log.id,
       hooks: hook.id,
+      jobs: replay.id,
       'email-templates': emailTemplate.id,
       'custom-phrases': 'de',
     };

@@ -4,6 +4,7 @@ import { hookEventGroups } from '../../../lib/hooks/events.ts';
 
 import { api, type ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
+import { Deliveries, RecoverReplay } from './webhook-deliveries.tsx';
 import {
   ConfirmButton,
   DeleteCard,
@@ -24,6 +25,8 @@ type Hook = {
   config: { url: string; headers?: Record<string, string> };
   signingKey: string;
   enabled: boolean;
+  /** Set when the service disabled it (410 Gone, failing too long). */
+  disabledReason: string | null;
   createdAt: number;
   executionStats?: { requestCount: number; successCount: number };
 };
@@ -197,6 +200,14 @@ export function WebhookPage({ id }: { id: string }) {
             <Link to="/webhooks">← Webhooks</Link>
           </p>
           <h1>{loaded.name}</h1>
+          {loaded.disabledReason && (
+            <div role="alert" class="notice warning">
+              <p>
+                <strong>Disabled by the service:</strong> {loaded.disabledReason}
+              </p>
+              <p>It receives no events. Fix the endpoint, then switch it on again below.</p>
+            </div>
+          )}
           <section class="card">
             <Switch
               label="Enabled"
@@ -209,6 +220,8 @@ export function WebhookPage({ id }: { id: string }) {
           <SigningKey hook={loaded} onRotated={hook.reload} />
           <SendTest hook={loaded} />
           <Deliveries hookId={id} />
+          <RecoverReplay hookId={id} />
+          <Attempts hookId={id} />
           <DeleteCard
             label="Delete webhook"
             question={`Delete the webhook ${loaded.name} and its pending deliveries?`}
@@ -282,20 +295,19 @@ function SendTest({ hook }: { hook: Hook }) {
   );
 }
 
-function Deliveries({ hookId }: { hookId: string }) {
+/** Every attempt of the last 24 hours (Logto's recent logs); re-sending is offered on the deliveries. */
+function Attempts({ hookId }: { hookId: string }) {
   const attempts = useLoad<Attempt[]>(`hooks/${hookId}/recent-logs?page_size=20`);
-  const action = useAction();
   return (
-    <section class="card" aria-labelledby="deliveries">
-      <h2 id="deliveries">Recent deliveries</h2>
+    <section class="card" aria-labelledby="attempts">
+      <h2 id="attempts">Recent attempts</h2>
       <button type="button" onClick={attempts.reload}>
         Refresh
       </button>
-      <FormError error={action.error} />
       <Loaded state={attempts}>
         {(items) =>
           items.length === 0 ? (
-            <p>No delivery in the last 24 hours.</p>
+            <p>No delivery attempt in the last 24 hours.</p>
           ) : (
             <table>
               <thead>
@@ -306,7 +318,6 @@ function Deliveries({ hookId }: { hookId: string }) {
                   <th>Status</th>
                   <th>Duration</th>
                   <th>Response</th>
-                  <th />
                 </tr>
               </thead>
               <tbody>
@@ -321,22 +332,6 @@ function Deliveries({ hookId }: { hookId: string }) {
                     <td>{attempt.payload.durationMs} ms</td>
                     <td>
                       <code class="clip">{attempt.payload.response.body ?? attempt.payload.error ?? ''}</code>
-                    </td>
-                    <td>
-                      {attempt.payload.result === 'Error' && (
-                        <button
-                          type="button"
-                          onClick={() =>
-                            void action.run(() =>
-                              api('POST', `hooks/${hookId}/deliveries/${attempt.payload.webhookId}/resend`).then(
-                                attempts.reload,
-                              ),
-                            )
-                          }
-                        >
-                          Re-send
-                        </button>
-                      )}
                     </td>
                   </tr>
                 ))}

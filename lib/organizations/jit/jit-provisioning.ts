@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 
 import { outboxEffects } from '../../hooks/effects.ts';
-import { requestOf } from '../../hooks/payloads.ts';
+import { byUser, requestOf } from '../../hooks/payloads.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { addLinks, linkedIds, organizationLinks } from '../links.ts';
@@ -31,7 +31,7 @@ async function provision(
       organizationLinks.userRoles(organizationId, userId),
       await linkedIds(trx, organizationLinks.jitRoles(organizationId)),
     );
-    await outboxEffects(trx, cache, requestOf(ctx)).emit('Organization.Membership.Updated', {
+    await outboxEffects(trx, cache, byUser(requestOf(ctx), userId)).emit('Organization.Membership.Updated', {
       membership: deltaOf(organizationId, { addedUserIds: [userId] }),
     });
     joined.push(organizationId);

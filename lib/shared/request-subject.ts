@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 
 /**
  * Who a request acts as, noted by the code that authenticates it (the management token, the
- * interaction cookie, the Account API's token), for the audit trail to read once it is answered.
+ * interaction cookie, the Account API's token), for the audit trail to read once it is answered and
+ * for webhook events to name their `actor`. Below every domain: both read it.
  */
 export type AuditSubject = {
   kind: 'management' | 'interaction' | 'account';
