@@ -219,9 +219,19 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     events: JSON.parse(String(row.events)) as Entry<'hooks'>['events'],
     config: json(row.config) as Entry<'hooks'>['config'],
     enabled: boolean(row.enabled),
-    ...(options.withSecrets
-      ? { signingKey: openSecret(db, sealedColumns.hookSigningKeys, String(row.id), String(row.signing_key)) }
-      : {}),
+    disabledReason: text(row.disabled_reason),
+    signatureScheme: text(row.signature_scheme) as Entry<'hooks'>['signatureScheme'],
+    payload: text(row.payload) as Entry<'hooks'>['payload'],
+    excludeApplicationIds: JSON.parse(text(row.exclude_application_ids) ?? '[]') as string[],
+    ordering: text(row.ordering) as Entry<'hooks'>['ordering'],
+    rateLimitPerSecond: row.rate_limit_per_second === null ? null : number(row.rate_limit_per_second),
+    notifyEmail: text(row.notify_email),
+    ...(options.withSecrets && {
+      signingKey: openSecret(db, sealedColumns.hookSigningKeys, String(row.id), String(row.signing_key)),
+      ...(typeof row.signing_private_key === 'string' && {
+        signingPrivateKey: openSecret(db, sealedColumns.hookPrivateKeys, String(row.id), row.signing_private_key),
+      }),
+    }),
     createdAt: number(row.created_at),
   }));
 

@@ -4,7 +4,7 @@ import { applicationTypes, customClientMetadataSchema, oidcClientMetadataSchema 
 import { consoleApp } from '../shared/console-ids.ts';
 import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
 import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
-import { hookConfigSchema, hookEventSchema } from '../hooks/schemas.ts';
+import { deliveryFieldsInput, hookConfigSchema, hookEventSchema } from '../hooks/schemas.ts';
 import {
   customCssMaxLength,
   emailDomain,
@@ -120,13 +120,20 @@ const organization = z.strictObject({
   }),
 });
 
+/**
+ * A hook, with its delivery settings (left out by files from before them: defaults). The Ed25519
+ * private key travels as a secret, like `signingKey`; a rotation's overlap does not travel.
+ */
 const hook = z.strictObject({
   id,
   name: z.string().max(256),
   events: z.array(hookEventSchema).min(1).max(100),
   config: hookConfigSchema,
   enabled: z.boolean(),
+  disabledReason: z.string().max(512).nullable().optional(),
+  ...deliveryFieldsInput,
   signingKey: secret,
+  signingPrivateKey: z.string().min(1).max(1024).optional(),
   createdAt,
 });
 

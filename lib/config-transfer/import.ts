@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 
+import { newEd25519Key } from '../hooks/signing-keys.ts';
 import { ConfigError } from '../config/env.ts';
 import { defaultSignInExperience } from '../sign-in-experience/schemas.ts';
 import { saveSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
@@ -522,6 +523,13 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
           `hook ${hook.id} (${hook.name}): created with a new signing key (the file had none); receivers must be given it`,
         );
       }
+      const ed25519 = hook.signatureScheme === 'ed25519';
+      const privateKey = ed25519 ? (hook.signingPrivateKey ?? (exists ? undefined : newEd25519Key())) : undefined;
+      if (ed25519 && hook.signingPrivateKey === undefined && privateKey !== undefined) {
+        notes.push(
+          `hook ${hook.id} (${hook.name}): created with a new Ed25519 key pair (the file had none); receivers must fetch its public key`,
+        );
+      }
       await upsert(
         trx,
         'hooks',
@@ -533,7 +541,20 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
           ...(signingKey === undefined
             ? {}
             : { signing_key: sealSecret(trx, sealedColumns.hookSigningKeys, hook.id, signingKey) }),
+          ...(privateKey !== undefined && {
+            signing_private_key: sealSecret(trx, sealedColumns.hookPrivateKeys, hook.id, privateKey),
+          }),
+          ...(!ed25519 && { signing_private_key: null }),
+          previous_signing_key: null,
+          previous_key_until: null,
           enabled: hook.enabled,
+          disabled_reason: hook.disabledReason ?? null,
+          signature_scheme: hook.signatureScheme ?? 'hmac-sha256',
+          payload: hook.payload ?? 'full',
+          exclude_application_ids: JSON.stringify(hook.excludeApplicationIds ?? []),
+          ordering: hook.ordering ?? 'none',
+          rate_limit_per_second: hook.rateLimitPerSecond ?? null,
+          notify_email: hook.notifyEmail ?? null,
           created_at: hook.createdAt,
         },
         counts,

@@ -51,7 +51,26 @@ export const configColumns = {
   organization_jit_email_domains: ['organization_id', 'email_domain'],
   organization_jit_roles: ['organization_id', 'organization_role_id'],
   organization_jit_sso_connectors: ['organization_id', 'sso_connector_id'],
-  hooks: ['id', 'name', 'events', 'config', 'signing_key', 'enabled', 'created_at'],
+  hooks: [
+    'id',
+    'name',
+    'events',
+    'config',
+    'signing_key',
+    'enabled',
+    'disabled_reason',
+    'signature_scheme',
+    'signing_private_key',
+    /** A rotation's overlap does not travel: an import ends it. */
+    'previous_signing_key',
+    'previous_key_until',
+    'payload',
+    'exclude_application_ids',
+    'ordering',
+    'rate_limit_per_second',
+    'notify_email',
+    'created_at',
+  ],
   sign_in_experience: ['id', 'settings'],
 } as const;
 

@@ -51,7 +51,8 @@ const deliveryFields = {
   rateLimitPerSecond: z.number().int().min(1).max(10_000).nullable(),
   notifyEmail: z.email().max(254).nullable(),
 };
-const deliveryFieldsInput = z.object(deliveryFields).partial().shape;
+/** The fields as a request (or a configuration file) may give them: each optional. */
+export const deliveryFieldsInput = z.object(deliveryFields).partial().shape;
 
 export const hookSchema = z.object({
   tenantId: z.string(),

@@ -177,6 +177,22 @@ async function configure(service: TestService) {
       },
     }),
   );
+  // A hook with every delivery setting away from its default.
+  ok(
+    await api.post('hooks', {
+      json: {
+        name: 'sync service',
+        events: ['User.Data.Updated'],
+        config: { url: 'https://sync.example.com/in' },
+        signatureScheme: 'ed25519',
+        payload: 'thin',
+        excludeApplicationIds: [machine.id],
+        ordering: 'per-entity',
+        rateLimitPerSecond: 20,
+        notifyEmail: 'ops@example.com',
+      },
+    }),
+  );
   const settings = ok(await api.get('sign-in-exp'));
   ok(
     await api.patch('sign-in-exp', {
