@@ -13,7 +13,7 @@ const idParams = z.object({ id: z.string().min(1).max(21) });
 /** Clocks of the caller and the service may differ by this much: a window ending "now" is not refused. */
 const clockSkewMs = 60_000;
 
-const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
+const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' }).max(40);
 
 /** `{since, until?}`: ISO 8601 instants, `since` not after `until`, neither in the future; `until` defaults to now. */
 const windowBody = z

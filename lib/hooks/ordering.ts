@@ -1,3 +1,4 @@
+import { generateId } from '../storage/ids.ts';
 import { hookEventGroup, type HookEvent } from './events.ts';
 import { entityIdOf } from './payloads.ts';
 
@@ -36,3 +37,10 @@ export function nextSequence(now = Date.now()): number {
   lastSequence = Math.max(now * 1000, lastSequence + 1);
   return lastSequence;
 }
+
+/**
+ * An id that sorts in the order ids are made here (`nextSequence`, base 36, then randomness): the
+ * event log's, whose (created_at, id) order replay follows, so two events of one millisecond replay
+ * in commit order.
+ */
+export const sequentialId = (): string => nextSequence().toString(36).padStart(11, '0') + generateId().slice(0, 10);

@@ -6,7 +6,7 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { insertDeliveries, type NewDelivery } from './delivery-queries.ts';
 import { insertEvent } from './event-log-queries.ts';
 import type { HookEvent } from './events.ts';
-import { entityKeyOf, nextSequence } from './ordering.ts';
+import { entityKeyOf, nextSequence, sequentialId } from './ordering.ts';
 import { thinPayload, type Actor } from './payloads.ts';
 import { anyHookExists, hooksCache, loadSubscriptions, type Subscription } from './queries.ts';
 
@@ -83,7 +83,7 @@ export async function enqueueEvent(
     return;
   }
   const now = Date.now();
-  await insertEvent(trx, { id: generateId(), event, payload: JSON.stringify(payload), createdAt: now });
+  await insertEvent(trx, { id: sequentialId(), event, payload: JSON.stringify(payload), createdAt: now });
   const deliveries = deliveriesOf(await subscribers(trx, cache, event), event, now, payload);
   if (deliveries.length === 0) {
     return;

@@ -17,7 +17,7 @@ describe('hooks: the event log', () => {
   const logged = () =>
     service
       .db('hook_events')
-      .orderBy('created_at')
+      .orderBy(['created_at', 'id'])
       .select<Array<{ event: string; payload: string }>>('event', 'payload');
 
   it('logs nothing while no hook exists, then every event, whoever listens', async () => {

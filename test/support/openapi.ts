@@ -7,6 +7,7 @@ export type Schema = {
   pattern?: string;
   enum?: unknown[];
   const?: unknown;
+  examples?: unknown[];
   nullable?: boolean;
   minLength?: number;
   maxLength?: number;
@@ -62,6 +63,9 @@ export function sample(schema: Schema): unknown {
   }
   if (schema.const !== undefined) {
     return schema.const;
+  }
+  if (schema.examples?.length) {
+    return schema.examples[0];
   }
   if (schema.enum) {
     return schema.enum[0];
