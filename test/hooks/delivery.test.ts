@@ -7,7 +7,7 @@ import { insertHook, hooksCache } from '../../lib/hooks/queries.ts';
 import { generateId, generateSecret } from '../../lib/storage/ids.ts';
 import { bumpCacheVersion } from '../../lib/storage/shared-cache.ts';
 import { eventually, Receiver, sleep, type Received } from './receiver.ts';
-import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
+import { createHook, deleteAllHooks, deliveryRows, type HooksService, startHooksService } from './support.ts';
 
 const verifyStandard = (signingKey: string, request: Received) =>
   new Webhook(`whsec_${Buffer.from(signingKey).toString('base64')}`).verify(
@@ -30,11 +30,7 @@ describe('hooks: delivery', () => {
   });
   afterEach(async () => {
     await receiver.close();
-    // Hooks of one test must not receive the next test's events.
-    const hooks = await service.api.get('hooks');
-    for (const { id } of hooks.body as Array<{ id: string }>) {
-      await service.api.delete(`hooks/${id}`);
-    }
+    await deleteAllHooks(service);
   });
   after(async () => {
     await service.stop();

@@ -6,6 +6,7 @@ import { eventually, Receiver, sleep } from './receiver.ts';
 import {
   claimByHand,
   createHook,
+  deleteAllHooks,
   deliveryRows,
   settleByHand,
   startHooksService,
@@ -54,10 +55,7 @@ describe('hooks: recover and replay', () => {
   });
   afterEach(async () => {
     await receiver.close();
-    const hooks = await service.api.get('hooks');
-    for (const { id } of hooks.body as Array<{ id: string }>) {
-      await service.api.delete(`hooks/${id}`);
-    }
+    await deleteAllHooks(service);
   });
   after(async () => {
     await service.stop();

@@ -120,3 +120,11 @@ export async function settleByHand(
   );
   return kept;
 }
+
+/** Deletes every hook: one test's hooks must not receive the next test's events. */
+export async function deleteAllHooks(service: HooksService): Promise<void> {
+  const hooks = await service.api.get('hooks');
+  for (const { id } of hooks.body as Array<{ id: string }>) {
+    await service.api.delete(`hooks/${id}`);
+  }
+}

@@ -32,6 +32,20 @@ async function twoDispatchers(env: Record<string, string>) {
   };
 }
 
+/** The receiver answers after `delayMs`; `most` is the largest number of requests it held at once. */
+function countInFlight(receiver: Receiver, delayMs: number): { most: number } {
+  const seen = { most: 0 };
+  let active = 0;
+  receiver.answer = () => {
+    active += 1;
+    seen.most = Math.max(seen.most, active);
+    // Registered before the receiver's own timer: counted down as the answer goes out.
+    setTimeout(() => (active -= 1), delayMs);
+    return { status: 200, delayMs };
+  };
+  return seen;
+}
+
 describe('hooks: per-hook concurrency cap and rate limit, across dispatchers', () => {
   let receiver: Receiver;
   beforeEach(async () => {
@@ -44,15 +58,7 @@ describe('hooks: per-hook concurrency cap and rate limit, across dispatchers', (
   it('never has more than HOOKS_CONCURRENCY_PER_HOOK requests in flight to one hook, all dispatchers together', async () => {
     const pair = await twoDispatchers({ HOOKS_CONCURRENCY_PER_HOOK: '3' });
     try {
-      let active = 0;
-      let most = 0;
-      receiver.answer = () => {
-        active += 1;
-        most = Math.max(most, active);
-        // Registered before the receiver's own timer: counted down as the answer goes out.
-        setTimeout(() => (active -= 1), 40);
-        return { status: 200, delayMs: 40 };
-      };
+      const inFlight = countInFlight(receiver, 40);
       const hook = await createHook(pair.first, receiver.url, ['User.Created']);
       const other = await createHook(pair.first, receiver.url, ['User.Created']);
       await Promise.all(
@@ -67,8 +73,8 @@ describe('hooks: per-hook concurrency cap and rate limit, across dispatchers', (
       expect(perHook(hook.id)).to.have.length(40);
       expect(perHook(other.id)).to.have.length(40);
       // Two hooks, three each at most.
-      expect(most).to.be.at.most(6);
-      expect(most).to.be.at.least(2);
+      expect(inFlight.most).to.be.at.most(6);
+      expect(inFlight.most).to.be.at.least(2);
     } finally {
       await pair.stop();
     }
@@ -77,20 +83,13 @@ describe('hooks: per-hook concurrency cap and rate limit, across dispatchers', (
   it('a hook with a cap of one gets its requests strictly one after another', async () => {
     const pair = await twoDispatchers({ HOOKS_CONCURRENCY_PER_HOOK: '1' });
     try {
-      let active = 0;
-      let most = 0;
-      receiver.answer = () => {
-        active += 1;
-        most = Math.max(most, active);
-        setTimeout(() => (active -= 1), 20);
-        return { status: 200, delayMs: 20 };
-      };
+      const inFlight = countInFlight(receiver, 20);
       await createHook(pair.first, receiver.url, ['Role.Created']);
       await Promise.all(
         Array.from({ length: 30 }, (_, index) => pair.first.emit('Role.Created', { data: { id: `r${index}` } })),
       );
       await receiver.waitFor(30, 40_000);
-      expect(most).to.equal(1);
+      expect(inFlight.most).to.equal(1);
     } finally {
       await pair.stop();
     }
