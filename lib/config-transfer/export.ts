@@ -259,7 +259,7 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     audience: String(row.audience),
     algorithms: JSON.parse(String(row.algorithms)) as Entry<'trustedIssuers'>['algorithms'],
     userMapping: json(row.user_mapping) as Entry<'trustedIssuers'>['userMapping'],
-    applicationIds: JSON.parse(String(row.application_ids)) as string[],
+    applicationIds: (JSON.parse(String(row.application_ids)) as string[]).sort(),
     createdAt: number(row.created_at),
   }));
   const customPhrases: Array<Entry<'customPhrases'>> = (await rowsOf(db, 'custom_phrases', 'language_tag')).map(
