@@ -5,14 +5,14 @@ import { builtIn, connectorSecretField, formatVersion, type ConfigFile } from '.
 import type { ConfigTable, Row } from './tables.ts';
 
 export type ExportOptions = {
-  /** Client secrets, hook signing keys and connector secrets, opened (they are left out otherwise). */
+  /** Client secrets (the legacy and the named ones), hook signing keys and connector secrets, opened (they are left out otherwise). */
   withSecrets: boolean;
   /** The application BOOTSTRAP_ADMIN_CLIENT_ID keeps: the environment makes it, not the file. */
   bootstrapAdminId?: string;
 };
 
 /** An entry of one of the file's lists. */
-type Entry<K extends keyof ConfigFile> = ConfigFile[K] extends Array<infer E> ? E : never;
+type Entry<K extends keyof ConfigFile> = NonNullable<ConfigFile[K]> extends Array<infer E> ? E : never;
 // A string column holding one of a field's values is asserted to the field's type below: the database
 // holds what the API let in.
 
@@ -26,9 +26,12 @@ const text = (value: unknown) => {
   return value;
 };
 
-/** Rows in the order they were made (ties by id), so that a new entry lands at the end of its list. */
-async function rowsOf(db: Queryable, table: ConfigTable): Promise<Row[]> {
-  return db(table).orderBy('created_at').orderBy('id').select<Row[]>('*');
+/**
+ * Rows in the order they were made (ties by id), so that a new entry lands at the end of its list;
+ * a table without a creation time goes by the column given.
+ */
+async function rowsOf(db: Queryable, table: ConfigTable, order = 'created_at'): Promise<Row[]> {
+  return db(table).orderBy(order).orderBy('id').select<Row[]>('*');
 }
 
 /** A link table as lists of ids by the parent's id, sorted so that the file does not depend on the database's order. */
@@ -113,6 +116,19 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
       isThirdParty: boolean(row.is_third_party),
       createdAt: number(row.created_at),
       roleIds: applicationRoles.get(String(row.id)) ?? [],
+    }));
+
+  const applicationSecrets: Array<Entry<'applicationSecrets'>> = (await rowsOf(db, 'application_secrets'))
+    .filter((row) => !notExported.has(String(row.application_id)))
+    .map((row) => ({
+      id: String(row.id),
+      applicationId: String(row.application_id),
+      name: String(row.name),
+      ...(options.withSecrets && {
+        value: openSecret(db, sealedColumns.namedApplicationSecrets, String(row.id), String(row.value)),
+      }),
+      createdAt: number(row.created_at),
+      expiresAt: row.expires_at === null ? null : number(row.expires_at),
     }));
 
   const organizationScopes: Array<Entry<'organizationScopes'>> = (await rowsOf(db, 'organization_scopes')).map(
@@ -235,17 +251,43 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
     createdAt: number(row.created_at),
   }));
 
+  const trustedIssuers: Array<Entry<'trustedIssuers'>> = (await rowsOf(db, 'trusted_issuers')).map((row) => ({
+    id: String(row.id),
+    name: String(row.name),
+    issuer: String(row.issuer),
+    jwksUri: String(row.jwks_uri),
+    audience: String(row.audience),
+    algorithms: JSON.parse(String(row.algorithms)) as Entry<'trustedIssuers'>['algorithms'],
+    userMapping: json(row.user_mapping) as Entry<'trustedIssuers'>['userMapping'],
+    applicationIds: (JSON.parse(String(row.application_ids)) as string[]).sort(),
+    createdAt: number(row.created_at),
+  }));
+  const customPhrases: Array<Entry<'customPhrases'>> = (await rowsOf(db, 'custom_phrases', 'language_tag')).map(
+    (row) => ({ id: String(row.id), languageTag: String(row.language_tag), translation: json(row.translation) }),
+  );
+  const emailTemplates: Array<Entry<'emailTemplates'>> = (await rowsOf(db, 'email_templates')).map((row) => ({
+    id: String(row.id),
+    languageTag: String(row.language_tag),
+    templateType: String(row.template_type) as Entry<'emailTemplates'>['templateType'],
+    details: json(row.details) as Entry<'emailTemplates'>['details'],
+    createdAt: number(row.created_at),
+  }));
+
   return {
     version: formatVersion,
     resources,
     roles,
     applications,
+    applicationSecrets,
     organizationScopes,
     organizationRoles,
     ssoConnectors,
     connectors,
     organizations,
     hooks,
+    trustedIssuers,
+    customPhrases,
+    emailTemplates,
     signInExperience: await readSignInExperience(db),
   };
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 import { applicationTypes, customClientMetadataSchema, oidcClientMetadataSchema } from '../applications/schemas.ts';
+import { phraseLanguageTagSchema, translationSchema } from '../custom-phrases/schemas.ts';
+import { languageTagSchema, templateDetailsSchema, templateTypeSchema } from '../messages/email-template-schemas.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
 import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
@@ -16,6 +18,7 @@ import { managementApi } from '../shared/management-api.ts';
 import { accessTokenTtl, resourceIndicator, scopeName } from '../resources/schemas.ts';
 import { roleTypes } from '../roles/schemas.ts';
 import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';
+import { trustedIssuerFields } from '../trusted-issuers/schemas.ts';
 
 /**
  * The configuration file `npm run cli -- export` writes and `import` applies: what an operator sets
@@ -137,6 +140,30 @@ const hook = z.strictObject({
   createdAt,
 });
 
+/** A trust policy for an outside issuer (the users it made just in time are user data: not exported). */
+const trustedIssuer = z.strictObject({ id, ...trustedIssuerFields, createdAt });
+
+/** The operator's texts of one language, in place of the catalogue's. */
+const customPhrase = z.strictObject({ id, languageTag: phraseLanguageTagSchema, translation: translationSchema });
+
+const emailTemplate = z.strictObject({
+  id,
+  languageTag: languageTagSchema,
+  templateType: templateTypeSchema,
+  details: templateDetailsSchema,
+  createdAt,
+});
+
+/** A named client secret of an application; its value travels as a secret, like the application's own. */
+const applicationSecret = z.strictObject({
+  id,
+  applicationId,
+  name: z.string().min(1).max(256),
+  value: secret,
+  createdAt,
+  expiresAt: z.number().int().min(0).nullable(),
+});
+
 /** A configuration checked as the API checks it, its secret (when left out) apart. */
 const withSecretChecked = (
   schema: z.ZodType,
@@ -187,12 +214,17 @@ export const configFileSchema = z.strictObject({
   resources: z.array(resource),
   roles: z.array(role),
   applications: z.array(application),
+  // The lists below `applications` and `hooks` are optional: files exported before them import as none.
+  applicationSecrets: z.array(applicationSecret).optional(),
   organizationScopes: z.array(organizationScope),
   organizationRoles: z.array(organizationRole),
   ssoConnectors: z.array(ssoConnector),
   connectors: z.array(connector),
   organizations: z.array(organization),
   hooks: z.array(hook),
+  trustedIssuers: z.array(trustedIssuer).optional(),
+  customPhrases: z.array(customPhrase).optional(),
+  emailTemplates: z.array(emailTemplate).optional(),
   // Files exported before the branding and passkey sign-in fields existed still import (the defaults fill them).
   signInExperience: signInExperienceSchema.partial({
     color: true,

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 
+import { confidentialTypes, type ApplicationType } from '../applications/schemas.ts';
 import { newEd25519Key } from '../hooks/signing-keys.ts';
 import { ConfigError } from '../config/env.ts';
+import { unknownKeys, type Translation } from '../shared/phrases/index.ts';
 import { defaultSignInExperience } from '../sign-in-experience/schemas.ts';
 import { saveSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { managementApi } from '../shared/management-api.ts';
@@ -59,10 +61,23 @@ export function configFileProblems(value: unknown): string[] {
     ...duplicates('connectors', file.connectors),
     ...duplicates('organizations', file.organizations),
     ...duplicates('hooks', file.hooks),
+    ...duplicates('applicationSecrets', file.applicationSecrets ?? []),
+    ...duplicates('trustedIssuers', file.trustedIssuers ?? []),
+    ...duplicates('customPhrases', file.customPhrases ?? []),
+    ...duplicates('emailTemplates', file.emailTemplates ?? []),
     ...builtInEntries('resources', file.resources, builtIn.resourceIds),
     ...builtInEntries('scopes', scopes, builtIn.scopeIds),
     ...builtInEntries('roles', file.roles, builtIn.roleIds),
     ...builtInEntries('applications', file.applications, builtIn.applicationIds),
+    ...(file.applicationSecrets ?? [])
+      .filter(({ applicationId }) => builtIn.applicationIds.has(applicationId))
+      .map(({ id, applicationId }) => `applicationSecrets: ${id} belongs to ${applicationId}, which is built in`),
+    // As the API refuses them: a custom phrase only replaces a text the catalogue has.
+    ...(file.customPhrases ?? []).flatMap(({ languageTag, translation }, index) =>
+      unknownKeys(translation as Translation)
+        .slice(0, 5)
+        .map((key) => `customPhrases[${index}] (${languageTag}).${key}: is not a phrase of the catalogue`),
+    ),
     ...(file.resources.filter((resource) => resource.isDefault).length > 1
       ? ['resources: at most one is the default (isDefault)']
       : []),
@@ -159,6 +174,31 @@ async function referenceProblems(trx: Queryable, file: ConfigFile): Promise<stri
       problems.push(`applications[${index}].roleIds: an application holds MachineToMachine roles only`);
     }
   });
+  (file.applicationSecrets ?? []).forEach((secret, index) => {
+    missing(`applicationSecrets[${index}]`, 'application', [secret.applicationId], (id) => applicationTypes.has(id));
+    const type = applicationTypes.get(secret.applicationId) as ApplicationType | undefined;
+    if (type !== undefined && !confidentialTypes.has(type)) {
+      problems.push(`applicationSecrets[${index}]: only MachineToMachine and Traditional applications have secrets`);
+    }
+  });
+  const connectorIds = new Set([
+    ...(await known(
+      'social_connectors',
+      file.connectors.map((connector) => connector.id),
+    )),
+    ...ssoConnectorIds,
+  ]);
+  (file.trustedIssuers ?? []).forEach((policy, index) => {
+    missing(`trustedIssuers[${index}].applicationIds`, 'application', policy.applicationIds, (id) =>
+      applicationTypes.has(id),
+    );
+    const { connectorId } = policy.userMapping;
+    if (connectorId !== undefined) {
+      missing(`trustedIssuers[${index}].userMapping.connectorId`, 'connector', [connectorId], (id) =>
+        connectorIds.has(id),
+      );
+    }
+  });
   file.organizationRoles.forEach((role, index) => {
     missing(`organizationRoles[${index}].organizationScopeIds`, 'organization scope', role.organizationScopeIds, (id) =>
       organizationScopeIds.has(id),
@@ -202,6 +242,10 @@ const uniqueWhat: Partial<Record<ConfigTable, string>> = {
   organization_roles: 'name',
   sso_connectors: 'connectorName',
   social_connectors: 'target',
+  application_secrets: 'name in its application',
+  trusted_issuers: 'issuer',
+  custom_phrases: 'languageTag',
+  email_templates: 'languageTag and templateType',
 };
 
 type Counts = { created: number; updated: number };
@@ -230,6 +274,29 @@ async function upsert(
     }
     throw error;
   }
+}
+
+/**
+ * The secret to write into a row: the file's; for a new row without one, one made here (noted: the
+ * operator must hand it out); for a stored row without one, none (it keeps its own).
+ */
+async function secretToWrite(
+  trx: Queryable,
+  table: ConfigTable,
+  id: string,
+  given: string | undefined,
+  notes: string[],
+  note: string,
+  make: () => string = generateSecret,
+): Promise<string | undefined> {
+  if (given !== undefined) {
+    return given;
+  }
+  if (await trx(table).where({ id }).first('id')) {
+    return undefined;
+  }
+  notes.push(note);
+  return make();
 }
 
 /** Makes a parent's links exactly the file's. */
@@ -263,12 +330,13 @@ async function connectorConfig(
   };
 }
 
-const caches: CacheName[] = ['applications', 'resources', 'roles', 'hooks', 'connectors', 'settings'];
+const caches: CacheName[] = ['applications', 'resources', 'roles', 'hooks', 'connectors', 'settings', 'trustedIssuers'];
 
 /**
  * Applies a checked file in one transaction: every entry is created or updated by its id, and its
  * own lists (a resource's scopes, a role's scopes, an application's roles, an organization's member
- * applications and just-in-time settings) become the file's. Entries the file does not name are
+ * applications and just-in-time settings) become the file's. Lists files from before them lack
+ * (named application secrets, trusted issuers, custom phrases, email templates) are taken as empty. Entries the file does not name are
  * left alone. Nothing is written when a reference cannot be resolved or a row collides. No webhook
  * events and no audit entries: it is an operator's change made with the database's credentials.
  */
@@ -346,14 +414,14 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
     }
 
     for (const application of file.applications) {
-      const exists =
-        (await trx('applications').where({ id: application.id }).first<{ id: string } | undefined>('id')) !== undefined;
-      const secret = application.secret ?? (exists ? undefined : generateSecret());
-      if (application.secret === undefined && secret !== undefined) {
-        notes.push(
-          `application ${application.id} (${application.name}): created with a new secret (the file had none); read it in the console`,
-        );
-      }
+      const secret = await secretToWrite(
+        trx,
+        'applications',
+        application.id,
+        application.secret,
+        notes,
+        `application ${application.id} (${application.name}): created with a new secret (the file had none); read it in the console`,
+      );
       await upsert(
         trx,
         'applications',
@@ -378,6 +446,32 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
         'applications_roles',
         { application_id: application.id },
         [...new Set(application.roleIds)].map((roleId) => ({ role_id: roleId })),
+      );
+    }
+
+    for (const secret of file.applicationSecrets ?? []) {
+      const value = await secretToWrite(
+        trx,
+        'application_secrets',
+        secret.id,
+        secret.value,
+        notes,
+        `application ${secret.applicationId}: secret ${secret.name} created with a new value (the file had none); read it in the console`,
+      );
+      await upsert(
+        trx,
+        'application_secrets',
+        {
+          id: secret.id,
+          application_id: secret.applicationId,
+          name: secret.name,
+          ...(value !== undefined && {
+            value: sealSecret(trx, sealedColumns.namedApplicationSecrets, secret.id, value),
+          }),
+          created_at: secret.createdAt,
+          expires_at: secret.expiresAt,
+        },
+        counts,
       );
     }
 
@@ -516,20 +610,26 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
     }
 
     for (const hook of file.hooks) {
-      const exists = (await trx('hooks').where({ id: hook.id }).first<{ id: string } | undefined>('id')) !== undefined;
-      const signingKey = hook.signingKey ?? (exists ? undefined : generateSecret());
-      if (hook.signingKey === undefined && signingKey !== undefined) {
-        notes.push(
-          `hook ${hook.id} (${hook.name}): created with a new signing key (the file had none); receivers must be given it`,
-        );
-      }
+      const signingKey = await secretToWrite(
+        trx,
+        'hooks',
+        hook.id,
+        hook.signingKey,
+        notes,
+        `hook ${hook.id} (${hook.name}): created with a new signing key (the file had none); receivers must be given it`,
+      );
       const ed25519 = hook.signatureScheme === 'ed25519';
-      const privateKey = ed25519 ? (hook.signingPrivateKey ?? (exists ? undefined : newEd25519Key())) : undefined;
-      if (ed25519 && hook.signingPrivateKey === undefined && privateKey !== undefined) {
-        notes.push(
-          `hook ${hook.id} (${hook.name}): created with a new Ed25519 key pair (the file had none); receivers must fetch its public key`,
-        );
-      }
+      const privateKey = ed25519
+        ? await secretToWrite(
+            trx,
+            'hooks',
+            hook.id,
+            hook.signingPrivateKey,
+            notes,
+            `hook ${hook.id} (${hook.name}): created with a new Ed25519 key pair (the file had none); receivers must fetch its public key`,
+            newEd25519Key,
+          )
+        : undefined;
       await upsert(
         trx,
         'hooks',
@@ -556,6 +656,47 @@ export async function importConfiguration(db: Knex, file: ConfigFile, source: st
           rate_limit_per_second: hook.rateLimitPerSecond ?? null,
           notify_email: hook.notifyEmail ?? null,
           created_at: hook.createdAt,
+        },
+        counts,
+      );
+    }
+
+    for (const policy of file.trustedIssuers ?? []) {
+      await upsert(
+        trx,
+        'trusted_issuers',
+        {
+          id: policy.id,
+          name: policy.name,
+          issuer: policy.issuer,
+          jwks_uri: policy.jwksUri,
+          audience: policy.audience,
+          algorithms: JSON.stringify(policy.algorithms),
+          user_mapping: JSON.stringify(policy.userMapping),
+          application_ids: JSON.stringify(policy.applicationIds),
+          created_at: policy.createdAt,
+        },
+        counts,
+      );
+    }
+    for (const phrase of file.customPhrases ?? []) {
+      await upsert(
+        trx,
+        'custom_phrases',
+        { id: phrase.id, language_tag: phrase.languageTag, translation: JSON.stringify(phrase.translation) },
+        counts,
+      );
+    }
+    for (const template of file.emailTemplates ?? []) {
+      await upsert(
+        trx,
+        'email_templates',
+        {
+          id: template.id,
+          language_tag: template.languageTag,
+          template_type: template.templateType,
+          details: JSON.stringify(template.details),
+          created_at: template.createdAt,
         },
         counts,
       );

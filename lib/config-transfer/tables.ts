@@ -20,6 +20,7 @@ export const configColumns = {
     'created_at',
   ],
   applications_roles: ['application_id', 'role_id'],
+  application_secrets: ['id', 'application_id', 'name', 'value', 'created_at', 'expires_at'],
   organization_scopes: ['id', 'name', 'description', 'created_at'],
   organization_roles: ['id', 'name', 'description', 'type', 'created_at'],
   organization_role_scopes: ['organization_role_id', 'organization_scope_id'],
@@ -71,6 +72,19 @@ export const configColumns = {
     'notify_email',
     'created_at',
   ],
+  trusted_issuers: [
+    'id',
+    'name',
+    'issuer',
+    'jwks_uri',
+    'audience',
+    'algorithms',
+    'user_mapping',
+    'application_ids',
+    'created_at',
+  ],
+  custom_phrases: ['id', 'language_tag', 'translation'],
+  email_templates: ['id', 'language_tag', 'template_type', 'details', 'created_at'],
   sign_in_experience: ['id', 'settings'],
 } as const;
 

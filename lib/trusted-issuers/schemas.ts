@@ -40,7 +40,8 @@ export const userMappingSchema = z
 
 export type UserMapping = z.output<typeof userMappingSchema>;
 
-const fields = {
+/** A policy's fields as the API checks them (the configuration file checks them alike). */
+export const trustedIssuerFields = {
   name: z.string().min(1).max(128),
   // Compared with the token's `iss` exactly, as RFC 7519 compares strings.
   issuer: idpEndpoint.max(255),
@@ -52,18 +53,18 @@ const fields = {
 };
 
 export const createTrustedIssuerBody = z.strictObject({
-  ...fields,
-  algorithms: fields.algorithms.default(defaultAlgorithms),
+  ...trustedIssuerFields,
+  algorithms: trustedIssuerFields.algorithms.default(defaultAlgorithms),
 });
 
 export const updateTrustedIssuerBody = z.strictObject({
-  name: fields.name.optional(),
-  issuer: fields.issuer.optional(),
-  jwksUri: fields.jwksUri.optional(),
-  audience: fields.audience.optional(),
-  algorithms: fields.algorithms.optional(),
-  userMapping: fields.userMapping.optional(),
-  applicationIds: fields.applicationIds.optional(),
+  name: trustedIssuerFields.name.optional(),
+  issuer: trustedIssuerFields.issuer.optional(),
+  jwksUri: trustedIssuerFields.jwksUri.optional(),
+  audience: trustedIssuerFields.audience.optional(),
+  algorithms: trustedIssuerFields.algorithms.optional(),
+  userMapping: trustedIssuerFields.userMapping.optional(),
+  applicationIds: trustedIssuerFields.applicationIds.optional(),
 });
 
 export const trustedIssuerSchema = z.object({

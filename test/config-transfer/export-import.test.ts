@@ -89,6 +89,11 @@ async function configure(service: TestService) {
     }),
   );
   ok(await api.post(`applications/${machine.id}/roles`, { json: { roleIds: [worker.id, 'management-api-access'] } }));
+  const namedSecret = ok(
+    await api.post(`applications/${machine.id}/secrets`, {
+      json: { name: 'ci pipeline', expiresAt: Date.now() + 86_400_000 },
+    }),
+  );
   const web = ok(
     await api.post('applications', {
       json: {
@@ -193,6 +198,33 @@ async function configure(service: TestService) {
       },
     }),
   );
+  const trustedIssuer = ok(
+    await api.post('trusted-issuers', {
+      json: {
+        name: 'Partner',
+        issuer: 'https://partner.example.com',
+        jwksUri: 'https://partner.example.com/jwks',
+        audience: 'https://api.example.com',
+        algorithms: ['ES256'],
+        userMapping: { claim: 'sub', by: 'identity', connectorId: social.id },
+        applicationIds: [machine.id, web.id],
+      },
+    }),
+  );
+  ok(await api.put('custom-phrases/de', { json: { signIn: { submit: 'Los' } } }));
+  ok(
+    await api.put('email-templates', {
+      json: {
+        templates: [
+          {
+            languageTag: 'en',
+            templateType: 'SignIn',
+            details: { subject: 'Your code {{code}}', content: '<p>{{code}}</p>', replyTo: 'help@example.com' },
+          },
+        ],
+      },
+    }),
+  );
   const settings = ok(await api.get('sign-in-exp'));
   ok(
     await api.patch('sign-in-exp', {
@@ -205,7 +237,7 @@ async function configure(service: TestService) {
   // Not configuration: users are not exported.
   ok(await api.post('users', { json: { username: 'not_exported', password: 'Sturdy-Password-42' } }));
 
-  return { orders, billing, machine, hook, sso, social };
+  return { orders, billing, machine, namedSecret, hook, sso, social, trustedIssuer };
 }
 
 describe('configuration export and import (npm run cli -- export / import)', function () {
@@ -269,9 +301,27 @@ describe('configuration export and import (npm run cli -- export / import)', fun
       trustUnverifiedEmail: false,
     });
     expect(file.signInExperience.passwordPolicy.length.min).to.equal(12);
+    expect(file.applicationSecrets).to.have.length(1);
+    expect(file.applicationSecrets[0]).to.include({ applicationId: world.machine.id, name: 'ci pipeline' });
+    expect(file.applicationSecrets[0]).to.not.have.property('value');
+    expect(file.trustedIssuers).to.have.length(1);
+    expect(file.trustedIssuers[0]).to.deep.include({
+      id: world.trustedIssuer.id,
+      algorithms: ['ES256'],
+      userMapping: { claim: 'sub', by: 'identity', connectorId: world.social.id },
+    });
+    expect(file.customPhrases).to.deep.equal([
+      { id: file.customPhrases[0].id, languageTag: 'de', translation: { signIn: { submit: 'Los' } } },
+    ]);
+    expect(file.emailTemplates[0]).to.deep.include({
+      languageTag: 'en',
+      templateType: 'SignIn',
+      details: { subject: 'Your code {{code}}', content: '<p>{{code}}</p>', replyTo: 'help@example.com' },
+    });
     for (const absent of [
       world.machine.secret,
       world.hook.signingKey,
+      world.namedSecret.value,
       'acme-sso-secret',
       'social-secret',
       'not_exported',
@@ -301,6 +351,9 @@ describe('configuration export and import (npm run cli -- export / import)', fun
       if (!withSecrets) {
         expect(imported.stdout).to.include(`application ${world.machine.id} (Order sync): created with a new secret`);
         expect(imported.stdout).to.include(`connector ${world.social.id} (social-idp): no client secret`);
+        expect(imported.stdout).to.include(
+          `application ${world.machine.id}: secret ci pipeline created with a new value`,
+        );
       }
       const reexported = await cli(targetEnv, 'export', '--out', fileIn('b.json'), ...flags);
       expect(reexported.code, reexported.stderr).to.equal(0);
@@ -324,6 +377,17 @@ describe('configuration export and import (npm run cli -- export / import)', fun
             scope: 'write:orders',
           });
           expect(token.statusCode, JSON.stringify(token.body)).to.equal(200);
+          const byNamedSecret = await target.token(world.machine.id, world.namedSecret.value, {
+            grant_type: 'client_credentials',
+            resource: world.orders.resource.indicator,
+            scope: 'write:orders',
+          });
+          expect(byNamedSecret.statusCode, JSON.stringify(byNamedSecret.body)).to.equal(200);
+          expect(ok(await target.api.get(`trusted-issuers/${world.trustedIssuer.id}`))).to.deep.equal({
+            ...world.trustedIssuer,
+            // A set: the file holds it sorted.
+            applicationIds: [...world.trustedIssuer.applicationIds].sort(),
+          });
           expect(ok(await target.api.get(`hooks/${world.hook.id}`)).signingKey).to.equal(world.hook.signingKey);
           expect(ok(await target.api.get(`connectors/${world.social.id}`)).config.clientSecret).to.equal(
             '••••••••6789',
@@ -370,6 +434,58 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     expect((await cli(targetEnv, 'import', fileIn('bad.json'))).stderr).to.match(/not JSON/);
 
     expect((await cli(targetEnv, 'export')).stdout).to.equal(readFileSync(fileIn('empty.json'), 'utf8'));
+  });
+
+  it('imports a file from before named secrets, trusted issuers, custom phrases and email templates travelled', async () => {
+    const file = JSON.parse((await cli(sourceEnv, 'export')).stdout);
+    const newer = ['applicationSecrets', 'trustedIssuers', 'customPhrases', 'emailTemplates'];
+    writeFileSync(
+      fileIn('older.json'),
+      JSON.stringify(Object.fromEntries(Object.entries(file).filter(([key]) => !newer.includes(key)))),
+    );
+    const targetEnv = { DB_URL: await freshDatabaseUrl() };
+    const imported = await cli(targetEnv, 'import', fileIn('older.json'));
+    expect(imported.code, imported.stderr).to.equal(0);
+    expect(JSON.parse((await cli(targetEnv, 'export')).stdout)).to.deep.equal({
+      ...file,
+      ...Object.fromEntries(newer.map((key) => [key, []])),
+    });
+  });
+
+  it('refuses named secrets, trusted issuers and custom phrases the API would refuse', async () => {
+    const targetEnv = { DB_URL: await freshDatabaseUrl() };
+    const file = JSON.parse((await cli(sourceEnv, 'export')).stdout);
+    const shop = file.applications.find((application: { name: string }) => application.name === 'Shop');
+    file.applicationSecrets.push({ ...file.applicationSecrets[0], id: 'spa-secret', applicationId: shop.id });
+    file.trustedIssuers[0].applicationIds.push('no-such-app');
+    file.trustedIssuers[0].userMapping.connectorId = 'no-such-connector';
+    writeFileSync(fileIn('bad-references.json'), JSON.stringify(file));
+    const dangling = await cli(targetEnv, 'import', fileIn('bad-references.json'));
+    expect(dangling.code).to.equal(1);
+    expect(dangling.stderr).to.include(
+      'applicationSecrets[1]: only MachineToMachine and Traditional applications have secrets',
+    );
+    expect(dangling.stderr).to.include(
+      'trustedIssuers[0].applicationIds: no application no-such-app in the file or the database',
+    );
+    expect(dangling.stderr).to.include(
+      'trustedIssuers[0].userMapping.connectorId: no connector no-such-connector in the file or the database',
+    );
+
+    const phrases = JSON.parse((await cli(sourceEnv, 'export')).stdout);
+    phrases.customPhrases[0].translation.signIn.noSuchText = 'Nein';
+    phrases.emailTemplates[0].details.subject = '{{#code}}';
+    writeFileSync(fileIn('bad-texts.json'), JSON.stringify(phrases));
+    const texts = await cli(targetEnv, 'import', fileIn('bad-texts.json'));
+    expect(texts.code).to.equal(1);
+    expect(texts.stderr).to.include('emailTemplates[0].details.subject:');
+    expect((await cli(targetEnv, 'export')).stdout).to.not.include('noSuchText');
+
+    delete phrases.emailTemplates;
+    writeFileSync(fileIn('bad-texts.json'), JSON.stringify(phrases));
+    expect((await cli(targetEnv, 'import', fileIn('bad-texts.json'))).stderr).to.include(
+      'customPhrases[0] (de).signIn.noSuchText: is not a phrase of the catalogue',
+    );
   });
 
   it('refuses an entry that collides with another row of the database, and rolls back what it wrote before', async () => {
