@@ -43,34 +43,46 @@ async function madeJustInTime(
   subject: string,
   claims: Claims,
 ): Promise<string> {
-  const made = withTransaction(db, async (trx) => {
-    const known = await findJitUserId(trx, policy.id, subject);
-    if (known) {
-      return known;
+  const make = () =>
+    withTransaction(db, async (trx) => {
+      const known = await findJitUserId(trx, policy.id, subject);
+      if (known) {
+        return known;
+      }
+      const email =
+        typeof claims.email === 'string' && claims.email_verified === true && claims.email.length <= 128
+          ? claims.email
+          : undefined;
+      const emailFree = email !== undefined && !(await findUserByIdentifier(trx, 'email', email));
+      const name = typeof claims.name === 'string' ? claims.name.slice(0, 128) : null;
+      const user = await createUser(trx, { primaryEmail: emailFree ? email : undefined, name });
+      await insertJitSubject(trx, policy.id, subject, user.id);
+      // The token endpoint is mounted under /oidc, and the answer is not set yet: the event says what it
+      // will be for a request that gets this far (the token is accepted), on the path the client called.
+      const path = ctx.originalUrl.split('?')[0];
+      const request = { ...requestOf(ctx), path, matchedRoute: path, status: 200 };
+      await outboxEffects(trx, cache, request).emit('User.Created', { data: user });
+      return user.id;
+    });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await make();
+    } catch (error) {
+      if (!isUniqueViolation(error)) {
+        throw error;
+      }
+      // Two first tokens of one subject at once: the other made the user (this one's rolled back,
+      // event and all).
+      const other = await findJitUserId(db, policy.id, subject);
+      if (other !== undefined) {
+        return other;
+      }
+      // Another subject took the same email at the same instant: once more, where it is no longer free.
+      if (attempt === 2) {
+        throw error;
+      }
     }
-    const email =
-      typeof claims.email === 'string' && claims.email_verified === true && claims.email.length <= 128
-        ? claims.email
-        : undefined;
-    const emailFree = email !== undefined && !(await findUserByIdentifier(trx, 'email', email));
-    const name = typeof claims.name === 'string' ? claims.name.slice(0, 128) : null;
-    const user = await createUser(trx, { primaryEmail: emailFree ? email : undefined, name });
-    await insertJitSubject(trx, policy.id, subject, user.id);
-    // The token endpoint is mounted under /oidc, and the answer is not set yet: the event says what it
-    // will be for a request that gets this far (the token is accepted), on the path the client called.
-    const path = ctx.originalUrl.split('?')[0];
-    const request = { ...requestOf(ctx), path, matchedRoute: path, status: 200 };
-    await outboxEffects(trx, cache, request).emit('User.Created', { data: user });
-    return user.id;
-  });
-  return made.catch(async (error: unknown) => {
-    // Two first tokens of one subject at once: the other made the user (this one's rolled back, event and all).
-    const other = isUniqueViolation(error) ? await findJitUserId(db, policy.id, subject) : undefined;
-    if (other === undefined) {
-      throw error;
-    }
-    return other;
-  });
+  }
 }
 
 /** Our user for a verified outside token, as its policy's `userMapping` says. */

@@ -141,6 +141,20 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
     expect(again.scope).to.equal('read:b');
   });
 
+  it('makes one user per new subject when several share a verified email at the same instant (the email goes to one)', async () => {
+    const email = `${unique('twins')}@example.com`;
+    const tokens = await Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        signWithServiceKey(fed.outside, outsideClaims({ sub: unique(`twin${n}`), email, email_verified: true })),
+      ),
+    );
+    const answers = await Promise.all(tokens.map((token) => swap(token)));
+    const subjects = answers.map((answer) => claimsOf(expectIssued(answer).access_token).sub);
+    expect(new Set(subjects).size).to.equal(4);
+    const users = await Promise.all(subjects.map(async (id) => (await fed.ours.api.get(`users/${id}`)).body));
+    expect(users.filter((user) => user.primaryEmail === email)).to.have.length(1);
+  });
+
   it('maps by email to the user who has it', async () => {
     const email = `${unique('fed')}@example.com`;
     const user = (await fed.ours.api.post('users', { json: { primaryEmail: email } })).body;
