@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 
 import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { buildOnce } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -19,7 +18,6 @@ import { startApplication } from './support.ts';
  *
  * E2E_SCREENSHOTS=<folder> saves screenshots at laptop and phone widths.
  */
-const screenshots = process.env.E2E_SCREENSHOTS;
 const logoUrl = 'https://logo.example/logo.svg';
 const appLogoUrl = 'https://logo.example/app.svg';
 const svg = (fill: string, text: string) =>
@@ -115,20 +113,6 @@ describe('consent and branding in Chromium', function () {
     return { url: `${service.url}/oidc/auth?${query}`, verifier, state };
   }
 
-  async function screenshot(page: Page, name: string) {
-    if (!screenshots) {
-      return;
-    }
-    for (const [suffix, viewport] of [
-      ['laptop', { width: 1280, height: 800 }],
-      ['phone', { width: 390, height: 844 }],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: join(screenshots, `${name}-${suffix}.png`), fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }
-
   async function signIn(page: Page, username: string) {
     await page.getByLabel('Username or email').fill(username);
     await page.getByLabel('Password', { exact: true }).fill(password);
@@ -151,7 +135,7 @@ describe('consent and branding in Chromium', function () {
     expect(await button.evaluate((element) => getComputedStyle(element).backgroundColor)).to.equal('rgb(15, 118, 110)');
     expect(await page.locator('#terms-link').getAttribute('href')).to.equal('https://acme.example/terms');
     expect(await page.locator('#privacy-link').getAttribute('href')).to.equal('https://acme.example/privacy');
-    await screenshot(page, 'branding-sign-in');
+    await screenshotAtWidths(page, 'branding-sign-in');
     expect(problems).to.deep.equal([]);
   });
 
@@ -174,7 +158,7 @@ describe('consent and branding in Chromium', function () {
       'See your name, username and picture',
       'See your email address',
     ]);
-    await screenshot(page, 'consent');
+    await screenshotAtWidths(page, 'consent');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((url) => url.href.startsWith(callback));
     const landed = new URL(page.url());
@@ -249,7 +233,7 @@ describe('consent and branding in Chromium', function () {
       'See the organizations you belong to',
     ]);
     expect(await page.locator('#consent-organizations li').allTextContents()).to.deep.equal(['Acme Printing Co-op']);
-    await screenshot(page, 'consent-organizations');
+    await screenshotAtWidths(page, 'consent-organizations');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((url) => url.href.startsWith(callback));
     const tokens = await service.http.post('oidc/token', {

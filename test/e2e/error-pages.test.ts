@@ -1,10 +1,8 @@
-import { join } from 'node:path';
-
 import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { buildOnce } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium, viewports } from '../support/chromium.ts';
 import { openDatabase } from '../support/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -17,8 +15,6 @@ import { startApplication } from './support.ts';
  * in the hosted pages' look. E2E_SCREENSHOTS=<folder> saves each at laptop and phone width
  * (`hosted-<page>-laptop.png`, `-phone.png`; docs/screenshots/ holds them).
  */
-const screenshots = process.env.E2E_SCREENSHOTS;
-const viewports = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
 describe("the provider's error and sign-out pages in Chromium", function () {
   this.timeout(60_000);
@@ -83,16 +79,7 @@ describe("the provider's error and sign-out pages in Chromium", function () {
     return { page, problems };
   }
 
-  async function screenshot(page: Page, name: string) {
-    if (!screenshots) {
-      return;
-    }
-    for (const [size, viewport] of Object.entries(viewports)) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: join(screenshots, `hosted-${name}-${size}.png`), fullPage: true });
-    }
-    await page.setViewportSize(viewports.laptop);
-  }
+  const screenshot = (page: Page, name: string) => screenshotAtWidths(page, `hosted-${name}`);
 
   const authorizationUrl = (extra: Record<string, string> = {}) =>
     `${service.url}/oidc/auth?${new URLSearchParams({

@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 
 import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { en } from '../../lib/shared/phrases/en.ts';
 import { buildOnce } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -19,7 +18,6 @@ import { startApplication } from './support.ts';
  *
  * E2E_SCREENSHOTS=<folder> saves the sign-in page in each language at laptop and phone widths.
  */
-const screenshots = process.env.E2E_SCREENSHOTS;
 
 /** What the sign-in page says in each shipped language: its title, its button and the application's line. */
 const expected = {
@@ -102,17 +100,7 @@ describe('the hosted pages in several languages, in Chromium', function () {
 
   async function screenshot(page: Page, name: string) {
     await expectNoOverflow(page);
-    if (!screenshots) {
-      return;
-    }
-    for (const [suffix, viewport] of [
-      ['laptop', { width: 1280, height: 800 }],
-      ['phone', { width: 390, height: 844 }],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: join(screenshots, `${name}-${suffix}.png`), fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await screenshotAtWidths(page, name);
   }
 
   /** The sign-in page shows `language`'s texts, under `<html lang>`, and no catalogue key. */

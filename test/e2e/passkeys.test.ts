@@ -1,12 +1,11 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 
 import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { createUser } from '../experience/experience-helpers.ts';
 import { buildOnce } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -20,20 +19,7 @@ import { startApplication } from './support.ts';
  *
  * E2E_SCREENSHOTS=<folder> also saves the two steps at laptop and phone width (docs/screenshots/).
  */
-const screenshots = process.env.E2E_SCREENSHOTS;
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  if (!screenshots) {
-    return;
-  }
-  for (const [width, height, label] of [
-    [390, 760, 'phone'],
-    [1280, 800, 'laptop'],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.screenshot({ path: join(screenshots, `${name}-${label}.png`), fullPage: true });
-  }
-}
 const password = 'Granite-Kestrel-64';
 
 describe('passkeys on the hosted pages in Chromium', function () {
@@ -126,7 +112,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
     // An authenticator app may be chosen instead; the step may be declined (UserControlled).
     await page.getByRole('button', { name: 'Use an authenticator app instead' }).waitFor();
     await page.getByRole('button', { name: 'Not now' }).waitFor();
-    await screenshot(page, 'hosted-passkey-add');
+    await screenshotAtWidths(page, 'hosted-passkey-add');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await landed(page);
 
@@ -139,7 +125,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
     await context.clearCookies();
     await signInWithPassword(page, username);
     await page.getByRole('heading', { name: 'Use your passkey' }).waitFor();
-    await screenshot(page, 'hosted-passkey-use');
+    await screenshotAtWidths(page, 'hosted-passkey-use');
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await landed(page);
     const used = await devtools.send('WebAuthn.getCredentials', { authenticatorId });
@@ -176,7 +162,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
     await page.goto(authorizeUrl());
     const button = page.getByRole('button', { name: 'Sign in with a passkey' });
     await button.waitFor();
-    await screenshot(page, 'hosted-passkey-sign-in');
+    await screenshotAtWidths(page, 'hosted-passkey-sign-in');
     await button.click();
     await landed(page);
     const used = await devtools.send('WebAuthn.getCredentials', { authenticatorId });
@@ -214,7 +200,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
     await strangerPage.getByRole('button', { name: 'Sign in with a passkey' }).click();
     const refusal = strangerPage.locator('#passkey-sign-in-form-error');
     await refusal.getByText('This passkey is not registered for an account here.', { exact: false }).waitFor();
-    await screenshot(strangerPage, 'hosted-passkey-sign-in-refused');
+    await screenshotAtWidths(strangerPage, 'hosted-passkey-sign-in-refused');
     expect(strangerPage.url()).to.match(/\/sign-in/);
     await stranger.close();
   });
