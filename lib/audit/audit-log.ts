@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import type { Logger } from '../http/logger.ts';
-import { generateId } from '../storage/ids.ts';
+import { generateTimeOrderedId } from '../storage/ids.ts';
 import {
   insertLogRows,
   insertLogTargetRows,
@@ -32,7 +32,7 @@ export class AuditLog {
 
   /** `targets`: the ids the entry is about (what `GET /api/logs?targetId=` finds it by). */
   record(key: string, payload: LogPayload, targets: string[] = []): void {
-    const id = generateId();
+    const id = generateTimeOrderedId();
     const userAgent = payload.userAgent?.slice(0, userAgentLength);
     this.#pending.push(logRowOf(id, key, { ...payload, ...(userAgent !== undefined && { userAgent }) }, Date.now()));
     for (const target of new Set(targets)) {

@@ -1,4 +1,3 @@
-import { generateId } from '../storage/ids.ts';
 import { hookEventGroup, type HookEvent } from './events.ts';
 import { entityIdOf } from './payloads.ts';
 
@@ -25,22 +24,3 @@ export function entityKeyOf(event: HookEvent, payload: Record<string, unknown>):
   const key = id === null ? undefined : `${type}:${id}`;
   return key !== undefined && key.length <= maxEntityIdLength ? key : undefined;
 }
-
-let lastSequence = 0;
-
-/**
- * Microseconds since the epoch, strictly increasing in this process. Two events about one entity
- * commit one after the other (the change locks the entity's row), so the later one's sequence,
- * taken inside its transaction, is the larger, from whichever instance (clocks in step).
- */
-export function nextSequence(now = Date.now()): number {
-  lastSequence = Math.max(now * 1000, lastSequence + 1);
-  return lastSequence;
-}
-
-/**
- * An id that sorts in the order ids are made here (`nextSequence`, base 36, then randomness): the
- * event log's, whose (created_at, id) order replay follows, so two events of one millisecond replay
- * in commit order.
- */
-export const sequentialId = (): string => nextSequence().toString(36).padStart(11, '0') + generateId().slice(0, 10);

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 
 import type { Queryable } from '../storage/database.ts';
-import { generateId } from '../storage/ids.ts';
+import { generateId, generateTimeOrderedId, nextSequence } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { insertDeliveries, type NewDelivery } from './delivery-queries.ts';
 import { insertEvent } from './event-log-queries.ts';
 import type { HookEvent } from './events.ts';
-import { entityKeyOf, nextSequence, sequentialId } from './ordering.ts';
+import { entityKeyOf } from './ordering.ts';
 import { thinPayload, type Actor } from './payloads.ts';
 import { anyHookExists, hooksCache, loadSubscriptions, type Subscription } from './queries.ts';
 
@@ -83,7 +83,7 @@ export async function enqueueEvent(
     return;
   }
   const now = Date.now();
-  await insertEvent(trx, { id: sequentialId(), event, payload: JSON.stringify(payload), createdAt: now });
+  await insertEvent(trx, { id: generateTimeOrderedId(), event, payload: JSON.stringify(payload), createdAt: now });
   const deliveries = deliveriesOf(await subscribers(trx, cache, event), event, now, payload);
   if (deliveries.length === 0) {
     return;

@@ -41,11 +41,31 @@ const verifiers = new WeakMap<KeySet, ReturnType<typeof createLocalJWKSet>>();
  * provider always sets (`exp`, `iat`, `jti`, `sub`, `client_id`), a lifetime we could have given
  * it, issued in the past, unexpired and not revoked. The audience is the caller's check.
  *
- * A valid signature is remembered for exactly these bytes until the keys change (API A exchanges
- * the same user token for each of its calls); what depends on the time or on revocation is
- * checked every time, from memory.
+ * A valid token is remembered for exactly these bytes until the keys change (API A exchanges the
+ * same user token for each of its calls), so it is decoded and its signature checked once; what
+ * depends on the time or on revocation is checked every time, from memory.
  */
 export async function verifyAccessToken(
+  db: Queryable,
+  cache: SharedCache,
+  issuer: string,
+  token: string,
+): Promise<AccessTokenClaims> {
+  const claims = await cache.get('keys', `verified:${token}`, () => verifyTokenBytes(db, cache, issuer, token));
+  const now = Math.floor(Date.now() / 1000);
+  if (claims.exp + clockTolerance <= now) {
+    throw new AccessTokenRefused('is expired');
+  }
+  if (claims.iat - clockTolerance > now) {
+    throw new AccessTokenRefused('was issued in the future (iat)');
+  }
+  if (await isRevoked(db, cache, claims.jti)) {
+    throw new AccessTokenRefused('was revoked');
+  }
+  return claims;
+}
+
+async function verifyTokenBytes(
   db: Queryable,
   cache: SharedCache,
   issuer: string,
@@ -61,26 +81,6 @@ export async function verifyAccessToken(
   if (typ?.toLowerCase().replace(/^application\//, '') !== 'at+jwt') {
     throw new AccessTokenRefused('is not an access token (its typ is not at+jwt; an ID token cannot be used)');
   }
-  const claims = await cache.get('keys', `verified:${token}`, () => verifySignature(db, cache, issuer, token));
-  const now = Math.floor(Date.now() / 1000);
-  if (claims.exp + clockTolerance <= now) {
-    throw new AccessTokenRefused('is expired');
-  }
-  if (claims.iat - clockTolerance > now) {
-    throw new AccessTokenRefused('was issued in the future (iat)');
-  }
-  if (await isRevoked(db, cache, claims.jti)) {
-    throw new AccessTokenRefused('was revoked');
-  }
-  return claims;
-}
-
-async function verifySignature(
-  db: Queryable,
-  cache: SharedCache,
-  issuer: string,
-  token: string,
-): Promise<AccessTokenClaims> {
   const keys = await currentKeySet(db, cache);
   let verifier = verifiers.get(keys);
   if (!verifier) {
