@@ -3,11 +3,13 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from './config/env.ts';
 import { runPrimary } from './workers.ts';
 
-// `npm start`: one process serving the port, or (WORKERS above 1) a cluster primary that serves
-// nothing itself and so loads none of the service (lib/workers.ts).
+// `npm start`: one process serving the port in development, or a cluster primary that serves nothing
+// itself and so loads none of the service (lib/workers.ts): always in production, where it replaces a
+// worker that dies and starts the workers with the memory settings of `workerRuntime`; elsewhere
+// when WORKERS is above 1.
 try {
   const config = loadConfig();
-  if (cluster.isPrimary && config.workers > 1) {
+  if (cluster.isPrimary && (config.workers > 1 || config.production)) {
     runPrimary(config);
   } else {
     await (await import('./serve.ts')).serve(config);

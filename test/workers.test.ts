@@ -211,4 +211,40 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
       blocker.close();
     }
   });
+  it("in production, WORKERS=1 too is a primary and a worker, the worker with a heap limit and glibc's fixed mmap threshold unless the operator set them", async () => {
+    const settingsOf = (pid: number) => ({
+      args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
+      env: readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0'),
+    });
+    const serving = async (service: Started) => {
+      await eventually(
+        () => Promise.resolve(service.output().includes('identity service started')),
+        30_000,
+        'the start line',
+      );
+      const workers = children(service.child.pid!);
+      expect(workers).to.have.length(1);
+      expect((await fresh.get(`${service.url}/health/ready`)).statusCode).to.equal(200);
+      return settingsOf(workers[0]);
+    };
+
+    const ours = await startWorkers({ WORKERS: '1', NODE_OPTIONS: '' });
+    const chosen = await serving(ours);
+    expect(chosen.args).to.include('--max-old-space-size=512');
+    expect(chosen.env).to.include('MALLOC_MMAP_THRESHOLD_=131072');
+    ours.child.kill('SIGTERM');
+    expect(await ours.exited).to.equal(0);
+
+    const theirs = await startWorkers({
+      WORKERS: '1',
+      NODE_OPTIONS: '--max-old-space-size=300',
+      MALLOC_MMAP_THRESHOLD_: '65536',
+    });
+    const kept = await serving(theirs);
+    expect(kept.args.filter((arg) => arg.startsWith('--max-old-space-size'))).to.deep.equal([]);
+    expect(kept.env).to.include('NODE_OPTIONS=--max-old-space-size=300');
+    expect(kept.env).to.include('MALLOC_MMAP_THRESHOLD_=65536');
+    theirs.child.kill('SIGTERM');
+    expect(await theirs.exited).to.equal(0);
+  });
 });
