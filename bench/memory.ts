@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/support/service.ts';
 import { dropBenchDatabases, freshBenchDatabase, type DatabaseKind } from './databases.ts';
 import { generateLoad, loadGenerator, type Load } from './load.ts';
+import { startOutsideIssuer } from './outside-issuer.ts';
 import { table, whole } from './report.ts';
 import { baselineLoad, prepareService, serviceAdmin } from './scenarios.ts';
 import { assertBuildCurrent, baselineEntry, serviceEntry, startServer, type Server } from './servers.ts';
@@ -86,11 +87,14 @@ const service = await startServer(serviceEntry, port, {
   BOOTSTRAP_ADMIN_CLIENT_SECRET: serviceAdmin.secret,
   WORKERS: '1',
 });
+// prepareService registers a trusted outside issuer for its exchange scenario; nothing here fetches its keys.
+const outside = await startOutsideIssuer();
 try {
-  const loads = await prepareService(base);
+  const loads = await prepareService(base, outside);
   rows.push(row(`service, ${database}, WORKERS=1`, await measure(service, loads['client-credentials'])));
 } finally {
   await service.stop();
+  await outside.stop();
   await dropBenchDatabases();
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (also `npm run bench:token-exchange`): token-endpoint throughput and latency of the
- * service (client credentials, token exchange) beside a bare oidc-provider baseline, measured from
+ * service (client credentials, token exchange: plain, with an actor, of an outside issuer's JWT) beside a bare oidc-provider baseline, measured from
  * outside: every server is a process of its own in production mode with its logs on, and the load
  * generator (`wrk`, else autocannon's CLI) is a process of its own too. Rounds are interleaved
  * (baseline, client credentials, token exchange, baseline, ...) so that a machine busy with something
@@ -14,7 +14,7 @@
  *                                 BENCH_SERVER_CPUS / BENCH_LOAD_CPUS override the split
  *   BENCH_LOAD=wrk|autocannon     default wrk when installed
  *   BENCH_ONLY=token-exchange     one scenario (or a comma-separated list): baseline, client-credentials, token-exchange,
- *                                 token-exchange-actor
+ *                                 token-exchange-actor, token-exchange-outside-issuer
  *   BENCH_PROFILE=<dir>           V8 CPU profiles of the server processes, written there when they stop
  */
 import { cpus, loadavg, release, type } from 'node:os';
@@ -30,11 +30,13 @@ import {
   type DatabaseKind,
 } from './databases.ts';
 import { generateLoad, loadGenerator, type Load, type LoadOptions, type Measured } from './load.ts';
+import { startOutsideIssuer, type OutsideIssuer } from './outside-issuer.ts';
 import { hundredths, median, medianAndRange, range, table, tenths, whole } from './report.ts';
 import {
   assertAnswers,
   baselineLoad,
   prepareService,
+  scenarioNames,
   scenarioTitles,
   serviceAdmin,
   type ScenarioName,
@@ -63,10 +65,9 @@ const connections = Math.max(1, positive('BENCH_CONNECTIONS', 32));
 const threads = Math.max(1, positive('BENCH_THREADS', 1));
 const cores = cpus().length;
 
-const scenarioNames: ScenarioName[] = ['baseline', 'client-credentials', 'token-exchange', 'token-exchange-actor'];
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 for (const name of only ?? []) {
-  if (!scenarioNames.includes(name as ScenarioName)) {
+  if (!(scenarioNames as readonly string[]).includes(name)) {
     throw new Error(`BENCH_ONLY: unknown scenario ${name} (${scenarioNames.join(', ')})`);
   }
 }
@@ -152,6 +153,9 @@ if (baseline) {
   profiled.push(`baseline: pid ${baseline.pid}`);
 }
 
+// The outside issuer of the token-exchange-outside-issuer scenario, on this machine's loopback.
+const outside: OutsideIssuer | undefined = serviceScenarios.length > 0 ? await startOutsideIssuer() : undefined;
+
 const groups: Group[] =
   serviceScenarios.length === 0
     ? [{ workers: 1 }]
@@ -179,11 +183,14 @@ try {
           BOOTSTRAP_ADMIN_CLIENT_ID: serviceAdmin.id,
           BOOTSTRAP_ADMIN_CLIENT_SECRET: serviceAdmin.secret,
           WORKERS: String(group.workers),
+          // The outside issuer's key set is fetched from 127.0.0.1: the documented allowance for
+          // loopback targets (off by default in production); nothing else in the bench fetches.
+          HOOKS_ALLOW_PRIVATE_TARGETS: 'true',
         },
         pin?.servers,
       );
       profiled.push(`service (${groupLabel(group)}): pid ${service.pid}`);
-      const prepared = await prepareService(base);
+      const prepared = await prepareService(base, present(outside, 'no outside issuer'));
       for (const name of serviceScenarios) {
         loads.set(name, prepared[name]);
         servers.set(name, service);
@@ -214,6 +221,7 @@ try {
   }
 } finally {
   await baseline?.stop();
+  await outside?.stop();
   await dropBenchDatabases();
 }
 

@@ -1,21 +1,31 @@
 /**
  * The requests under load. Each is the same client-credentials request on the baseline and on the
  * service (one client, one resource, two scopes, ES256 JWT access tokens), plus the service's token
- * exchange, plain and with an actor (delegation: a service's client credentials token as `actor_token`).
+ * exchange, plain, with an actor (delegation: a service's client credentials token as `actor_token`)
+ * and with an outside issuer's JWT as the subject token (federation: a trusted outside issuer).
  */
 import { got } from 'got';
 
 import { baselineClient, baselineResource } from './fixtures.ts';
 import { signInForToken } from './flow.ts';
 import type { Load } from './load.ts';
+import type { OutsideIssuer } from './outside-issuer.ts';
 
-export type ScenarioName = 'baseline' | 'client-credentials' | 'token-exchange' | 'token-exchange-actor';
+export const scenarioNames = [
+  'baseline',
+  'client-credentials',
+  'token-exchange',
+  'token-exchange-actor',
+  'token-exchange-outside-issuer',
+] as const;
+export type ScenarioName = (typeof scenarioNames)[number];
 
 export const scenarioTitles: Record<ScenarioName, string> = {
   baseline: 'baseline: bare oidc-provider, client_credentials',
   'client-credentials': 'service, client_credentials',
   'token-exchange': 'service, token exchange',
   'token-exchange-actor': 'service, token exchange with an actor token',
+  'token-exchange-outside-issuer': "service, token exchange of an outside issuer's JWT",
 };
 
 export const serviceAdmin = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
@@ -42,9 +52,14 @@ export function baselineLoad(base: string): Load {
  * Sets a fresh service up through its management API: a MachineToMachine application holding a role
  * with two scopes on the resource (client credentials); a user holding them, signed in at a front end
  * for API A, whose backend exchanges that token for one for the resource (token exchange), also
- * naming the first application's client credentials token as the actor (delegation).
+ * naming the first application's client credentials token as the actor (delegation). The same backend
+ * also exchanges a JWT of `outside` for that user, trusted through a policy that finds the user by
+ * email (made here, so no request measures a user's first sight).
  */
-export async function prepareService(base: string): Promise<Record<Exclude<ScenarioName, 'baseline'>, Load>> {
+export async function prepareService(
+  base: string,
+  outside: OutsideIssuer,
+): Promise<Record<Exclude<ScenarioName, 'baseline'>, Load>> {
   const token = await got
     .post(`${base}/oidc/token`, {
       form: { grant_type: 'client_credentials', resource: `${base}/api`, scope: 'all' },
@@ -73,7 +88,8 @@ export async function prepareService(base: string): Promise<Record<Exclude<Scena
     .post('roles', { json: { name: 'bench-user', description: 'bench', scopeIds } })
     .json<{ id: string }>();
   const user = { username: 'bench_user', password: 'Bench-Password-9' };
-  const created = await api.post('users', { json: user }).json<{ id: string }>();
+  const email = 'bench_user@bench.example.com';
+  const created = await api.post('users', { json: { ...user, primaryEmail: email } }).json<{ id: string }>();
   await api.post(`users/${created.id}/roles`, { json: { roleIds: [userRole.id] } });
   const redirectUri = 'http://frontend.bench/callback';
   const frontend = await api
@@ -90,6 +106,18 @@ export async function prepareService(base: string): Promise<Record<Exclude<Scena
       json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } },
     })
     .json<{ id: string; secret: string }>();
+  const partnerApi = 'https://partner-api.bench.example.com';
+  await api.post('trusted-issuers', {
+    json: {
+      name: 'bench partner',
+      issuer: outside.issuer,
+      jwksUri: outside.jwksUri,
+      audience: partnerApi,
+      algorithms: ['ES256'],
+      userMapping: { claim: 'email', by: 'email' },
+      applicationIds: [backend.id],
+    },
+  });
   const subjectToken = await signInForToken(base, frontend.id, redirectUri, user, apiA);
   const actorToken = await got
     .post(`${base}/oidc/token`, {
@@ -118,6 +146,15 @@ export async function prepareService(base: string): Promise<Record<Exclude<Scena
         ...exchange,
         actor_token: actorToken.access_token,
         actor_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      },
+      backend,
+    ),
+    'token-exchange-outside-issuer': tokenRequest(
+      `${base}/oidc/token`,
+      {
+        ...exchange,
+        subject_token: await outside.sign(partnerApi, email),
+        subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
       },
       backend,
     ),

@@ -1,4 +1,4 @@
-import type { JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 
 import { GuardedGetError, guardedGetJson } from '../hooks/guarded-get.ts';
@@ -10,7 +10,11 @@ export class KeySetUnavailable extends Error {
 
 const jwksSchema = z.object({ keys: z.array(z.looseObject({ kty: z.string() })).max(100) });
 
-type Entry = { keys: JSONWebKeySet; fetchedAt: number };
+/**
+ * A fetched set and its verifier, made once per fetch: the verifier keeps the keys it imported, which
+ * a verifier made per token would import again for every token (the costliest step of a check).
+ */
+type Entry = { verifier: JWTVerifyGetKey; fetchedAt: number };
 
 /** An unknown `kid` refetches the set at most this often: a stream of forged kids cannot make us a proxy. */
 const refetchIntervalMs = 60_000;
@@ -18,8 +22,9 @@ const refetchIntervalMs = 60_000;
 const maxAgeMs = 10 * 60_000;
 
 /**
- * Outside issuers' key sets (JWKS), fetched through the SSRF guard and kept in memory by URI. Each
- * instance keeps its own: a key set is public and refetchable, nothing that must be shared.
+ * Outside issuers' key sets (JWKS), fetched through the SSRF guard and kept in memory by URI as
+ * verifiers for `jwtVerify`. Each instance keeps its own: a key set is public and refetchable,
+ * nothing that must be shared.
  */
 export class OutsideKeySets {
   readonly #entries = new Map<string, Entry>();
@@ -27,19 +32,19 @@ export class OutsideKeySets {
 
   constructor(private readonly allowPrivateTargets: boolean) {}
 
-  /** The set, fetched when not held or older than its maximum age. */
-  async current(uri: string): Promise<JSONWebKeySet> {
+  /** The set's verifier, fetched when not held or older than its maximum age. */
+  async current(uri: string): Promise<JWTVerifyGetKey> {
     const held = this.#entries.get(uri);
-    return held && Date.now() - held.fetchedAt < maxAgeMs ? held.keys : (await this.#fetch(uri)).keys;
+    return held && Date.now() - held.fetchedAt < maxAgeMs ? held.verifier : (await this.#fetch(uri)).verifier;
   }
 
-  /** A fresh set after an unknown `kid`, unless the held one is younger than the refetch interval. */
-  async refetched(uri: string): Promise<JSONWebKeySet | undefined> {
+  /** A fresh set's verifier after an unknown `kid`, unless the held one is younger than the refetch interval. */
+  async refetched(uri: string): Promise<JWTVerifyGetKey | undefined> {
     const held = this.#entries.get(uri);
     if (held && Date.now() - held.fetchedAt < refetchIntervalMs) {
       return undefined;
     }
-    return (await this.#fetch(uri)).keys;
+    return (await this.#fetch(uri)).verifier;
   }
 
   #fetch(uri: string): Promise<Entry> {
@@ -65,7 +70,7 @@ export class OutsideKeySets {
     if (!parsed.success) {
       throw new KeySetUnavailable("the issuer's jwksUri does not hold a JWK set");
     }
-    const entry = { keys: parsed.data as JSONWebKeySet, fetchedAt: Date.now() };
+    const entry = { verifier: createLocalJWKSet(parsed.data), fetchedAt: Date.now() };
     this.#entries.set(uri, entry);
     return entry;
   }

@@ -1,11 +1,4 @@
-import {
-  createLocalJWKSet,
-  decodeJwt,
-  errors as joseErrors,
-  jwtVerify,
-  type JSONWebKeySet,
-  type JWTPayload,
-} from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Context } from 'koa';
 
 import type { Config } from '../config/env.ts';
@@ -74,8 +67,8 @@ export function outsideTokens({ config, db, cache }: { config: Config; db: Query
   const keySets = new OutsideKeySets(config.hooksAllowPrivateTargets);
 
   async function verified(policy: TrustedIssuer, token: string): Promise<JWTPayload> {
-    const verify = (keys: JSONWebKeySet) =>
-      jwtVerify(token, createLocalJWKSet(keys), {
+    const verify = (keys: JWTVerifyGetKey) =>
+      jwtVerify(token, keys, {
         issuer: policy.issuer,
         audience: policy.audience,
         algorithms: policy.algorithms,
