@@ -204,7 +204,7 @@ try {
       }
     }
     // Counted once warm: a cluster forks its workers at start-up, or replaces one that died.
-    group.processes = service?.processes();
+    group.processes = service?.processIds().length;
     for (let round = 1; round <= rounds; round++) {
       for (const name of scenarios) {
         const { measured, cpuMsPerRequest } = await measureRound(

@@ -41,8 +41,8 @@ export type Server = {
   pid: number;
   /** CPU seconds (user + system) used so far by the server's Node processes (cluster workers included). */
   cpuSeconds(): number;
-  /** How many Node processes the server runs as (a cluster's primary and its workers). */
-  processes(): number;
+  /** The server's Node processes (a cluster's primary first, then its workers). */
+  processIds(): number[];
   stop(): Promise<void>;
 };
 
@@ -96,7 +96,7 @@ export async function startServer(
     port,
     pid,
     cpuSeconds: () => nodeProcesses(pid).reduce((sum, id) => sum + cpuTicks(id), 0) / clockTicks,
-    processes: () => nodeProcesses(pid).length,
+    processIds: () => nodeProcesses(pid),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = once(child, 'exit');

@@ -12,7 +12,7 @@ export const settings = {
   WORKERS: {
     unset: '1; the number of cores (`os.availableParallelism()`) when NODE_ENV=production',
     meaning:
-      'processes serving the port, 1 to 256: above 1, a primary starts one worker, which prepares the database and prints the one-time secrets, then the others; it replaces a worker that dies and stops them all on SIGTERM (docs/operations.md, "Worker processes")',
+      'processes serving the port, 1 to 256: above 1, and always in production, a primary starts one worker, which prepares the database and prints the one-time secrets, then the others; it replaces a worker that dies and stops them all on SIGTERM (docs/operations.md, "Worker processes")',
   },
   ENDPOINT: { unset: 'http://localhost:$PORT', meaning: 'public base URL; the issuer is $ENDPOINT/oidc' },
   DB_URL: {
