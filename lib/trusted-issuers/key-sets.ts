@@ -14,7 +14,7 @@ const jwksSchema = z.object({ keys: z.array(z.looseObject({ kty: z.string() })).
  * A fetched set and its verifier, made once per fetch: the verifier keeps the keys it imported, which
  * a verifier made per token would import again for every token (the costliest step of a check).
  */
-type Entry = { verifier: JWTVerifyGetKey; fetchedAt: number };
+export type KeySet = { verifier: JWTVerifyGetKey; fetchedAt: number };
 
 /** An unknown `kid` refetches the set at most this often: a stream of forged kids cannot make us a proxy. */
 const refetchIntervalMs = 60_000;
@@ -27,15 +27,15 @@ const maxAgeMs = 10 * 60_000;
  * nothing that must be shared.
  */
 export class OutsideKeySets {
-  readonly #entries = new Map<string, Entry>();
-  readonly #fetching = new Map<string, Promise<Entry>>();
+  readonly #entries = new Map<string, KeySet>();
+  readonly #fetching = new Map<string, Promise<KeySet>>();
 
   constructor(private readonly allowPrivateTargets: boolean) {}
 
-  /** The set's verifier, fetched when not held or older than its maximum age. */
-  async current(uri: string): Promise<JWTVerifyGetKey> {
+  /** The set, fetched when not held or older than its maximum age. */
+  async current(uri: string): Promise<KeySet> {
     const held = this.#entries.get(uri);
-    return held && Date.now() - held.fetchedAt < maxAgeMs ? held.verifier : (await this.#fetch(uri)).verifier;
+    return held && Date.now() - held.fetchedAt < maxAgeMs ? held : this.#fetch(uri);
   }
 
   /** A fresh set's verifier after an unknown `kid`, unless the held one is younger than the refetch interval. */
@@ -47,7 +47,7 @@ export class OutsideKeySets {
     return (await this.#fetch(uri)).verifier;
   }
 
-  #fetch(uri: string): Promise<Entry> {
+  #fetch(uri: string): Promise<KeySet> {
     let pending = this.#fetching.get(uri);
     if (!pending) {
       pending = this.#load(uri).finally(() => this.#fetching.delete(uri));
@@ -56,7 +56,7 @@ export class OutsideKeySets {
     return pending;
   }
 
-  async #load(uri: string): Promise<Entry> {
+  async #load(uri: string): Promise<KeySet> {
     let document: unknown;
     try {
       document = await guardedGetJson(uri, this.allowPrivateTargets);

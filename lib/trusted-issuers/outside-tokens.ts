@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config/env.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { KeySetUnavailable, OutsideKeySets } from './key-sets.ts';
+import { KeySetUnavailable, OutsideKeySets, type KeySet } from './key-sets.ts';
 import { listTrustedIssuers } from './queries.ts';
 import type { TrustedIssuer } from './schemas.ts';
 import { localUserOf, OutsideTokenRefused } from './user-mapping.ts';
@@ -66,9 +66,9 @@ function refusalOf(error: unknown, policy: TrustedIssuer): Error {
 export function outsideTokens({ config, db, cache }: { config: Config; db: Queryable; cache: SharedCache }) {
   const keySets = new OutsideKeySets(config.hooksAllowPrivateTargets);
 
-  async function verified(policy: TrustedIssuer, token: string): Promise<JWTPayload> {
-    const verify = (keys: JWTVerifyGetKey) =>
-      jwtVerify(token, keys, {
+  async function verified(policy: TrustedIssuer, token: string, keys: KeySet): Promise<JWTPayload> {
+    const verify = (verifier: JWTVerifyGetKey) =>
+      jwtVerify(token, verifier, {
         issuer: policy.issuer,
         audience: policy.audience,
         algorithms: policy.algorithms,
@@ -77,7 +77,7 @@ export function outsideTokens({ config, db, cache }: { config: Config; db: Query
       });
     try {
       try {
-        return (await verify(await keySets.current(policy.jwksUri))).payload;
+        return (await verify(keys.verifier)).payload;
       } catch (error) {
         // A key the issuer has rotated in since we fetched its set.
         const refetched =
@@ -90,6 +90,29 @@ export function outsideTokens({ config, db, cache }: { config: Config; db: Query
     } catch (error) {
       throw refusalOf(error, policy);
     }
+  }
+
+  /**
+   * The token's claims, its signature checked once for these bytes under this policy and this fetch
+   * of the issuer's keys (API A exchanges one token for each of its calls, and the check is the
+   * costliest step): a changed policy or a refetched key set checks it again. Its time claims are
+   * checked every time.
+   */
+  async function verifiedOnce(policy: TrustedIssuer, token: string): Promise<JWTPayload> {
+    const keys = await keySets.current(policy.jwksUri).catch((error: unknown) => {
+      throw refusalOf(error, policy);
+    });
+    const claims = await cache.get('trustedIssuers', `verified:${policy.id}:${keys.fetchedAt}:${token}`, () =>
+      verified(policy, token, keys),
+    );
+    const now = Date.now() / 1000;
+    if (typeof claims.exp === 'number' && claims.exp + clockTolerance <= now) {
+      throw new OutsideTokenRefused('is expired');
+    }
+    if (typeof claims.nbf === 'number' && claims.nbf - clockTolerance > now) {
+      throw new OutsideTokenRefused("claim 'nbf' is not acceptable (check_failed)");
+    }
+    return claims;
   }
 
   return {
@@ -109,7 +132,7 @@ export function outsideTokens({ config, db, cache }: { config: Config; db: Query
           `is from ${policy.issuer}, whose trust policy does not list application ${clientId}`,
         );
       }
-      const claims = await verified(policy, token);
+      const claims = await verifiedOnce(policy, token);
       return { userId: await localUserOf(db, cache, ctx, policy, claims), trustedIssuerId: policy.id };
     },
   };

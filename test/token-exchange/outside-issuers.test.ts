@@ -213,6 +213,28 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
     expectOAuthError(await swap(token), 400, 'invalid_request', 'subject_token is expired');
   });
 
+  it('checks a token it accepted before (its signature is checked once) for expiry every time, and under the policy as it is now', async function () {
+    this.timeout(20_000);
+    const exp = Math.floor(Date.now() / 1000) + 1;
+    const token = await signWithServiceKey(fed.outside, outsideClaims({ exp }));
+    expectIssued(await swap(token));
+    expectIssued(await swap(token));
+
+    await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
+      json: { audience: fed.far.apiB.resource.indicator },
+    });
+    try {
+      expectOAuthError(await swap(token), 400, 'invalid_request', /audience is not/);
+    } finally {
+      await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { audience: fed.policy.audience } });
+    }
+    expectIssued(await swap(token));
+
+    // Past `exp` and the contract's 5 s of clock tolerance.
+    await new Promise((resolve) => setTimeout(resolve, (exp + 6) * 1000 - Date.now()));
+    expectOAuthError(await swap(token), 400, 'invalid_request', 'subject_token is expired');
+  });
+
   it('refuses an algorithm the policy does not allow', async () => {
     await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { algorithms: ['RS256'] } });
     try {
