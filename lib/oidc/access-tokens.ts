@@ -35,6 +35,12 @@ const longestLifetime = (() => {
 
 const verifiers = new WeakMap<KeySet, ReturnType<typeof createLocalJWKSet>>();
 
+const verifiedKey = (token: string) => `verified:${token}`;
+
+/** Whether these bytes are a token of ours whose signature was checked (and is being remembered). */
+export const isRememberedAccessToken = (cache: SharedCache, token: string): boolean =>
+  cache.has('keys', verifiedKey(token));
+
 /**
  * The one check of a JWT access token of ours, for the management API, token exchange's subject
  * tokens and revocation: signed with our keys, our issuer, `typ: at+jwt`, with every claim the
@@ -51,7 +57,7 @@ export async function verifyAccessToken(
   issuer: string,
   token: string,
 ): Promise<AccessTokenClaims> {
-  const claims = await cache.get('keys', `verified:${token}`, () => verifyTokenBytes(db, cache, issuer, token));
+  const claims = await cache.get('keys', verifiedKey(token), () => verifyTokenBytes(db, cache, issuer, token));
   const now = Math.floor(Date.now() / 1000);
   if (claims.exp + clockTolerance <= now) {
     throw new AccessTokenRefused('is expired');

@@ -112,6 +112,11 @@ export class SharedCache {
     return this.#versions.get(name);
   }
 
+  /** Whether `key` is held (loaded or loading), without loading it. */
+  has(name: CacheName, key: string): boolean {
+    return this.#stores.get(name)?.has(key) ?? false;
+  }
+
   get<T>(name: CacheName, key: string, load: () => Promise<T>): Promise<T> {
     let store = this.#stores.get(name);
     if (!store) {

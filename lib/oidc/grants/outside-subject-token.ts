@@ -4,6 +4,7 @@ import type { Config } from '../../config/env.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { OutsideTokenRefused, outsideTokens } from '../../trusted-issuers/outside-tokens.ts';
+import { isRememberedAccessToken } from '../access-tokens.ts';
 import { accessTokenType, type Subject } from './subject-token.ts';
 
 /** RFC 8693 §3: a JWT that is not (necessarily) an access token; ours are accepted only as access tokens. */
@@ -23,7 +24,12 @@ export function outsideSubjectResolver(deps: { config: Config; db: Queryable; ca
     token: string,
     type: string,
   ): Promise<(Subject & { trustedIssuerId: string }) | undefined> {
-    if (type !== accessTokenType && type !== jwtTokenType) {
+    // A token of ours checked before (API A exchanging one user's token again) is no outside one:
+    // this skips decoding it to read its issuer.
+    if (
+      (type !== accessTokenType && type !== jwtTokenType) ||
+      (type === accessTokenType && isRememberedAccessToken(deps.cache, token))
+    ) {
       return undefined;
     }
     const policy = await outside.policyOf(token);
