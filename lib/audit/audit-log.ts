@@ -11,6 +11,9 @@ import {
   type LogTargetRow,
 } from './queries.ts';
 
+/** Entries per insert statement. */
+const chunkSize = 100;
+
 /** A client's user agent is its own text: kept, but not at any length. */
 const userAgentLength = 512;
 
@@ -53,10 +56,18 @@ export class AuditLog {
     return this.#flushing;
   }
 
+  /**
+   * Small statements with the event loop let through between them: on SQLite an insert runs on this
+   * thread, and 500 entries at once (what 100 ms of token exchanges under load make) held every
+   * request waiting behind them for about 5 ms.
+   */
   async #insertInChunks<Row>(rows: Row[], insert: (db: Knex, rows: Row[]) => Promise<void>): Promise<void> {
-    for (let start = 0; start < rows.length; start += 500) {
+    for (let start = 0; start < rows.length; start += chunkSize) {
+      if (start > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       try {
-        await insert(this.db, rows.slice(start, start + 500));
+        await insert(this.db, rows.slice(start, start + chunkSize));
       } catch (error) {
         this.logger.error({ err: error, entries: rows.length }, 'audit log write failed');
       }
