@@ -1,10 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticatorTransportFuture,
-} from '@simplewebauthn/server';
+import type { AuthenticatorTransportFuture } from '@simplewebauthn/server';
 import { z } from 'zod';
 
 import { foreignJsonInput } from '../http/limits.ts';
@@ -15,6 +9,12 @@ import { transportsOf, type FactorRow } from './queries.ts';
  * party is and what is kept. Attestation is not asked for (`none`): a passkey is a second factor
  * the user chose, not a device the operator vets.
  */
+
+/**
+ * The library is loaded at the first passkey ceremony, not at start: with its dependencies it holds
+ * about 20 MB that an instance whose users never use a passkey need not keep.
+ */
+const library = () => import('@simplewebauthn/server');
 
 const base64url = z
   .string()
@@ -88,6 +88,7 @@ export async function registrationOptions(
   user: { id: string; name: string; displayName?: string },
   existing: FactorRow[],
 ) {
+  const { generateRegistrationOptions } = await library();
   return generateRegistrationOptions({
     rpID: rp.id,
     rpName: rp.name,
@@ -106,6 +107,7 @@ export async function verifyRegistration(
   challenge: string,
   payload: WebAuthnRegistrationPayload,
 ): Promise<NewPasskey | undefined> {
+  const { verifyRegistrationResponse } = await library();
   try {
     const { verified, registrationInfo } = await verifyRegistrationResponse({
       response: { ...payload, type: 'public-key' },
@@ -132,6 +134,7 @@ export async function verifyRegistration(
 
 /** Options for `navigator.credentials.get()`, offering the given passkeys (none: any discoverable one). */
 export async function authenticationOptions(rp: RelyingParty, allowed: FactorRow[]) {
+  const { generateAuthenticationOptions } = await library();
   return generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: allowed.map(descriptorOf),
@@ -150,6 +153,7 @@ export async function verifyAuthentication(
   if (factor.public_key === null || payload.id !== factor.credential_id) {
     return undefined;
   }
+  const { verifyAuthenticationResponse } = await library();
   try {
     const { verified, authenticationInfo } = await verifyAuthenticationResponse({
       response: { ...payload, type: 'public-key' },
