@@ -41,6 +41,7 @@ export const phrases = {
   },
   consent: {
     wants: (application: string) => t('consent.wants', { application }),
+    sentBy: (host: string) => t('consent.sentBy', { host }),
     signedInAs: (who: string) => t('consent.signedInAs', { who }),
     asksFor: t('consent.asksFor'),
     scopes: {

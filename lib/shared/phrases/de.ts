@@ -21,6 +21,7 @@ export const de: Catalogue = {
   },
   consent: {
     wants: '{{application}} möchte auf Ihr Konto zugreifen.',
+    sentBy: 'Gesendet von {{host}}: Erlauben Sie den Zugriff nur, wenn Sie dieser Website vertrauen.',
     signedInAs: 'Sie sind angemeldet als {{who}}.',
     asksFor: 'Die Anwendung möchte:',
     scopes: {

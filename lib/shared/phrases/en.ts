@@ -23,6 +23,7 @@ export const en = {
   },
   consent: {
     wants: '{{application}} wants to access your account.',
+    sentBy: 'Sent by {{host}}: allow only if you trust this site.',
     signedInAs: 'You are signed in as {{who}}.',
     asksFor: 'It asks to:',
     scopes: {

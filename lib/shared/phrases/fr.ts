@@ -21,6 +21,7 @@ export const fr: Catalogue = {
   },
   consent: {
     wants: '{{application}} souhaite accéder à votre compte.',
+    sentBy: 'Envoyé par {{host}} : n’autorisez l’accès que si vous faites confiance à ce site.',
     signedInAs: 'Vous êtes connecté en tant que {{who}}.',
     asksFor: 'Elle demande à :',
     scopes: {
