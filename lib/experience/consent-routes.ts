@@ -6,7 +6,7 @@ import type { Application } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import { organizationsScope } from '../oidc/account.ts';
-import { isUrlClientId } from '../oidc/client-id-metadata/client-id-url.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 import { organizationIdsOfMember } from '../organizations/members/member-queries.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';

@@ -6,7 +6,7 @@ import { listApplicationSecrets } from '../applications/secret-queries.ts';
 import type { Logger } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { isUrlClientId } from './client-id-metadata/client-id-url.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { jwtBearerGrantType } from './grants/jwt-bearer.ts';
 import { tokenExchangeGrantType } from './grants/token-exchange.ts';

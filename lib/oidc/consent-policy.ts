@@ -2,7 +2,7 @@ import type { Interaction } from 'oidc-provider';
 
 import { findApplication } from '../applications/queries.ts';
 import type { Queryable } from '../storage/database.ts';
-import { isUrlClientId } from './client-id-metadata/client-id-url.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 
 /** `prompt=consent` among the authorization request's prompts. */
 export const consentRequested = (params: Interaction['params']): boolean =>

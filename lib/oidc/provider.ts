@@ -22,7 +22,7 @@ import {
   jwtBearerParameters,
 } from './grants/jwt-bearer.ts';
 import { findAuthenticatingClient } from './clients.ts';
-import { isUrlClientId } from './client-id-metadata/client-id-url.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';

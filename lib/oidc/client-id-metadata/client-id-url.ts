@@ -1,9 +1,3 @@
-/**
- * A `client_id` that looks like a URL names a client by its metadata document; anything else is an
- * application's id (those never hold `://`).
- */
-export const isUrlClientId = (clientId: string): boolean => /^[a-z][a-z\d+.-]*:\/\//i.test(clientId);
-
 /** Why a URL may not be a client id (draft-ietf-oauth-client-id-metadata-document §3), or the URL. */
 export function parseClientIdUrl(clientId: string): URL | string {
   const url = URL.canParse(clientId) ? new URL(clientId) : undefined;

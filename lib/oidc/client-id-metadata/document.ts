@@ -32,8 +32,8 @@ export const clientDocumentSpec = z
       .optional(),
     jwks_uri: httpsUrl.optional(),
     jwks: z.object({ keys: z.array(z.looseObject({ kty: z.string() })).max(10) }).optional(),
-    client_secret: z.undefined({ error: sharedSecret }),
-    client_secret_expires_at: z.undefined({ error: sharedSecret }),
+    client_secret: z.never({ error: sharedSecret }).optional(),
+    client_secret_expires_at: z.never({ error: sharedSecret }).optional(),
   })
   .refine(
     (document) => document.token_endpoint_auth_method !== 'private_key_jwt' || document.jwks_uri || document.jwks,
