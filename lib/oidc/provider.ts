@@ -142,7 +142,7 @@ export function createProvider(
   auditJwtBearerFailures(provider, audit, logger);
   answerJwtRefusals(provider, {
     revocation: revokeJwtAccessToken({ issuer: config.issuer, db, cache }),
-    introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache }),
+    introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache, documents }),
   });
   throttle.attach(provider);
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));

@@ -39,8 +39,8 @@ describe('OIDC: Client ID Metadata Documents', () => {
   let service: TestService;
   let documents: DocumentServer;
   /** A fresh path on the document server, serving `answer` (a client's document by default). */
-  const published = (answer?: (clientId: string) => Answer, host?: string) => {
-    const path = `/${unique('agent')}/client.json`;
+  const published = (answer?: (clientId: string) => Answer, host?: string, folder = unique('agent')) => {
+    const path = `/${folder}/client.json`;
     const clientId = documents.url(path, host);
     documents.serve(path, answer ? answer(clientId) : { body: documentAt(clientId) });
     return { clientId, path };
@@ -59,7 +59,9 @@ describe('OIDC: Client ID Metadata Documents', () => {
   });
 
   it('signs a person in for a URL client (code + PKCE, consent showing its host), tokens naming the URL, refresh', async () => {
-    const { clientId, path } = published();
+    // A long URL (up to 255 characters) too: it is the client id in the audit log and the token denylist.
+    const { clientId, path } = published(undefined, undefined, `${unique('agent')}/${'tools/'.repeat(33)}`);
+    expect(clientId.length).to.be.within(230, 255);
     const { resource } = await createResource(service, ['read:orders']);
     const browser = new Browser(service);
     const started = await browser.authorize(clientId, redirectUri, {
@@ -115,6 +117,15 @@ describe('OIDC: Client ID Metadata Documents', () => {
       resource: resource.indicator,
     });
     expect(decodeJwt(refreshed.access_token)).to.include({ client_id: clientId });
+    // The client may introspect and revoke its own token (a public client: only its own).
+    const introspect = () =>
+      service.http.post('oidc/token/introspection', { form: { token: refreshed.access_token, client_id: clientId } });
+    expect((await introspect()).body).to.include({ active: true, client_id: clientId });
+    await client.tokenRevocation(configuration, refreshed.access_token);
+    expect((await introspect()).body).to.deep.equal({ active: false });
+    const signIns = await service.api.get('logs', { searchParams: { applicationId: clientId } });
+    expect(signIns.statusCode, JSON.stringify(signIns.body)).to.equal(200);
+    expect(signIns.body.map((log: { key: string }) => log.key)).to.include('Interaction.SignIn.Submit');
 
     // One fetch served the authorization request, the pages, the code and the refresh.
     expect(documents.fetches(path)).to.equal(1);
@@ -204,6 +215,7 @@ describe('OIDC: Client ID Metadata Documents', () => {
       [documents.url('/agent.json').replace('https://', 'https://user@'), /username or password/],
       [documents.url('/a/../agent.json'), /\. or \.\. path segments/],
       [documents.url('/'), /must have a path/],
+      [documents.url(`/${'a'.repeat(255)}`), /at most 255 characters/],
     ];
     for (const [clientId, says] of forbidden) {
       const answer = await authorize(service, clientId);

@@ -1,5 +1,11 @@
+/** The longest client id URL: what the audit log and the token denylist hold (migration 0027). */
+export const maxClientIdUrlLength = 255;
+
 /** Why a URL may not be a client id (draft-ietf-oauth-client-id-metadata-document §3), or the URL. */
 export function parseClientIdUrl(clientId: string): URL | string {
+  if (clientId.length > maxClientIdUrlLength) {
+    return `a client_id URL may have at most ${maxClientIdUrlLength} characters`;
+  }
   const url = URL.canParse(clientId) ? new URL(clientId) : undefined;
   if (!url) {
     return 'the client_id is not a valid URL';
