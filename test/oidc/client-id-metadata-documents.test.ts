@@ -54,8 +54,8 @@ describe('OIDC: Client ID Metadata Documents', () => {
     await service.api.post('users', { json: person });
   });
   after(async () => {
-    await service?.stop();
-    await documents?.close();
+    await service.stop();
+    await documents.close();
   });
 
   it('signs a person in for a URL client (code + PKCE, consent showing its host), tokens naming the URL, refresh', async () => {
@@ -269,8 +269,8 @@ describe('OIDC: Client ID Metadata Documents, off (the default)', () => {
     service = await startService();
   });
   after(async () => {
-    await service?.stop();
-    await documents?.close();
+    await service.stop();
+    await documents.close();
   });
 
   it('refuses a URL client_id with invalid_client, fetching nothing, and does not advertise the feature', async () => {

@@ -68,7 +68,7 @@ export const documentClientMetadata = (document: ClientDocument): ClientMetadata
   application_type: document.application_type ?? 'web',
   token_endpoint_auth_method: document.token_endpoint_auth_method ?? 'none',
   ...(document.jwks_uri && { jwks_uri: document.jwks_uri }),
-  ...(document.jwks && { jwks: document.jwks as ClientMetadata['jwks'] }),
+  ...(document.jwks && { jwks: document.jwks }),
   grant_types: ['authorization_code', 'refresh_token'],
   response_types: ['code'],
   redirect_uris: document.redirect_uris,

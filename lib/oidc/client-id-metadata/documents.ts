@@ -7,9 +7,9 @@ import { documentClientMetadata, readClientDocument } from './document.ts';
 import { DocumentUnavailable, fetchClientDocument } from './fetch-document.ts';
 
 /** A fetched document is kept for its Cache-Control max-age, within these bounds (seconds). */
-export const cacheBounds = { min: 300, max: 86_400 };
+const cacheBounds = { min: 300, max: 86_400 };
 /** A document that could not be had, or was refused, is asked for again only after this (seconds). */
-export const failureSeconds = 60;
+const failureSeconds = 60;
 /** At most this many URLs are remembered; the oldest go first (only allowed hosts get this far). */
 const maxEntries = 1000;
 
