@@ -44,8 +44,8 @@ describe('Client ID Metadata Documents: the cache', () => {
     expect(registry.held(clientId)).to.include({ client_id: clientId });
   });
 
-  it('keeps a document at least 5 minutes (max-age=10, none, no-store) and at most 24 hours', async () => {
-    for (const cacheControl of ['max-age=10', undefined, 'no-store']) {
+  it('keeps a document at least 5 minutes (max-age=10, none, no-store, no-cache) and at most 24 hours', async () => {
+    for (const cacheControl of ['max-age=10', undefined, 'no-store, max-age=3600', 'no-cache']) {
       const { clientId, path } = published(200, cacheControl ? { 'cache-control': cacheControl } : {});
       expect(await lookUp(clientId, path, 0)).to.equal(1);
       expect(await lookUp(clientId, path, 4.9)).to.equal(1);

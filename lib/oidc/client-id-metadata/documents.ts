@@ -23,9 +23,9 @@ export type DocumentSettings = Config['clientIdMetadataDocuments'] & {
 };
 
 /** Seconds a document may be kept: its max-age (none, no-store or no-cache: the minimum), clamped. */
-function keepSeconds(cacheControl: string | undefined): number {
-  const maxAge = /(?:^|,)\s*max-age\s*=\s*"?(\d+)/i.exec(cacheControl ?? '')?.[1];
-  const asked = maxAge === undefined ? cacheBounds.min : Number(maxAge);
+function keepSeconds(cacheControl = ''): number {
+  const maxAge = /(?:^|,)\s*max-age\s*=\s*"?(\d+)/i.exec(cacheControl)?.[1];
+  const asked = maxAge === undefined || /(?:^|,)\s*no-(store|cache)\b/i.test(cacheControl) ? 0 : Number(maxAge);
   return Math.min(cacheBounds.max, Math.max(cacheBounds.min, asked));
 }
 
