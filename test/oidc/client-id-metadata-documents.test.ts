@@ -6,6 +6,8 @@ import { Browser } from '../experience/browser.ts';
 import { startDocumentServer, type Answer, type DocumentServer } from '../support/document-server.ts';
 import { createResource } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { signIn } from '../support/sign-in.ts';
+import { delegationSetup, exchange, accessTokenType, expectIssued } from '../token-exchange/support.ts';
 import { unique } from '../support/values.ts';
 
 const redirectUri = 'http://agent.test/callback';
@@ -142,6 +144,25 @@ describe('OIDC: Client ID Metadata Documents', () => {
     expect(grants.body.grants.map((grant: { payload: { clientId: string } }) => grant.payload.clientId)).to.satisfy(
       (ids: string[]) => ids.some((id) => id.startsWith('https://localhost:')),
     );
+  });
+
+  it("an API's backend exchanges the URL client's user token for another API (the MCP server calling on)", async () => {
+    const setup = await delegationSetup(service);
+    const { clientId } = published();
+    const tokens = await signIn(service, { clientId, redirectUri }, setup.user, {
+      scope: 'openid read:a',
+      resource: setup.apiA.resource.indicator,
+    });
+    expect(decodeJwt(tokens.access_token)).to.include({ client_id: clientId, scope: 'read:a' });
+    const issued = expectIssued(
+      await exchange(service, setup.backend, {
+        subject_token: tokens.access_token,
+        subject_token_type: accessTokenType,
+        resource: setup.apiB.resource.indicator,
+        scope: 'read:b',
+      }),
+    );
+    expect(decodeJwt(issued.access_token)).to.include({ sub: setup.user.id, client_id: setup.backend.id });
   });
 
   it('concurrent first lookups of one URL make one fetch', async () => {
