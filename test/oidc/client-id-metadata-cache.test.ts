@@ -41,7 +41,7 @@ describe('Client ID Metadata Documents: the cache', () => {
     expect(await lookUp(clientId, path, 0)).to.equal(1);
     expect(await lookUp(clientId, path, 19)).to.equal(1);
     expect(await lookUp(clientId, path, 2)).to.equal(2);
-    expect(registry.held(clientId)).to.include({ client_id: clientId });
+    expect(await registry.client(clientId)).to.include({ client_id: clientId, token_endpoint_auth_method: 'none' });
   });
 
   it('keeps a document at least 5 minutes (max-age=10, none, no-store, no-cache) and at most 24 hours', async () => {
@@ -62,6 +62,7 @@ describe('Client ID Metadata Documents: the cache', () => {
     expect(await lookUp(clientId, path, 0)).to.equal(1);
     expect(await lookUp(clientId, path, 0.9)).to.equal(1);
     expect(await lookUp(clientId, path, 0.2)).to.equal(2);
-    expect(registry.held(clientId)).to.equal(undefined);
+    const refused = await registry.client(clientId).catch((error: unknown) => error);
+    expect(refused).to.include({ error: 'invalid_client' });
   });
 });

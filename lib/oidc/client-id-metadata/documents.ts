@@ -64,12 +64,6 @@ export class ClientIdMetadataDocuments {
     return entry.client;
   }
 
-  /** The client as last fetched, if it still may be used: for pages and lists, which never fetch. */
-  held(clientId: string): ClientMetadata | undefined {
-    const entry = this.#entries.get(clientId);
-    return entry && entry.until > this.#now() ? entry.client : undefined;
-  }
-
   /** Whether a URL may name a client here at all (the feature is on and its host is allowed); nothing is fetched. */
   accepts(clientId: string): boolean {
     const url = parseClientIdUrl(clientId);
