@@ -191,7 +191,7 @@ describe('OIDC: Client ID Metadata Documents', () => {
       () => ({ body: '<html></html>', headers: { 'content-type': 'text/html' } }),
       /text\/html, not application\/json/,
     ],
-    ['an answer that is not JSON (body)', () => ({ body: '{"client_id":' }), /the document is not JSON/],
+    ['an answer that is not JSON (body)', () => ({ body: '{"client_id":' }), /the answer is not JSON/],
     ['a failing fetch', () => ({ status: 503, body: {} }), /could not be fetched: the answer was HTTP 503/],
     [
       'a shared-secret auth method',
@@ -304,6 +304,40 @@ describe('OIDC: Client ID Metadata Documents, off (the default)', () => {
     expect(documents.fetches('/agent/client.json')).to.equal(0);
     for (const path of ['oidc/.well-known/openid-configuration', '.well-known/oauth-authorization-server/oidc']) {
       expect((await service.http.get(path)).body, path).not.to.have.property('client_id_metadata_document_supported');
+    }
+  });
+});
+
+describe('OIDC: Client ID Metadata Documents behind the SSRF guard (private targets not allowed)', () => {
+  let service: TestService;
+  let documents: DocumentServer;
+  before(async () => {
+    documents = await startDocumentServer();
+    service = await startService({
+      env: {
+        CLIENT_ID_METADATA_DOCUMENTS: 'true',
+        CLIENT_ID_METADATA_DOCUMENT_HOSTS: 'localhost,127.0.0.1',
+        HOOKS_ALLOW_PRIVATE_TARGETS: 'false',
+      },
+    });
+  });
+  after(async () => {
+    await service.stop();
+    await documents.close();
+  });
+
+  it('refuses a document at a loopback address, by name or literal, naming the document address in the refusal', async () => {
+    for (const host of ['localhost', '127.0.0.1']) {
+      const path = `/${unique('agent')}/client.json`;
+      const clientId = documents.url(path, host);
+      documents.serve(path, { body: documentAt(clientId) });
+      const refused = await authorize(service, clientId);
+      expect(refused.statusCode, host).to.equal(400);
+      expect(refused.body.error, host).to.equal('invalid_client');
+      expect(refused.body.error_description, host).to.match(
+        /^the client_id metadata document could not be fetched: the client's metadata document address (127\.0\.0\.1 is|localhost resolves to \S+,) a private or reserved address \(HOOKS_ALLOW_PRIVATE_TARGETS is off\)$/,
+      );
+      expect(documents.fetches(path), host).to.equal(0);
     }
   });
 });

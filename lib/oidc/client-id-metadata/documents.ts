@@ -1,15 +1,27 @@
 import { errors, type ClientMetadata } from 'oidc-provider';
 
 import type { Config } from '../../config/env.ts';
+import { GuardedGetError, guardedGetJson } from '../../http/guarded-get.ts';
 import type { Logger } from '../../http/logger.ts';
 import { hostAllowed, parseClientIdUrl } from './client-id-url.ts';
 import { documentClientMetadata, readClientDocument } from './document.ts';
-import { DocumentUnavailable, fetchClientDocument } from './fetch-document.ts';
 
 /** A fetched document is kept for its Cache-Control max-age, within these bounds (seconds). */
 const cacheBounds = { min: 300, max: 86_400 };
 /** A document that could not be had, or was refused, is asked for again only after this (seconds). */
 const failureSeconds = 60;
+/**
+ * How a document is fetched: https only (the URL's rules require it already), 3 s (the person waits on
+ * the authorization request), 5 KB (the draft's suggested cap: a client's metadata is small, and a
+ * large answer is someone's abuse), and only a JSON content type.
+ */
+const fetchLimits = {
+  subject: "the client's metadata document address",
+  timeoutMs: 3000,
+  sizeLimit: 5 * 1024,
+  httpsOnly: true,
+  requireJsonType: true,
+};
 /** At most this many URLs are remembered; the oldest go first (only allowed hosts get this far). */
 const maxEntries = 1000;
 
@@ -100,14 +112,17 @@ export class ClientIdMetadataDocuments {
   async #load(clientId: string, url: URL): Promise<Entry> {
     let entry: Entry;
     try {
-      const fetched = await fetchClientDocument(url, this.settings.allowPrivateTargets);
+      const fetched = await guardedGetJson(url, {
+        ...fetchLimits,
+        allowPrivateTargets: this.settings.allowPrivateTargets,
+      });
       const document = readClientDocument(fetched.body, clientId);
       entry =
         typeof document === 'string'
           ? this.#refused(`the client_id metadata document is not valid: ${document}`)
           : { until: this.#now() + keepSeconds(fetched.cacheControl) * 1000, client: documentClientMetadata(document) };
     } catch (error) {
-      if (!(error instanceof DocumentUnavailable)) {
+      if (!(error instanceof GuardedGetError)) {
         throw error;
       }
       entry = this.#refused(`the client_id metadata document could not be fetched: ${error.message}`);
