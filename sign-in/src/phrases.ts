@@ -35,6 +35,7 @@ export const phrases = {
   brand: {
     signInTo: (application: string) => t('brand.signInTo', { application }),
     logoOf: (application: string) => t('brand.logoOf', { application }),
+    sentBy: (host: string) => t('brand.sentBy', { host }),
     legal: t('brand.legal'),
     terms: t('brand.terms'),
     privacy: t('brand.privacy'),

@@ -15,11 +15,11 @@ const logo =
   '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="48"><rect width="160" height="48" rx="8" fill="#b91c1c"/></svg>';
 
 /**
- * A client named by a URL (Client ID Metadata Documents) in Chromium: the consent page names it as
- * its document does, with its logo, and says in bold which host sent the person, so that a name
+ * A client named by a URL (Client ID Metadata Documents) in Chromium: the sign-in and consent pages
+ * name it as its document does, with its logo, and say in bold which host sent the person, so that a name
  * borrowed from someone else does not pass for theirs. E2E_SCREENSHOTS=<folder> saves screenshots.
  */
-describe('Client ID Metadata Documents: the consent page in Chromium', function () {
+describe('Client ID Metadata Documents: the sign-in and consent pages in Chromium', function () {
   this.timeout(90_000);
 
   let service: TestService;
@@ -47,7 +47,7 @@ describe('Client ID Metadata Documents: the consent page in Chromium', function 
     await ifSet(documents)?.close();
   });
 
-  it('shows the name, the logo and the host of the client id; Allow sends a code', async () => {
+  it('shows the name, the logo and the host of the client id on sign-in and consent; Allow sends a code', async () => {
     const callback = `${application.origin}/callback`;
     const clientId = documents.url('/mcp/client.json');
     // A name that borrows another's: the host says who it is.
@@ -75,13 +75,16 @@ describe('Client ID Metadata Documents: the consent page in Chromium', function 
     await page.goto(`${service.url}/oidc/auth?${query}`);
     await page.locator('#sign-in-to').getByText('Sign in to Acme Notes').waitFor();
     expect(await page.locator('#brand-logo').getAttribute('src')).to.equal(logoUrl);
+    // The sign-in page's header shows the host beside the name too.
+    const host = new URL(clientId).host;
+    expect(await page.locator('#sign-in-host strong').textContent()).to.equal(`Sent by ${host}`);
+    await screenshotAtWidths(page, 'sign-in-client-id-metadata-document');
     await page.getByLabel('Username or email').fill('mira');
     await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-9');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 
     await page.waitForURL((url) => url.pathname === '/consent');
     await page.getByText('Acme Notes wants to access your account.').waitFor();
-    const host = new URL(clientId).host;
     expect(await page.locator('#consent-host strong').textContent()).to.equal(
       `Sent by ${host}: allow only if you trust this site.`,
     );
@@ -90,4 +93,37 @@ describe('Client ID Metadata Documents: the consent page in Chromium', function 
     await page.waitForURL((url) => url.href.startsWith(callback));
     expect(new URL(page.url()).searchParams.get('code')).to.be.a('string');
   });
+
+  for (const [language, sentBy] of [
+    ['de', 'Gesendet von'],
+    ['fr', 'Envoyé par'],
+  ]) {
+    it(`says which host sent the person in ${language} on the sign-in page (ui_locales)`, async () => {
+      const callback = `${application.origin}/callback`;
+      const clientId = documents.url(`/mcp-${language}/client.json`);
+      documents.serve(`/mcp-${language}/client.json`, {
+        body: { client_id: clientId, client_name: 'Acme Notes', redirect_uris: [callback] },
+      });
+      const localized = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const page = await localized.newPage();
+        const query = new URLSearchParams({
+          client_id: clientId,
+          redirect_uri: callback,
+          response_type: 'code',
+          scope: 'openid',
+          code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
+          code_challenge_method: 'S256',
+          ui_locales: language,
+        });
+        await page.goto(`${service.url}/oidc/auth?${query}`);
+        await page.locator('#sign-in-host').waitFor();
+        expect(await page.locator('#sign-in-host strong').textContent()).to.equal(
+          `${sentBy} ${new URL(clientId).host}`,
+        );
+      } finally {
+        await localized.close();
+      }
+    });
+  }
 });

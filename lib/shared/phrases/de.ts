@@ -15,6 +15,7 @@ export const de: Catalogue = {
   brand: {
     signInTo: 'Bei {{application}} anmelden',
     logoOf: 'Logo von {{application}}',
+    sentBy: 'Gesendet von {{host}}',
     legal: 'Rechtliches',
     terms: 'Nutzungsbedingungen',
     privacy: 'Datenschutzerklärung',

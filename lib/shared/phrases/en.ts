@@ -17,6 +17,7 @@ export const en = {
   brand: {
     signInTo: 'Sign in to {{application}}',
     logoOf: '{{application}} logo',
+    sentBy: 'Sent by {{host}}',
     legal: 'Legal',
     terms: 'Terms of use',
     privacy: 'Privacy policy',

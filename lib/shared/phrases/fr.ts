@@ -15,6 +15,7 @@ export const fr: Catalogue = {
   brand: {
     signInTo: 'Se connecter à {{application}}',
     logoOf: 'Logo de {{application}}',
+    sentBy: 'Envoyé par {{host}}',
     legal: 'Mentions légales',
     terms: 'Conditions d’utilisation',
     privacy: 'Politique de confidentialité',
