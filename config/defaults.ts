@@ -98,6 +98,15 @@ export const settings = {
     meaning:
       'how many actors a token exchange may chain (nested `act` claims, RFC 8693 §4.1), 1 to 100: an exchange whose token would nest more is refused with 400 invalid_request "actor chain too deep"',
   },
+  CLIENT_ID_METADATA_DOCUMENTS: {
+    default: 'false',
+    meaning:
+      '`true`: a `client_id` that is an https URL on a host of CLIENT_ID_METADATA_DOCUMENT_HOSTS names a client described by the JSON document at that URL (draft-ietf-oauth-client-id-metadata-document, as MCP clients use it), fetched through the SSRF guard and kept in memory; such a client is a public third party, always asked for consent',
+  },
+  CLIENT_ID_METADATA_DOCUMENT_HOSTS: {
+    meaning:
+      'comma-separated hosts whose URLs may be client ids: `agent.example.com` (that host), `*.example.com` (its subdomains) or `*` (any public host); required when CLIENT_ID_METADATA_DOCUMENTS=true. A client id on another host is refused with invalid_client before anything is fetched',
+  },
   METRICS_TOKEN: {
     meaning:
       '16+ letters, digits or -._~+/ (`openssl rand -hex 32`): GET /metrics (Prometheus) answers only with `Authorization: Bearer <token>`; unset, /metrics is open in development and off in production',

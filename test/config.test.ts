@@ -49,6 +49,16 @@ describe('configuration', () => {
     });
   });
 
+  it('leaves Client ID Metadata Documents off unless asked, and reads their hosts', () => {
+    expect(loadConfig({}).clientIdMetadataDocuments).to.deep.equal({ enabled: false, hosts: [] });
+    expect(
+      loadConfig({
+        CLIENT_ID_METADATA_DOCUMENTS: 'true',
+        CLIENT_ID_METADATA_DOCUMENT_HOSTS: ' Agent.example.com, *.agents.example ,',
+      }).clientIdMetadataDocuments,
+    ).to.deep.equal({ enabled: true, hosts: ['agent.example.com', '*.agents.example'] });
+  });
+
   it('derives the issuer and management resource from ENDPOINT, without a trailing slash', () => {
     const config = loadConfig({ ENDPOINT: 'https://id.example.com/', PORT: '8080' });
     expect(config.issuer).to.equal('https://id.example.com/oidc');
@@ -110,6 +120,16 @@ describe('configuration', () => {
       'a negative failure limit per address',
       { CLIENT_AUTH_FAILURES_PER_ADDRESS: '-1' },
       /CLIENT_AUTH_FAILURES_PER_ADDRESS/,
+    ],
+    [
+      'Client ID Metadata Documents on without hosts',
+      { CLIENT_ID_METADATA_DOCUMENTS: 'true' },
+      /CLIENT_ID_METADATA_DOCUMENT_HOSTS/,
+    ],
+    [
+      'a client id host that is not a host name or pattern',
+      { CLIENT_ID_METADATA_DOCUMENT_HOSTS: 'https://agent.example.com' },
+      /CLIENT_ID_METADATA_DOCUMENT_HOSTS/,
     ],
     [
       'a short bootstrap secret',

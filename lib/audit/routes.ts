@@ -75,9 +75,11 @@ export function auditLogRoutes(api: Api, { db, cache }: ServiceContext): void {
           .describe('The user who acted or signed in (a console administrator for management writes).'),
         applicationId: z
           .string()
-          .max(64)
+          .max(255)
           .optional()
-          .describe('The application that acted or through which the user signed in.'),
+          .describe(
+            'The application that acted or through which the user signed in (a client id URL for a client named by its metadata document).',
+          ),
         logKey: z
           .string()
           .max(128)

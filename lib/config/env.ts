@@ -52,6 +52,26 @@ const schema = z.object({
   CLIENT_AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000),
   CLIENT_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000),
   TOKEN_EXCHANGE_MAX_ACT_DEPTH: z.coerce.number().int().min(1).max(100),
+  CLIENT_ID_METADATA_DOCUMENTS: z.enum(['true', 'false']),
+  CLIENT_ID_METADATA_DOCUMENT_HOSTS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\*|(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*)$/,
+            'must be host names, *.suffix patterns or * (comma-separated)',
+          ),
+      ),
+    )
+    .optional(),
   // A bearer token (RFC 6750's characters), long enough not to be guessed.
   METRICS_TOKEN: z
     .string()
@@ -99,6 +119,8 @@ export type Config = {
   clientAuthThrottle: { windowSeconds: number; failuresPerClient: number; failuresPerAddress: number };
   /** Token exchange: how many nested `act` claims (actors) an issued token may carry. */
   tokenExchange: { maxActDepth: number };
+  /** Client ID Metadata Documents: off, or on for client ids on these hosts (`*.suffix` and `*` patterns). */
+  clientIdMetadataDocuments: { enabled: boolean; hosts: string[] };
   /** GET /metrics: open (development), behind this bearer token, or off (production without a token). */
   metrics: { enabled: boolean; token?: string };
   /** OpenTelemetry traces; absent, no tracing code is loaded. The SDK reads the other OTEL_* variables itself. */
@@ -123,6 +145,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const values = result.data;
+  const documentHosts = values.CLIENT_ID_METADATA_DOCUMENT_HOSTS ?? [];
+  if (values.CLIENT_ID_METADATA_DOCUMENTS === 'true' && documentHosts.length === 0) {
+    throw new ConfigError(
+      'invalid configuration: CLIENT_ID_METADATA_DOCUMENTS=true needs CLIENT_ID_METADATA_DOCUMENT_HOSTS (the hosts whose URLs may be client ids, or *)',
+    );
+  }
   if (Boolean(values.BOOTSTRAP_ADMIN_CLIENT_ID) !== Boolean(values.BOOTSTRAP_ADMIN_CLIENT_SECRET)) {
     throw new ConfigError(
       'invalid configuration: BOOTSTRAP_ADMIN_CLIENT_ID and BOOTSTRAP_ADMIN_CLIENT_SECRET must be set together',
@@ -165,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failuresPerAddress: values.CLIENT_AUTH_FAILURES_PER_ADDRESS,
     },
     tokenExchange: { maxActDepth: values.TOKEN_EXCHANGE_MAX_ACT_DEPTH },
+    clientIdMetadataDocuments: { enabled: values.CLIENT_ID_METADATA_DOCUMENTS === 'true', hosts: documentHosts },
     metrics: { enabled: Boolean(values.METRICS_TOKEN) || !production, token: values.METRICS_TOKEN },
     tracing: tracingOf(values),
   };

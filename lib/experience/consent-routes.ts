@@ -1,4 +1,4 @@
-import type { Interaction } from 'oidc-provider';
+import { errors, type ClientMetadata, type Interaction } from 'oidc-provider';
 import { z } from 'zod';
 
 import { findApplication } from '../applications/queries.ts';
@@ -6,6 +6,7 @@ import type { Application } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import { organizationsScope } from '../oidc/account.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 import { organizationIdsOfMember } from '../organizations/members/member-queries.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';
@@ -25,6 +26,11 @@ const publicApplication = z.object({
   description: z.string().nullable(),
   isThirdParty: z.boolean(),
   branding: z.object({ logoUrl: z.string().optional() }),
+  /**
+   * For a client named by a URL (a Client ID Metadata Document): the URL's host, which the pages
+   * show beside the name the client gives itself, so that a look-alike name cannot hide who it is.
+   */
+  clientIdHost: z.string().optional(),
 });
 
 const toPublicApplication = (application: Application) => ({
@@ -34,6 +40,19 @@ const toPublicApplication = (application: Application) => ({
   isThirdParty: application.isThirdParty,
   branding: application.oidcClientMetadata.logoUri ? { logoUrl: application.oidcClientMetadata.logoUri } : {},
 });
+
+/** A client named by a URL, as its document describes it: a third party, with its https logo. */
+const toPublicDocumentClient = (client: ClientMetadata) => {
+  const { host } = new URL(client.client_id);
+  return {
+    id: client.client_id,
+    name: client.client_name ?? host,
+    description: null,
+    isThirdParty: true,
+    branding: client.logo_uri ? { logoUrl: client.logo_uri } : {},
+    clientIdHost: host,
+  };
+};
 
 const missingResourceScopes = z.object({
   resource: z.object({ id: z.string(), name: z.string(), indicator: z.string() }),
@@ -120,6 +139,20 @@ async function organizationsAsked(db: Queryable, userId: string, missingOidcScop
  * person has signed in, for a third-party application or with `prompt=consent` (consent-policy.ts).
  */
 export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, sessions }: ExperienceContext): void {
+  /** The application, or the client its URL names (which /oidc/auth found; gone since: none). */
+  async function publicClient(clientId: string) {
+    if (isUrlClientId(clientId)) {
+      return oidc.documents.client(clientId).then(toPublicDocumentClient, (error: unknown) => {
+        if (error instanceof errors.InvalidClient) {
+          return undefined;
+        }
+        throw error;
+      });
+    }
+    const application = await findApplication(db, clientId);
+    return application && toPublicApplication(application);
+  }
+
   /** The interaction, which must be waiting for the signed-in person's consent. */
   async function consentInteraction(ctx: Parameters<typeof sessions.interaction>[0]) {
     const interaction = await sessions.interaction(ctx);
@@ -147,11 +180,11 @@ export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, s
     async (_input, ctx) => {
       const interaction = await sessions.interaction(ctx);
       const id = String(interaction.params.client_id);
-      const application = await findApplication(db, id);
+      const application = await publicClient(id);
       if (!application) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'application', id });
       }
-      return toPublicApplication(application);
+      return application;
     },
   );
 
@@ -167,13 +200,13 @@ export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, s
     async (_input, ctx) => {
       const { interaction, userId } = await consentInteraction(ctx);
       const clientId = String(interaction.params.client_id);
-      const [application, user] = await Promise.all([findApplication(db, clientId), findUserRow(db, userId)]);
+      const [application, user] = await Promise.all([publicClient(clientId), findUserRow(db, userId)]);
       if (!application || !user) {
         throw new RequestError('session.not_found');
       }
       const missing = missingOf(interaction);
       return {
-        application: toPublicApplication(application),
+        application,
         user: {
           id: user.id,
           name: user.name,

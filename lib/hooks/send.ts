@@ -1,8 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
-import { assertLiteralTarget, guardedLookup, TargetRefusedError } from './target-guard.ts';
+import { assertLiteralTarget, guardedLookup, TargetRefusedError } from '../http/outbound-guard.ts';
 import { parseRetryAfter } from './retry.ts';
+import { hookTargetSubject } from './target-guard.ts';
 
 export type SendResult = {
   statusCode?: number;
@@ -43,7 +44,7 @@ export class WebhookSender {
         throw new Error(`Unsupported protocol "${target.protocol}"`);
       }
       if (!this.options.allowPrivateTargets) {
-        assertLiteralTarget(target);
+        assertLiteralTarget(target, hookTargetSubject);
       }
     } catch (error) {
       return { error: (error as Error).message, refused: error instanceof TargetRefusedError, durationMs: elapsed() };
@@ -60,7 +61,7 @@ export class WebhookSender {
         method: 'POST',
         headers: { ...headers, 'content-length': String(content.length) },
         agent: https ? this.#agents.https : this.#agents.http,
-        lookup: this.options.allowPrivateTargets ? undefined : guardedLookup,
+        lookup: this.options.allowPrivateTargets ? undefined : guardedLookup(hookTargetSubject),
         signal,
       });
       const finish = (error?: Error) => {

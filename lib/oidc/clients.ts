@@ -6,6 +6,8 @@ import { listApplicationSecrets } from '../applications/secret-queries.ts';
 import type { Logger } from '../http/logger.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
+import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { jwtBearerGrantType } from './grants/jwt-bearer.ts';
 import { tokenExchangeGrantType } from './grants/token-exchange.ts';
 import { namedSecretsOf, withPresentedSecret, type NamedSecrets } from './named-secrets.ts';
@@ -73,9 +75,19 @@ export const findClient = (db: Queryable, cache: SharedCache) => {
   return (id: string) => load(id).then((client) => client?.metadata);
 };
 
-/** The provider's lookup: the client as this request authenticates it (`withPresentedSecret`). */
-export const findAuthenticatingClient = (db: Queryable, cache: SharedCache, logger: Logger) => {
+/**
+ * The provider's lookup: the client as this request authenticates it (`withPresentedSecret`), or,
+ * for a URL, the client its metadata document describes (which has no secret).
+ */
+export const findAuthenticatingClient = (
+  db: Queryable,
+  cache: SharedCache,
+  logger: Logger,
+  documents: ClientIdMetadataDocuments,
+) => {
   const load = loadClient(db, cache);
   return (id: string) =>
-    load(id).then((client) => client && withPresentedSecret(client.metadata, client.secrets, id, logger));
+    isUrlClientId(id)
+      ? documents.client(id)
+      : load(id).then((client) => client && withPresentedSecret(client.metadata, client.secrets, id, logger));
 };

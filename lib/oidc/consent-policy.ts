@@ -2,6 +2,7 @@ import type { Interaction } from 'oidc-provider';
 
 import { findApplication } from '../applications/queries.ts';
 import type { Queryable } from '../storage/database.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 
 /** `prompt=consent` among the authorization request's prompts. */
 export const consentRequested = (params: Interaction['params']): boolean =>
@@ -9,13 +10,15 @@ export const consentRequested = (params: Interaction['params']): boolean =>
 
 /**
  * Whether the person consents on the consent page rather than we on their behalf: for a
- * third-party application (`isThirdParty`), and whenever the application asks with `prompt=consent`.
- * A first-party application is otherwise consented to at sign-in.
+ * third-party application (`isThirdParty`), for a client named by a URL (no one registered it:
+ * always a third party), and whenever the application asks with `prompt=consent`. A first-party
+ * application is otherwise consented to at sign-in.
  */
 export async function asksPersonForConsent(db: Queryable, params: Interaction['params']): Promise<boolean> {
-  if (consentRequested(params)) {
+  const clientId = String(params.client_id);
+  if (consentRequested(params) || isUrlClientId(clientId)) {
     return true;
   }
-  const application = await findApplication(db, String(params.client_id));
+  const application = await findApplication(db, clientId);
   return application?.isThirdParty ?? false;
 }

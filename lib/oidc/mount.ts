@@ -4,6 +4,7 @@ import type { Provider } from 'oidc-provider';
 
 import { authorizationServerMetadataPaths, serveAuthorizationServerMetadata } from './authorization-server-metadata.ts';
 import { formPostEndpoints, redirectFormPost } from './form-post.ts';
+import { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { currentKeySet } from './keys.ts';
 import { createProvider, type OidcDependencies } from './provider.ts';
 
@@ -12,6 +13,8 @@ export type OidcService = {
   routes: Koa.Middleware;
   /** The provider of the current key set (the experience API reads interactions through it). */
   provider(): Promise<Provider>;
+  /** Clients named by a URL, as their metadata documents describe them (the consent page shows them). */
+  documents: ClientIdMetadataDocuments;
 };
 
 /**
@@ -20,6 +23,10 @@ export type OidcService = {
  * all provider state is in the database, so nothing is lost.
  */
 export function createOidcService(app: Koa, deps: OidcDependencies): OidcService {
+  const documents = new ClientIdMetadataDocuments(
+    { ...deps.config.clientIdMetadataDocuments, allowPrivateTargets: deps.config.hooksAllowPrivateTargets },
+    deps.logger,
+  );
   let built:
     { keysVersion: number | undefined; provider: Promise<{ provider: Provider; handler: Koa.Middleware }> } | undefined;
 
@@ -27,7 +34,7 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
     const keys = await currentKeySet(deps.db, deps.cache);
     // The outer app reads and writes the provider's cookies, so both must sign with the same keys.
     app.keys = keys.cookieKeys;
-    const provider = createProvider(deps, keys);
+    const provider = createProvider(deps, keys, documents);
     return { provider, handler: mount('/oidc', provider) };
   }
 
@@ -57,5 +64,6 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
       await handler(ctx, next);
     },
     provider: async () => (await current()).provider,
+    documents,
   };
 }

@@ -22,6 +22,8 @@ import {
   jwtBearerParameters,
 } from './grants/jwt-bearer.ts';
 import { findAuthenticatingClient } from './clients.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
+import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
 import type { KeySet } from './keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
@@ -36,12 +38,19 @@ export type OidcDependencies = ServiceContext & { audit: AuditLog };
 
 const day = 86_400;
 
-/** Builds the provider for one key set; `mount.ts` builds a new one when the keys change. */
-export function createProvider({ config, db, cache, logger, audit }: OidcDependencies, keys: KeySet): Provider {
+/**
+ * Builds the provider for one key set; `mount.ts` builds a new one when the keys change (the
+ * clients named by URL outlive it).
+ */
+export function createProvider(
+  { config, db, cache, logger, audit }: OidcDependencies,
+  keys: KeySet,
+  documents: ClientIdMetadataDocuments,
+): Provider {
   const throttle = new ClientAuthThrottle(db, cache, config.clientAuthThrottle);
   const mayActFor = mayActClaim(db, cache);
   const configuration: Configuration = {
-    adapter: createAdapter(db, throttle.guard(findAuthenticatingClient(db, cache, logger))),
+    adapter: createAdapter(db, throttle.guard(findAuthenticatingClient(db, cache, logger, documents))),
     jwks: { keys: keys.signing },
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
@@ -49,6 +58,11 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
     scopes: oidcScopes,
     extraParams: ['first_screen'],
     clockTolerance: 5,
+    // Client ID Metadata Documents (client-id-metadata/): said in discovery, and so in RFC 8414 metadata.
+    ...(documents.enabled && { discovery: { client_id_metadata_document_supported: true } }),
+    // The provider's rule (PKCE for public clients), and for every client named by a URL: one that
+    // authenticates with a key is still no one we registered.
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' || isUrlClientId(client.clientId) },
     features: {
       devInteractions: { enabled: false },
       // The confirmation and the page after it in the hosted pages' look (pages/).
@@ -128,7 +142,7 @@ export function createProvider({ config, db, cache, logger, audit }: OidcDepende
   auditJwtBearerFailures(provider, audit, logger);
   answerJwtRefusals(provider, {
     revocation: revokeJwtAccessToken({ issuer: config.issuer, db, cache }),
-    introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache }),
+    introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache, documents }),
   });
   throttle.attach(provider);
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));

@@ -1,5 +1,6 @@
 import type { Client, KoaContextWithOIDC } from 'oidc-provider';
 
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { userStanding } from '../users/queries.ts';
@@ -10,10 +11,11 @@ import {
   verifyAccessToken,
   type AccessTokenClaims,
 } from './access-tokens.ts';
+import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { findClient } from './clients.ts';
 import type { JwtAnswer } from './jwt-refusals.ts';
 
-type Dependencies = { issuer: string; db: Queryable; cache: SharedCache };
+type Dependencies = { issuer: string; db: Queryable; cache: SharedCache; documents: ClientIdMetadataDocuments };
 
 /**
  * Confidential clients (resource servers) may introspect any token; public ones only their own
@@ -33,11 +35,15 @@ const inactive = { active: false } as const;
  * them) with `active: true` and its `token_type`; in every other case it is `{"active": false}`
  * with 200, as RFC 7662 §2.2 asks: a bad token is no error.
  */
-export function introspectJwtAccessToken({ issuer, db, cache }: Dependencies): JwtAnswer {
+export function introspectJwtAccessToken({ issuer, db, cache, documents }: Dependencies): JwtAnswer {
   const findApplicationClient = findClient(db, cache);
 
+  /** The application still exists; a client named by a URL may still be one here (nothing is fetched). */
+  const clientMayAct = async (clientId: string) =>
+    isUrlClientId(clientId) ? documents.accepts(clientId) : Boolean(await findApplicationClient(clientId));
+
   async function holderMayAct(claims: AccessTokenClaims): Promise<boolean> {
-    if (!(await findApplicationClient(claims.client_id))) {
+    if (!(await clientMayAct(claims.client_id))) {
       return false;
     }
     return isApplicationToken(claims) || (await userStanding(db, cache, claims.sub)) === 'active';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { findApplication } from '../applications/queries.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { deleteModel, deleteModelsOfGrant, listGrantsOfAccount } from './queries.ts';
@@ -36,7 +37,8 @@ export async function listUserGrants(
   }
   const thirdParty = new Map<string, boolean>();
   for (const clientId of new Set(grants.map((grant) => grant.payload.clientId))) {
-    thirdParty.set(clientId, (await findApplication(db, clientId))?.isThirdParty ?? false);
+    // A client named by a URL has no application row: no one registered it, so it is a third party.
+    thirdParty.set(clientId, isUrlClientId(clientId) || ((await findApplication(db, clientId))?.isThirdParty ?? false));
   }
   return grants.filter((grant) => thirdParty.get(grant.payload.clientId) === (appType === 'thirdParty'));
 }

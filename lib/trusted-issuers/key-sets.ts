@@ -1,7 +1,7 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 
-import { GuardedGetError, guardedGetJson } from '../hooks/guarded-get.ts';
+import { GuardedGetError, guardedGetJson } from '../http/guarded-get.ts';
 
 /** An outside issuer's key set could not be had: the grant says so as its refusal. */
 export class KeySetUnavailable extends Error {
@@ -20,6 +20,8 @@ export type KeySet = { verifier: JWTVerifyGetKey; fetchedAt: number };
 const refetchIntervalMs = 60_000;
 /** Kept at most this long, so a key the issuer withdrew stops verifying within it. */
 const maxAgeMs = 10 * 60_000;
+/** 5 s, 256 KB: a key set is small, and the token's caller waits on the fetch. */
+const fetchLimits = { subject: "the issuer's jwksUri", timeoutMs: 5000, sizeLimit: 256 * 1024 };
 
 /**
  * Outside issuers' key sets (JWKS), fetched through the SSRF guard and kept in memory by URI as
@@ -59,7 +61,7 @@ export class OutsideKeySets {
   async #load(uri: string): Promise<KeySet> {
     let document: unknown;
     try {
-      document = await guardedGetJson(uri, this.allowPrivateTargets);
+      document = (await guardedGetJson(uri, { ...fetchLimits, allowPrivateTargets: this.allowPrivateTargets })).body;
     } catch (error) {
       if (error instanceof GuardedGetError) {
         throw new KeySetUnavailable(`the issuer's jwksUri could not be fetched (${error.message})`);

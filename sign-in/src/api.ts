@@ -184,7 +184,13 @@ export type PublicSettings = {
   privacyPolicyUrl: string | null;
 };
 
-export type PublicApplication = { id: string; name: string; branding: { logoUrl?: string } };
+export type PublicApplication = {
+  id: string;
+  name: string;
+  branding: { logoUrl?: string };
+  /** A client named by a URL: the URL's host, shown beside its name. */
+  clientIdHost?: string;
+};
 
 export type ConsentInfo = {
   application: PublicApplication;

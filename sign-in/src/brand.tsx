@@ -16,7 +16,8 @@ function useBranding() {
 
 /**
  * Above every page: the application's logo when it has one, else the sign-in experience's (its dark
- * logo in dark mode, when dark mode is on), and "Sign in to <application>".
+ * logo in dark mode, when dark mode is on), "Sign in to <application>", and for a client named by a
+ * URL, "Sent by <its host>".
  */
 export function Brand({ showName }: { showName: boolean }) {
   const { settings, application } = useBranding();
@@ -37,6 +38,12 @@ export function Brand({ showName }: { showName: boolean }) {
       {application && showName && (
         <p id="sign-in-to" class="brand-name">
           {phrases.brand.signInTo(application.name)}
+        </p>
+      )}
+      {/* A client named by a URL names itself: its host says who it is, as on the consent page. */}
+      {application?.clientIdHost && showName && (
+        <p id="sign-in-host" class="brand-host">
+          <strong>{phrases.brand.sentBy(application.clientIdHost)}</strong>
         </p>
       )}
     </header>

@@ -35,12 +35,14 @@ export const phrases = {
   brand: {
     signInTo: (application: string) => t('brand.signInTo', { application }),
     logoOf: (application: string) => t('brand.logoOf', { application }),
+    sentBy: (host: string) => t('brand.sentBy', { host }),
     legal: t('brand.legal'),
     terms: t('brand.terms'),
     privacy: t('brand.privacy'),
   },
   consent: {
     wants: (application: string) => t('consent.wants', { application }),
+    sentBy: (host: string) => t('consent.sentBy', { host }),
     signedInAs: (who: string) => t('consent.signedInAs', { who }),
     asksFor: t('consent.asksFor'),
     scopes: {

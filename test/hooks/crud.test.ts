@@ -208,6 +208,9 @@ describe('hooks: SSRF guard at save time', () => {
     const response = await strict.api.patch(`hooks/${hook.id}`, { json: { config: { url: 'http://127.0.0.1/' } } });
     expect(response.statusCode).to.equal(400);
     expect(response.body.code).to.equal('hook.invalid_url');
+    expect(response.body.message).to.equal(
+      'The hook target 127.0.0.1 is a private or reserved address (HOOKS_ALLOW_PRIVATE_TARGETS is off).',
+    );
   });
 
   it('accepts public addresses', async () => {

@@ -9,7 +9,7 @@ import { decideOutcome, parseRetryAfter } from '../../lib/hooks/retry.ts';
 import { samplePayloads } from '../../lib/hooks/samples.ts';
 import { requestHeaders, signatureHeaders } from '../../lib/hooks/signature.ts';
 import { hmacSigner } from '../../lib/hooks/signing-keys.ts';
-import { isPublicAddress } from '../../lib/hooks/target-guard.ts';
+import { isPublicAddress } from '../../lib/http/outbound-guard.ts';
 
 describe('hooks: event catalogue', () => {
   it('has the 27 events of the specification in three groups, and a sample for each', () => {

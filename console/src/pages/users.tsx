@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 
+import { isUrlClientId } from '../../../lib/shared/url-client-ids.ts';
 import { api, ApiError } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import {
@@ -409,6 +410,11 @@ const grantedScopes = (grant: Grant): string[] => [
 
 /** An application by its name, or its id when it was deleted. */
 function ApplicationName({ id }: { id: string }) {
+  // A client named by a URL (a Client ID Metadata Document) has no application: the URL is its name.
+  return isUrlClientId(id) ? <code>{id}</code> : <RegisteredApplicationName id={id} />;
+}
+
+function RegisteredApplicationName({ id }: { id: string }) {
   const application = useLoad<{ name: string }>(`applications/${id}`);
   return application.data ? <Link to={`/applications/${id}`}>{application.data.name}</Link> : <code>{id}</code>;
 }

@@ -15,12 +15,14 @@ export const de: Catalogue = {
   brand: {
     signInTo: 'Bei {{application}} anmelden',
     logoOf: 'Logo von {{application}}',
+    sentBy: 'Gesendet von {{host}}',
     legal: 'Rechtliches',
     terms: 'Nutzungsbedingungen',
     privacy: 'Datenschutzerklärung',
   },
   consent: {
     wants: '{{application}} möchte auf Ihr Konto zugreifen.',
+    sentBy: 'Gesendet von {{host}}: Erlauben Sie den Zugriff nur, wenn Sie dieser Website vertrauen.',
     signedInAs: 'Sie sind angemeldet als {{who}}.',
     asksFor: 'Die Anwendung möchte:',
     scopes: {

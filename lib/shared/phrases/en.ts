@@ -17,12 +17,14 @@ export const en = {
   brand: {
     signInTo: 'Sign in to {{application}}',
     logoOf: '{{application}} logo',
+    sentBy: 'Sent by {{host}}',
     legal: 'Legal',
     terms: 'Terms of use',
     privacy: 'Privacy policy',
   },
   consent: {
     wants: '{{application}} wants to access your account.',
+    sentBy: 'Sent by {{host}}: allow only if you trust this site.',
     signedInAs: 'You are signed in as {{who}}.',
     asksFor: 'It asks to:',
     scopes: {

@@ -15,12 +15,14 @@ export const fr: Catalogue = {
   brand: {
     signInTo: 'Se connecter à {{application}}',
     logoOf: 'Logo de {{application}}',
+    sentBy: 'Envoyé par {{host}}',
     legal: 'Mentions légales',
     terms: 'Conditions d’utilisation',
     privacy: 'Politique de confidentialité',
   },
   consent: {
     wants: '{{application}} souhaite accéder à votre compte.',
+    sentBy: 'Envoyé par {{host}} : n’autorisez l’accès que si vous faites confiance à ce site.',
     signedInAs: 'Vous êtes connecté en tant que {{who}}.',
     asksFor: 'Elle demande à :',
     scopes: {

@@ -30,6 +30,11 @@ export function ConsentPage() {
       {info ? (
         <>
           <p id="consent-intro">{phrases.consent.wants(info.application.name)}</p>
+          {info.application.clientIdHost && (
+            <p id="consent-host" class="notice">
+              <strong>{phrases.consent.sentBy(info.application.clientIdHost)}</strong>
+            </p>
+          )}
           {who && <p class="hint">{phrases.consent.signedInAs(who)}</p>}
           {asked.length > 0 ? (
             <>
