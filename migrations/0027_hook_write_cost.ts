@@ -37,7 +37,7 @@ async function rebuildEvents(db: Knex, key: (table: Knex.CreateTableBuilder) => 
 }
 
 export async function up(db: Knex): Promise<void> {
-  await rebuildEvents(db, (table) => table.primary(['created_at', 'id'], 'hook_events_pkey'));
+  await rebuildEvents(db, (table) => table.primary(['created_at', 'id']));
   await db.schema.alterTable('hook_deliveries', (table) => {
     table.dropIndex(['status', 'updated_at']);
   });
@@ -68,7 +68,7 @@ export async function down(db: Knex): Promise<void> {
     table.index(['status', 'updated_at']);
   });
   await rebuildEvents(db, (table) => {
-    table.primary(['id'], 'hook_events_pkey');
+    table.primary(['id']);
     // Named apart from the old table's index while both exist (SQLite's index names are global).
     table.index(['created_at', 'id'], 'hook_events_replay_index');
   });

@@ -30,8 +30,10 @@ describe('hooks: delivery bodies', () => {
   const subscription = { hookId: 'hook-1', payload: 'full' as const, excludeApplicationIds: [] };
   const createdAt = Date.UTC(2026, 10, 24);
   const envelope = { hookId: 'hook-1', event: 'Organization.Created', createdAt: new Date(createdAt).toISOString() };
-  const bodyOf = (payload: Record<string, unknown>) =>
-    deliveriesOf([subscription], 'Organization.Created', createdAt, payload)[0]?.payload;
+  const bodyOf = (payload: Record<string, unknown>) => {
+    const [delivery] = deliveriesOf([subscription], 'Organization.Created', createdAt, payload);
+    return delivery.payload;
+  };
 
   it('is the envelope, then the fields in their order, as one object serialised would be', () => {
     const payloads: Array<Record<string, unknown>> = [
@@ -48,7 +50,7 @@ describe('hooks: delivery bodies', () => {
     for (const payload of payloads) {
       const body = bodyOf(payload);
       expect(body).to.equal(JSON.stringify(Object.assign({ ...envelope }, payload, envelope)));
-      expect(JSON.parse(body ?? '')).to.include(envelope);
+      expect(JSON.parse(body)).to.include(envelope);
     }
   });
 });
