@@ -95,11 +95,11 @@ export async function deleteEventsBefore(
   if (!last) {
     return { found: 0, deleted: 0 };
   }
+  // A range of the key's first column, then the last one's ties.
   const deleted = await db('hook_events')
+    .where('created_at', '<=', last.created_at)
     .where((upTo) => {
-      void upTo.where('created_at', '<', last.created_at).orWhere((same) => {
-        void same.where('created_at', '=', last.created_at).where('id', '<=', last.id);
-      });
+      void upTo.where('created_at', '<', last.created_at).orWhere('id', '<=', last.id);
     })
     .delete();
   return { found: found.length, deleted };
