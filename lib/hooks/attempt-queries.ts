@@ -120,14 +120,20 @@ export async function executionStats(
 }
 
 /**
- * Deletes up to `limit` attempts logged before `before`: how many it found, and how many of those
+ * Deletes up to `limit` of the hook's attempts logged before `before` (through its (hook_id,
+ * created_at) index: there is none on created_at alone): how many it found, and how many of those
  * were still there to delete.
  */
 export async function deleteAttemptsBefore(
   db: Queryable,
+  hookId: string,
   before: number,
   limit: number,
 ): Promise<{ found: number; deleted: number }> {
-  const ids = await db('hook_attempts').where('created_at', '<', before).limit(limit).pluck('id');
+  const ids = await db('hook_attempts')
+    .where({ hook_id: hookId })
+    .where('created_at', '<', before)
+    .limit(limit)
+    .pluck('id');
   return { found: ids.length, deleted: ids.length > 0 ? await db('hook_attempts').whereIn('id', ids).delete() : 0 };
 }

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Knex } from 'knex';
 
 import { isForeignKeyViolation } from '../storage/database.ts';
-import { generateId } from '../storage/ids.ts';
+import { generateId, generateTimeOrderedId } from '../storage/ids.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { deleteAttemptsBefore, insertAttempts, type Attempt } from './attempt-queries.ts';
 import { lockDispatchStates, setFailingSince, setRateNextAt, type DispatchState } from './dispatch-queries.ts';
@@ -19,7 +19,7 @@ import {
 } from './delivery-queries.ts';
 import { disabledReasons, failedTooLong, failingSinceAfter, type DisabledHook } from './endpoint-health.ts';
 import { nextAllowedAt, rateAllowance, rateNextAfter } from './hook-rate-limit.ts';
-import { disableHook } from './queries.ts';
+import { disableHook, listHookIds } from './queries.ts';
 import type { Outcome } from './retry.ts';
 import type { Hook } from './schemas.ts';
 import type { SendResult } from './send.ts';
@@ -247,7 +247,8 @@ const attemptError = (result: SendResult, outcome: Outcome) =>
   outcome.status === 'succeeded' ? undefined : (result.error ?? responseError(result.statusCode));
 
 const attemptOf = ({ delivery, result, outcome, now }: AttemptRecord): Attempt => ({
-  id: generateId(),
+  // In the order they are made: the primary key's tree grows at its end instead of anywhere.
+  id: generateTimeOrderedId(),
   deliveryId: delivery.id,
   hookId: delivery.hookId,
   event: delivery.event,
@@ -260,15 +261,21 @@ const attemptOf = ({ delivery, result, outcome, now }: AttemptRecord): Attempt =
   createdAt: now,
 });
 
-/** Drops attempts and finished deliveries older than `before`, a batch at a time (short locks). */
+/**
+ * Drops attempts and finished deliveries older than `before`, hook by hook (the indexes lead with
+ * the hook), a batch at a time (short locks).
+ */
 export async function pruneDeliveries(db: Knex, before: number, batch = 1000): Promise<number> {
   let removed = 0;
-  for (;;) {
-    const attempts = await deleteAttemptsBefore(db, before, batch);
-    const deliveries = await deleteFinishedDeliveriesBefore(db, before, batch);
-    removed += attempts.deleted + deliveries.deleted;
-    if (attempts.found < batch && deliveries.found < batch) {
-      return removed;
+  for (const hookId of await listHookIds(db)) {
+    for (;;) {
+      const attempts = await deleteAttemptsBefore(db, hookId, before, batch);
+      const deliveries = await deleteFinishedDeliveriesBefore(db, hookId, before, batch);
+      removed += attempts.deleted + deliveries.deleted;
+      if (attempts.found < batch && deliveries.found < batch) {
+        break;
+      }
     }
   }
+  return removed;
 }

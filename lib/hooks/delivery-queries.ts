@@ -258,16 +258,21 @@ export async function requeueDeliveries(db: Queryable, ids: string[], now = Date
 }
 
 /**
- * Deletes up to `limit` deliveries finished before `before`: how many it found, and how many of
- * those were still there to delete.
+ * Deletes up to `limit` of the hook's deliveries finished before `before`: how many it found, and
+ * how many of those were still there to delete. Read through (hook_id, status, created_at): a
+ * delivery finished before `before` was created before it too (no index on updated_at is written
+ * for pruning alone).
  */
 export async function deleteFinishedDeliveriesBefore(
   db: Queryable,
+  hookId: string,
   before: number,
   limit: number,
 ): Promise<{ found: number; deleted: number }> {
   const ids = await db('hook_deliveries')
+    .where({ hook_id: hookId })
     .whereIn('status', ['succeeded', 'failed'])
+    .where('created_at', '<', before)
     .where('updated_at', '<', before)
     .limit(limit)
     .pluck('id');

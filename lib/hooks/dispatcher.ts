@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Knex } from 'knex';
@@ -119,6 +120,8 @@ export class Dispatcher {
     this.#logger = logger;
     this.#notices = notices;
     this.#options = { ...defaultDispatcherOptions, ...options };
+    // Each request in flight listens to it: up to `concurrency`, not a leak past Node's 10.
+    setMaxListeners(this.#options.concurrency + 1, this.#abort.signal);
     this.#sender = new WebhookSender({
       allowPrivateTargets: config.hooksAllowPrivateTargets,
       timeoutMs: this.#options.timeoutMs,

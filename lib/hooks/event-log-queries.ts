@@ -4,7 +4,7 @@ import type { Queryable } from '../storage/database.ts';
 
 /**
  * The event log, `hook_events`: every event the outbox saw, as it saw it, whoever listened. Replay
- * reads it in (created_at, id) order; it is pruned by age.
+ * reads it in (created_at, id) order, its primary key; it is pruned by age, oldest first.
  */
 
 /** An event as logged: `payload` is the JSON of its own fields (the envelope is each hook's). */
@@ -75,13 +75,32 @@ export async function countEventsIn(
 
 /**
  * Deletes up to `limit` events logged before `before`, oldest first: how many it found, and how
- * many of those were still there to delete (another instance may prune at the same time).
+ * many of those were still there to delete (another instance may prune at the same time). Both
+ * statements go by the key, (created_at, id): the batch is every row up to its last one.
  */
 export async function deleteEventsBefore(
   db: Queryable,
   before: number,
   limit: number,
 ): Promise<{ found: number; deleted: number }> {
-  const ids = await db('hook_events').where('created_at', '<', before).orderBy('created_at').limit(limit).pluck('id');
-  return { found: ids.length, deleted: ids.length > 0 ? await db('hook_events').whereIn('id', ids).delete() : 0 };
+  const found = await db('hook_events')
+    .where('created_at', '<', before)
+    .orderBy([
+      { column: 'created_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .limit(limit)
+    .select<Array<Pick<EventRow, 'id' | 'created_at'>>>('id', 'created_at');
+  const last = found.at(-1);
+  if (!last) {
+    return { found: 0, deleted: 0 };
+  }
+  // A range of the key's first column, then the last one's ties.
+  const deleted = await db('hook_events')
+    .where('created_at', '<=', last.created_at)
+    .where((upTo) => {
+      void upTo.where('created_at', '<', last.created_at).orWhere('id', '<=', last.id);
+    })
+    .delete();
+  return { found: found.length, deleted };
 }

@@ -112,6 +112,7 @@ async function replayBatch(
       logged.event as HookEvent,
       logged.createdAt,
       JSON.parse(logged.payload) as Record<string, unknown>,
+      logged.payload,
     ),
   );
   if (deliveries.length > 0) {

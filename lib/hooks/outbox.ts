@@ -29,18 +29,35 @@ async function subscribers(trx: Queryable, cache: SharedCache, event: HookEvent)
   return (await cached(trx, cache, 'subscriptions', loadSubscriptions)).get(event) ?? [];
 }
 
+const envelopeKeys = ['hookId', 'event', 'createdAt'];
+
+/**
+ * The JSON of the envelope followed by the event's fields, which cannot override it: written from
+ * the fields' JSON as the event log has it, not serialised again, unless the fields name an
+ * envelope key or a key JavaScript orders first (an array index), where the merged object decides.
+ */
+function fullBody(envelope: Record<string, string>, payload: Record<string, unknown>, payloadJson: string): string {
+  const keys = Object.keys(payload);
+  if (keys.some((key) => envelopeKeys.includes(key) || /^(0|[1-9]\d*)$/.test(key))) {
+    return JSON.stringify(Object.assign({ ...envelope }, payload, envelope));
+  }
+  const head = JSON.stringify(envelope);
+  return payloadJson === '{}' ? head : `${head.slice(0, -1)},${payloadJson.slice(1)}`;
+}
+
 /**
  * An event's deliveries to the hooks given, as the outbox writes them and replay writes them again:
  * none to a hook that excludes the application that made the change (the payload's `actor`); the
- * envelope `{hookId, event, createdAt}` then the event's fields, which cannot override it (a thin
- * hook's: the envelope and `thinPayload`), stored as the exact JSON sent and signed; the entity and
- * commit order an ordered hook goes by.
+ * envelope `{hookId, event, createdAt}` then the event's fields (`payloadJson`, their JSON as
+ * logged), which cannot override it (a thin hook's: the envelope and `thinPayload`), stored as the
+ * exact JSON sent and signed; the entity and commit order an ordered hook goes by.
  */
 export function deliveriesOf(
   subscriptions: Subscription[],
   event: HookEvent,
   createdAt: number,
   payload: Record<string, unknown>,
+  payloadJson = JSON.stringify(payload),
 ): NewDelivery[] {
   const actor = payload.actor as Actor | null | undefined;
   const entityId = entityKeyOf(event, payload);
@@ -57,11 +74,10 @@ export function deliveriesOf(
         event,
         entityId,
         sequence,
-        payload: JSON.stringify(
+        payload:
           shape === 'thin'
-            ? { ...envelope, ...thinPayload(id, payload) }
-            : Object.assign({ ...envelope }, payload, envelope),
-        ),
+            ? JSON.stringify({ ...envelope, ...thinPayload(id, payload) })
+            : fullBody(envelope, payload, payloadJson),
       };
     });
 }
@@ -83,8 +99,10 @@ export async function enqueueEvent(
     return;
   }
   const now = Date.now();
-  await insertEvent(trx, { id: generateTimeOrderedId(), event, payload: JSON.stringify(payload), createdAt: now });
-  const deliveries = deliveriesOf(await subscribers(trx, cache, event), event, now, payload);
+  // Serialised once: the event log's row and the full deliveries' bodies.
+  const payloadJson = JSON.stringify(payload);
+  await insertEvent(trx, { id: generateTimeOrderedId(), event, payload: payloadJson, createdAt: now });
+  const deliveries = deliveriesOf(await subscribers(trx, cache, event), event, now, payload, payloadJson);
   if (deliveries.length === 0) {
     return;
   }

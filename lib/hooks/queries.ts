@@ -209,6 +209,11 @@ export async function loadSubscriptions(db: Queryable): Promise<Map<string, Subs
   return byEvent;
 }
 
+/** Every hook's id, enabled or not. */
+export async function listHookIds(db: Queryable): Promise<string[]> {
+  return db('hooks').pluck('id');
+}
+
 /** Whether any hook exists, enabled or not: while none does, events are not logged. */
 export async function anyHookExists(db: Queryable): Promise<boolean> {
   return (await db('hooks').first('id')) !== undefined;

@@ -107,6 +107,25 @@ describe('hooks: delivery', () => {
     }
   });
 
+  it('sends many requests at once without a warning on stderr', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      await createHook(service, receiver.url, ['Organization.Created']);
+      // Slow answers: all twenty are in flight together.
+      receiver.answer = () => ({ status: 204, delayMs: 300 });
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) => service.emit('Organization.Created', { data: { id: `o${index}` } })),
+      );
+      await receiver.waitFor(20);
+      await sleep(350);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).to.deep.equal([]);
+  });
+
   it('retries 5xx with the same webhook-id until 2xx, with a fresh timestamp and a valid signature each time', async () => {
     const hook = await createHook(service, receiver.url, ['Role.Created']);
     receiver.answers.push({ status: 500, body: 'oops' }, { status: 502 });

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 
 import { hookEventGroup, hookEventGroups, hookEvents, isHookEvent } from '../../lib/hooks/events.ts';
+import { deliveriesOf } from '../../lib/hooks/outbox.ts';
 import { decideOutcome, parseRetryAfter } from '../../lib/hooks/retry.ts';
 import { samplePayloads } from '../../lib/hooks/samples.ts';
 import { requestHeaders, signatureHeaders } from '../../lib/hooks/signature.ts';
@@ -22,6 +23,35 @@ describe('hooks: event catalogue', () => {
     expect(isHookEvent('PostSignIn')).to.equal(true);
     expect(isHookEvent('PostSignInAdaptiveMfaTriggered')).to.equal(false);
     expect(Object.keys(samplePayloads).sort()).to.deep.equal([...hookEvents].sort());
+  });
+});
+
+describe('hooks: delivery bodies', () => {
+  const subscription = { hookId: 'hook-1', payload: 'full' as const, excludeApplicationIds: [] };
+  const createdAt = Date.UTC(2026, 10, 24);
+  const envelope = { hookId: 'hook-1', event: 'Organization.Created', createdAt: new Date(createdAt).toISOString() };
+  const bodyOf = (payload: Record<string, unknown>) => {
+    const [delivery] = deliveriesOf([subscription], 'Organization.Created', createdAt, payload);
+    return delivery.payload;
+  };
+
+  it('is the envelope, then the fields in their order, as one object serialised would be', () => {
+    const payloads: Array<Record<string, unknown>> = [
+      {},
+      {
+        data: { id: 'o1', name: 'ünïcode "quoted"', nested: { 2: 'b', 1: 'a' } },
+        path: '/api/organizations',
+        skip: undefined,
+      },
+      // The fields cannot override the envelope, and an index-like key goes first in an object.
+      { event: 'Forged', data: null, hookId: 'other', createdAt: 'then' },
+      { 7: 'seven', data: null },
+    ];
+    for (const payload of payloads) {
+      const body = bodyOf(payload);
+      expect(body).to.equal(JSON.stringify(Object.assign({ ...envelope }, payload, envelope)));
+      expect(JSON.parse(body)).to.include(envelope);
+    }
   });
 });
 
