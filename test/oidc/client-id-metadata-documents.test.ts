@@ -6,7 +6,7 @@ import { Browser } from '../experience/browser.ts';
 import { startDocumentServer, type Answer, type DocumentServer } from '../support/document-server.ts';
 import { createResource } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { signIn } from '../support/sign-in.ts';
+import { signIn, submitPasswordSignIn } from '../support/sign-in.ts';
 import { delegationSetup, exchange, accessTokenType, expectIssued, waitForLog } from '../token-exchange/support.ts';
 import { unique } from '../support/values.ts';
 
@@ -83,14 +83,7 @@ describe('OIDC: Client ID Metadata Documents', () => {
       clientIdHost: new URL(clientId).host,
     });
 
-    await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
-    const password = await browser.call('post', 'api/experience/verification/password', {
-      identifier: { type: 'username', value: person.username },
-      password: person.password,
-    });
-    await browser.call('post', 'api/experience/identification', { verificationId: password.body.verificationId });
-    const submitted = await browser.call('post', 'api/experience/submit');
-    expect(submitted.statusCode, JSON.stringify(submitted.body)).to.equal(200);
+    const submitted = await submitPasswordSignIn(browser, person);
     // No row says this client is first party: the person is asked.
     const consentPage = await browser.followToApplication(submitted.body.redirectTo, '/consent');
     expect(consentPage.pathname).to.equal('/consent');

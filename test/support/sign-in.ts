@@ -1,6 +1,24 @@
 import { Browser } from '../experience/browser.ts';
 import type { TestService } from './service.ts';
 
+/**
+ * The experience API's password sign-in in a browser whose authorization request is under way:
+ * the submission's answer (`redirectTo`); throws unless it is 200.
+ */
+export async function submitPasswordSignIn(browser: Browser, user: { username: string; password: string }) {
+  await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
+  const password = await browser.call('post', 'api/experience/verification/password', {
+    identifier: { type: 'username', value: user.username },
+    password: user.password,
+  });
+  await browser.call('post', 'api/experience/identification', { verificationId: password.body.verificationId });
+  const done = await browser.call('post', 'api/experience/submit');
+  if (done.statusCode !== 200) {
+    throw new Error(`sign-in failed: ${done.statusCode} ${JSON.stringify(done.body)}`);
+  }
+  return done;
+}
+
 export type SignedInTokens = { access_token: string; id_token: string; [key: string]: unknown };
 
 /**
@@ -21,16 +39,7 @@ export async function signIn(
     ...(request.resource && { resource: request.resource }),
     ...(request.prompt && { prompt: request.prompt }),
   });
-  await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
-  const password = await browser.call('post', 'api/experience/verification/password', {
-    identifier: { type: 'username', value: user.username },
-    password: user.password,
-  });
-  await browser.call('post', 'api/experience/identification', { verificationId: password.body.verificationId });
-  const done = await browser.call('post', 'api/experience/submit');
-  if (done.statusCode !== 200) {
-    throw new Error(`sign-in failed: ${done.statusCode} ${JSON.stringify(done.body)}`);
-  }
+  const done = await submitPasswordSignIn(browser, user);
   let next = new URL(String(done.body.redirectTo), service.url);
   for (let hops = 0; !next.href.startsWith(application.redirectUri); hops++) {
     if (hops === 10) {

@@ -6,6 +6,7 @@ import { createApplication, createResource } from '../support/fixtures.ts';
 import type { Json, ServiceClient, TestService } from '../support/service.ts';
 import { Browser } from '../experience/browser.ts';
 import { unique } from '../support/values.ts';
+import { submitPasswordSignIn } from '../support/sign-in.ts';
 
 const redirectUri = 'http://frontend.test/callback';
 
@@ -52,13 +53,7 @@ export async function userTokens(
   const browser = new Browser(service);
   const scope = resource ? 'openid read:a' : 'openid';
   const { verifier } = await browser.authorize(frontendId, redirectUri, { scope, ...(resource && { resource }) });
-  await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
-  const password = await browser.call('post', 'api/experience/verification/password', {
-    identifier: { type: 'username', value: user.username },
-    password: user.password,
-  });
-  await browser.call('post', 'api/experience/identification', { verificationId: password.body.verificationId });
-  const done = await browser.call('post', 'api/experience/submit');
+  const done = await submitPasswordSignIn(browser, user);
   const landed = await browser.followToApplication(done.body.redirectTo);
   const tokens = await service.http.post('oidc/token', {
     form: {
