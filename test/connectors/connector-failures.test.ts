@@ -22,7 +22,9 @@ describe('a failing identity provider: a sentence for the user, a log line for t
   const notAvailable =
     'Signing in with this provider is not available right now. Try again later, or sign in another way.';
 
-  before(async () => {
+  before(async function () {
+    // Two instances of the service (ours and the outside IdP): slow on a busy machine.
+    this.timeout(120_000);
     service = await startService({ logs: true });
     idp = await startIdp([`${service.url}/callback/social`]);
     spa = await createSpa(service);

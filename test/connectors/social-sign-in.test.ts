@@ -56,7 +56,9 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     ...extra,
   });
 
-  before(async () => {
+  before(async function () {
+    // Two instances of the service (ours and the outside IdP): slow on a busy machine.
+    this.timeout(120_000);
     setting = await startExternalSignIn('social');
     ({ service, idp, events, spa, callback } = setting);
     oidc = await createConnector('oidc', {
