@@ -26,7 +26,7 @@ const longestBackoffMs = 30_000;
  * for 40 MB of live objects. With this limit it held 173 MB, at the same throughput
  * (docs/benchmarks.md, "Memory under load").
  */
-export const workerHeapMb = 512;
+const workerHeapMb = 512;
 
 /**
  * glibc keeps freed blocks of up to 32 MB in its heap once it has freed one that size (its mmap
