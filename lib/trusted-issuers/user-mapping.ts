@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { findConnector } from '../connectors/queries.ts';
 import { outboxEffects } from '../hooks/effects.ts';
 import { requestOf } from '../hooks/payloads.ts';
+import { RequestError } from '../http/errors.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
@@ -30,6 +31,20 @@ async function byIdentity(db: Queryable, cache: SharedCache, connectorId: string
   return typeof issuer === 'string' ? findUserRowBySsoIdentity(db, issuer, value) : undefined;
 }
 
+/** The email claim, when the issuer says it is verified and it fits a primary email. */
+function verifiedEmailOf(claims: Claims): string | undefined {
+  return typeof claims.email === 'string' && claims.email_verified === true && claims.email.length <= 128
+    ? claims.email
+    : undefined;
+}
+
+/**
+ * Another request committed first: the same subject's user (a duplicate key), or another user with the
+ * email (a duplicate key, or seen by createUser's own check).
+ */
+const lostRace = (error: unknown) =>
+  isUniqueViolation(error) || (error instanceof RequestError && error.code === 'user.email_already_in_use');
+
 /**
  * A user for an outside subject seen for the first time, remembered by (policy, subject); the email
  * claim becomes the primary email when the issuer says it is verified and no one holds it. The user,
@@ -43,16 +58,12 @@ async function madeJustInTime(
   subject: string,
   claims: Claims,
 ): Promise<string> {
-  const make = () =>
+  const make = (email: string | undefined) =>
     withTransaction(db, async (trx) => {
       const known = await findJitUserId(trx, policy.id, subject);
       if (known) {
         return known;
       }
-      const email =
-        typeof claims.email === 'string' && claims.email_verified === true && claims.email.length <= 128
-          ? claims.email
-          : undefined;
       const emailFree = email !== undefined && !(await findUserByIdentifier(trx, 'email', email));
       const name = typeof claims.name === 'string' ? claims.name.slice(0, 128) : null;
       const user = await createUser(trx, { primaryEmail: emailFree ? email : undefined, name });
@@ -64,11 +75,11 @@ async function madeJustInTime(
       await outboxEffects(trx, cache, request).emit('User.Created', { data: user });
       return user.id;
     });
-  for (let attempt = 1; ; attempt++) {
+  const attempt = async (email: string | undefined): Promise<string> => {
     try {
-      return await make();
+      return await make(email);
     } catch (error) {
-      if (!isUniqueViolation(error)) {
+      if (!lostRace(error)) {
         throw error;
       }
       // Two first tokens of one subject at once: the other made the user (this one's rolled back,
@@ -77,12 +88,15 @@ async function madeJustInTime(
       if (other !== undefined) {
         return other;
       }
-      // Another subject took the same email at the same instant: once more, where it is no longer free.
-      if (attempt === 2) {
+      // Another subject took the email between the check and the insert (each read sees what others
+      // committed meanwhile): once more, without the email, which cannot collide again.
+      if (email === undefined) {
         throw error;
       }
+      return attempt(undefined);
     }
-  }
+  };
+  return attempt(verifiedEmailOf(claims));
 }
 
 /** Our user for a verified outside token, as its policy's `userMapping` says. */
