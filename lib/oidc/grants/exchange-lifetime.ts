@@ -5,13 +5,14 @@ import type { TokenFacts } from './token-facts.ts';
 /**
  * Lifetimes never grow: an exchanged token lives as long as the resource gives its tokens, but never
  * past the end of the subject token or the actor token it came from (a token that outlived its
- * subject is a way round revocation and expiry).
+ * subject is a way round revocation and expiry). `now` is the instant the token is issued at (its
+ * `iat`): a lifetime counted from another reading of the clock could end a second late.
  */
 export function exchangedLifetime(
   resourceTtl: number,
   bounds: Array<{ parameter: 'subject_token' | 'actor_token'; facts: TokenFacts | undefined }>,
+  now: number,
 ): number {
-  const now = Math.floor(Date.now() / 1000);
   let ttl = resourceTtl;
   for (const { parameter, facts } of bounds) {
     if (!facts) {

@@ -8,8 +8,11 @@ export type ResourceAccessToken = {
   gty: string;
   scope: string;
   resource: Resource;
-  /** Shorter than the resource's lifetime (an exchanged token ends with the tokens it came from). */
-  expiresIn?: number;
+  /**
+   * Shorter than the resource's lifetime (an exchanged token ends with the tokens it came from),
+   * counted from `issuedAt` (epoch seconds), the instant it was worked out at.
+   */
+  lifetime?: { issuedAt: number; expiresIn: number };
   /** RFC 8693 §4.1: the actor chain. */
   act?: Record<string, unknown>;
   /** RFC 9449: the thumbprint of the DPoP key the token is bound to (`cnf.jkt`). */
@@ -23,7 +26,7 @@ export type ResourceAccessToken = {
  */
 export async function issueResourceAccessToken(
   ctx: KoaContextWithOIDC,
-  { userId, gty, scope, resource, expiresIn, act, proofKey }: ResourceAccessToken,
+  { userId, gty, scope, resource, lifetime, act, proofKey }: ResourceAccessToken,
 ): Promise<{ value: string; expiresIn: number; tokenType: string }> {
   const { provider, client } = ctx.oidc;
   type TokenProperties = ConstructorParameters<typeof provider.AccessToken>[0];
@@ -33,7 +36,11 @@ export async function issueResourceAccessToken(
     client,
     gty,
     scope: scope || undefined,
-    expiresIn,
+    ...(lifetime && {
+      iat: lifetime.issuedAt,
+      exp: lifetime.issuedAt + lifetime.expiresIn,
+      expiresIn: lifetime.expiresIn,
+    }),
     extra: act && { act },
   };
   const token = new provider.AccessToken(properties as TokenProperties);

@@ -141,10 +141,15 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
     const held = new Set(await scopesHeldByUser(db, cache, user.id, resource.id));
     const scope = [...new Set(requested.filter((name) => held.has(name)))].join(' ');
-    const expiresIn = exchangedLifetime(resource.accessTokenTtl, [
-      { parameter: 'subject_token', facts: subject.facts },
-      { parameter: 'actor_token', facts: actor?.facts },
-    ]);
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const expiresIn = exchangedLifetime(
+      resource.accessTokenTtl,
+      [
+        { parameter: 'subject_token', facts: subject.facts },
+        { parameter: 'actor_token', facts: actor?.facts },
+      ],
+      issuedAt,
+    );
 
     if (subject.impersonationTokenId && !(await consumeImpersonationToken(db, subject.impersonationTokenId))) {
       throw new errors.InvalidRequest('subject_token was already used (an impersonation token is single use)');
@@ -155,7 +160,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
       gty: 'token_exchange',
       scope,
       resource,
-      expiresIn,
+      lifetime: { issuedAt, expiresIn },
       act,
       proofKey,
     });
