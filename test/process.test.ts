@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { got } from 'got';
 
 import { builtScripts, useBuild } from './support/build.ts';
-import { freshDatabaseUrl, mysqlServerUrl, testDatabase } from './support/database.ts';
+import { emptyDatabaseUrl, freshDatabaseUrl, mysqlServerUrl, testDatabase } from './support/database.ts';
 import { freePort, startService } from './support/service.ts';
 
 type Started = { child: ChildProcess; output: () => string; errors: () => string; exited: Promise<number> };
@@ -78,7 +78,8 @@ describe('the service process (the build)', () => {
   });
 
   it('prints generated admin credentials once at first start, as one JSON line on stderr, and they work', async () => {
-    const dbUrl = await freshDatabaseUrl();
+    // A user's first start: on nothing, migrations and all.
+    const dbUrl = await emptyDatabaseUrl();
     const port = await freePort();
     const first = startProcess({ DB_URL: dbUrl, PORT: String(port) });
     await waitFor(() => first.output().includes('identity service started'), 'start');
@@ -226,7 +227,7 @@ describe('the service process (the build)', () => {
   });
 
   it('migrates from the build (`npm run migrate`), under the names the sources use', async () => {
-    const dbUrl = await freshDatabaseUrl();
+    const dbUrl = await emptyDatabaseUrl();
     const first = startProcess({ DB_URL: dbUrl }, builtScripts.migrate);
     expect(await first.exited).to.equal(0);
     expect(first.output()).to.match(/^applied: 0001_foundation, 0002_users, /m);

@@ -3,11 +3,12 @@
  * TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/test). Ends with one "N passed, N failed" line.
  * Given test files, runs only those (on both databases).
  *
- * The two databases' runs go side by side, and the whole suite of each is split into TEST_SHARDS
- * (default 2) mocha processes of about equal weight: a suite waits on its database, its services'
- * HTTP and its browsers much of the time, so on two cores four processes finish in about the time of
- * the slowest. The first process's output streams; the others' are printed when they end, so none
- * interleave. TEST_SERIAL=1 runs the databases one after the other, each in one process.
+ * The two databases' runs go side by side, each in mocha's parallel mode: TEST_JOBS worker processes
+ * per database (default 2 on SQLite, 3 on MySQL, whose suite waits longer on its server), each taking
+ * the next file, the largest first, as it finishes one. A suite waits on its database, its services'
+ * HTTP and its browsers much of the time, so on two cores five workers finish in about the time the
+ * CPU work takes. SQLite's output streams, file by file; MySQL's is printed when it ends, so the two
+ * do not interleave. TEST_SERIAL=1 runs the databases one after the other, each in one process.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -73,41 +74,34 @@ if (await mysqlReachable()) {
   console.log(`\nNo MySQL/MariaDB at ${mysqlServerUrl}: running on SQLite only.`);
 }
 
-/**
- * The suite's files in `count` groups of about equal weight (a file's size stands for its run time:
- * the largest first, each to the lightest group), in a fixed order so a run can be repeated.
- */
-function shards(count: number): string[][] {
-  const files = readdirSync('test', { recursive: true, encoding: 'utf8' })
+/** The suite's files, the largest first: a long file started last would keep its worker busy alone. */
+function suiteFiles(): string[] {
+  return readdirSync('test', { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.test.ts'))
     .map((file) => join('test', file))
-    .sort();
-  const groups = Array.from({ length: count }, () => ({ files: [] as string[], weight: 0 }));
-  for (const file of [...files].sort((a, b) => statSync(b).size - statSync(a).size)) {
-    const lightest = groups.reduce((best, group) => (group.weight < best.weight ? group : best));
-    lightest.files.push(file);
-    lightest.weight += statSync(file).size;
-  }
-  return groups.map((group) => group.files.sort()).filter((group) => group.length > 0);
+    .sort()
+    .sort((a, b) => statSync(b).size - statSync(a).size);
 }
+
+const defaultJobs = { sqlite: 2, mysql: 3 };
+const jobsOf = (database: 'sqlite' | 'mysql') => Math.max(1, Number(process.env.TEST_JOBS ?? defaultJobs[database]));
 
 const runs: Counts[] = [];
 if (process.env.TEST_SERIAL === '1') {
   for (const database of databases) {
     console.log(`\n=== tests on ${database} ===`);
-    runs.push(await runMocha(database, filesGiven ? args : [...args, 'test/**/*.test.ts'], true));
+    runs.push(await runMocha(database, filesGiven ? args : [...args, ...suiteFiles()], true));
   }
 } else {
-  const shardCount = filesGiven ? 1 : Math.max(1, Number(process.env.TEST_SHARDS ?? 2));
-  const groups = filesGiven ? [args] : shards(shardCount).map((files) => [...args, ...files]);
-  const jobs = databases.flatMap((database) => groups.map((group, index) => ({ database, group, index })));
-  const label = (job: (typeof jobs)[number]) =>
-    groups.length > 1 ? `${job.database}, part ${job.index + 1} of ${groups.length}` : job.database;
-  console.log(`\n=== tests on ${databases.join(' and ')}, side by side (${label(jobs[0])}'s output first) ===`);
-  runs.push(...(await Promise.all(jobs.map((job, index) => runMocha(job.database, job.group, index === 0)))));
+  const argsOf = (database: 'sqlite' | 'mysql') =>
+    filesGiven ? args : ['--parallel', '--jobs', String(jobsOf(database)), ...args, ...suiteFiles()];
+  console.log(`\n=== tests on ${databases.join(' and ')}, side by side (${databases[0]}'s output first) ===`);
+  runs.push(
+    ...(await Promise.all(databases.map((database, index) => runMocha(database, argsOf(database), index === 0)))),
+  );
   for (const [index, counts] of runs.entries()) {
     if (index > 0) {
-      console.log(`\n=== tests on ${label(jobs[index])} ===`);
+      console.log(`\n=== tests on ${databases[index]} ===`);
       process.stdout.write(counts.output);
     }
   }

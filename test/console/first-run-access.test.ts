@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { buildOnce, builtScripts, useBuild } from '../support/build.ts';
+import { buildIfStale, builtScripts, useBuild } from '../support/build.ts';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 
 const run = promisify(execFile);
@@ -163,8 +163,7 @@ describe('console: who may create the first administrator', () => {
   it('the console asks a browser on another machine for the setup token', async function () {
     skipWithoutChromium(this);
     this.timeout(60_000);
-    buildOnce('console');
-    buildOnce('sign-in');
+    buildIfStale();
     const service = await start({ env: { NODE_ENV: 'production', TRUST_PROXY: 'true' } });
     const browser = await launchChromium();
     try {

@@ -1,6 +1,6 @@
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { startService, type TestService } from '../support/service.ts';
 
@@ -43,8 +43,7 @@ export function useConsoleSession(env: Record<string, string> = {}): () => Conso
  */
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleSession> {
   // Administrators sign in through the hosted sign-in pages: both applications are under test.
-  buildOnce('console');
-  buildOnce('sign-in');
+  buildIfStale();
   const service = await startService({ env });
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Browser, BrowserContext } from 'playwright-core';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
 import { startDocumentServer, type DocumentServer } from '../support/document-server.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -30,7 +30,7 @@ describe('Client ID Metadata Documents: the sign-in and consent pages in Chromiu
 
   before(async function () {
     skipWithoutChromium(this);
-    buildOnce('sign-in');
+    buildIfStale();
     documents = await startDocumentServer();
     service = await startService({
       env: { CLIENT_ID_METADATA_DOCUMENTS: 'true', CLIENT_ID_METADATA_DOCUMENT_HOSTS: 'localhost' },

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -37,7 +37,7 @@ describe('consent and branding in Chromium', function () {
 
   before(async function () {
     skipWithoutChromium(this);
-    buildOnce('sign-in');
+    buildIfStale();
     service = await startService();
     application = await startApplication();
     callback = `${application.origin}/callback`;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, screenshotAtWidths, skipWithoutChromium, viewports } from '../support/chromium.ts';
 import { openDatabase } from '../support/database.ts';
 import { createApplication } from '../support/fixtures.ts';
@@ -31,7 +31,7 @@ describe("the provider's error and sign-out pages in Chromium", function () {
 
   before(async function () {
     skipWithoutChromium(this);
-    buildOnce('sign-in');
+    buildIfStale();
     service = await startService();
     application = await startApplication();
     callback = `${application.origin}/callback`;

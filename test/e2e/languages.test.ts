@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { en } from '../../lib/shared/phrases/en.ts';
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -40,7 +40,7 @@ describe('the hosted pages in several languages, in Chromium', function () {
 
   before(async function () {
     skipWithoutChromium(this);
-    buildOnce('sign-in');
+    buildIfStale();
     service = await startService();
     application = await startApplication();
     callback = `${application.origin}/callback`;

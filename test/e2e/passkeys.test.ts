@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import { createUser } from '../experience/experience-helpers.ts';
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
@@ -33,7 +33,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
 
   before(async function () {
     skipWithoutChromium(this);
-    buildOnce('sign-in');
+    buildIfStale();
     const port = await freePort();
     endpoint = `http://localhost:${port}`;
     service = await startService({ port, env: { ENDPOINT: endpoint } });

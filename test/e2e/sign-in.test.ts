@@ -6,7 +6,7 @@ import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -38,7 +38,7 @@ describe('hosted sign-in pages in Chromium', function () {
 
   before(async function () {
     skipWithoutChromium(this);
-    buildOnce('sign-in');
+    buildIfStale();
     service = await startService();
     application = await startApplication();
     callback = `${application.origin}/callback`;

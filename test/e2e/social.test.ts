@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { type Browser } from 'playwright-core';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
@@ -27,7 +27,7 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
 
   before(async function () {
     skipWithoutChromium(this);
-    buildOnce('sign-in');
+    buildIfStale();
     service = await startService();
     // Cookies do not tell ports apart: the IdP answers on another host name, so the two services'
     // interaction cookies stay apart in the browser.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
@@ -13,7 +13,7 @@ describe('hosted sign-in pages: what is served', () => {
   let service: TestService;
 
   before(async () => {
-    buildOnce('sign-in');
+    buildIfStale();
     service = await startService();
   });
 

@@ -63,31 +63,27 @@ describe("hooks: which action emits which event (the specification's tables)", (
     await ifSet(service)?.stop();
   });
 
-  /** Waits until every delivery of the hook is final and the receiver has been quiet for 300 ms. */
-  async function settle(minimumMs = 600): Promise<void> {
-    const start = Date.now();
-    let seen = receiver.requests.length;
-    let changedAt = Date.now();
+  /**
+   * Waits until every delivery of the hook is final. An action's events commit with its change (the
+   * outbox), so once its answer is in, nothing more of it can arrive after that.
+   */
+  async function settle(): Promise<void> {
+    const deadline = Date.now() + 10_000;
     for (;;) {
-      await sleep(50);
-      if (receiver.requests.length !== seen) {
-        seen = receiver.requests.length;
-        changedAt = Date.now();
-      }
       const open = await db('hook_deliveries')
         .where({ hook_id: hook.id })
         .whereIn('status', ['pending', 'delivering'])
         .count({ n: '*' });
-      const quiet = Date.now() - changedAt >= 300 && Date.now() - start >= minimumMs;
-      if ((Number(open[0].n) === 0 && quiet) || Date.now() - start > 10_000) {
+      if (Number(open[0].n) === 0 || Date.now() > deadline) {
         return;
       }
+      await sleep(25);
     }
   }
 
   /** Runs `action` and returns the events the receiver got because of it (payloads parsed). */
   async function eventsOf<T>(action: () => Promise<T>): Promise<Observed<T>> {
-    await settle(0);
+    await settle();
     const before = receiver.requests.length;
     const result = await action();
     await settle();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { buildOnce } from '../support/build.ts';
+import { buildIfStale } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 
@@ -159,7 +159,7 @@ describe("the provider's error pages: HTML or JSON, escaped", () => {
   });
 
   it("names the sign-in experience's favicon on every hosted page, and /favicon.ico redirects to it", async () => {
-    buildOnce('sign-in');
+    buildIfStale();
     const favicon = 'https://cdn.example.com/acme/favicon.png';
     const darkFavicon = 'https://cdn.example.com/acme/favicon-dark.png?v="2"';
     const signInPage = () => service.http.got.get('sign-in', { responseType: 'text', headers: html });

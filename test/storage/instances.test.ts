@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
-import { freshDatabaseUrl, openDatabase, testDatabase } from '../support/database.ts';
+import { emptyDatabaseUrl, freshDatabaseUrl, openDatabase, testDatabase } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 describe('one database, several lives', () => {
@@ -48,7 +48,7 @@ describe('one database, several lives', () => {
     this.timeout(30_000);
     // knex creates its lock table and then, finding it empty, inserts the lock row: two instances
     // starting at once could both find it empty, and with two rows no one ever takes the lock.
-    const dbUrl = await freshDatabaseUrl();
+    const dbUrl = await emptyDatabaseUrl();
     const db = openDatabase(dbUrl);
     try {
       await db.schema.createTable('knex_migrations', (table) => {
@@ -77,7 +77,7 @@ describe('one database, several lives', () => {
     it('migrate once and all start, however their starts interleave', async function () {
       this.timeout(120_000);
       for (let round = 0; round < 3; round += 1) {
-        const dbUrl = await freshDatabaseUrl();
+        const dbUrl = await emptyDatabaseUrl();
         const services = await Promise.all(Array.from({ length: 4 }, () => startService({ dbUrl })));
         try {
           for (const service of services) {
@@ -95,7 +95,7 @@ describe('one database, several lives', () => {
     let b: TestService;
     before(async function () {
       this.timeout(90_000);
-      const dbUrl = await freshDatabaseUrl();
+      const dbUrl = await emptyDatabaseUrl();
       // Started together: migrations, key generation and the bootstrap admin must not race.
       [a, b] = await Promise.all([
         startService({ dbUrl, env: { ENDPOINT: 'http://identity.test' } }),

@@ -5,23 +5,23 @@ import { loadConfig } from '../../lib/config/env.ts';
 import { freshDatabaseUrl } from './database.ts';
 import { adminClient, freePort, serviceClient, type ServiceClient } from './service.ts';
 
-const built = new Set<string>();
+let built = false;
 
 /**
- * The service serves what Vite built when it started: builds a browser application (`console`,
- * `sign-in`) from the sources under test, once per test run (under a second each).
+ * Brings the build up to date with the sources under test, as `npm start` does (`npm run build`'s
+ * stamp check, then a build if they changed: up to a minute on a busy machine), once per process.
+ * The in-process service serves the console and sign-in pages Vite built; the process tests run dist/.
+ * `npm test` builds before any test runs, so its test processes, side by side, only check the stamp.
  */
-export function buildOnce(app: 'console' | 'sign-in'): void {
-  if (built.has(app)) {
+export function buildIfStale(): void {
+  if (built) {
     return;
   }
-  built.add(app);
-  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', app, '--logLevel', 'warn'], {
-    stdio: 'inherit',
-  });
+  const build = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   if (build.status !== 0) {
-    throw new Error(`the ${app} build failed`);
+    throw new Error('the build failed');
   }
+  built = true;
 }
 
 /** The compiled entry points users run (`npm start`, `npm run cli`, `npm run migrate`, `npm run dispatcher`). */
@@ -32,22 +32,11 @@ export const builtScripts = {
   dispatcher: 'dist/lib/hooks/dispatcher-cli.js',
 } as const;
 
-/**
- * Tests of the processes users run start the build, as `npm start` does: a `before` hook brings
- * dist/ up to date with the sources under test (`npm run build`'s stamp check, then a build if they
- * changed: up to a minute on a busy machine).
- */
+/** Tests of the processes users run start the build: a `before` hook brings it up to date. */
 export function useBuild(): void {
   before(function () {
     this.timeout(300_000);
-    if (built.has('service')) {
-      return;
-    }
-    built.add('service');
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
-    if (build.status !== 0) {
-      throw new Error('the build failed');
-    }
+    buildIfStale();
   });
 }
 
