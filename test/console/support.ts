@@ -1,12 +1,12 @@
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 export type ConsoleSession = {
   service: TestService;
-  browser: Browser;
+  browser: TestBrowser;
   page: Page;
   /** Script errors and console errors the pages raised (HTTP error statuses the console shows are expected). */
   problems: string[];

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import { expect } from 'chai';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
 import { startDocumentServer, type DocumentServer } from '../support/document-server.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -25,7 +25,7 @@ describe('Client ID Metadata Documents: the sign-in and consent pages in Chromiu
   let service: TestService;
   let documents: DocumentServer;
   let application: Awaited<ReturnType<typeof startApplication>>;
-  let browser: Browser;
+  let browser: TestBrowser;
   let context: BrowserContext | undefined;
 
   before(async function () {

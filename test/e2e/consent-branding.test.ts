@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import { expect } from 'chai';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -28,7 +28,7 @@ describe('consent and branding in Chromium', function () {
 
   let service: TestService;
   let application: Awaited<ReturnType<typeof startApplication>>;
-  let browser: Browser;
+  let browser: TestBrowser;
   let callback: string;
   let thirdPartyId: string;
   let firstPartyId: string;

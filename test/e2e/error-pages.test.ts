@@ -1,8 +1,14 @@
 import { expect } from 'chai';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, screenshotAtWidths, skipWithoutChromium, viewports } from '../support/chromium.ts';
+import {
+  launchChromium,
+  screenshotAtWidths,
+  skipWithoutChromium,
+  type TestBrowser,
+  viewports,
+} from '../support/chromium.ts';
 import { openDatabase } from '../support/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
@@ -22,7 +28,7 @@ describe("the provider's error and sign-out pages in Chromium", function () {
   let service: TestService;
   let application: Awaited<ReturnType<typeof startApplication>>;
   let clientId: string;
-  let browser: Browser;
+  let browser: TestBrowser;
   let callback: string;
   let signedOut: string;
   const applicationName = 'Acme Notes';

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import { expect } from 'chai';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 
 import { en } from '../../lib/shared/phrases/en.ts';
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -33,7 +33,7 @@ describe('the hosted pages in several languages, in Chromium', function () {
 
   let service: TestService;
   let application: Awaited<ReturnType<typeof startApplication>>;
-  let browser: Browser;
+  let browser: TestBrowser;
   let callback: string;
   let clientId: string;
   const contexts: BrowserContext[] = [];

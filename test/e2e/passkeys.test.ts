@@ -1,11 +1,11 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 
 import { expect } from 'chai';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 
 import { createUser } from '../experience/experience-helpers.ts';
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, screenshotAtWidths, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotAtWidths, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -27,7 +27,7 @@ describe('passkeys on the hosted pages in Chromium', function () {
 
   let service: TestService;
   let application: Awaited<ReturnType<typeof startApplication>>;
-  let browser: Browser;
+  let browser: TestBrowser;
   let clientId: string;
   let endpoint: string;
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { assert, expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
@@ -31,7 +31,7 @@ describe('hosted sign-in pages in Chromium', function () {
   let service: TestService;
   let application: Awaited<ReturnType<typeof startApplication>>;
   let clientId: string;
-  let browser: Browser;
+  let browser: TestBrowser;
   let callback: string;
   let signedOut: string;
   const contexts: BrowserContext[] = [];

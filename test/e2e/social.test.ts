@@ -2,10 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
-import { type Browser } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
-import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { launchChromium, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
 import { startStandInIssuer } from '../support/stand-in-idp.ts';
@@ -22,7 +21,7 @@ describe('hosted sign-in pages in Chromium: social sign-in', function () {
 
   let service: TestService;
   let idp: TestService;
-  let browser: Browser;
+  let browser: TestBrowser;
   let application: Awaited<ReturnType<typeof startApplication>>;
 
   before(async function () {
