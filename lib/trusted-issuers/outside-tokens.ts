@@ -7,12 +7,12 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { KeySetUnavailable, OutsideKeySets, type KeySet } from './key-sets.ts';
 import { listTrustedIssuers } from './queries.ts';
 import type { TrustedIssuer } from './schemas.ts';
-import { localUserOf, OutsideTokenRefused } from './user-mapping.ts';
+import { localUserOf, OutsideTokenRefused, type LocalUser } from './user-mapping.ts';
 
-export { OutsideTokenRefused } from './user-mapping.ts';
+export { OutsideTokenRefused, type LocalUser } from './user-mapping.ts';
 
-/** Who an accepted outside token speaks for, and under which policy. */
-export type OutsideSubject = { userId: string; trustedIssuerId: string };
+/** Who an accepted outside token speaks for, under which policy, and its verified claims. */
+export type OutsideSubject = { user: LocalUser; trustedIssuerId: string; claims: JWTPayload };
 
 /** The contract's clock tolerance. */
 const clockTolerance = 5;
@@ -133,7 +133,7 @@ export function outsideTokens({ config, db, cache }: { config: Config; db: Query
         );
       }
       const claims = await verifiedOnce(policy, token);
-      return { userId: await localUserOf(db, cache, ctx, policy, claims), trustedIssuerId: policy.id };
+      return { user: await localUserOf(db, cache, ctx, policy, claims), trustedIssuerId: policy.id, claims };
     },
   };
 }

@@ -99,6 +99,13 @@ async function madeJustInTime(
   return attempt(verifiedEmailOf(claims));
 }
 
+/**
+ * The user a token speaks for: one we have, or one an outside issuer's policy makes just in time,
+ * which `make()` makes once every other check of the request has passed: a refused request
+ * (its resource, its actor) leaves no user behind.
+ */
+export type LocalUser = { id: string } | { make: () => Promise<string> };
+
 /** Our user for a verified outside token, as its policy's `userMapping` says. */
 export async function localUserOf(
   db: Queryable,
@@ -106,14 +113,15 @@ export async function localUserOf(
   ctx: Context,
   policy: TrustedIssuer,
   claims: Claims,
-): Promise<string> {
+): Promise<LocalUser> {
   const { claim, by, connectorId } = policy.userMapping;
   const value = claims[claim];
   if (typeof value !== 'string' || value.length === 0 || value.length > 255) {
     throw new OutsideTokenRefused(`has no usable '${claim}' claim to find the user by`);
   }
   if (by === 'jit') {
-    return (await findJitUserId(db, policy.id, value)) ?? madeJustInTime(db, cache, ctx, policy, value, claims);
+    const known = await findJitUserId(db, policy.id, value);
+    return known ? { id: known } : { make: () => madeJustInTime(db, cache, ctx, policy, value, claims) };
   }
   const user =
     by === 'email'
@@ -126,5 +134,5 @@ export async function localUserOf(
         : `names a user (by '${claim}') that has no account here (no user holds that identity at connector ${connectorId})`,
     );
   }
-  return user.id;
+  return { id: user.id };
 }

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import * as client from 'openid-client';
 
 import { createApplication } from '../support/fixtures.ts';
+import { HookEvents } from '../support/hook-events.ts';
+import { unique } from '../support/values.ts';
 import { federationSetup, stopFederation, type Federation } from '../token-exchange/outside-issuer-support.ts';
 import { claimsOf, expectIssued, expectOAuthError, signWithServiceKey, waitForLog } from '../token-exchange/support.ts';
 
@@ -30,6 +32,19 @@ describe('JWT bearer grant (RFC 7523)', () => {
     sub: fed.far.user.id,
     exp: Math.floor(Date.now() / 1000) + 300,
     ...extra,
+  });
+
+  it('makes no user for an assertion whose grant is refused for its resource', async () => {
+    const assertion = await signWithServiceKey(fed.outside, outsideClaims({ sub: unique('refused') }));
+    const hooks = await HookEvents.start(fed.ours);
+    try {
+      await hooks.expect([], async () => {
+        expectOAuthError(await grant({ assertion, resource: 'https://nowhere.example.com' }), 400, 'invalid_target');
+      });
+      await hooks.expect(['User.Created'], async () => expectIssued(await grant({ assertion })));
+    } finally {
+      await hooks.stop();
+    }
   });
 
   it('is advertised in discovery', async () => {

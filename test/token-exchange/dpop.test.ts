@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-
 import { expect } from 'chai';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { calculateJwkThumbprint, exportJWK } from 'jose';
 import * as client from 'openid-client';
 
 import { createApplication } from '../support/fixtures.ts';
@@ -11,25 +9,14 @@ import {
   claimsOf,
   delegationSetup,
   expectIssued,
+  dpopKey,
+  dpopProof,
+  type DpopKey,
   expectOAuthError,
   tokenExchange,
   userAccessToken,
   userTokens,
 } from './support.ts';
-
-type Key = { privateKey: CryptoKey; publicKey: CryptoKey; jkt: string };
-
-async function dpopKey(): Promise<Key> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  return { privateKey, publicKey, jkt: await calculateJwkThumbprint(await exportJWK(publicKey)) };
-}
-
-/** An RFC 9449 proof for POST `htu`, made with jose. */
-async function proof(key: Key, htu: string, claims: Record<string, unknown> = {}): Promise<string> {
-  return new SignJWT({ htm: 'POST', htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims })
-    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(key.publicKey) })
-    .sign(key.privateKey);
-}
 
 /**
  * DPoP (RFC 9449) through token exchange: a `DPoP` header on the exchange binds the issued token to
@@ -40,7 +27,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
   let service: TestService;
   let setup: Awaited<ReturnType<typeof delegationSetup>>;
   let subjectToken: string;
-  let apiAKey: Key;
+  let apiAKey: DpopKey;
 
   before(async () => {
     service = await startService();
@@ -74,7 +61,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
 
   it("a DPoP header binds the issued token to the proof's key: cnf.jkt, token_type DPoP; introspection says so", async () => {
     const body = expectIssued(
-      await exchangeWith({ subject_token: subjectToken }, await proof(apiAKey, tokenEndpoint())),
+      await exchangeWith({ subject_token: subjectToken }, await dpopProof(apiAKey, tokenEndpoint())),
     );
     expect(body.token_type).to.equal('DPoP');
     expect(claimsOf(body.access_token).cnf).to.deep.equal({ jkt: apiAKey.jkt });
@@ -119,12 +106,14 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
 
     before(async () => {
       bound = expectIssued(
-        await exchangeWith({ subject_token: subjectToken }, await proof(apiAKey, tokenEndpoint())),
+        await exchangeWith({ subject_token: subjectToken }, await dpopProof(apiAKey, tokenEndpoint())),
       ).access_token;
     });
 
     it('is exchanged with a proof of the same key (the new token bound to it too)', async () => {
-      const body = expectIssued(await exchangeWith({ subject_token: bound }, await proof(apiAKey, tokenEndpoint())));
+      const body = expectIssued(
+        await exchangeWith({ subject_token: bound }, await dpopProof(apiAKey, tokenEndpoint())),
+      );
       expect(claimsOf(body.access_token).cnf).to.deep.equal({ jkt: apiAKey.jkt });
     });
 
@@ -134,7 +123,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
 
     it('an opaque one (a DPoP-bound sign-in without a resource) is held to its key too', async () => {
       const signedIn = await userTokens(service, setup.frontend.id, setup.user, undefined, {
-        dpop: await proof(apiAKey, tokenEndpoint()),
+        dpop: await dpopProof(apiAKey, tokenEndpoint()),
       });
       expect(signedIn.access_token.split('.')).to.have.length(1);
       expectOAuthError(
@@ -144,7 +133,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
         /DPoP-bound/,
       );
       const body = expectIssued(
-        await exchangeWith({ subject_token: signedIn.access_token }, await proof(apiAKey, tokenEndpoint())),
+        await exchangeWith({ subject_token: signedIn.access_token }, await dpopProof(apiAKey, tokenEndpoint())),
       );
       expect(claimsOf(body.access_token).cnf).to.deep.equal({ jkt: apiAKey.jkt });
     });
@@ -152,7 +141,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
     it("is refused with another key's proof", async () => {
       const other = await dpopKey();
       expectOAuthError(
-        await exchangeWith({ subject_token: bound }, await proof(other, tokenEndpoint())),
+        await exchangeWith({ subject_token: bound }, await dpopProof(other, tokenEndpoint())),
         400,
         'invalid_request',
         /another key/,
@@ -162,16 +151,16 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
 
   describe('proofs are checked (RFC 9449 §4.3)', () => {
     it('refuses a replayed proof', async () => {
-      const once = await proof(apiAKey, tokenEndpoint());
+      const once = await dpopProof(apiAKey, tokenEndpoint());
       expectIssued(await exchangeWith({ subject_token: subjectToken }, once));
       expectOAuthError(await exchangeWith({ subject_token: subjectToken }, once), 400, 'invalid_dpop_proof', /Replay/);
     });
 
     it('refuses a proof for another URL, another method, an old one, and a malformed one', async () => {
       const cases: Array<[string, RegExp]> = [
-        [await proof(apiAKey, `${service.url}/oidc/elsewhere`), /htu/],
-        [await proof(apiAKey, tokenEndpoint(), { htm: 'GET' }), /htm/],
-        [await proof(apiAKey, tokenEndpoint(), { iat: Math.floor(Date.now() / 1000) - 3600 }), /iat/],
+        [await dpopProof(apiAKey, `${service.url}/oidc/elsewhere`), /htu/],
+        [await dpopProof(apiAKey, tokenEndpoint(), { htm: 'GET' }), /htm/],
+        [await dpopProof(apiAKey, tokenEndpoint(), { iat: Math.floor(Date.now() / 1000) - 3600 }), /iat/],
         ['not.a.proof', /DPoP/],
       ];
       for (const [bad, description] of cases) {
@@ -192,7 +181,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
       expect(plain.body.token_type).to.equal('Bearer');
       const bound = await service.http.post('oidc/token', {
         form,
-        headers: { authorization: basic(adminClient), dpop: await proof(apiAKey, tokenEndpoint()) },
+        headers: { authorization: basic(adminClient), dpop: await dpopProof(apiAKey, tokenEndpoint()) },
       });
       expect(bound.statusCode, JSON.stringify(bound.body)).to.equal(200);
       expect(bound.body.token_type).to.equal('DPoP');
@@ -201,7 +190,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
 
     it('the Account API refuses a DPoP-bound opaque token sent as Bearer (RFC 9449 §7.2)', async () => {
       const signedIn = await userTokens(service, setup.frontend.id, setup.user, undefined, {
-        dpop: await proof(apiAKey, tokenEndpoint()),
+        dpop: await dpopProof(apiAKey, tokenEndpoint()),
       });
       expect(signedIn.token_type).to.equal('DPoP');
       const refused = await service.http.get('api/my-account', {
@@ -218,7 +207,7 @@ describe('token exchange: DPoP-bound tokens (RFC 9449)', () => {
       const form = { grant_type: 'client_credentials', resource: service.config.managementApiResource, scope: 'all' };
       const bound = await service.http.post('oidc/token', {
         form,
-        headers: { authorization: basic(adminClient), dpop: await proof(apiAKey, tokenEndpoint()) },
+        headers: { authorization: basic(adminClient), dpop: await dpopProof(apiAKey, tokenEndpoint()) },
       });
       const refused = await service.http.get('api/applications', {
         headers: { authorization: `Bearer ${String(bound.body.access_token)}` },

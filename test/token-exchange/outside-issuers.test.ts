@@ -9,6 +9,8 @@ import { federationSetup, stopFederation, type Federation } from './outside-issu
 import {
   accessTokenType,
   claimsOf,
+  dpopKey,
+  dpopProof,
   exchange,
   expectIssued,
   expectOAuthError,
@@ -139,6 +141,97 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
     const again = expectIssued(await swap(fed.outsideToken, accessTokenType));
     expect(claimsOf(again.access_token).sub).to.equal(claims.sub);
     expect(again.scope).to.equal('read:b');
+  });
+
+  it('makes no user for a subject when the exchange is refused after its token was accepted (its resource, its actor)', async () => {
+    const token = await signWithServiceKey(fed.outside, outsideClaims({ sub: unique('refused') }));
+    const hooks = await HookEvents.start(fed.ours);
+    try {
+      await hooks.expect([], async () => {
+        const unknownResource = await exchange(fed.ours, fed.setup.backend, {
+          subject_token: token,
+          subject_token_type: jwtType,
+          resource: 'https://nowhere.example.com',
+          scope: 'read:b',
+        });
+        expectOAuthError(unknownResource, 400, 'invalid_target', /nowhere\.example\.com/);
+        const badActor = await exchange(fed.ours, fed.setup.backend, {
+          subject_token: token,
+          subject_token_type: jwtType,
+          actor_token: 'not-a-token',
+          actor_token_type: accessTokenType,
+          resource: fed.setup.apiB.resource.indicator,
+          scope: 'read:b',
+        });
+        expectOAuthError(badActor, 400, 'invalid_request', /^actor_token/);
+      });
+      // The same token then makes its user, once.
+      await hooks.expect(['User.Created'], async () => expectIssued(await swap(token)));
+    } finally {
+      await hooks.stop();
+    }
+  });
+
+  describe("the outside token's own claims, as our tokens' are", () => {
+    const tokenEndpoint = () => `${fed.ours.url}/oidc/token`;
+    const basic = () =>
+      `Basic ${Buffer.from(`${fed.setup.backend.id}:${fed.setup.backend.secret}`).toString('base64')}`;
+
+    it("caps the exchanged token at the outside token's end (lifetimes never grow)", async () => {
+      const exp = Math.floor(Date.now() / 1000) + 90;
+      const token = await signWithServiceKey(fed.outside, outsideClaims({ exp }));
+      const issued = expectIssued(await swap(token));
+      expect(issued.expires_in).to.be.at.most(90).and.above(0);
+      expect(claimsOf(issued.access_token).exp).to.be.at.most(exp);
+    });
+
+    it('enforces its may_act: only the actor it names may act (RFC 8693 §4.4)', async () => {
+      const agent = await createApplication(fed.ours, 'MachineToMachine');
+      const other = await createApplication(fed.ours, 'MachineToMachine');
+      const actorTokenOf = async (application: { id: string; secret: string }) =>
+        String(
+          (await fed.ours.token(application.id, application.secret, { grant_type: 'client_credentials' })).body
+            .access_token,
+        );
+      const token = await signWithServiceKey(fed.outside, outsideClaims({ may_act: { client_id: agent.id } }));
+      const delegate = async (actor: { id: string; secret: string }) =>
+        exchange(fed.ours, fed.setup.backend, {
+          subject_token: token,
+          subject_token_type: jwtType,
+          actor_token: await actorTokenOf(actor),
+          actor_token_type: accessTokenType,
+          resource: fed.setup.apiB.resource.indicator,
+          scope: 'read:b',
+        });
+      expectOAuthError(await delegate(other), 400, 'invalid_request', /may_act/);
+      const allowed = expectIssued(await delegate(agent));
+      expect(claimsOf(allowed.access_token).act).to.deep.include({ sub: agent.id, client_id: agent.id });
+    });
+
+    it('exchanges a DPoP-bound outside token (cnf.jkt) only with a proof of its key (RFC 9449)', async () => {
+      const key = await dpopKey();
+      const token = await signWithServiceKey(fed.outside, outsideClaims({ cnf: { jkt: key.jkt } }));
+      const form = {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: token,
+        subject_token_type: jwtType,
+        resource: fed.setup.apiB.resource.indicator,
+        scope: 'read:b',
+      };
+      const unproven = await fed.ours.http.post('oidc/token', { form, headers: { authorization: basic() } });
+      expectOAuthError(unproven, 400, 'invalid_request', /^subject_token .*DPoP/);
+      const other = await dpopKey();
+      const wrongKey = await fed.ours.http.post('oidc/token', {
+        form,
+        headers: { authorization: basic(), dpop: await dpopProof(other, tokenEndpoint()) },
+      });
+      expectOAuthError(wrongKey, 400, 'invalid_request', /^subject_token .*DPoP/);
+      const proven = await fed.ours.http.post('oidc/token', {
+        form,
+        headers: { authorization: basic(), dpop: await dpopProof(key, tokenEndpoint()) },
+      });
+      expect(expectIssued(proven).token_type).to.equal('DPoP');
+    });
   });
 
   it('makes one user per new subject when several share a verified email at the same instant (the email goes to one)', async () => {

@@ -1,5 +1,18 @@
+import { randomUUID } from 'node:crypto';
+
 import { expect } from 'chai';
-import { decodeJwt, importJWK, SignJWT, type JWK, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import {
+  calculateJwkThumbprint,
+  decodeJwt,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTHeaderParameters,
+  type JWTPayload,
+} from 'jose';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
@@ -194,4 +207,19 @@ export async function signWithServiceKey(
   } finally {
     await db.destroy();
   }
+}
+
+/** A DPoP key pair (RFC 9449) and its thumbprint, as a client holds one. */
+export type DpopKey = { privateKey: CryptoKey; publicKey: CryptoKey; jkt: string };
+
+export async function dpopKey(): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  return { privateKey, publicKey, jkt: await calculateJwkThumbprint(await exportJWK(publicKey)) };
+}
+
+/** An RFC 9449 proof for POST `htu`, made with jose. */
+export async function dpopProof(key: DpopKey, htu: string, claims: Record<string, unknown> = {}): Promise<string> {
+  return new SignJWT({ htm: 'POST', htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(key.publicKey) })
+    .sign(key.privateKey);
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../../http/logger.ts';
 import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { OutsideTokenRefused, outsideTokens } from '../../trusted-issuers/outside-tokens.ts';
+import { OutsideTokenRefused, outsideTokens, type LocalUser } from '../../trusted-issuers/outside-tokens.ts';
 import { userStanding } from '../../users/queries.ts';
 import { exchangeTarget } from './exchange-audience.ts';
 import { issueResourceAccessToken } from './resource-access-token.ts';
@@ -47,19 +47,21 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
     if (!policy) {
       throw invalidAssertion('must be a JWT of a trusted outside issuer (no trust policy names its issuer)');
     }
-    let userId: string;
+    let user: LocalUser;
     try {
-      ({ userId } = await outside.accept(ctx, policy, assertion, client.clientId));
+      ({ user } = await outside.accept(ctx, policy, assertion, client.clientId));
     } catch (error) {
       throw error instanceof OutsideTokenRefused ? invalidAssertion(error.message) : error;
     }
-    const standing = await userStanding(db, cache, userId);
+    // A user made just in time is made last, once every check passed.
+    const standing = 'id' in user ? await userStanding(db, cache, user.id) : 'active';
     if (standing !== 'active') {
       throw invalidAssertion(standing === 'deleted' ? 'names a user that was deleted' : 'names a suspended user');
     }
 
     const resource = await findTarget(params);
     assertExchangeTarget(resource);
+    const userId = 'id' in user ? user.id : await user.make();
 
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
     const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));

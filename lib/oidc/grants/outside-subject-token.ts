@@ -6,13 +6,15 @@ import type { SharedCache } from '../../storage/shared-cache.ts';
 import { OutsideTokenRefused, outsideTokens } from '../../trusted-issuers/outside-tokens.ts';
 import { isRememberedAccessToken } from '../access-tokens.ts';
 import { accessTokenType, type Subject } from './subject-token.ts';
+import { factsOfOutsideJwt } from './token-facts.ts';
 
 /** RFC 8693 §3: a JWT that is not (necessarily) an access token; ours are accepted only as access tokens. */
 export const jwtTokenType = 'urn:ietf:params:oauth:token-type:jwt';
 
 /**
  * Subject tokens of trusted outside issuers (RFC 8693 federation): resolves a token of type `jwt`
- * or `access_token` whose issuer has a trust policy to our user under that policy, refusals as
+ * or `access_token` whose issuer has a trust policy to our user under that policy, with the token's
+ * own facts (its end, `act`, `may_act`, `cnf`) checked as our tokens' are, refusals as
  * 400 `invalid_request` naming the check. Any other token is left to today's path (undefined),
  * except a `jwt` one, which only a trusted outside issuer may present.
  */
@@ -41,7 +43,13 @@ export function outsideSubjectResolver(deps: { config: Config; db: Queryable; ca
       return undefined;
     }
     try {
-      return await outside.accept(ctx, policy, token, ctx.oidc.client?.clientId ?? '');
+      const { user, trustedIssuerId, claims } = await outside.accept(
+        ctx,
+        policy,
+        token,
+        ctx.oidc.client?.clientId ?? '',
+      );
+      return { user, trustedIssuerId, facts: factsOfOutsideJwt(claims) };
     } catch (error) {
       throw error instanceof OutsideTokenRefused ? new errors.InvalidRequest(`subject_token ${error.message}`) : error;
     }

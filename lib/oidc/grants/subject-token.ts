@@ -4,6 +4,7 @@ import { errors, type Provider } from 'oidc-provider';
 
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
+import type { LocalUser } from '../../trusted-issuers/outside-tokens.ts';
 import { AccessTokenRefused, isApplicationToken, verifyAccessToken, type AccessTokenClaims } from '../access-tokens.ts';
 import { findImpersonationToken } from '../subject-token-queries.ts';
 import { factsOfJwt, factsOfOpaque, type TokenFacts } from './token-facts.ts';
@@ -12,10 +13,10 @@ export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
 
 /**
- * Who a valid subject token speaks for, and who acts for them (impersonation). `facts` (an access
- * token's end, client, delegation claims and DPoP key) is what delegation, lifetimes and DPoP check.
+ * What a subject token speaks for: its user, the application an impersonation token names as actor,
+ * and the token's own facts (its end, delegation claims, DPoP key) where it has them.
  */
-export type Subject = { userId: string; actor?: string; impersonationTokenId?: string; facts?: TokenFacts };
+export type Subject = { user: LocalUser; actor?: string; impersonationTokenId?: string; facts?: TokenFacts };
 
 const invalid = (description: string) => new errors.InvalidRequest(`subject_token ${description}`);
 
@@ -52,14 +53,14 @@ export async function resolveSubject(
     if (row.expires_at <= Date.now()) {
       throw invalid('is expired');
     }
-    return { userId: row.user_id, actor: row.application_id ?? undefined, impersonationTokenId: row.id };
+    return { user: { id: row.user_id }, actor: row.application_id ?? undefined, impersonationTokenId: row.id };
   }
   if (token.split('.').length === 3) {
     const payload = await verifyJwt(db, cache, issuer, token);
     if (isApplicationToken(payload)) {
       throw invalid('has no user subject (a client credentials token cannot be exchanged)');
     }
-    return { userId: payload.sub, facts: factsOfJwt(payload) };
+    return { user: { id: payload.sub }, facts: factsOfJwt(payload) };
   }
   const opaque = await provider.AccessToken.find(token);
   if (!opaque) {
@@ -68,5 +69,5 @@ export async function resolveSubject(
   if (!opaque.accountId) {
     throw invalid('has no user subject (a client credentials token cannot be exchanged)');
   }
-  return { userId: opaque.accountId, facts: factsOfOpaque(opaque) };
+  return { user: { id: opaque.accountId }, facts: factsOfOpaque(opaque) };
 }

@@ -115,21 +115,22 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     const subject =
       (await resolveOutsideSubject(ctx, subjectToken, subjectTokenType)) ??
       (await resolveSubject(provider, db, cache, config.issuer, subjectToken, subjectTokenType));
-    const standing = await userStanding(db, cache, subject.userId);
+    // A user made just in time is made last, once every check passed; until then it does not exist.
+    const standing = 'id' in subject.user ? await userStanding(db, cache, subject.user.id) : 'active';
     if (standing !== 'active') {
       throw new errors.InvalidRequest(
         standing === 'deleted' ? 'the subject user does not exist (deleted)' : 'the subject user is suspended',
       );
     }
     assertProofOfKey('subject_token', subject.facts?.jkt, proofKey);
-    const user = { id: subject.userId };
 
     let actor: Actor | undefined;
     if (actorToken) {
       actor = await resolveActor(provider, db, cache, config.issuer, actorToken);
       assertProofOfKey('actor_token', actor.facts.jkt, proofKey);
       assertMayAct(subject.facts?.mayAct, actor);
-      if (subject.facts) {
+      // The policy of our application that received the token; an outside token's client is not ours.
+      if (subject.facts && !('trustedIssuerId' in subject)) {
         assertDelegationPolicy(await applicationOf(subject.facts.clientId), actor);
       }
     }
@@ -138,8 +139,9 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     const resource = await findTarget(params);
     assertExchangeTarget(resource);
 
+    const userId = 'id' in subject.user ? subject.user.id : await subject.user.make();
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
-    const held = new Set(await scopesHeldByUser(db, cache, user.id, resource.id));
+    const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));
     const scope = [...new Set(requested.filter((name) => held.has(name)))].join(' ');
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresIn = exchangedLifetime(
@@ -156,7 +158,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     }
 
     const issued = await issueResourceAccessToken(ctx, {
-      userId: user.id,
+      userId,
       gty: 'token_exchange',
       scope,
       resource,
@@ -169,7 +171,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     audit.record(tokenExchangeLogKey, {
       result: 'Success',
       applicationId: client.clientId,
-      userId: user.id,
+      userId,
       params: {
         resource: resource.indicator,
         subjectTokenType,

@@ -51,3 +51,15 @@ export const factsOfOpaque = (token: {
   extra?: Record<string, unknown>;
   jkt?: string;
 }): TokenFacts => factsOf(token.clientId ?? '', token.exp ?? 0, token.extra ?? {}, token.jkt);
+
+/**
+ * An outside issuer's verified JWT: the same claims, read the same way. Its `client_id` (or `azp`) is
+ * the outside issuer's client, named in no policy of ours.
+ */
+export const factsOfOutsideJwt = (claims: Record<string, unknown>): TokenFacts =>
+  factsOf(
+    stringOrUndefined(claims.client_id) ?? stringOrUndefined(claims.azp) ?? '',
+    typeof claims.exp === 'number' ? claims.exp : 0,
+    claims,
+    isObject(claims.cnf) ? claims.cnf.jkt : undefined,
+  );
