@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { got } from 'got';
 
-import { builtScripts, useBuild } from './support/build.ts';
+import { builtScripts, production, useBuild } from './support/build.ts';
 import { emptyDatabaseUrl, freshDatabaseUrl, mysqlServerUrl, testDatabase } from './support/database.ts';
 import { freePort, startService } from './support/service.ts';
 
@@ -24,7 +24,7 @@ function startProcess(
   args: string[] = [],
 ): Started {
   const child = spawn(process.execPath, [script, ...args], {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...production, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -42,7 +42,7 @@ function startProcess(
   return { child, output: () => output, errors: () => errors, exited };
 }
 
-async function waitFor(check: () => boolean, what: string, timeout = 20_000): Promise<void> {
+async function waitFor(check: () => boolean, what: string, timeout = 90_000): Promise<void> {
   const started = Date.now();
   while (!check()) {
     if (Date.now() - started > timeout) {
@@ -216,14 +216,19 @@ describe('the service process (the build)', () => {
 
   it('stops on a SQLite path it cannot create with one line naming DB_URL', async () => {
     // A folder that cannot be made: its parent is a file.
-    const file = join(mkdtempSync(join(tmpdir(), 'identity-test-')), 'a-file');
+    const folder = mkdtempSync(join(tmpdir(), 'identity-test-'));
+    const file = join(folder, 'a-file');
     writeFileSync(file, '');
-    const line = await failedStart(
-      startProcess({ DB_URL: `sqlite:${file}/identity.sqlite3`, PORT: String(await freePort()) }),
-    );
-    expect(line).to.equal(
-      `cannot open the SQLite database at ${file}/identity.sqlite3 (EEXIST): correct the path in DB_URL, or let this user create and write it`,
-    );
+    try {
+      const line = await failedStart(
+        startProcess({ DB_URL: `sqlite:${file}/identity.sqlite3`, PORT: String(await freePort()) }),
+      );
+      expect(line).to.equal(
+        `cannot open the SQLite database at ${file}/identity.sqlite3 (EEXIST): correct the path in DB_URL, or let this user create and write it`,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('migrates from the build (`npm run migrate`), under the names the sources use', async () => {

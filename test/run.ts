@@ -39,7 +39,8 @@ type Counts = { passed: number; failed: number; skipped: number; code: number; o
 function runMocha(database: 'sqlite' | 'mysql', args: string[], stream: boolean): Promise<Counts> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...args], {
-      env: { ...process.env, TEST_DATABASE: database },
+      // Each database's run its own id: the end of one drops what its processes made, not the other's.
+      env: { ...process.env, TEST_DATABASE: database, TEST_RUN_ID: `${process.env.TEST_RUN_ID}${database[0]}` },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';

@@ -79,7 +79,7 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
   it('prints the secrets once, sees each change at every worker, delivers each webhook once, replaces a dead worker and stops on SIGTERM', async () => {
     const service = await startWorkers();
     const started = () => service.output().includes('identity service started');
-    await eventually(() => Promise.resolve(started()), 30_000, 'the start line');
+    await eventually(() => Promise.resolve(started()), 90_000, 'the start line');
     const line = service
       .output()
       .split('\n')
@@ -170,12 +170,12 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
     process.kill(workers[0], 'SIGKILL');
     await eventually(
       () => Promise.resolve(service.output().includes('a worker stopped unexpectedly')),
-      30_000,
+      90_000,
       'the dead worker logged',
     );
     await eventually(
       () => Promise.resolve(service.output().includes('"msg":"worker started"') && children(primary).length === 2),
-      30_000,
+      90_000,
       'a replacement',
     );
     const replaced = children(primary);
@@ -219,7 +219,7 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
     const serving = async (service: Started) => {
       await eventually(
         () => Promise.resolve(service.output().includes('identity service started')),
-        30_000,
+        90_000,
         'the start line',
       );
       const workers = children(service.child.pid!);

@@ -241,7 +241,6 @@ async function configure(service: TestService) {
 }
 
 describe('configuration export and import (npm run cli -- export / import)', function () {
-  this.timeout(120_000);
   useBuild();
 
   let source: TestService;

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { expect } from 'chai';
 import { got } from 'got';
 
-import { builtScripts, useBuild } from '../support/build.ts';
+import { builtScripts, production, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { freePort } from '../support/service.ts';
 import { Receiver } from './receiver.ts';
@@ -16,7 +16,7 @@ function start(dbUrl: string, port: number): ChildProcess {
   return spawn(process.execPath, [builtScripts.service], {
     env: {
       ...process.env,
-      NODE_ENV: 'production',
+      ...production,
       LOG_LEVEL: 'warn',
       PORT: String(port),
       ENDPOINT: `http://127.0.0.1:${port}`,
@@ -53,8 +53,7 @@ async function until<T>(
 
 describe('hooks: an event committed before a SIGKILL', () => {
   useBuild();
-  it('is delivered by the restarted service', async function () {
-    this.timeout(90_000);
+  it('is delivered by the restarted service', async () => {
     const dbUrl = await freshDatabaseUrl();
     const port = await freePort();
     const receiver = await Receiver.down();

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { got } from 'got';
 
+import { production } from '../support/build.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
 import { adminClient, freePort } from '../support/service.ts';
 
@@ -61,7 +62,7 @@ async function startProcess(
     {
       env: {
         ...process.env,
-        NODE_ENV: 'production',
+        ...production,
         LOG_LEVEL: 'warn',
         PORT: String(port),
         ENDPOINT: `http://127.0.0.1:${port}`,

@@ -21,7 +21,7 @@ import {
   submitToApplication,
 } from '../experience/experience-helpers.ts';
 import { Receiver } from '../hooks/receiver.ts';
-import { builtScripts, useBuild } from '../support/build.ts';
+import { builtScripts, production, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
@@ -127,7 +127,7 @@ async function runMain(env: Record<string, string>): Promise<{ code: number | nu
   const child = spawn(process.execPath, [builtScripts.service], {
     // SMTP_URL: production may insist on one; nothing is sent.
     env: environment({
-      NODE_ENV: 'production',
+      ...production,
       LOG_LEVEL: 'info',
       PORT: String(await freePort()),
       SMTP_URL: 'smtp://127.0.0.1:2525',
@@ -169,8 +169,6 @@ type World = {
 
 describe('secrets at rest (SECRETS_ENCRYPTION_KEY)', function () {
   useBuild();
-  // Each test starts the service several times (on MySQL a first start takes seconds).
-  this.timeout(120_000);
   let idp: Idp;
   let idpUser: IdpUser;
   let receiver: Receiver;

@@ -32,11 +32,25 @@ export const builtScripts = {
   dispatcher: 'dist/lib/hooks/dispatcher-cli.js',
 } as const;
 
-/** Tests of the processes users run start the build: a `before` hook brings it up to date. */
+/**
+ * Production as users run it, with one worker: how many workers a start makes is the subject of
+ * test/workers.test.ts alone, and every worker's start loads the whole service (a second of CPU on an
+ * idle machine, several while the suite's other processes run beside it).
+ */
+export const production = { NODE_ENV: 'production', WORKERS: '1' } as const;
+
+/**
+ * Tests of the processes users run start the build: a `before` hook brings it up to date. Each of
+ * their tests starts processes that load the service, so each gets two minutes before mocha calls it
+ * hung, as a hang guard and not a measure: on a busy machine such a start takes ten seconds and more.
+ */
 export function useBuild(): void {
   before(function () {
     this.timeout(300_000);
     buildIfStale();
+  });
+  beforeEach(function () {
+    this.currentTest?.timeout(Math.max(this.currentTest.timeout(), 120_000));
   });
 }
 
@@ -50,7 +64,7 @@ export async function startBuiltService(env: Record<string, string> = {}): Promi
     PORT: String(port),
     ENDPOINT: `http://127.0.0.1:${port}`,
     DB_URL: await freshDatabaseUrl(),
-    NODE_ENV: 'production',
+    ...production,
     LOG_LEVEL: 'warn',
     BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
     BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
@@ -70,7 +84,7 @@ export async function startBuiltService(env: Record<string, string> = {}): Promi
       await exited;
     }
   });
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) {
       throw new Error(`the built service stopped with code ${child.exitCode}: ${errors}`);
@@ -81,7 +95,7 @@ export async function startBuiltService(env: Record<string, string> = {}): Promi
     }
     if (Date.now() > deadline) {
       await client.stop();
-      throw new Error(`the built service was not ready within 30 s: ${errors}`);
+      throw new Error(`the built service was not ready within 90 s: ${errors}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

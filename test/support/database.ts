@@ -12,7 +12,8 @@ export const mysqlServerUrl = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.
 
 /**
  * Every database a run makes is named after the run, so that its end drops what all its processes
- * made. Set in mocha's main process when it loads this file, before it forks any worker: they inherit it.
+ * made. Set by test/run.ts for each database's run (they go side by side: one's end must not take the
+ * other's files), else by mocha's main process when it loads this file; its workers inherit it.
  */
 const runId = (process.env.TEST_RUN_ID ??= `${Date.now().toString(36)}${process.pid.toString(36)}`);
 const sqliteFolder = join(tmpdir(), `identity-test-${runId}`);
