@@ -5,7 +5,16 @@ import { createApplication } from '../support/fixtures.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { unique } from '../support/values.ts';
 import { federationSetup, stopFederation, type Federation } from '../token-exchange/outside-issuer-support.ts';
-import { claimsOf, expectIssued, expectOAuthError, signWithServiceKey, waitForLog } from '../token-exchange/support.ts';
+import {
+  claimsOf,
+  dpopKey,
+  dpopProof,
+  expectIssued,
+  expectOAuthError,
+  signWithServiceKey,
+  waitForLog,
+  type DpopKey,
+} from '../token-exchange/support.ts';
 
 const jwtBearer = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
@@ -77,6 +86,32 @@ describe('JWT bearer grant (RFC 7523)', () => {
     // The same outside subject is the same user, made once.
     const again = expectIssued(await grant({ assertion: fed.outsideToken }));
     expect(claimsOf(again.access_token).sub).to.equal(claims.sub);
+  });
+
+  it('binds the token to a DPoP proof (RFC 9449), and grants a DPoP-bound assertion (cnf.jkt) only with a proof of its key', async () => {
+    const tokenEndpoint = `${fed.ours.url}/oidc/token`;
+    const withProof = async (assertion: string, key?: DpopKey) =>
+      fed.ours.http.post('oidc/token', {
+        form: { grant_type: jwtBearer, assertion, resource: fed.setup.apiB.resource.indicator, scope: 'read:b' },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${fed.setup.backend.id}:${fed.setup.backend.secret}`).toString('base64')}`,
+          ...(key && { dpop: await dpopProof(key, tokenEndpoint) }),
+        },
+      });
+    const key = await dpopKey();
+    const bound = expectIssued(await withProof(fed.outsideToken, key));
+    expect(bound.token_type).to.equal('DPoP');
+    expect(claimsOf(bound.access_token).cnf).to.deep.equal({ jkt: key.jkt });
+
+    const boundAssertion = await signWithServiceKey(fed.outside, outsideClaims({ cnf: { jkt: key.jkt } }));
+    expectOAuthError(await withProof(boundAssertion), 400, 'invalid_grant', /^assertion is DPoP-bound/);
+    expectOAuthError(
+      await withProof(boundAssertion, await dpopKey()),
+      400,
+      'invalid_grant',
+      /^assertion is DPoP-bound/,
+    );
+    expect(expectIssued(await withProof(boundAssertion, key)).token_type).to.equal('DPoP');
   });
 
   it('refuses without an assertion (invalid_request)', async () => {

@@ -113,27 +113,40 @@ function captured(): { stream: PassThrough; text: () => string } {
 export async function startService(
   options: { dbUrl?: string; port?: number; env?: Record<string, string>; logs?: boolean } = {},
 ): Promise<TestService> {
-  const port = options.port ?? (await freePort());
-  const config = loadConfig({
-    PORT: String(port),
-    ENDPOINT: `http://127.0.0.1:${port}`,
-    DB_URL: options.dbUrl ?? (await freshDatabaseUrl()),
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
-    BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
-    ...options.env,
-  });
-  const logs = captured();
-  const notices = captured();
-  const logger = options.logs
-    ? createLogger({ production: true, logLevel: 'trace' }, logs.stream)
-    : createLogger({ production: true, logLevel: config.logLevel });
-  const service = await createService(config, logger, notices.stream);
-  await service.listen(port);
-  // Where the test reaches it; the public ENDPOINT (issuer) may be another name.
-  const client = serviceClient(`http://127.0.0.1:${port}`, config, () => service.close());
-  return { ...client, service, logs: logs.text, notices: notices.text };
+  const dbUrl = options.dbUrl ?? (await freshDatabaseUrl());
+  for (let attempt = 1; ; attempt += 1) {
+    const port = options.port ?? (await freePort());
+    const config = loadConfig({
+      PORT: String(port),
+      ENDPOINT: `http://127.0.0.1:${port}`,
+      DB_URL: dbUrl,
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      BOOTSTRAP_ADMIN_CLIENT_ID: adminClient.id,
+      BOOTSTRAP_ADMIN_CLIENT_SECRET: adminClient.secret,
+      ...options.env,
+    });
+    const logs = captured();
+    const notices = captured();
+    const logger = options.logs
+      ? createLogger({ production: true, logLevel: 'trace' }, logs.stream)
+      : createLogger({ production: true, logLevel: config.logLevel });
+    const service = await createService(config, logger, notices.stream);
+    try {
+      await service.listen(port);
+    } catch (error) {
+      await service.close();
+      // The port was free when chosen; between then and now (a start takes a second or more) another
+      // test process, or an outgoing connection's ephemeral port, may have taken it: choose again.
+      if ((error as { code?: string }).code === 'EADDRINUSE' && options.port === undefined && attempt < 5) {
+        continue;
+      }
+      throw error;
+    }
+    // Where the test reaches it; the public ENDPOINT (issuer) may be another name.
+    const client = serviceClient(`http://127.0.0.1:${port}`, config, () => service.close());
+    return { ...client, service, logs: logs.text, notices: notices.text };
+  }
 }
 
 /**

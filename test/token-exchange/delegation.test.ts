@@ -404,4 +404,21 @@ describe('token exchange: TOKEN_EXCHANGE_MAX_ACT_DEPTH sets the depth', () => {
       'actor chain too deep: the issued token would nest 3 act claims, at most 2 are allowed',
     );
   });
+
+  it('refuses a subject token whose own chain is already deeper, even without an actor (a limit lowered since)', async () => {
+    const form = async (depth: number) => ({
+      subject_token: await chained(depth),
+      subject_token_type: accessTokenType,
+      resource: setup.apiB.resource.indicator,
+    });
+    expect(
+      claimsOf(expectIssued(await exchange(service, setup.backend, await form(2))).access_token).act,
+    ).to.deep.equal({ sub: 'earlier-1', client_id: 'earlier-1', act: { sub: 'earlier-0', client_id: 'earlier-0' } });
+    expectOAuthError(
+      await exchange(service, setup.backend, await form(3)),
+      400,
+      'invalid_request',
+      'actor chain too deep: the issued token would nest 3 act claims, at most 2 are allowed',
+    );
+  });
 });

@@ -15,13 +15,13 @@ export function actDepth(act: ActClaim | undefined): number {
 /**
  * The issued token's `act` (RFC 8693 §4.1): the new actor, the subject token's own chain nested
  * inside it. Without a new actor the subject's chain is kept as it is, so an exchange never hides
- * who acted before.
+ * who acted before. The limit holds for the chain issued either way: a subject token may bring a
+ * deeper one (an outside issuer's, or ours from before the limit was lowered).
  */
 export function delegatedAct(subjectAct: ActClaim | undefined, actor: Actor | undefined, maxDepth: number) {
-  if (!actor) {
-    return subjectAct;
-  }
-  const act: ActClaim = { sub: actor.sub, client_id: actor.facts.clientId, ...(subjectAct && { act: subjectAct }) };
+  const act: ActClaim | undefined = actor
+    ? { sub: actor.sub, client_id: actor.facts.clientId, ...(subjectAct && { act: subjectAct }) }
+    : subjectAct;
   const depth = actDepth(act);
   if (depth > maxDepth) {
     throw new errors.InvalidRequest(

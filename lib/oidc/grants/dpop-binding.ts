@@ -56,21 +56,23 @@ export async function dpopProofKey(ctx: KoaContextWithOIDC): Promise<string | un
 }
 
 /**
- * A token bound to a DPoP key (`cnf.jkt`) may be used only by a request proving that key, here the
- * subject or actor token of an exchange.
+ * A token bound to a DPoP key (`cnf.jkt`) may be used only by a request proving that key: the
+ * subject or actor token of an exchange (refused as `invalid_request`), a JWT bearer grant's
+ * assertion (refused as `invalid_grant`, RFC 7523 §3.1).
  */
 export function assertProofOfKey(
-  parameter: 'subject_token' | 'actor_token',
+  parameter: 'subject_token' | 'actor_token' | 'assertion',
   boundTo: string | undefined,
   proofKey: string | undefined,
+  refusal: (description: string) => Error = (description) => new errors.InvalidRequest(description),
 ): void {
   if (boundTo === undefined) {
     return;
   }
   if (proofKey === undefined) {
-    throw new errors.InvalidRequest(`${parameter} is DPoP-bound: send a DPoP proof of its key (cnf.jkt)`);
+    throw refusal(`${parameter} is DPoP-bound: send a DPoP proof of its key (cnf.jkt)`);
   }
   if (proofKey !== boundTo) {
-    throw new errors.InvalidRequest(`${parameter} is DPoP-bound to another key than the DPoP proof's`);
+    throw refusal(`${parameter} is DPoP-bound to another key than the DPoP proof's`);
   }
 }

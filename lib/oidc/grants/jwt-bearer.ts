@@ -6,11 +6,13 @@ import type { Logger } from '../../http/logger.ts';
 import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { OutsideTokenRefused, outsideTokens, type LocalUser } from '../../trusted-issuers/outside-tokens.ts';
+import { OutsideTokenRefused, outsideTokens, type OutsideSubject } from '../../trusted-issuers/outside-tokens.ts';
 import { userStanding } from '../../users/queries.ts';
+import { assertProofOfKey, dpopProofKey } from './dpop-binding.ts';
 import { exchangeTarget } from './exchange-audience.ts';
 import { issueResourceAccessToken } from './resource-access-token.ts';
 import { assertExchangeTarget } from './token-exchange.ts';
+import { factsOfOutsideJwt } from './token-facts.ts';
 
 /** RFC 7523 §2.1: a JWT of a trusted outside issuer as the grant itself. */
 export const jwtBearerGrantType = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -21,13 +23,15 @@ type Dependencies = { config: Config; db: Queryable; cache: SharedCache; audit: 
 
 const asString = (value: unknown) => (typeof value === 'string' ? value : undefined);
 /** The provider's InvalidGrant keeps its detail from the client; RFC 7523 §3.1 refusals should say which check failed. */
-const invalidAssertion = (description: string) =>
-  Object.assign(new errors.InvalidGrant(), { error_description: `assertion ${description}` });
+const invalidGrant = (description: string) =>
+  Object.assign(new errors.InvalidGrant(), { error_description: description });
+const invalidAssertion = (description: string) => invalidGrant(`assertion ${description}`);
 
 /**
  * The assertion is checked as a federated subject token is (its issuer's trust policy: listed
- * application, audience, algorithms, keys, expiry, user mapping), refusals being `invalid_grant`
- * (RFC 7523 §3.1); then the resource and scopes as in token exchange. No refresh token.
+ * application, audience, algorithms, keys, expiry, user mapping, and its DPoP key when bound),
+ * refusals being `invalid_grant` (RFC 7523 §3.1); then the resource and scopes as in token exchange.
+ * A `DPoP` proof binds the issued token (RFC 9449). No refresh token.
  */
 export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
   const findTarget = exchangeTarget(db, cache);
@@ -43,16 +47,19 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
     if (!assertion) {
       throw new errors.InvalidRequest("missing required parameter 'assertion'");
     }
+    const proofKey = await dpopProofKey(ctx);
     const policy = await outside.policyOf(assertion);
     if (!policy) {
       throw invalidAssertion('must be a JWT of a trusted outside issuer (no trust policy names its issuer)');
     }
-    let user: LocalUser;
+    let accepted: OutsideSubject;
     try {
-      ({ user } = await outside.accept(ctx, policy, assertion, client.clientId));
+      accepted = await outside.accept(ctx, policy, assertion, client.clientId);
     } catch (error) {
       throw error instanceof OutsideTokenRefused ? invalidAssertion(error.message) : error;
     }
+    const { user, claims } = accepted;
+    assertProofOfKey('assertion', factsOfOutsideJwt(claims).jkt, proofKey, invalidGrant);
     // A user made just in time is made last, once every check passed.
     const standing = 'id' in user ? await userStanding(db, cache, user.id) : 'active';
     if (standing !== 'active') {
@@ -66,7 +73,7 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
     const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));
     const scope = [...new Set(requested.filter((name) => held.has(name)))].join(' ');
-    const { value, expiresIn } = await issueResourceAccessToken(ctx, { userId, gty: 'jwt_bearer', scope, resource });
+    const issued = await issueResourceAccessToken(ctx, { userId, gty: 'jwt_bearer', scope, resource, proofKey });
 
     audit.record(jwtBearerLogKey, {
       result: 'Success',
@@ -77,9 +84,10 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
         trustedIssuerId: policy.id,
         scopesRequested: requested,
         scopesIssued: scope ? scope.split(' ') : [],
+        ...(proofKey && { dpopBound: true }),
       },
     });
-    ctx.body = { access_token: value, token_type: 'Bearer', expires_in: expiresIn, scope };
+    ctx.body = { access_token: issued.value, token_type: issued.tokenType, expires_in: issued.expiresIn, scope };
   };
 }
 
