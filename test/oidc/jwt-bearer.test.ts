@@ -104,12 +104,17 @@ describe('JWT bearer grant (RFC 7523)', () => {
     expect(claimsOf(bound.access_token).cnf).to.deep.equal({ jkt: key.jkt });
 
     const boundAssertion = await signWithServiceKey(fed.outside, outsideClaims({ cnf: { jkt: key.jkt } }));
-    expectOAuthError(await withProof(boundAssertion), 400, 'invalid_grant', /^assertion is DPoP-bound/);
+    expectOAuthError(
+      await withProof(boundAssertion),
+      400,
+      'invalid_grant',
+      'assertion is DPoP-bound: send a DPoP proof of its key (cnf.jkt)',
+    );
     expectOAuthError(
       await withProof(boundAssertion, await dpopKey()),
       400,
       'invalid_grant',
-      /^assertion is DPoP-bound/,
+      "assertion is DPoP-bound to another key than the DPoP proof's",
     );
     expect(expectIssued(await withProof(boundAssertion, key)).token_type).to.equal('DPoP');
   });
