@@ -30,7 +30,8 @@ import {
   onDatabase,
   type StartingService,
 } from './start-up.ts';
-import { connectDatabase } from './storage/database.ts';
+import { connectDatabase, sqliteFile } from './storage/database.ts';
+import { startWalCheckpoints } from './storage/wal-checkpoints.ts';
 import { SharedCache } from './storage/shared-cache.ts';
 
 /** Asked every few seconds by probes and scrapers: logged at debug, not info. */
@@ -74,6 +75,8 @@ export async function createService(
   }
   const cache = new SharedCache(db);
   await cache.sync();
+  const sqlite = sqliteFile(config.dbUrl);
+  const checkpoints = sqlite && sqlite !== ':memory:' ? startWalCheckpoints(sqlite, logger) : undefined;
   // The OpenTelemetry SDK is loaded only when tracing is configured: otherwise it costs nothing.
   const tracing = config.tracing ? (await import('./tracing/sdk.ts')).startTracing(config.tracing, db) : undefined;
 
@@ -166,6 +169,7 @@ export async function createService(
       }
       await audit.flush();
       cache.close();
+      await checkpoints?.stop();
       await db.destroy();
       await tracing?.shutdown();
       logger.flush();

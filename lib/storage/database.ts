@@ -6,6 +6,7 @@ import knex, { type Knex } from 'knex';
 
 import { ConfigError, type Config } from '../config/env.ts';
 import { SecretBox, type SecretKeys } from './secret-box.ts';
+import { walAutocheckpointPages } from './wal-checkpoints.ts';
 
 /** A connection pool or a transaction: logic takes either, so a change and its side rows commit together. */
 export type Queryable = Knex | Knex.Transaction;
@@ -16,6 +17,7 @@ export const knexClient = (db: Queryable) => db.client as Knex.Client;
 export const isMysql = (db: Queryable) => knexClient(db).config.client === 'mysql2';
 
 type SqliteConnection = {
+  prepare: (sql: string) => unknown;
   pragma: (statement: string) => unknown;
   function: (name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown) => unknown;
 };
@@ -58,6 +60,29 @@ export function openDatabase(url: string, keys?: SecretKeys): Knex {
  */
 const compileSqlOnError = false;
 
+/** Statements kept prepared per SQLite connection, the least recently used dropped first. */
+const preparedStatementLimit = 500;
+
+/**
+ * knex prepares every statement it runs on SQLite anew (parsing and planning it: a hundred-row
+ * insert of audit entries costs more to prepare than to run); the connection keeps them by their
+ * text instead. Safe because knex runs each statement to its end before the next (`all`/`run`, never
+ * an open iterator) and SQLite prepares a statement again by itself when the schema changed.
+ */
+function keepPreparedStatements(connection: SqliteConnection): void {
+  const prepare = connection.prepare.bind(connection);
+  const statements = new Map<string, unknown>();
+  connection.prepare = (sql) => {
+    const statement = statements.get(sql) ?? prepare(sql);
+    statements.delete(sql);
+    if (statements.size >= preparedStatementLimit) {
+      statements.delete(statements.keys().next().value as string);
+    }
+    statements.set(sql, statement);
+    return statement;
+  };
+}
+
 /** The file of a `sqlite:<path>` URL (`:memory:` for an in-memory database); undefined for MySQL. */
 export const sqliteFile = (url: string): string | undefined =>
   url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
@@ -92,6 +117,8 @@ function connect(url: string): Knex {
           connection.pragma('synchronous = NORMAL');
           connection.pragma('foreign_keys = ON');
           connection.pragma('busy_timeout = 5000');
+          connection.pragma(`wal_autocheckpoint = ${walAutocheckpointPages}`);
+          keepPreparedStatements(connection);
           // Lower-cases as MySQL's lower() does: SQLite's own folds ASCII only (list searches, storage/search.ts).
           connection.function('fold_case', { deterministic: true }, (value) =>
             typeof value === 'string' ? value.toLowerCase() : value,
