@@ -17,10 +17,10 @@ type Started = { child: ChildProcess; output: () => string; exited: Promise<numb
 const running = new Set<ChildProcess>();
 
 /** The build with WORKERS=2 in production, as `npm start` runs it; no bootstrap admin, so one is generated. */
-async function startWorkers(env: Record<string, string> = {}): Promise<Started> {
+async function startWorkers(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Started> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [builtScripts.service], {
+  const child = spawn(process.execPath, [...nodeArgs, builtScripts.service], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -211,7 +211,7 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
       blocker.close();
     }
   });
-  it("in production, WORKERS=1 too is a primary and a worker, the worker with a heap limit and glibc's fixed mmap threshold unless the operator set them", async () => {
+  it("in production, WORKERS=1 too is a primary and a worker, the worker with a heap limit, a heap growing factor and glibc's fixed mmap threshold unless the operator set them", async () => {
     const settingsOf = (pid: number) => ({
       args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
       env: readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0'),
@@ -231,17 +231,20 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
     const ours = await startWorkers({ WORKERS: '1', NODE_OPTIONS: '' });
     const chosen = await serving(ours);
     expect(chosen.args).to.include('--max-old-space-size=512');
+    expect(chosen.args).to.include('--heap-growing-percent=125');
     expect(chosen.env).to.include('MALLOC_MMAP_THRESHOLD_=131072');
     ours.child.kill('SIGTERM');
     expect(await ours.exited).to.equal(0);
 
-    const theirs = await startWorkers({
-      WORKERS: '1',
-      NODE_OPTIONS: '--max-old-space-size=300',
-      MALLOC_MMAP_THRESHOLD_: '65536',
-    });
+    // V8's growing factor is no option NODE_OPTIONS may carry: an operator gives it to node itself.
+    const theirs = await startWorkers(
+      { WORKERS: '1', NODE_OPTIONS: '--max-old-space-size=300', MALLOC_MMAP_THRESHOLD_: '65536' },
+      ['--heap-growing-percent=50'],
+    );
     const kept = await serving(theirs);
-    expect(kept.args.filter((arg) => arg.startsWith('--max-old-space-size'))).to.deep.equal([]);
+    expect(kept.args.filter((arg) => /^--(max-old-space-size|heap-growing-percent)/.test(arg))).to.deep.equal([
+      '--heap-growing-percent=50',
+    ]);
     expect(kept.env).to.include('NODE_OPTIONS=--max-old-space-size=300');
     expect(kept.env).to.include('MALLOC_MMAP_THRESHOLD_=65536');
     theirs.child.kill('SIGTERM');
