@@ -75,8 +75,6 @@ export async function createService(
   }
   const cache = new SharedCache(db);
   await cache.sync();
-  const sqlite = sqliteFile(config.dbUrl);
-  const checkpoints = sqlite && sqlite !== ':memory:' ? startWalCheckpoints(sqlite, logger) : undefined;
   // The OpenTelemetry SDK is loaded only when tracing is configured: otherwise it costs nothing.
   const tracing = config.tracing ? (await import('./tracing/sdk.ts')).startTracing(config.tracing, db) : undefined;
 
@@ -133,6 +131,9 @@ export async function createService(
     );
   }, housekeepingInterval);
   housekeeping.unref();
+  // Last, so that a start that fails before leaves no thread behind.
+  const sqlite = sqliteFile(config.dbUrl);
+  const checkpoints = sqlite && sqlite !== ':memory:' ? startWalCheckpoints(sqlite, logger) : undefined;
 
   let server: Server | undefined;
   return {

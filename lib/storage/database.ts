@@ -61,18 +61,27 @@ export function openDatabase(url: string, keys?: SecretKeys): Knex {
 const compileSqlOnError = false;
 
 /** Statements kept prepared per SQLite connection, the least recently used dropped first. */
-const preparedStatementLimit = 500;
+const preparedStatementLimit = 200;
+/**
+ * Longer statements are prepared each time: multi-row inserts (audit batches of 1 to 100 entries)
+ * are rarely the same text twice and take about 65 KB each once prepared, against about 10 KB for a
+ * one-row statement.
+ */
+const preparedStatementMaxLength = 1000;
 
 /**
- * knex prepares every statement it runs on SQLite anew (parsing and planning it: a hundred-row
- * insert of audit entries costs more to prepare than to run); the connection keeps them by their
- * text instead. Safe because knex runs each statement to its end before the next (`all`/`run`, never
- * an open iterator) and SQLite prepares a statement again by itself when the schema changed.
+ * knex prepares every statement it runs on SQLite anew (parsing and planning it); the connection
+ * keeps them by their text instead. Safe because knex runs each statement to its end before the
+ * next (`all`/`run`, never an open iterator), no query sets `safeIntegers` on its statement, and
+ * SQLite prepares a statement again by itself when the schema changed.
  */
 function keepPreparedStatements(connection: SqliteConnection): void {
   const prepare = connection.prepare.bind(connection);
   const statements = new Map<string, unknown>();
   connection.prepare = (sql) => {
+    if (sql.length > preparedStatementMaxLength) {
+      return prepare(sql);
+    }
     const statement = statements.get(sql) ?? prepare(sql);
     statements.delete(sql);
     if (statements.size >= preparedStatementLimit) {

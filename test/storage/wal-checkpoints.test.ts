@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,18 +10,24 @@ import { testDatabase } from '../support/database.ts';
 import { startService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 
-/** The names of the applications in a copy of the database file alone, without its write-ahead log. */
+/**
+ * The names of the applications in a copy of the database file alone, without its write-ahead log;
+ * none when the copy caught a checkpoint halfway (a torn copy is why `cp` is no backup).
+ */
 function applicationsInFileAlone(file: string, folder: string): string[] {
   const copy = join(folder, `copy-${Date.now()}.sqlite3`);
   copyFileSync(file, copy);
-  const connection = new Database(copy, { readonly: true });
+  let connection: Database.Database | undefined;
   try {
+    connection = new Database(copy, { readonly: true });
     return connection
       .prepare<[], { name: string }>('select name from applications')
       .all()
       .map((row) => row.name);
+  } catch {
+    return [];
   } finally {
-    connection.close();
+    connection?.close();
   }
 }
 
@@ -36,8 +42,6 @@ function applicationsInFileAlone(file: string, folder: string): string[] {
         const name = unique('checkpointed');
         const created = await service.api.post('applications', { json: { name, type: 'MachineToMachine' } });
         expect(created.statusCode).to.equal(200);
-        // A few pages of log: far below the line at which the writing connection would copy it itself.
-        expect(statSync(`${file}-wal`).size).to.be.below(16_000 * 4096);
 
         await eventually(() => applicationsInFileAlone(file, folder).includes(name), 5000, 'the row in the file');
       } finally {
