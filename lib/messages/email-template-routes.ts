@@ -170,7 +170,7 @@ export function emailTemplateRoutes(api: Api, { db }: ServiceContext): void {
       // It writes nothing.
       transaction: false,
     },
-    ({ body }) => Promise.resolve(renderTemplate(body.details, variablesOf(sampleMessage(body.templateType)))),
+    ({ body }) => renderTemplate(body.details, variablesOf(sampleMessage(body.templateType))),
   );
 
   api.add(

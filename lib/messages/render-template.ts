@@ -1,4 +1,3 @@
-import { convert } from 'html-to-text';
 import Mustache from 'mustache';
 
 /**
@@ -96,7 +95,7 @@ export type RenderedEmail = { subject: string; text: string; html?: string; repl
  * variables as they are. Subject, sender name and reply-to are one line each, never escaped (they
  * are headers, not HTML); an empty sender name or reply-to is left out.
  */
-export function renderTemplate(details: TemplateDetails, variables: TemplateVariables): RenderedEmail {
+export async function renderTemplate(details: TemplateDetails, variables: TemplateVariables): Promise<RenderedEmail> {
   const headerLine = (template: string | undefined) =>
     template === undefined ? undefined : oneLine(render(template, variables, asIs)) || undefined;
   const replyTo = headerLine(details.replyTo);
@@ -110,5 +109,7 @@ export function renderTemplate(details: TemplateDetails, variables: TemplateVari
     return { ...headers, text: render(details.content, variables, asIs) };
   }
   const html = render(details.content, variables);
+  // Loaded when an operator's template is first rendered, not at every start (lib/mfa/totp.ts says why).
+  const { convert } = await import('html-to-text');
   return { ...headers, html, text: convert(html, { wordwrap: 78 }) };
 }

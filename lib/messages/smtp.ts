@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 import { composeEmail, type EmailSources } from './compose-email.ts';
 import type { MessageConnector } from './message-connector.ts';
@@ -15,14 +15,19 @@ const addressOf = (from: string) => /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.tri
  * sender name goes with SMTP_FROM's address.
  */
 export function smtpConnector({ url, from }: { url: string; from: string }, sources: EmailSources): MessageConnector {
-  const transport = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+  // Loaded with the first message, not at every start (lib/mfa/totp.ts says why).
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(message) {
       if (message.type !== 'email') {
         throw new Error(`the SMTP connector sends email, not ${message.type} messages`);
       }
       const { senderName, ...email } = await composeEmail(sources, message);
-      await transport.sendMail({
+      transport ??= import('nodemailer').then(({ createTransport }) =>
+        createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 }),
+      );
+      const sender = await transport;
+      await sender.sendMail({
         from: senderName ? { name: senderName, address: addressOf(from) } : from,
         to: message.to,
         ...email,
