@@ -8,6 +8,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
+import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
@@ -183,6 +184,9 @@ export function accountRoutes(
           throw new RequestError('verification_record.permission_denied', {
             reason: `The new ${kind} has not been verified.`,
           });
+        }
+        if (kind === 'email') {
+          assertEmailAllowed((await currentSignInExperience(db, cache)).emailBlocklistPolicy, value);
         }
         await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: value });

@@ -6,6 +6,7 @@ import type { SharedCache } from '../storage/shared-cache.ts';
 import { ssoConnectorsForEmail } from '../sso/queries.ts';
 import { findUserByIdentifier, findUserRow, identitiesOf, type UserRow } from '../users/queries.ts';
 import { createUser } from '../users/users.ts';
+import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import type { ExperienceState, PendingProfile } from './state-queries.ts';
 import { getRecord, requireVerified } from './state.ts';
@@ -17,10 +18,31 @@ function assertActive(user: UserRow): UserRow {
   return user;
 }
 
-/** An email in an SSO connector's domains belongs to the organization's IdP: no password or code account around it. */
-export async function assertNotSsoEmail(db: Queryable, cache: SharedCache, email: string | undefined): Promise<void> {
-  if (email && (await ssoConnectorsForEmail(db, cache, email)).length > 0) {
+/**
+ * An email in an SSO connector's domains belongs to the organization's IdP: no password or code
+ * account around it, while single sign-on is on (`singleSignOnEnabled`).
+ */
+async function assertNotSsoEmail(
+  db: Queryable,
+  cache: SharedCache,
+  settings: SignInExperience,
+  email: string | undefined,
+): Promise<void> {
+  if (email && settings.singleSignOnEnabled && (await ssoConnectorsForEmail(db, cache, email)).length > 0) {
     throw new RequestError('session.sso_enabled');
+  }
+}
+
+/** An email a new or existing account is to hold: not an SSO domain's, and allowed by the blocklist policy. */
+export async function assertEmailForAccount(
+  db: Queryable,
+  cache: SharedCache,
+  settings: SignInExperience,
+  email: string | undefined,
+): Promise<void> {
+  await assertNotSsoEmail(db, cache, settings, email);
+  if (email) {
+    assertEmailAllowed(settings.emailBlocklistPolicy, email);
   }
 }
 
@@ -37,7 +59,7 @@ export async function identifyUser(
 ): Promise<string> {
   const record = requireVerified(getRecord(state, verificationId));
   if ('identifier' in record && record.identifier.type === 'email') {
-    await assertNotSsoEmail(db, cache, record.identifier.value);
+    await assertNotSsoEmail(db, cache, settings, record.identifier.value);
   }
   if (record.type === 'Password') {
     if (state.interactionEvent === 'ForgotPassword') {
@@ -95,7 +117,7 @@ export function profileFromRecord(state: ExperienceState, verificationId: string
 /**
  * What the sign-up settings require that the account would lack (Logto's `missingProfile`): the
  * profile being built, over what `user` (signing in) already has. A social identity stands in for
- * a password, as in Logto.
+ * a password, as in Logto. Secondary identifiers follow the primary one and the password, in their order.
  */
 export function missingProfile(profile: PendingProfile, settings: SignInExperience, user?: UserRow): string[] {
   const missing: string[] = [];
@@ -113,6 +135,12 @@ export function missingProfile(profile: PendingProfile, settings: SignInExperien
     (user !== undefined && Object.keys(identitiesOf(user.identities)).length > 0);
   if (settings.signUp.password && !hasPassword) {
     missing.push('password');
+  }
+  for (const { identifier } of settings.signUp.secondaryIdentifiers ?? []) {
+    const held = identifier === 'emailOrPhone' ? has.email || has.phone : has[identifier];
+    if (!held && !missing.includes(identifier)) {
+      missing.push(identifier);
+    }
   }
   return missing;
 }

@@ -11,7 +11,7 @@ import { getUserRow } from '../users/users.ts';
 import { newBackupCodes } from '../mfa/backup-codes.ts';
 import { factorTypes, findFactor } from '../mfa/queries.ts';
 import { verifySecondFactor } from './second-factor.ts';
-import { enabledFactors } from '../mfa/sign-in-requirement.ts';
+import { enabledFactors, isSkippablePrompt } from '../mfa/sign-in-requirement.ts';
 import { acceptedStep, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 
 const code = z.string().min(1).max(32);
@@ -214,7 +214,8 @@ export function experienceMfaRoutes(
     {
       method: 'post',
       path: '/experience/profile/mfa/mfa-skipped',
-      summary: 'Decline the optional second factor (policy UserControlled); not asked again',
+      summary:
+        'Decline the optional second factor (a prompting policy, such as PromptAtSignInAndSignUp); not asked again',
       tag: mfaTag,
       errors: [404, 422],
     },
@@ -222,7 +223,7 @@ export function experienceMfaRoutes(
       const session = await sessions.load(ctx);
       identifiedUser(session);
       const settings = await currentSignInExperience(db, cache);
-      if (settings.mfa.policy !== 'UserControlled') {
+      if (!isSkippablePrompt(settings.mfa.policy)) {
         throw new RequestError('session.mfa.mfa_policy_not_user_controlled');
       }
       await session.save({ ...session.state, mfa: { ...session.state.mfa, skipped: true } });

@@ -25,7 +25,7 @@ import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts
 import { isMemberOfMfaOrganization } from '../organizations/members/member-queries.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyExternal } from './external-identification.ts';
-import { assertNotSsoEmail, identifyUser, profileFromRecord, registerUser } from './identification.ts';
+import { assertEmailForAccount, identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { deleteState, interactionEvents, type ExperienceState, type InteractionEvent } from './state-queries.ts';
@@ -254,7 +254,7 @@ export function experienceRoutes(
       const profile = body.verificationId
         ? { ...state.profile, ...profileFromRecord(state, body.verificationId) }
         : state.profile;
-      await assertNotSsoEmail(db, cache, profile.primaryEmail);
+      await assertEmailForAccount(db, cache, settings, profile.primaryEmail);
       // Kept before trying: after a 422 missing_profile, the next identification builds on it.
       await session.save({ ...state, profile });
       const userId = await withTransaction(db, async (trx) => {
@@ -320,7 +320,7 @@ export function experienceRoutes(
       } else {
         addition = profileFromRecord(state, body.verificationId);
         assertNotInAccount(account, addition);
-        await assertNotSsoEmail(db, cache, addition.primaryEmail);
+        await assertEmailForAccount(db, cache, await currentSignInExperience(db, cache), addition.primaryEmail);
         await assertIdentifiersFree(db, addition, state.userId);
       }
       await session.save({ ...state, profile: { ...state.profile, ...addition } });
@@ -393,6 +393,7 @@ export function experienceRoutes(
       const owed = await mfaOwed(
         db,
         settings,
+        state.interactionEvent,
         user,
         () => isMemberOfMfaOrganization(db, userId),
         state.mfa,

@@ -4,6 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import type { ExperienceContext } from './context.ts';
 import { generateId } from '../storage/ids.ts';
+import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { hashPassword, verifyNothing, verifyPassword } from '../users/passwords.ts';
@@ -122,6 +123,10 @@ export function experienceVerificationRoutes(
       const session = await sessions.load(ctx);
       const identifier = body.identifier as Identifier;
       const id = generateId();
+      if (body.interactionEvent === 'Register' && identifier.type === 'email') {
+        // Before anything is sent: a code to an address no account may hold would be wasted.
+        assertEmailAllowed((await currentSignInExperience(db, cache)).emailBlocklistPolicy, identifier.value);
+      }
       const known = await findUserByIdentifier(db, identifier.type, identifier.value);
       // Password reset for an unknown address answers the same, sends nothing: no account enumeration.
       const codeId =

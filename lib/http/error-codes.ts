@@ -290,6 +290,32 @@ export const errorCodes = {
     message: 'Signing in with an SMS code cannot be enabled while SMS codes are a second factor.',
   },
 
+  'sign_in_experiences.passwordless_requires_verify': {
+    status: 400,
+    message: 'An email or phone sign-up identifier must be verified.',
+  },
+  'sign_in_experiences.missing_sign_up_identifiers': {
+    status: 400,
+    message: 'Secondary sign-up identifiers need a primary one.',
+  },
+  'sign_in_experiences.duplicated_sign_up_identifiers': {
+    status: 400,
+    message: 'A sign-up identifier is named twice.',
+  },
+  'sign_in_experiences.non_adaptive_mfa_requires_skippable_policy': {
+    status: 422,
+    message: 'A prompt policy that cannot be skipped is for adaptive MFA only.',
+  },
+
+  'session.email_blocklist.email_subaddressing_not_allowed': {
+    status: 422,
+    message: 'Email addresses with a +tag are not allowed.',
+  },
+  'session.email_blocklist.email_not_allowed': {
+    status: 422,
+    message: ({ email }: { email: string }) => `The email address ${email} is not allowed.`,
+  },
+
   'single_sign_on.duplicate_connector_name': {
     status: 409,
     message: ({ name }: { name: string }) => `An SSO connector named \`${name}\` already exists.`,

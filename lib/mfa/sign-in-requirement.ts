@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { SignInExperience } from '../sign-in-experience/schemas.ts';
+import type { MfaPolicy, SignInExperience } from '../sign-in-experience/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { codeFactorsOf, maskedIdentifiers, type ChannelAddresses } from './code-factors.ts';
@@ -29,6 +29,17 @@ const implementedFactors = [
 ] as const;
 export type MfaFactor = (typeof implementedFactors)[number];
 
+const nonSkippable = new Set<MfaPolicy>([
+  'Mandatory',
+  'PromptAtSignInAndSignUpMandatory',
+  'PromptOnlyAtSignInMandatory',
+]);
+const promptOnlyAtSignIn = new Set<MfaPolicy>(['PromptOnlyAtSignIn', 'PromptOnlyAtSignInMandatory']);
+
+/** Logto's skippable prompts: a user without a factor is asked once, and may decline for good. */
+export const isSkippablePrompt = (policy: MfaPolicy): boolean =>
+  policy === 'UserControlled' || policy === 'PromptAtSignInAndSignUp' || policy === 'PromptOnlyAtSignIn';
+
 /** The factors this service implements, of those the settings enable. */
 export const enabledFactors = (settings: SignInExperience): MfaFactor[] =>
   implementedFactors.filter((type) => settings.mfa.factors.includes(type));
@@ -39,8 +50,11 @@ const inOrder = (factors: Set<string>): MfaFactor[] => implementedFactors.filter
  * What a sign-in (or registration) still owes before it may finish, as the error to answer with:
  * - the user has a factor: prove it (403 `session.mfa.require_mfa_verification`, with where a code
  *   would go, masked). A primary email or phone is a factor while its code factor is enabled;
- * - none, and the policy (or an organization of the user's) requires one: enrol one (422 `user.missing_mfa`);
- * - none, and the policy is UserControlled: enrol one or decline (422 `user.missing_mfa`, `skippable`);
+ * - none, and the policy (or an organization of the user's, unless `organizationRequiredMfaPolicy` is
+ *   `NoPrompt`) requires one: enrol one (422 `user.missing_mfa`);
+ * - none, and the policy prompts (`UserControlled`, `PromptAtSignInAndSignUp`, `PromptOnlyAtSignIn`):
+ *   enrol one or decline (422 `user.missing_mfa`, `skippable`);
+ * - the `PromptOnlyAtSignIn...` policies ask nothing of a registration;
  * - enrolling a factor while backup codes are enabled: take codes too (422 `session.mfa.backup_code_required`).
  *   An authenticator or passkey set up in this interaction, or an email or phone added to the profile in it
  *   (`pending`) while its code factor is enabled, is such an enrolment.
@@ -51,6 +65,7 @@ const inOrder = (factors: Set<string>): MfaFactor[] => implementedFactors.filter
 export async function mfaOwed(
   db: Queryable,
   settings: SignInExperience,
+  event: 'SignIn' | 'Register',
   user: { id: string; mfa_skipped: number | boolean; primary_email: string | null; primary_phone: string | null },
   organizationRequiresMfa: () => Promise<boolean>,
   progress: MfaProgress = {},
@@ -80,8 +95,13 @@ export async function mfaOwed(
     }
     return undefined;
   }
-  const required = settings.mfa.policy === 'Mandatory' || (await organizationRequiresMfa());
-  const offered = settings.mfa.policy === 'UserControlled' && !progress.skipped && !user.mfa_skipped;
+  const { policy, organizationRequiredMfaPolicy } = settings.mfa;
+  // The `PromptOnlyAtSignIn...` policies leave a registration alone: the prompt waits for a sign-in.
+  const promptsNow = event === 'SignIn' || !promptOnlyAtSignIn.has(policy);
+  const required =
+    (promptsNow && nonSkippable.has(policy)) ||
+    (organizationRequiredMfaPolicy !== 'NoPrompt' && (await organizationRequiresMfa()));
+  const offered = promptsNow && isSkippablePrompt(policy) && !progress.skipped && !user.mfa_skipped;
   if (!required && !offered) {
     return undefined;
   }

@@ -1,5 +1,7 @@
 import { RequestError } from '../http/errors.ts';
-import type { SignInExperience } from './schemas.ts';
+import type { MfaPolicy, SignInExperience } from './schemas.ts';
+
+const adaptiveOnlyPolicies = new Set<MfaPolicy>(['PromptAtSignInAndSignUpMandatory', 'PromptOnlyAtSignInMandatory']);
 
 const channels = [
   {
@@ -18,6 +20,7 @@ const channels = [
 
 /**
  * Checks the MFA settings an update leads to (`next`), given what the update sets (`change`):
+ * - the two non-skippable prompt policies go with adaptive MFA only (422, as Logto with it off);
  * - a code cannot be both a way to sign in and the second factor of the same channel, or the
  *   "second" factor would be the first one again (Logto's rule, 400): the code names the side the
  *   update changed, the MFA factors when it sets them, else the sign-in methods.
@@ -26,6 +29,10 @@ export function assertMfaSettings(next: SignInExperience, change: { mfa?: unknow
   // Only what the update sets is judged: settings stored before these rules do not block other changes.
   if (!change.mfa && !change.signIn) {
     return;
+  }
+  // Logto's non-skippable prompts are adaptive MFA's, which this service does not have (Logto, adaptive MFA off: the same 422).
+  if (change.mfa && next.mfa.factors.length > 0 && adaptiveOnlyPolicies.has(next.mfa.policy)) {
+    throw new RequestError('sign_in_experiences.non_adaptive_mfa_requires_skippable_policy');
   }
   for (const { identifier, factor, forMfa, forSignIn } of channels) {
     const codeSignIn = next.signIn.methods.some(

@@ -5,23 +5,43 @@ import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
+import { assertSupported } from './email-blocklist.ts';
 import { assertMfaSettings } from './mfa-settings.ts';
-import { passwordPolicySchema } from './password-policy.ts';
+import { passwordPolicySchema, type PasswordPolicy } from './password-policy.ts';
 import { signInExperienceSchema } from './schemas.ts';
+import { assertSignUpSettings } from './sign-up-settings.ts';
 import { currentSignInExperience, saveSignInExperience, signInExperienceForUpdate } from './sign-in-experience.ts';
 
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });
 
-/** Partial updates: each given top-level field replaces the stored one; the two policies and `passkeySignIn` merge by field. */
+/**
+ * Partial updates: each given top-level field replaces the stored one; the two policies and
+ * `passkeySignIn` merge by field (the password policy's parts by theirs too, as Logto fills a
+ * partial policy).
+ */
 const patchBody = signInExperienceSchema
   .extend({
-    passwordPolicy: passwordPolicySchema.partial(),
+    passwordPolicy: z
+      .strictObject({
+        length: passwordPolicySchema.shape.length.partial(),
+        characterTypes: passwordPolicySchema.shape.characterTypes.partial(),
+        rejects: passwordPolicySchema.shape.rejects.partial(),
+      })
+      .partial(),
     sentinelPolicy: signInExperienceSchema.shape.sentinelPolicy.partial(),
     passkeySignIn: signInExperienceSchema.shape.passkeySignIn.partial(),
   })
   .partial()
   .strict();
+
+type PolicyChange = NonNullable<z.output<typeof patchBody>['passwordPolicy']>;
+
+const mergePasswordPolicy = (current: PasswordPolicy, change: PolicyChange = {}): PasswordPolicy => ({
+  length: { ...current.length, ...change.length },
+  characterTypes: { ...current.characterTypes, ...change.characterTypes },
+  rejects: { ...current.rejects, ...change.rejects },
+});
 
 export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
@@ -44,11 +64,17 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
       const next = {
         ...current,
         ...body,
-        passwordPolicy: { ...current.passwordPolicy, ...body.passwordPolicy },
+        passwordPolicy: mergePasswordPolicy(current.passwordPolicy, body.passwordPolicy),
         sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
         passkeySignIn: { ...current.passkeySignIn, ...body.passkeySignIn },
       };
       assertMfaSettings(next, body);
+      if (body.signUp) {
+        assertSignUpSettings(body.signUp);
+      }
+      if (body.emailBlocklistPolicy) {
+        assertSupported(body.emailBlocklistPolicy);
+      }
       await saveSignInExperience(trx, next);
       return { tenantId, id: 'default', ...next };
     },
@@ -73,19 +99,23 @@ export function publicSignInExperienceRoutes(api: Api, { db, cache }: ServiceCon
         ssoConnectors: z.array(z.object({ id: z.string(), connectorName: z.string(), logo: z.string().optional() })),
       }),
     },
-    async () => ({
-      tenantId,
-      id: 'default',
-      ...(await currentSignInExperience(db, cache)),
-      socialConnectors: (await listConnectors(db, cache)).map((connector) => {
-        const { id, target, name, logo } = toConnector(connector);
-        return { id, target, name, logo };
-      }),
-      ssoConnectors: (await listSsoConnectors(db, cache)).map((connector) => ({
-        id: connector.id,
-        connectorName: connector.branding.displayName ?? connector.connectorName,
-        logo: connector.branding.logo,
-      })),
-    }),
+    async () => {
+      const settings = await currentSignInExperience(db, cache);
+      return {
+        tenantId,
+        id: 'default',
+        ...settings,
+        socialConnectors: (await listConnectors(db, cache)).map((connector) => {
+          const { id, target, name, logo } = toConnector(connector);
+          return { id, target, name, logo };
+        }),
+        // Single sign-on off: the page offers no SSO connector.
+        ssoConnectors: (settings.singleSignOnEnabled ? await listSsoConnectors(db, cache) : []).map((connector) => ({
+          id: connector.id,
+          connectorName: connector.branding.displayName ?? connector.connectorName,
+          logo: connector.branding.logo,
+        })),
+      };
+    },
   );
 }
