@@ -6,7 +6,7 @@ import { languageTagSchema, templateDetailsSchema, templateTypeSchema } from '..
 import { consoleApp } from '../shared/console-ids.ts';
 import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
 import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
-import { deliveryFieldsInput, hookConfigSchema, hookEventSchema } from '../hooks/schemas.ts';
+import { deliveryFieldsInput, hookConfigSchema, subscribableEventSchema } from '../hooks/schemas.ts';
 import {
   customCssMaxLength,
   emailDomain,
@@ -130,7 +130,7 @@ const organization = z.strictObject({
 const hook = z.strictObject({
   id,
   name: z.string().max(256),
-  events: z.array(hookEventSchema).min(1).max(100),
+  events: z.array(subscribableEventSchema).min(1).max(100),
   config: hookConfigSchema,
   enabled: z.boolean(),
   disabledReason: z.string().max(512).nullable().optional(),

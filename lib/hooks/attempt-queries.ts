@@ -32,20 +32,24 @@ type AttemptRow = {
 };
 
 /** An attempt as Logto's recent logs show it. */
-const toLog = (row: AttemptRow): HookLog => ({
-  id: row.id,
-  key: `TriggerHook.${row.event}`,
-  createdAt: Number(row.created_at),
-  payload: {
-    hookId: row.hook_id,
-    result: row.result,
-    response: { statusCode: row.status_code, body: row.response_body },
-    ...(row.error !== null && { error: row.error }),
-    attempt: row.attempt,
-    webhookId: row.delivery_id,
-    durationMs: row.duration_ms,
-  },
-});
+const toLog = (row: AttemptRow): HookLog => {
+  const key = `TriggerHook.${row.event}`;
+  return {
+    id: row.id,
+    key,
+    createdAt: Number(row.created_at),
+    payload: {
+      key,
+      hookId: row.hook_id,
+      result: row.result,
+      response: { statusCode: row.status_code, body: row.response_body },
+      ...(row.error !== null && { error: row.error }),
+      attempt: row.attempt,
+      webhookId: row.delivery_id,
+      durationMs: row.duration_ms,
+    },
+  };
+};
 
 export async function insertAttempts(db: Queryable, attempts: Attempt[]): Promise<void> {
   await db('hook_attempts').insert(

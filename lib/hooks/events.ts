@@ -47,6 +47,22 @@ export const hookEvents = [
 
 export type HookEvent = (typeof hookEvents)[number];
 
+/**
+ * Logto's events of features this service does not have: adaptive MFA
+ * (`PostSignInAdaptiveMfaTriggered`), an application's limit of grants (`Grant.LimitExceeded`) and
+ * trusted devices (`TrustedDevice.*`). A hook may list them, as in Logto, so that hooks made for
+ * Logto are taken as they are; nothing here emits them, because what causes them never happens.
+ */
+export const logtoOnlyHookEvents = [
+  'PostSignInAdaptiveMfaTriggered',
+  'TrustedDevice.Created',
+  'TrustedDevice.Deleted',
+  'Grant.LimitExceeded',
+] as const;
+
+/** What a hook may subscribe to: the catalogue, and Logto's events that never occur here. */
+export const subscribableHookEvents = [...hookEvents, ...logtoOnlyHookEvents] as const;
+
 export type InteractionHookEvent = (typeof hookEventGroups.interaction)[number];
 export type DataHookEvent = (typeof hookEventGroups.data)[number];
 export type ExceptionHookEvent = (typeof hookEventGroups.exception)[number];

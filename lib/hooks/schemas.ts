@@ -2,17 +2,21 @@ import { z } from 'zod';
 
 import { boundedRecord } from '../http/limits.ts';
 
-import { hookEvents } from './events.ts';
+import { hookEvents, subscribableHookEvents } from './events.ts';
 import { signatureSchemes } from './signing-keys.ts';
 
 export const hookEventSchema = z.enum(hookEvents);
+/** An event a hook may list (Logto's whole list: events.ts). */
+export const subscribableEventSchema = z.enum(subscribableHookEvents);
 
 /** Logto's `nonemptyUniqueHookEventsGuard`: at least one event, duplicates dropped. */
-const eventList = z
-  .array(hookEventSchema)
-  .min(1)
-  .max(hookEvents.length * 2)
-  .transform((events) => [...new Set(events)]);
+const listOf = <T extends readonly [string, ...string[]]>(events: T) =>
+  z
+    .array(z.enum(events))
+    .min(1)
+    .max(subscribableHookEvents.length * 2)
+    .transform((list) => [...new Set(list)]);
+const eventList = listOf(subscribableHookEvents);
 
 /** RFC 9110 token characters; a value Node can send, without control characters (no header injection). */
 const headerName = z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,256}$/, 'must be an HTTP header name');
@@ -59,8 +63,8 @@ export const hookSchema = z.object({
   id: z.string(),
   name: z.string(),
   /** Logto's deprecated single event: always null here, `events` says it all. */
-  event: hookEventSchema.nullable(),
-  events: z.array(hookEventSchema),
+  event: subscribableEventSchema.nullable(),
+  events: z.array(subscribableEventSchema),
   config: hookConfigSchema,
   signingKey: z.string(),
   enabled: z.boolean(),
@@ -99,8 +103,9 @@ export const updateHookBody = z.strictObject({
   ...deliveryFieldsInput,
 });
 
+/** Sample payloads exist for the events that occur: a test sends those. */
 export const testHookBody = z.strictObject({
-  events: eventList.optional(),
+  events: listOf(hookEvents).optional(),
   /** Deprecated (Logto). */
   event: hookEventSchema.optional(),
   config: hookConfigSchema,
@@ -111,6 +116,8 @@ export const hookLogSchema = z.object({
   key: z.string(),
   createdAt: z.number(),
   payload: z.object({
+    /** The entry's `key` again: Logto's log payloads carry it, and its tests read it there. */
+    key: z.string(),
     hookId: z.string(),
     result: z.enum(['Success', 'Error']),
     response: z.object({ statusCode: z.number().nullable(), body: z.string().nullable() }),

@@ -17,6 +17,30 @@ describe('hooks: management', () => {
     await service.stop();
   });
 
+  it("takes Logto's whole event list, also the events of features this service does not have", async () => {
+    const logtoOnly = [
+      'PostSignInAdaptiveMfaTriggered',
+      'TrustedDevice.Created',
+      'TrustedDevice.Deleted',
+      'Grant.LimitExceeded',
+    ];
+    const created = await service.api.post('hooks', {
+      json: { name: 'logto', events: [...hookEvents, ...logtoOnly], config: { url: receiver.url } },
+    });
+    expect(created.statusCode, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.events).to.deep.equal([...hookEvents, ...logtoOnly]);
+    const updated = await service.api.patch(`hooks/${created.body.id}`, { json: { events: ['Grant.LimitExceeded'] } });
+    expect(updated.statusCode).to.equal(200);
+    expect(updated.body.events).to.deep.equal(['Grant.LimitExceeded']);
+    // A test request sends sample payloads, which exist for the events that occur here.
+    const test = await service.api.post(`hooks/${created.body.id}/test`, {
+      json: { events: ['Grant.LimitExceeded'], config: { url: receiver.url } },
+    });
+    expect(test.statusCode).to.equal(400);
+    expect(test.body.code).to.equal('guard.invalid_input');
+    expect((await service.api.delete(`hooks/${created.body.id}`)).statusCode).to.equal(204);
+  });
+
   it('creates a hook with a generated signing key (201, Logto shape)', async () => {
     const response = await service.api.post('hooks', {
       json: {

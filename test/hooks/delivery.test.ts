@@ -208,7 +208,13 @@ describe('hooks: delivery', () => {
     expect(Object.keys(latest).sort()).to.deep.equal(['createdAt', 'id', 'key', 'payload']);
     expect(latest.key).to.equal('TriggerHook.User.Data.Updated');
     expect(latest.createdAt).to.be.a('number');
-    expect(latest.payload).to.include({ hookId: hook.id, result: 'Error', attempt: 4, webhookId: row.id });
+    expect(latest.payload).to.include({
+      key: 'TriggerHook.User.Data.Updated',
+      hookId: hook.id,
+      result: 'Error',
+      attempt: 4,
+      webhookId: row.id,
+    });
     expect(latest.payload.durationMs).to.be.a('number');
     expect(latest.payload.response.statusCode).to.equal(500);
     expect(latest.payload.response.body).to.have.length(2048);
@@ -217,6 +223,7 @@ describe('hooks: delivery', () => {
       'durationMs',
       'error',
       'hookId',
+      'key',
       'response',
       'result',
       'webhookId',
