@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import mount from 'koa-mount';
 import type { Provider } from 'oidc-provider';
 
-import { authorizationServerMetadataPaths, serveAuthorizationServerMetadata } from './authorization-server-metadata.ts';
+import { metadataPaths, serveMetadata } from './authorization-server-metadata.ts';
 import { formPostEndpoints, redirectFormPost } from './form-post.ts';
 import { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { currentKeySet } from './keys.ts';
@@ -50,8 +50,9 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
 
   return {
     routes: async (ctx, next) => {
-      if (ctx.method === 'GET' && authorizationServerMetadataPaths.has(ctx.path)) {
-        return serveAuthorizationServerMetadata(ctx, (await current()).handler);
+      const metadata = ctx.method === 'GET' ? metadataPaths.get(ctx.path) : undefined;
+      if (metadata) {
+        return serveMetadata(ctx, (await current()).handler, metadata);
       }
       if (ctx.path !== '/oidc' && !ctx.path.startsWith('/oidc/')) {
         await next();

@@ -6,6 +6,7 @@ import { countRequestsAsHttps } from '../http/secure-cookies.ts';
 import { claimsByScope, findAccount, oidcScopes } from './account.ts';
 import { createAdapter } from './adapter.ts';
 import { asksPersonForConsent } from './consent-policy.ts';
+import { dropImpliedOpenid, impliedOpenidParam, impliesOpenid } from './implied-openid.ts';
 import {
   tokenExchangeGrant,
   tokenExchangeGrantType,
@@ -56,7 +57,7 @@ export function createProvider(
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
     claims: claimsByScope,
     scopes: oidcScopes,
-    extraParams: ['first_screen'],
+    extraParams: { first_screen: null, [impliedOpenidParam]: impliesOpenid },
     clockTolerance: 5,
     // Client ID Metadata Documents (client-id-metadata/): said in discovery, and so in RFC 8414 metadata.
     ...(documents.enabled && { discovery: { client_id_metadata_document_supported: true } }),
@@ -131,6 +132,7 @@ export function createProvider(
   };
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
+  dropImpliedOpenid(provider);
   countRequestsAsHttps(provider, config.endpoint);
   provider.registerGrantType(
     tokenExchangeGrantType,

@@ -93,6 +93,29 @@ describe('OAuth requests without openid', () => {
     });
   }
 
+  it('a client cannot set the marker of the openid the service adds: its own openid stays, with its ID token', async () => {
+    const browser = new Browser(service);
+    const { verifier, state } = await browser.authorize(client.id, redirectUri, {
+      scope: 'openid',
+      resource: indicator,
+      openid_implied: 'true',
+    });
+    const done = await submitPasswordSignIn(browser, person);
+    const back = await browser.followToApplication(String(done.body.redirectTo));
+    expect(back.searchParams.get('state')).to.equal(state);
+    const tokens = await service.http.post('oidc/token', {
+      form: {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code') ?? '',
+        code_verifier: verifier,
+        client_id: client.id,
+        redirect_uri: redirectUri,
+      },
+    });
+    expect(tokens.statusCode, JSON.stringify(tokens.body)).to.equal(200);
+    expect(decodeJwt(tokens.body.id_token)).to.include({ aud: client.id });
+  });
+
   it('the metadata is at every well-known path a client tries, and says the response carries iss (RFC 9207)', async () => {
     for (const path of [
       '.well-known/oauth-authorization-server/oidc',
