@@ -13,7 +13,7 @@ export const oidcScopes = ['openid', 'offline_access', 'profile', 'email', 'phon
 /** Standard claims a user's ID token and userinfo carry, by scope. */
 export const claimsByScope = {
   openid: ['sub'],
-  profile: ['name', 'picture', 'username', 'updated_at'],
+  profile: ['name', 'picture', 'username', 'created_at', 'updated_at'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   [organizationsScope]: ['organizations'],
@@ -37,6 +37,7 @@ export const findAccount =
         name: user.name ?? undefined,
         picture: user.avatar ?? undefined,
         username: user.username ?? undefined,
+        created_at: Math.floor(user.created_at / 1000),
         updated_at: Math.floor(user.updated_at / 1000),
         email: user.primary_email ?? undefined,
         // Emails and phones reach an account only through a verified code or an administrator.

@@ -56,6 +56,10 @@ export function createProvider(
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
     claims: claimsByScope,
+    // As Logto: an ID token carries what its scopes grant, also beside an opaque access token (the
+    // provider's default keeps those claims for userinfo, and Auth.js, passport and Logto's SDK read
+    // the ID token).
+    conformIdTokenClaims: false,
     scopes: oidcScopes,
     extraParams: { first_screen: null, [impliedOpenidParam]: impliesOpenid },
     clockTolerance: 5,
