@@ -1,4 +1,4 @@
-import type { ClientMetadata } from 'oidc-provider';
+import type { Client, ClientMetadata } from 'oidc-provider';
 
 import { findClientApplication } from '../applications/queries.ts';
 import { confidentialTypes, type Application } from '../applications/schemas.ts';
@@ -11,6 +11,62 @@ import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.t
 import { jwtBearerGrantType } from './grants/jwt-bearer.ts';
 import { tokenExchangeGrantType } from './grants/token-exchange.ts';
 import { namedSecretsOf, withPresentedSecret, type NamedSecrets } from './named-secrets.ts';
+
+const day = 86_400;
+
+/**
+ * The application's settings the provider acts on, carried on its client (oidc-provider's
+ * `extraClientMetadata`, so that the cached client holds them: no lookup when a token is issued).
+ * Defaults are Logto's (`customClientMetadataDefault`).
+ */
+export type ApplicationPolicy = {
+  isThirdParty: boolean;
+  /** A refresh token without `offline_access` (web applications only, as Logto). */
+  alwaysIssueRefreshToken: boolean;
+  /** false: a refresh token is used again and again; true: the provider's rotation (docs/clients.md). */
+  rotateRefreshToken: boolean;
+  /** Seconds. */
+  refreshTokenTtl: number;
+  /** Seconds. */
+  idTokenTtl: number;
+};
+
+export const applicationPolicyProperties = [
+  'isThirdParty',
+  'alwaysIssueRefreshToken',
+  'rotateRefreshToken',
+  'refreshTokenTtl',
+  'idTokenTtl',
+] as const satisfies ReadonlyArray<keyof ApplicationPolicy>;
+
+function policyOfApplication(application: Application): ApplicationPolicy {
+  const custom = application.customClientMetadata;
+  return {
+    isThirdParty: application.isThirdParty,
+    alwaysIssueRefreshToken: custom.alwaysIssueRefreshToken ?? false,
+    rotateRefreshToken: custom.rotateRefreshToken ?? true,
+    refreshTokenTtl:
+      custom.refreshTokenTtlInDays !== undefined
+        ? custom.refreshTokenTtlInDays * day
+        : (custom.refreshTokenTtl ?? 14 * day),
+    idTokenTtl: custom.idTokenTtl ?? 3600,
+  };
+}
+
+/**
+ * The policy a client carries. One without it (a client named by a URL, described by its own
+ * document) is a third party with the defaults.
+ */
+export function policyOf(client: Client): ApplicationPolicy {
+  const metadata = client.metadata() as Partial<ApplicationPolicy>;
+  return {
+    isThirdParty: metadata.isThirdParty !== false,
+    alwaysIssueRefreshToken: metadata.alwaysIssueRefreshToken ?? false,
+    rotateRefreshToken: metadata.rotateRefreshToken ?? true,
+    refreshTokenTtl: metadata.refreshTokenTtl ?? 14 * day,
+    idTokenTtl: metadata.idTokenTtl ?? 3600,
+  };
+}
 
 /**
  * How an application appears to oidc-provider. `clientSecret` is the one secret the provider
@@ -39,6 +95,7 @@ export function clientMetadataOf(application: Application, clientSecret: string)
     redirect_uris: signsNoOneIn ? [] : oidc.redirectUris,
     post_logout_redirect_uris: signsNoOneIn ? [] : oidc.postLogoutRedirectUris,
     ...(oidc.logoUri && { logo_uri: oidc.logoUri }),
+    ...policyOfApplication(application),
     ...(oidc.backchannelLogoutUri && {
       backchannel_logout_uri: oidc.backchannelLogoutUri,
       backchannel_logout_session_required: oidc.backchannelLogoutSessionRequired ?? false,

@@ -4,6 +4,7 @@ import type { Provider } from 'oidc-provider';
 
 import { metadataPaths, serveMetadata } from './authorization-server-metadata.ts';
 import { formPostEndpoints, redirectFormPost } from './form-post.ts';
+import { askConsentForOfflineAccess } from './offline-access.ts';
 import { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { currentKeySet } from './keys.ts';
 import { createProvider, type OidcDependencies } from './provider.ts';
@@ -61,6 +62,7 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
       if (ctx.method === 'POST' && formPostEndpoints.has(ctx.path)) {
         return redirectFormPost(ctx);
       }
+      askConsentForOfflineAccess(ctx);
       const { handler } = await current();
       await handler(ctx, next);
     },

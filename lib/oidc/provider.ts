@@ -5,7 +5,7 @@ import type { ServiceContext } from '../http/context.ts';
 import { countRequestsAsHttps } from '../http/secure-cookies.ts';
 import { claimsByScope, findAccount, oidcScopes } from './account.ts';
 import { createAdapter } from './adapter.ts';
-import { asksPersonForConsent } from './consent-policy.ts';
+import { consentPolicy, loadGrant } from './consent-policy.ts';
 import { dropImpliedOpenid, impliedOpenidParam, impliesOpenid } from './implied-openid.ts';
 import {
   tokenExchangeGrant,
@@ -22,7 +22,8 @@ import {
   jwtBearerGrantType,
   jwtBearerParameters,
 } from './grants/jwt-bearer.ts';
-import { findAuthenticatingClient } from './clients.ts';
+import { applicationPolicyProperties, findAuthenticatingClient, policyOf } from './clients.ts';
+import { refreshTokenTtl, rotatesRefreshToken } from './refresh-tokens.ts';
 import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
@@ -104,17 +105,22 @@ export function createProvider(
       AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
       AuthorizationCode: 60,
       ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
-      IdToken: 3600,
+      IdToken: (_ctx, _token, client) => policyOf(client).idTokenTtl,
       Interaction: 3600,
-      Grant: 14 * day,
-      RefreshToken: 14 * day,
+      // A grant outlives every refresh token issued under it (refreshTokenTtlInDays is at most 90).
+      Grant: 90 * day,
+      RefreshToken: refreshTokenTtl,
       Session: 14 * day,
     },
     responseTypes: ['code'],
+    extraClientMetadata: { properties: [...applicationPolicyProperties] },
+    // A first-party application is consented to on the person's behalf; only a third party's
+    // request reaches the consent page (consent-policy.ts).
+    loadExistingGrant: loadGrant(db, cache),
     interactions: {
-      // The consent page when the person is to consent (consent-policy.ts); else the page to sign in.
-      url: async (_ctx, interaction) =>
-        interaction.prompt.name === 'consent' && (await asksPersonForConsent(db, interaction.params))
+      policy: consentPolicy(),
+      url: (_ctx, interaction) =>
+        interaction.prompt.name === 'consent'
           ? '/consent'
           : interaction.params.first_screen === 'register'
             ? '/register'
@@ -130,9 +136,13 @@ export function createProvider(
       token.kind === 'AccessToken' && token.clientId
         ? { ...token.extra, ...(await mayActFor(token.clientId)) }
         : token.extra,
-    // Refresh tokens for applications that may hold them, when offline_access was granted.
+    // Refresh tokens for applications that may hold them, when offline_access was granted, or
+    // always for a web application that says so (Logto's alwaysIssueRefreshToken).
     issueRefreshToken: (_ctx, client, code) =>
-      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+      client.grantTypeAllowed('refresh_token') &&
+      (code.scopes.has('offline_access') ||
+        (client.applicationType === 'web' && policyOf(client).alwaysIssueRefreshToken)),
+    rotateRefreshToken: rotatesRefreshToken,
   };
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
