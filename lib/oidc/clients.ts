@@ -29,6 +29,10 @@ export type ApplicationPolicy = {
   refreshTokenTtl: number;
   /** Seconds. */
   idTokenTtl: number;
+  /** Origins besides those of its redirect URIs that may call the token, userinfo and revocation endpoints from a browser. */
+  corsAllowedOrigins: string[];
+  /** Logto's: a user's grants to this application beyond this many are revoked, the oldest first. */
+  maxAllowedGrants?: number;
 };
 
 export const applicationPolicyProperties = [
@@ -37,6 +41,8 @@ export const applicationPolicyProperties = [
   'rotateRefreshToken',
   'refreshTokenTtl',
   'idTokenTtl',
+  'corsAllowedOrigins',
+  'maxAllowedGrants',
 ] as const satisfies ReadonlyArray<keyof ApplicationPolicy>;
 
 function policyOfApplication(application: Application): ApplicationPolicy {
@@ -50,6 +56,8 @@ function policyOfApplication(application: Application): ApplicationPolicy {
         ? custom.refreshTokenTtlInDays * day
         : (custom.refreshTokenTtl ?? 14 * day),
     idTokenTtl: custom.idTokenTtl ?? 3600,
+    corsAllowedOrigins: custom.corsAllowedOrigins ?? [],
+    ...(custom.maxAllowedGrants !== undefined && { maxAllowedGrants: custom.maxAllowedGrants }),
   };
 }
 
@@ -65,7 +73,20 @@ export function policyOf(client: Client): ApplicationPolicy {
     rotateRefreshToken: metadata.rotateRefreshToken ?? true,
     refreshTokenTtl: metadata.refreshTokenTtl ?? 14 * day,
     idTokenTtl: metadata.idTokenTtl ?? 3600,
+    corsAllowedOrigins: metadata.corsAllowedOrigins ?? [],
+    maxAllowedGrants: metadata.maxAllowedGrants,
   };
+}
+
+/** Whether a browser at `origin` may call the provider's endpoints as this client (CORS). */
+export function allowsOrigin(client: Client, origin: string): boolean {
+  if (origin === 'null') {
+    return false;
+  }
+  return (
+    policyOf(client).corsAllowedOrigins.includes(origin) ||
+    (client.redirectUris ?? []).some((uri) => URL.canParse(uri) && new URL(uri).origin === origin)
+  );
 }
 
 /**
@@ -75,8 +96,10 @@ export function policyOf(client: Client): ApplicationPolicy {
 export function clientMetadataOf(application: Application, clientSecret: string): ClientMetadata {
   const confidential = confidentialTypes.has(application.type);
   const { oidcClientMetadata: oidc } = application;
+  // A device-flow application (RFC 8628) signs people in on another device: no code flow.
+  const deviceFlow = application.type === 'Native' && application.customClientMetadata.isDeviceFlow === true;
   // Without a redirect URI an application signs no one in (a backend like API A): no code flow.
-  const signsNoOneIn = application.type === 'MachineToMachine' || oidc.redirectUris.length === 0;
+  const signsNoOneIn = application.type === 'MachineToMachine' || oidc.redirectUris.length === 0 || deviceFlow;
   return {
     client_id: application.id,
     client_name: application.name,
@@ -87,6 +110,7 @@ export function clientMetadataOf(application: Application, clientSecret: string)
     // answers a public or not-allowed one with the contract's error rather than the provider's generic one.
     grant_types: [
       ...(application.type === 'MachineToMachine' ? ['client_credentials'] : []),
+      ...(deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'] : []),
       ...(signsNoOneIn ? [] : ['authorization_code', 'refresh_token']),
       tokenExchangeGrantType,
       jwtBearerGrantType,

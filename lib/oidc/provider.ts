@@ -22,7 +22,8 @@ import {
   jwtBearerGrantType,
   jwtBearerParameters,
 } from './grants/jwt-bearer.ts';
-import { applicationPolicyProperties, findAuthenticatingClient, policyOf } from './clients.ts';
+import { allowsOrigin, applicationPolicyProperties, findAuthenticatingClient, policyOf } from './clients.ts';
+import { limitGrants } from './grant-limit.ts';
 import { refreshTokenTtl, rotatesRefreshToken } from './refresh-tokens.ts';
 import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
@@ -35,6 +36,13 @@ import { renderError } from './pages/error-page.ts';
 import { logoutPages } from './pages/logout-pages.ts';
 import { introspectJwtAccessToken, mayIntrospect } from './token-introspection.ts';
 import { mayRevoke, revokeJwtAccessToken } from './token-revocation.ts';
+
+/** fetch without the provider's dispatcher (the one that refuses special-use addresses). */
+const withoutAddressGuard = (input: string | URL | Request, init?: RequestInit) => {
+  const rest: RequestInit & { dispatcher?: unknown } = { ...init };
+  delete rest.dispatcher;
+  return fetch(input, rest);
+};
 
 export type OidcDependencies = ServiceContext & { audit: AuditLog };
 
@@ -64,6 +72,9 @@ export function createProvider(
     scopes: oidcScopes,
     extraParams: { first_screen: null, [impliedOpenidParam]: impliesOpenid },
     clockTolerance: 5,
+    // The provider fetches what applications name (back-channel logout URIs) through its own guard
+    // against private and loopback addresses; HOOKS_ALLOW_PRIVATE_TARGETS lifts it, as for webhooks.
+    ...(config.hooksAllowPrivateTargets && { fetch: withoutAddressGuard }),
     // Client ID Metadata Documents (client-id-metadata/): said in discovery, and so in RFC 8414 metadata.
     ...(documents.enabled && { discovery: { client_id_metadata_document_supported: true } }),
     // The provider's rule (PKCE for public clients), and for every client named by a URL: one that
@@ -74,6 +85,10 @@ export function createProvider(
       // The confirmation and the page after it in the hosted pages' look (pages/).
       rpInitiatedLogout: { enabled: true, ...logoutPages(db, cache) },
       clientCredentials: { enabled: true },
+      // An application's oidcClientMetadata.backchannelLogoutUri gets a logout token when a session ends.
+      backchannelLogout: { enabled: true },
+      // RFC 8628 for native applications with customClientMetadata.isDeviceFlow (clients.ts).
+      deviceFlow: { enabled: true },
       // RFC 9449: a DPoP header binds the token issued (token exchange binds its own: dpop-binding.ts).
       dPoP: { enabled: true },
       // The same rules answer for our JWT access tokens (answerJwtRefusals below).
@@ -104,6 +119,7 @@ export function createProvider(
       // An access token for an API lives as long as that API says (token exchange issues these).
       AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
       AuthorizationCode: 60,
+      DeviceCode: 600,
       ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
       IdToken: (_ctx, _token, client) => policyOf(client).idTokenTtl,
       Interaction: 3600,
@@ -114,6 +130,9 @@ export function createProvider(
     },
     responseTypes: ['code'],
     extraClientMetadata: { properties: [...applicationPolicyProperties] },
+    // Browser applications call the token, userinfo and revocation endpoints from the origins of
+    // their redirect URIs and those of corsAllowedOrigins (Logto's rule).
+    clientBasedCORS: (_ctx, origin, client) => allowsOrigin(client, origin),
     // A first-party application is consented to on the person's behalf; only a third party's
     // request reaches the consent page (consent-policy.ts).
     loadExistingGrant: loadGrant(db, cache),
@@ -147,6 +166,7 @@ export function createProvider(
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
   dropImpliedOpenid(provider);
+  limitGrants(provider, db, logger);
   countRequestsAsHttps(provider, config.endpoint);
   provider.registerGrantType(
     tokenExchangeGrantType,
@@ -161,6 +181,10 @@ export function createProvider(
     introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache, documents }),
   });
   throttle.attach(provider);
+  // The application did not take its logout token: the session still ended here.
+  provider.on('backchannel.error', (_ctx, error, client) =>
+    logger.warn({ err: error, clientId: client.clientId }, 'back-channel logout failed'),
+  );
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
   countTokenRequests(provider);
   // Failed exchanges are audited too, including those refused before the grant runs (client auth).
