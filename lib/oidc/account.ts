@@ -1,14 +1,25 @@
 import type { Account, FindAccount } from 'oidc-provider';
 
 import type { Queryable } from '../storage/database.ts';
-import { organizationIdsOfMember } from '../organizations/members/member-queries.ts';
+import { organizationIdsOfMember, rolesOfMembers } from '../organizations/members/member-queries.ts';
 import { findUserRow } from '../users/queries.ts';
 
 /** Logto's scope for the organizations a user belongs to (the `organizations` claim: their ids). */
 export const organizationsScope = 'urn:logto:scope:organizations';
 
+/** Logto's scope for the user's organization roles (the `organization_roles` claim: `<organization id>:<role name>`). */
+export const organizationRolesScope = 'urn:logto:scope:organization_roles';
+
 /** The scopes the provider itself grants (the OpenID ones and Logto's); any other names an API resource's. */
-export const oidcScopes = ['openid', 'offline_access', 'profile', 'email', 'phone', organizationsScope];
+export const oidcScopes = [
+  'openid',
+  'offline_access',
+  'profile',
+  'email',
+  'phone',
+  organizationsScope,
+  organizationRolesScope,
+];
 
 /** Standard claims a user's ID token and userinfo carry, by scope. */
 export const claimsByScope = {
@@ -17,6 +28,7 @@ export const claimsByScope = {
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   [organizationsScope]: ['organizations'],
+  [organizationRolesScope]: ['organization_roles'],
 };
 
 /**
@@ -48,6 +60,20 @@ export const findAccount =
         organizations: scope.split(' ').includes(organizationsScope)
           ? await organizationIdsOfMember(db, 'user', user.id)
           : undefined,
+        organization_roles: scope.split(' ').includes(organizationRolesScope)
+          ? await organizationRolesOf(db, user.id)
+          : undefined,
       }),
     };
   };
+
+/** Logto's `organization_roles` claim: `<organization id>:<role name>` for every role held. */
+async function organizationRolesOf(db: Queryable, userId: string): Promise<string[]> {
+  const roles: string[] = [];
+  for (const organizationId of await organizationIdsOfMember(db, 'user', userId)) {
+    for (const role of (await rolesOfMembers(db, 'user', organizationId, [userId])).get(userId) ?? []) {
+      roles.push(`${organizationId}:${role.name}`);
+    }
+  }
+  return roles;
+}

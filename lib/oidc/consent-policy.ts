@@ -4,7 +4,8 @@ import { scopesHeldByUser } from '../permissions/held-scopes.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { oidcScopes } from './account.ts';
-import { policyOf } from './clients.ts';
+import { policyOf } from './application-policy.ts';
+import { organizationScopesHeld, organizationsResource } from './organization-tokens.ts';
 import { findResourceCached } from './resource-servers.ts';
 
 const providerScopes = new Set(oidcScopes);
@@ -31,8 +32,12 @@ export async function grantAsked(
   const resourceScopes = requested.filter((scope) => !providerScopes.has(scope));
   for (const indicator of asList(params.resource)) {
     const resource = await findResourceCached(db, cache)(indicator);
-    if (resource) {
-      const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));
+    const held = resource
+      ? new Set(await scopesHeldByUser(db, cache, userId, resource.id))
+      : indicator === organizationsResource
+        ? new Set(await organizationScopesHeld(db, userId))
+        : undefined;
+    if (held) {
       grant.addResourceScope(indicator, resourceScopes.filter((scope) => held.has(scope)).join(' '));
     }
   }

@@ -22,8 +22,10 @@ import {
   jwtBearerGrantType,
   jwtBearerParameters,
 } from './grants/jwt-bearer.ts';
-import { allowsOrigin, applicationPolicyProperties, findAuthenticatingClient, policyOf } from './clients.ts';
+import { allowsOrigin, applicationPolicyProperties, policyOf } from './application-policy.ts';
+import { findAuthenticatingClient } from './clients.ts';
 import { limitGrants } from './grant-limit.ts';
+import { organizationTokens } from './organization-tokens.ts';
 import { refreshTokenTtl, rotatesRefreshToken } from './refresh-tokens.ts';
 import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
@@ -103,7 +105,9 @@ export function createProvider(
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
-        useGrantedResource: () => true,
+        // As Logto: a code exchanged without `resource` gives the userinfo token when openid was
+        // granted (Logto's SDK fetches userinfo so), the one granted API's token otherwise.
+        useGrantedResource: () => false,
         getResourceServerInfo: resourceServerInfo(db, cache),
       },
     },
@@ -174,6 +178,7 @@ export function createProvider(
     tokenExchangeParameters,
     tokenExchangeRepeatableParameters,
   );
+  organizationTokens(db).register(provider);
   provider.registerGrantType(jwtBearerGrantType, jwtBearerGrant({ config, db, cache, audit }), jwtBearerParameters);
   auditJwtBearerFailures(provider, audit, logger);
   answerJwtRefusals(provider, {

@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC, TTLFunction } from 'oidc-provider';
 
-import { policyOf } from './clients.ts';
+import { policyOf } from './application-policy.ts';
 
 /** A refresh token is rotated for at most a year from its first issue; then its lifetime is final. */
 const longestRotation = 365.25 * 86_400;

@@ -5,6 +5,7 @@ import { findResourceByIndicator, scopeNamesOfResource } from '../resources/quer
 import type { Resource } from '../resources/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
+import { organizationTokens, organizationsResource } from './organization-tokens.ts';
 
 /** Access tokens for API resources are ES256 JWTs (RFC 9068): small and fast to sign and verify. */
 export const accessTokenAlgorithm = 'ES256';
@@ -14,6 +15,7 @@ export const findResourceCached = (db: Queryable, cache: SharedCache) => (indica
 
 export function resourceServerInfo(db: Queryable, cache: SharedCache) {
   const findResource = findResourceCached(db, cache);
+  const organizations = organizationTokens(db);
 
   /**
    * The scopes the caller may be granted on the resource: for client credentials, those of the
@@ -26,12 +28,20 @@ export function resourceServerInfo(db: Queryable, cache: SharedCache) {
     }
     const accountId = ctx.oidc.account?.accountId ?? ctx.oidc.session?.accountId;
     if (accountId) {
-      return scopesHeldByUser(db, cache, accountId, resource.id);
+      // With organization_id (an organization's API token): only that organization's roles count.
+      return scopesHeldByUser(db, cache, accountId, resource.id, organizations.organizationIdOf(ctx));
     }
     return cache.get('resources', `scopes:${resource.id}`, () => scopeNamesOfResource(db, resource.id));
   }
 
   return async (ctx: KoaContextWithOIDC, indicator: string, client: { clientId: string }): Promise<ResourceServer> => {
+    if (indicator === organizationsResource) {
+      const organization = await organizations.resourceServer(
+        ctx,
+        ctx.oidc.account?.accountId ?? ctx.oidc.session?.accountId,
+      );
+      return { ...organization, accessTokenFormat: 'jwt', jwt: { sign: { alg: accessTokenAlgorithm } } };
+    }
     const resource = await findResource(indicator);
     if (!resource) {
       throw new errors.InvalidTarget(`resource indicator ${indicator} is not a known API resource`);
