@@ -138,7 +138,10 @@ async function organizationsAsked(db: Queryable, userId: string, missingOidcScop
  * authenticated by the `_interaction` cookie like the Experience API. Consent is asked only once the
  * person has signed in, for a third-party application or with `prompt=consent` (consent-policy.ts).
  */
-export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, sessions }: ExperienceContext): void {
+export function consentRoutes(
+  api: Api<'own-transactions'>,
+  { db, cache, config, oidc, sessions }: ExperienceContext,
+): void {
   /** The application, or the client its URL names (which /oidc/auth found; gone since: none). */
   async function publicClient(clientId: string) {
     if (isUrlClientId(clientId)) {
@@ -240,7 +243,12 @@ export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, s
       const grant =
         (interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined) ??
         new provider.Grant({ accountId: userId, clientId: String(interaction.params.client_id) });
-      await grantAsked(db, cache, grant, interaction.params, userId);
+      await grantAsked(
+        { db, cache, managementApiResource: config.managementApiResource },
+        grant,
+        interaction.params,
+        userId,
+      );
       const grantId = await grant.save();
       const redirectTo = await provider.interactionResult(
         ctx.req,

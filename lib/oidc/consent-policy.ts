@@ -20,8 +20,7 @@ const asList = (value: unknown): string[] =>
  * changed.
  */
 export async function grantAsked(
-  db: Queryable,
-  cache: SharedCache,
+  { db, cache, managementApiResource }: { db: Queryable; cache: SharedCache; managementApiResource: string },
   grant: Grant,
   params: UnknownObject,
   userId: string,
@@ -31,7 +30,7 @@ export async function grantAsked(
   grant.addOIDCScope(requested.filter((scope) => providerScopes.has(scope)).join(' '));
   const resourceScopes = requested.filter((scope) => !providerScopes.has(scope));
   for (const indicator of asList(params.resource)) {
-    const resource = await findResourceCached(db, cache)(indicator);
+    const resource = await findResourceCached(db, cache, managementApiResource)(indicator);
     const held = resource
       ? new Set(await scopesHeldByUser(db, cache, userId, resource.id))
       : indicator === organizationsResource
@@ -59,7 +58,7 @@ export const isFirstParty = (client: Client): boolean => !policyOf(client).isThi
  * its consent prompt never comes.
  */
 export const loadGrant =
-  (db: Queryable, cache: SharedCache) =>
+  (deps: { db: Queryable; cache: SharedCache; managementApiResource: string }) =>
   async (ctx: KoaContextWithOIDC): Promise<Grant | undefined> => {
     const { oidc } = ctx;
     const { client, session } = oidc;
@@ -73,7 +72,7 @@ export const loadGrant =
       return existing;
     }
     const grant = existing ?? new oidc.provider.Grant({ accountId, clientId: client.clientId });
-    if ((await grantAsked(db, cache, grant, oidc.params ?? {}, accountId)) || !existing) {
+    if ((await grantAsked(deps, grant, oidc.params ?? {}, accountId)) || !existing) {
       await grant.save();
     }
     return grant;

@@ -108,7 +108,7 @@ export function createProvider(
         // As Logto: a code exchanged without `resource` gives the userinfo token when openid was
         // granted (Logto's SDK fetches userinfo so), the one granted API's token otherwise.
         useGrantedResource: () => false,
-        getResourceServerInfo: resourceServerInfo(db, cache),
+        getResourceServerInfo: resourceServerInfo(db, cache, config.managementApiResource),
       },
     },
     formats: {
@@ -139,7 +139,7 @@ export function createProvider(
     clientBasedCORS: (_ctx, origin, client) => allowsOrigin(client, origin),
     // A first-party application is consented to on the person's behalf; only a third party's
     // request reaches the consent page (consent-policy.ts).
-    loadExistingGrant: loadGrant(db, cache),
+    loadExistingGrant: loadGrant({ db, cache, managementApiResource: config.managementApiResource }),
     interactions: {
       policy: consentPolicy(),
       url: (_ctx, interaction) =>
