@@ -192,6 +192,20 @@ export function createProvider(
   );
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
   countTokenRequests(provider);
+  // Why a client's request failed, for its operator: the OAuth error and the provider's description
+  // (which names no secret, token or code), the grant type and the client id.
+  provider.on('grant.error', (ctx, error) => {
+    const { error: code, error_description: description } = error as { error?: string; error_description?: string };
+    logger.info(
+      {
+        error: code ?? 'server_error',
+        description,
+        grantType: typeof ctx.oidc.params?.grant_type === 'string' ? ctx.oidc.params.grant_type : undefined,
+        clientId: ctx.oidc.client?.clientId,
+      },
+      'token request refused',
+    );
+  });
   // Failed exchanges are audited too, including those refused before the grant runs (client auth).
   // A listener must not throw: it would turn the response into a 500.
   provider.on('grant.error', (ctx, error) => {
