@@ -40,6 +40,7 @@ describe('oauth4webapi with DPoP, and express-oauth2-jwt-bearer (strict) as the 
   after(() => service.stop());
 
   it('code + PKCE + DPoP without openid, a DPoP-bound API token, a refresh, and the API accepts the token', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only to stand out: the test service is plain http on 127.0.0.1
     const insecure = { [oauth.allowInsecureRequests]: true };
     const issuer = new URL(service.config.issuer);
     const as = await oauth.processDiscoveryResponse(
