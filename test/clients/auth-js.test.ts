@@ -53,8 +53,8 @@ describe('Auth.js (generic OIDC provider) with its defaults', () => {
       const response = await Auth(new Request(`${app}${path}`, { ...init, headers }), config);
       for (const cookie of response.headers.getSetCookie()) {
         const [pair] = cookie.split(';');
-        const [name, ...value] = pair!.split('=');
-        jar.set(name!, value.join('='));
+        const [name, ...value] = pair.split('=');
+        jar.set(name, value.join('='));
       }
       return response;
     };
