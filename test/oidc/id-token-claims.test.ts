@@ -29,6 +29,7 @@ describe('ID token claims', () => {
         avatar: 'https://images.example.com/claire.png',
         primaryEmail: 'claire@example.com',
         primaryPhone: '4915112345678',
+        profile: { givenName: 'Claire', familyName: 'Claimed', locale: 'de-DE', address: { locality: 'Berlin' } },
       },
     });
     expect(user.statusCode, JSON.stringify(user.body)).to.equal(200);
@@ -52,6 +53,9 @@ describe('ID token claims', () => {
         email_verified: true,
         phone_number: '+4915112345678',
         phone_number_verified: true,
+        given_name: 'Claire',
+        family_name: 'Claimed',
+        locale: 'de-DE',
       });
       expect(claims.updated_at).to.be.a('number');
       expect(claims.created_at).to.be.a('number');
@@ -62,6 +66,11 @@ describe('ID token claims', () => {
     const tokens = await signIn(service, client, person, { scope: 'openid email', resource: indicator });
     const claims = decodeJwt(tokens.id_token);
     expect(claims).to.include({ email: 'claire@example.com', email_verified: true });
-    expect(claims).to.not.have.any.keys('name', 'username', 'picture', 'phone_number');
+    expect(claims).to.not.have.any.keys('name', 'username', 'picture', 'phone_number', 'given_name', 'address');
+  });
+
+  it('address gives the address claim', async () => {
+    const tokens = await signIn(service, client, person, { scope: 'openid address' });
+    expect(decodeJwt(tokens.id_token).address).to.deep.equal({ locality: 'Berlin' });
   });
 });
