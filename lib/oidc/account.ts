@@ -2,7 +2,7 @@ import type { Account, FindAccount } from 'oidc-provider';
 
 import type { Queryable } from '../storage/database.ts';
 import { organizationIdsOfMember, rolesOfMembers } from '../organizations/members/member-queries.ts';
-import { findUserRow } from '../users/queries.ts';
+import { findUserRow, profileOfRow } from '../users/queries.ts';
 
 /** Logto's scope for the organizations a user belongs to (the `organizations` claim: their ids). */
 export const organizationsScope = 'urn:logto:scope:organizations';
@@ -17,6 +17,7 @@ export const oidcScopes = [
   'profile',
   'email',
   'phone',
+  'address',
   organizationsScope,
   organizationRolesScope,
 ];
@@ -24,7 +25,25 @@ export const oidcScopes = [
 /** Standard claims a user's ID token and userinfo carry, by scope. */
 export const claimsByScope = {
   openid: ['sub'],
-  profile: ['name', 'picture', 'username', 'created_at', 'updated_at'],
+  profile: [
+    'name',
+    'given_name',
+    'family_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'username',
+    'created_at',
+    'updated_at',
+  ],
+  address: ['address'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   [organizationsScope]: ['organizations'],
@@ -42,11 +61,31 @@ export const findAccount =
     if (!user || user.is_suspended) {
       return undefined;
     }
+    const profile = profileOfRow(user);
     return {
       accountId: user.id,
       claims: async (_use, scope) => ({
         sub: user.id,
         name: user.name ?? undefined,
+        given_name: profile.givenName,
+        family_name: profile.familyName,
+        middle_name: profile.middleName,
+        nickname: profile.nickname,
+        preferred_username: profile.preferredUsername,
+        profile: profile.profile,
+        website: profile.website,
+        gender: profile.gender,
+        birthdate: profile.birthdate,
+        zoneinfo: profile.zoneinfo,
+        locale: profile.locale,
+        address: profile.address && {
+          formatted: profile.address.formatted,
+          street_address: profile.address.streetAddress,
+          locality: profile.address.locality,
+          region: profile.address.region,
+          postal_code: profile.address.postalCode,
+          country: profile.address.country,
+        },
         picture: user.avatar ?? undefined,
         username: user.username ?? undefined,
         created_at: Math.floor(user.created_at / 1000),
