@@ -29,6 +29,17 @@ export function assertSettingsFitType(
   if (custom.allowTokenExchange && !confidentialTypes.has(application.type)) {
     throw new RequestError('application.token_exchange_not_allowed_for_public_client');
   }
+  // Logto's rule: the device authorization grant (RFC 8628) is for native applications only.
+  if (custom.isDeviceFlow && application.type !== 'Native') {
+    throw new RequestError('application.device_flow_native_only');
+  }
+}
+
+/** Logto's rule: an application is a device-flow one, or not, from its creation on. */
+export function assertDeviceFlowUnchanged(before: CustomClientMetadata, after: CustomClientMetadata): void {
+  if (Boolean(before.isDeviceFlow) !== Boolean(after.isDeviceFlow)) {
+    throw new RequestError('application.device_flow_not_changeable');
+  }
 }
 
 /** A new application always has its (legacy) secret, shown in the answer that creates it. */

@@ -6,7 +6,7 @@ import { pageOf, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';
 import { searchListQuery } from '../http/search.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { assertSettingsFitType, buildApplication } from './applications.ts';
+import { assertDeviceFlowUnchanged, assertSettingsFitType, buildApplication } from './applications.ts';
 import {
   applicationSearchColumns,
   deleteApplication,
@@ -111,6 +111,7 @@ export function applicationRoutes(api: Api, { db }: ServiceContext): void {
         customClientMetadata: { ...current.customClientMetadata, ...body.customClientMetadata },
       };
       assertSettingsFitType(next, next.customClientMetadata);
+      assertDeviceFlowUnchanged(current.customClientMetadata, next.customClientMetadata);
       await updateApplication(trx, next);
       return next;
     },

@@ -36,9 +36,12 @@ export const oidcClientMetadataSchema = z.strictObject({
   logoUri: httpUrl.optional(),
 });
 
+/** Seconds: the longest `idTokenTtl` (Logto's bound); a retired signing key stays published this long. */
+export const longestIdTokenTtl = 86_400;
+
 export const customClientMetadataSchema = z.strictObject({
   corsAllowedOrigins: z.array(origin).max(100).optional(),
-  idTokenTtl: z.number().int().min(60).max(86_400).optional(),
+  idTokenTtl: z.number().int().min(60).max(longestIdTokenTtl).optional(),
   refreshTokenTtl: z.number().int().min(60).max(7_776_000).optional(),
   refreshTokenTtlInDays: z.number().int().min(1).max(90).optional(),
   tenantId: z.string().max(64).optional(),

@@ -123,6 +123,8 @@ export type Config = {
   clientIdMetadataDocuments: { enabled: boolean; hosts: string[] };
   /** GET /metrics: open (development), behind this bearer token, or off (production without a token). */
   metrics: { enabled: boolean; token?: string };
+  /** Variables set that look like one of ours but are not (a typo): named in a start warning. */
+  unknownVariables: Array<{ name: string; suggestion?: SettingName }>;
   /** OpenTelemetry traces; absent, no tracing code is loaded. The SDK reads the other OTEL_* variables itself. */
   tracing?: { exporter: 'otlp' | 'console'; protocol: 'http/protobuf' | 'http/json'; endpoint?: string };
 };
@@ -196,7 +198,57 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientIdMetadataDocuments: { enabled: values.CLIENT_ID_METADATA_DOCUMENTS === 'true', hosts: documentHosts },
     metrics: { enabled: Boolean(values.METRICS_TOKEN) || !production, token: values.METRICS_TOKEN },
     tracing: tracingOf(values),
+    unknownVariables: unknownVariablesOf(Object.keys(present)),
   };
+}
+
+/** Prefixes of our settings' names; any other variable with one is a setting we do not have. */
+const ourPrefixes = [
+  'DB_',
+  'HOOKS_',
+  'SMTP_',
+  'CLIENT_',
+  'SECRETS_',
+  'TOKEN_',
+  'BOOTSTRAP_',
+  'METRICS_',
+  'MANAGEMENT_',
+];
+
+/** Edit distance with transpositions (Damerau–Levenshtein, optimal string alignment). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) {
+    d[0][j] = j;
+  }
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * Variables that are not settings but look like one: one edit from a setting's name (two for names
+ * longer than five letters: PROT, DB_ULR, HOOKS_RETRY_SHCEDULE), or with one of our prefixes. PATH,
+ * HOME and the like are two edits from any short setting and stay quiet.
+ */
+function unknownVariablesOf(names: string[]): Config['unknownVariables'] {
+  const known = Object.keys(settings) as SettingName[];
+  return names
+    .filter((name) => /^[A-Z][A-Z0-9_]*$/.test(name) && !known.includes(name as SettingName))
+    .flatMap((name) => {
+      const suggestion = known.find((setting) => distance(name, setting) <= (setting.length > 5 ? 2 : 1));
+      if (suggestion) {
+        return [{ name, suggestion }];
+      }
+      return ourPrefixes.some((prefix) => name.startsWith(prefix)) ? [{ name }] : [];
+    });
 }
 
 /** Traces go out when an exporter is named, or when a collector is given (OTLP, the standard's default). */
@@ -207,12 +259,20 @@ function tracingOf(values: z.output<typeof schema>): Config['tracing'] {
     : { exporter, protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL, endpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT };
 }
 
-/** What a production start logs as warnings (one line each, naming the setting): settings that work but leave users exposed. */
-export function configWarnings(config: Config): Array<{ setting: SettingName; message: string }> {
+/**
+ * What a start logs as warnings (one line each, naming the variable): variables that look like ours
+ * but are not, and in production settings that work but leave users exposed.
+ */
+export function configWarnings(config: Config): Array<{ setting: string; message: string }> {
+  const warnings: Array<{ setting: string; message: string }> = config.unknownVariables.map(({ name, suggestion }) => ({
+    setting: name,
+    message: suggestion
+      ? `${name} is not a setting of this service: did you mean ${suggestion}?`
+      : `${name} is not a setting of this service (see the configuration table in README.md)`,
+  }));
   if (!config.production) {
-    return [];
+    return warnings;
   }
-  const warnings: Array<{ setting: SettingName; message: string }> = [];
   const endpoint = new URL(config.endpoint);
   if (endpoint.protocol === 'http:' && !isLoopback(endpoint.hostname)) {
     warnings.push({

@@ -11,15 +11,15 @@ export const consoleUrl = (endpoint: string) => `${endpoint}/console`;
 export const consoleRedirectUri = (endpoint: string) => `${consoleUrl(endpoint)}/callback`;
 
 /**
- * The console application's redirect URIs follow ENDPOINT, set at every start (as the management
- * API's indicator is). The application itself, seeded by migration 0009, cannot be deleted through
- * the API.
+ * The console application's redirect URIs include ENDPOINT's, added at every start. Those of the
+ * other ENDPOINTs started on this database stay: an instance started with another one must not
+ * take the console sign-in from one still running (docs/decisions.md). The application itself,
+ * seeded by migration 0009, cannot be deleted through the API.
  */
+/** The URIs of the 20 ENDPOINTs started last, the current one last. */
+const latest = (uris: string[]) => [...new Set(uris.reverse())].reverse().slice(-20);
+
 export async function syncConsoleApplication(db: Knex, endpoint: string): Promise<void> {
-  const oidcClientMetadata = {
-    redirectUris: [consoleRedirectUri(endpoint)],
-    postLogoutRedirectUris: [consoleUrl(endpoint)],
-  };
   await withTransaction(db, async (trx) => {
     // Instances starting together: one checks and updates at a time.
     await lockCache(trx, 'applications');
@@ -27,7 +27,12 @@ export async function syncConsoleApplication(db: Knex, endpoint: string): Promis
     if (!current) {
       throw new Error(`the console application ${consoleApp.applicationId} is missing (migration 0009 makes it)`);
     }
-    const wanted = { ...current.oidcClientMetadata, ...oidcClientMetadata };
+    const { redirectUris, postLogoutRedirectUris } = current.oidcClientMetadata;
+    const wanted = {
+      ...current.oidcClientMetadata,
+      redirectUris: latest([...redirectUris, consoleRedirectUri(endpoint)]),
+      postLogoutRedirectUris: latest([...postLogoutRedirectUris, consoleUrl(endpoint)]),
+    };
     if (JSON.stringify(current.oidcClientMetadata) !== JSON.stringify(wanted)) {
       await updateApplication(trx, { ...current, oidcClientMetadata: wanted });
     }

@@ -6,6 +6,7 @@ import type { Application } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import { organizationsScope } from '../oidc/account.ts';
+import { grantAsked } from '../oidc/consent-policy.ts';
 import { isUrlClientId } from '../shared/url-client-ids.ts';
 import { organizationIdsOfMember } from '../organizations/members/member-queries.ts';
 import { findOrganization } from '../organizations/queries.ts';
@@ -15,7 +16,6 @@ import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findUserRow } from '../users/queries.ts';
 import type { ExperienceContext } from './context.ts';
-import { grantConsent } from './submit.ts';
 
 const tag = 'Experience';
 
@@ -88,7 +88,7 @@ const missingOf = (interaction: Interaction) => {
 };
 
 /**
- * The API scopes to show: those the user holds (only these are granted, see `grantConsent`), each
+ * The API scopes to show: those the user holds (only these are granted, see `grantAsked`), each
  * with its description.
  */
 async function describeResourceScopes(
@@ -138,7 +138,10 @@ async function organizationsAsked(db: Queryable, userId: string, missingOidcScop
  * authenticated by the `_interaction` cookie like the Experience API. Consent is asked only once the
  * person has signed in, for a third-party application or with `prompt=consent` (consent-policy.ts).
  */
-export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, sessions }: ExperienceContext): void {
+export function consentRoutes(
+  api: Api<'own-transactions'>,
+  { db, cache, config, oidc, sessions }: ExperienceContext,
+): void {
   /** The application, or the client its URL names (which /oidc/auth found; gone since: none). */
   async function publicClient(clientId: string) {
     if (isUrlClientId(clientId)) {
@@ -237,7 +240,16 @@ export function consentRoutes(api: Api<'own-transactions'>, { db, cache, oidc, s
     async (_input, ctx) => {
       const { interaction, userId } = await consentInteraction(ctx);
       const provider = await oidc.provider();
-      const grantId = await grantConsent(provider, db, cache, interaction, userId);
+      const grant =
+        (interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined) ??
+        new provider.Grant({ accountId: userId, clientId: String(interaction.params.client_id) });
+      await grantAsked(
+        { db, cache, managementApiResource: config.managementApiResource },
+        grant,
+        interaction.params,
+        userId,
+      );
+      const grantId = await grant.save();
       const redirectTo = await provider.interactionResult(
         ctx.req,
         ctx.res,

@@ -418,7 +418,7 @@ export function experienceRoutes(
         const event = state.interactionEvent === 'Register' ? 'PostRegister' : 'PostSignIn';
         await recordInteractionEvent(trx, cache, ctx, event, interactionDetails(state, interaction, userId));
       });
-      const redirectTo = await finishSignIn(ctx, await oidc.provider(), db, cache, interaction, userId);
+      const redirectTo = await finishSignIn(ctx, await oidc.provider(), userId);
       await deleteState(db, interaction.uid);
       auditSubmit(audit, ctx, state, interaction, userId);
       signIns.inc({ event: state.interactionEvent });

@@ -92,6 +92,14 @@ export const errorCodes = {
     status: 422,
     message: 'Token exchange can only be enabled for confidential applications (MachineToMachine, Traditional).',
   },
+  'application.device_flow_native_only': {
+    status: 422,
+    message: 'Device flow is only available for native applications.',
+  },
+  'application.device_flow_not_changeable': {
+    status: 422,
+    message: 'Device flow cannot be changed after application creation.',
+  },
   'application.third_party_application_cannot_enable_token_exchange': {
     status: 422,
     message: 'Third-party applications cannot enable token exchange.',

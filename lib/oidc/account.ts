@@ -1,22 +1,53 @@
 import type { Account, FindAccount } from 'oidc-provider';
 
 import type { Queryable } from '../storage/database.ts';
-import { organizationIdsOfMember } from '../organizations/members/member-queries.ts';
-import { findUserRow } from '../users/queries.ts';
+import { organizationIdsOfMember, rolesOfMembers } from '../organizations/members/member-queries.ts';
+import { findUserRow, profileOfRow } from '../users/queries.ts';
 
 /** Logto's scope for the organizations a user belongs to (the `organizations` claim: their ids). */
 export const organizationsScope = 'urn:logto:scope:organizations';
 
+/** Logto's scope for the user's organization roles (the `organization_roles` claim: `<organization id>:<role name>`). */
+export const organizationRolesScope = 'urn:logto:scope:organization_roles';
+
 /** The scopes the provider itself grants (the OpenID ones and Logto's); any other names an API resource's. */
-export const oidcScopes = ['openid', 'offline_access', 'profile', 'email', 'phone', organizationsScope];
+export const oidcScopes = [
+  'openid',
+  'offline_access',
+  'profile',
+  'email',
+  'phone',
+  'address',
+  organizationsScope,
+  organizationRolesScope,
+];
 
 /** Standard claims a user's ID token and userinfo carry, by scope. */
 export const claimsByScope = {
   openid: ['sub'],
-  profile: ['name', 'picture', 'username', 'updated_at'],
+  profile: [
+    'name',
+    'given_name',
+    'family_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'username',
+    'created_at',
+    'updated_at',
+  ],
+  address: ['address'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   [organizationsScope]: ['organizations'],
+  [organizationRolesScope]: ['organization_roles'],
 };
 
 /**
@@ -30,13 +61,34 @@ export const findAccount =
     if (!user || user.is_suspended) {
       return undefined;
     }
+    const profile = profileOfRow(user);
     return {
       accountId: user.id,
       claims: async (_use, scope) => ({
         sub: user.id,
         name: user.name ?? undefined,
+        given_name: profile.givenName,
+        family_name: profile.familyName,
+        middle_name: profile.middleName,
+        nickname: profile.nickname,
+        preferred_username: profile.preferredUsername,
+        profile: profile.profile,
+        website: profile.website,
+        gender: profile.gender,
+        birthdate: profile.birthdate,
+        zoneinfo: profile.zoneinfo,
+        locale: profile.locale,
+        address: profile.address && {
+          formatted: profile.address.formatted,
+          street_address: profile.address.streetAddress,
+          locality: profile.address.locality,
+          region: profile.address.region,
+          postal_code: profile.address.postalCode,
+          country: profile.address.country,
+        },
         picture: user.avatar ?? undefined,
         username: user.username ?? undefined,
+        created_at: Math.floor(user.created_at / 1000),
         updated_at: Math.floor(user.updated_at / 1000),
         email: user.primary_email ?? undefined,
         // Emails and phones reach an account only through a verified code or an administrator.
@@ -47,6 +99,20 @@ export const findAccount =
         organizations: scope.split(' ').includes(organizationsScope)
           ? await organizationIdsOfMember(db, 'user', user.id)
           : undefined,
+        organization_roles: scope.split(' ').includes(organizationRolesScope)
+          ? await organizationRolesOf(db, user.id)
+          : undefined,
       }),
     };
   };
+
+/** Logto's `organization_roles` claim: `<organization id>:<role name>` for every role held. */
+async function organizationRolesOf(db: Queryable, userId: string): Promise<string[]> {
+  const roles: string[] = [];
+  for (const organizationId of await organizationIdsOfMember(db, 'user', userId)) {
+    for (const role of (await rolesOfMembers(db, 'user', organizationId, [userId])).get(userId) ?? []) {
+      roles.push(`${organizationId}:${role.name}`);
+    }
+  }
+  return roles;
+}

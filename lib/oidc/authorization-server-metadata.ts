@@ -1,12 +1,18 @@
 import type Koa from 'koa';
 
-/** RFC 8414 §3.1 places the document after the well-known prefix; some clients append it to the issuer as OIDC does. */
-export const authorizationServerMetadataPaths = new Set([
-  '/.well-known/oauth-authorization-server/oidc',
-  '/oidc/.well-known/oauth-authorization-server',
-]);
-
 const discoveryPath = '/oidc/.well-known/openid-configuration';
+
+/**
+ * Where clients look for the issuer's metadata besides OIDC's own path, and which document each
+ * gets: RFC 8414 §3.1 places it after the well-known prefix, some clients append it to the issuer
+ * as OIDC does, and MCP clients (its authorization specification, "Authorization Server Metadata
+ * Discovery") also try OIDC discovery after the prefix, which is the whole OIDC document.
+ */
+export const metadataPaths = new Map<string, 'oauth' | 'openid'>([
+  ['/.well-known/oauth-authorization-server/oidc', 'oauth'],
+  ['/oidc/.well-known/oauth-authorization-server', 'oauth'],
+  ['/.well-known/openid-configuration/oidc', 'openid'],
+]);
 
 /**
  * The fields of the IANA "OAuth Authorization Server Metadata" registry that discovery may carry.
@@ -65,10 +71,14 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * RFC 8414 metadata: the provider answers its discovery request, and the answer keeps its OAuth
- * fields, so the two documents never disagree (the grants registered, DPoP when it is on).
+ * The provider answers its discovery request; RFC 8414 metadata keeps its OAuth fields, so the
+ * documents never disagree (the grants registered, DPoP when it is on).
  */
-export async function serveAuthorizationServerMetadata(ctx: Koa.Context, provider: Koa.Middleware): Promise<void> {
+export async function serveMetadata(
+  ctx: Koa.Context,
+  provider: Koa.Middleware,
+  document: 'oauth' | 'openid',
+): Promise<void> {
   const asked = ctx.path;
   ctx.path = discoveryPath;
   try {
@@ -77,7 +87,7 @@ export async function serveAuthorizationServerMetadata(ctx: Koa.Context, provide
     ctx.path = asked;
   }
   const discovery = ctx.body;
-  if (ctx.status === 200 && isRecord(discovery)) {
+  if (document === 'oauth' && ctx.status === 200 && isRecord(discovery)) {
     ctx.body = Object.fromEntries(
       oauthFields.filter((name) => name in discovery).map((name) => [name, discovery[name]]),
     );

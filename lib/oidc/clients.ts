@@ -10,6 +10,7 @@ import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { jwtBearerGrantType } from './grants/jwt-bearer.ts';
 import { tokenExchangeGrantType } from './grants/token-exchange.ts';
+import { policyOfApplication } from './application-policy.ts';
 import { namedSecretsOf, withPresentedSecret, type NamedSecrets } from './named-secrets.ts';
 
 /**
@@ -19,8 +20,10 @@ import { namedSecretsOf, withPresentedSecret, type NamedSecrets } from './named-
 export function clientMetadataOf(application: Application, clientSecret: string): ClientMetadata {
   const confidential = confidentialTypes.has(application.type);
   const { oidcClientMetadata: oidc } = application;
+  // A device-flow application (RFC 8628) signs people in on another device: no code flow.
+  const deviceFlow = application.type === 'Native' && application.customClientMetadata.isDeviceFlow === true;
   // Without a redirect URI an application signs no one in (a backend like API A): no code flow.
-  const signsNoOneIn = application.type === 'MachineToMachine' || oidc.redirectUris.length === 0;
+  const signsNoOneIn = application.type === 'MachineToMachine' || oidc.redirectUris.length === 0 || deviceFlow;
   return {
     client_id: application.id,
     client_name: application.name,
@@ -31,6 +34,7 @@ export function clientMetadataOf(application: Application, clientSecret: string)
     // answers a public or not-allowed one with the contract's error rather than the provider's generic one.
     grant_types: [
       ...(application.type === 'MachineToMachine' ? ['client_credentials'] : []),
+      ...(deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'] : []),
       ...(signsNoOneIn ? [] : ['authorization_code', 'refresh_token']),
       tokenExchangeGrantType,
       jwtBearerGrantType,
@@ -39,6 +43,7 @@ export function clientMetadataOf(application: Application, clientSecret: string)
     redirect_uris: signsNoOneIn ? [] : oidc.redirectUris,
     post_logout_redirect_uris: signsNoOneIn ? [] : oidc.postLogoutRedirectUris,
     ...(oidc.logoUri && { logo_uri: oidc.logoUri }),
+    ...policyOfApplication(application),
     ...(oidc.backchannelLogoutUri && {
       backchannel_logout_uri: oidc.backchannelLogoutUri,
       backchannel_logout_session_required: oidc.backchannelLogoutSessionRequired ?? false,

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Knex } from 'knex';
 
+import { longestIdTokenTtl } from '../applications/schemas.ts';
 import { longestAccessTokenTtl } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
@@ -36,9 +37,6 @@ export type KeySet = {
 
 const jwsAlgorithm: Record<SigningKeyAlgorithm, string> = { EC: 'ES256', RSA: 'RS256' };
 
-/** ID tokens live an hour; a retired key stays published until every token it signed has expired. */
-const idTokenTtl = 3600;
-
 async function newSigningKey(algorithm: SigningKeyAlgorithm): Promise<NewKey> {
   const alg = jwsAlgorithm[algorithm];
   const { privateKey } = await generateKeyPair(alg, { extractable: true });
@@ -57,7 +55,8 @@ function newCookieKey(): NewKey {
 }
 
 async function retention(db: Queryable): Promise<number> {
-  return Math.max(idTokenTtl, await longestAccessTokenTtl(db)) * 1000;
+  // A retired key stays published until every token it signed has expired (an application's ID tokens may live a day).
+  return Math.max(longestIdTokenTtl, await longestAccessTokenTtl(db)) * 1000;
 }
 
 type Wanted = { kind: KeyKind; algorithm: SigningKeyAlgorithm | null };

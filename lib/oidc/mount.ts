@@ -2,8 +2,9 @@ import type Koa from 'koa';
 import mount from 'koa-mount';
 import type { Provider } from 'oidc-provider';
 
-import { authorizationServerMetadataPaths, serveAuthorizationServerMetadata } from './authorization-server-metadata.ts';
+import { metadataPaths, serveMetadata } from './authorization-server-metadata.ts';
 import { formPostEndpoints, redirectFormPost } from './form-post.ts';
+import { askConsentForOfflineAccess } from './offline-access.ts';
 import { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { currentKeySet } from './keys.ts';
 import { createProvider, type OidcDependencies } from './provider.ts';
@@ -50,8 +51,9 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
 
   return {
     routes: async (ctx, next) => {
-      if (ctx.method === 'GET' && authorizationServerMetadataPaths.has(ctx.path)) {
-        return serveAuthorizationServerMetadata(ctx, (await current()).handler);
+      const metadata = ctx.method === 'GET' ? metadataPaths.get(ctx.path) : undefined;
+      if (metadata) {
+        return serveMetadata(ctx, (await current()).handler, metadata);
       }
       if (ctx.path !== '/oidc' && !ctx.path.startsWith('/oidc/')) {
         await next();
@@ -60,6 +62,7 @@ export function createOidcService(app: Koa, deps: OidcDependencies): OidcService
       if (ctx.method === 'POST' && formPostEndpoints.has(ctx.path)) {
         return redirectFormPost(ctx);
       }
+      askConsentForOfflineAccess(ctx);
       const { handler } = await current();
       await handler(ctx, next);
     },

@@ -5,7 +5,8 @@ import type { ServiceContext } from '../http/context.ts';
 import { countRequestsAsHttps } from '../http/secure-cookies.ts';
 import { claimsByScope, findAccount, oidcScopes } from './account.ts';
 import { createAdapter } from './adapter.ts';
-import { asksPersonForConsent } from './consent-policy.ts';
+import { consentPolicy, loadGrant } from './consent-policy.ts';
+import { dropImpliedOpenid, impliedOpenidParam, impliesOpenid } from './implied-openid.ts';
 import {
   tokenExchangeGrant,
   tokenExchangeGrantType,
@@ -21,7 +22,11 @@ import {
   jwtBearerGrantType,
   jwtBearerParameters,
 } from './grants/jwt-bearer.ts';
+import { allowsOrigin, applicationPolicyProperties, policyOf } from './application-policy.ts';
 import { findAuthenticatingClient } from './clients.ts';
+import { limitGrants } from './grant-limit.ts';
+import { organizationTokens } from './organization-tokens.ts';
+import { refreshTokenTtl, rotatesRefreshToken } from './refresh-tokens.ts';
 import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
 import { ClientAuthThrottle } from './client-auth-throttle.ts';
@@ -33,6 +38,13 @@ import { renderError } from './pages/error-page.ts';
 import { logoutPages } from './pages/logout-pages.ts';
 import { introspectJwtAccessToken, mayIntrospect } from './token-introspection.ts';
 import { mayRevoke, revokeJwtAccessToken } from './token-revocation.ts';
+
+/** fetch without the provider's dispatcher (the one that refuses special-use addresses). */
+const withoutAddressGuard = (input: string | URL | Request, init?: RequestInit) => {
+  const rest: RequestInit & { dispatcher?: unknown } = { ...init };
+  delete rest.dispatcher;
+  return fetch(input, rest);
+};
 
 export type OidcDependencies = ServiceContext & { audit: AuditLog };
 
@@ -55,9 +67,16 @@ export function createProvider(
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
     claims: claimsByScope,
+    // As Logto: an ID token carries what its scopes grant, also beside an opaque access token (the
+    // provider's default keeps those claims for userinfo, and Auth.js, passport and Logto's SDK read
+    // the ID token).
+    conformIdTokenClaims: false,
     scopes: oidcScopes,
-    extraParams: ['first_screen'],
+    extraParams: { first_screen: null, [impliedOpenidParam]: impliesOpenid },
     clockTolerance: 5,
+    // The provider fetches what applications name (back-channel logout URIs) through its own guard
+    // against private and loopback addresses; HOOKS_ALLOW_PRIVATE_TARGETS lifts it, as for webhooks.
+    ...(config.hooksAllowPrivateTargets && { fetch: withoutAddressGuard }),
     // Client ID Metadata Documents (client-id-metadata/): said in discovery, and so in RFC 8414 metadata.
     ...(documents.enabled && { discovery: { client_id_metadata_document_supported: true } }),
     // The provider's rule (PKCE for public clients), and for every client named by a URL: one that
@@ -68,6 +87,10 @@ export function createProvider(
       // The confirmation and the page after it in the hosted pages' look (pages/).
       rpInitiatedLogout: { enabled: true, ...logoutPages(db, cache) },
       clientCredentials: { enabled: true },
+      // An application's oidcClientMetadata.backchannelLogoutUri gets a logout token when a session ends.
+      backchannelLogout: { enabled: true },
+      // RFC 8628 for native applications with customClientMetadata.isDeviceFlow (clients.ts).
+      deviceFlow: { enabled: true },
       // RFC 9449: a DPoP header binds the token issued (token exchange binds its own: dpop-binding.ts).
       dPoP: { enabled: true },
       // The same rules answer for our JWT access tokens (answerJwtRefusals below).
@@ -82,8 +105,10 @@ export function createProvider(
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
-        useGrantedResource: () => true,
-        getResourceServerInfo: resourceServerInfo(db, cache),
+        // As Logto: a code exchanged without `resource` gives the userinfo token when openid was
+        // granted (Logto's SDK fetches userinfo so), the one granted API's token otherwise.
+        useGrantedResource: () => false,
+        getResourceServerInfo: resourceServerInfo(db, cache, config.managementApiResource),
       },
     },
     formats: {
@@ -98,18 +123,27 @@ export function createProvider(
       // An access token for an API lives as long as that API says (token exchange issues these).
       AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
       AuthorizationCode: 60,
+      DeviceCode: 600,
       ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
-      IdToken: 3600,
+      IdToken: (_ctx, _token, client) => policyOf(client).idTokenTtl,
       Interaction: 3600,
-      Grant: 14 * day,
-      RefreshToken: 14 * day,
+      // A grant outlives every refresh token issued under it (refreshTokenTtlInDays is at most 90).
+      Grant: 90 * day,
+      RefreshToken: refreshTokenTtl,
       Session: 14 * day,
     },
     responseTypes: ['code'],
+    extraClientMetadata: { properties: [...applicationPolicyProperties] },
+    // Browser applications call the token, userinfo and revocation endpoints from the origins of
+    // their redirect URIs and those of corsAllowedOrigins (Logto's rule).
+    clientBasedCORS: (_ctx, origin, client) => allowsOrigin(client, origin),
+    // A first-party application is consented to on the person's behalf; only a third party's
+    // request reaches the consent page (consent-policy.ts).
+    loadExistingGrant: loadGrant({ db, cache, managementApiResource: config.managementApiResource }),
     interactions: {
-      // The consent page when the person is to consent (consent-policy.ts); else the page to sign in.
-      url: async (_ctx, interaction) =>
-        interaction.prompt.name === 'consent' && (await asksPersonForConsent(db, interaction.params))
+      policy: consentPolicy(),
+      url: (_ctx, interaction) =>
+        interaction.prompt.name === 'consent'
           ? '/consent'
           : interaction.params.first_screen === 'register'
             ? '/register'
@@ -125,12 +159,18 @@ export function createProvider(
       token.kind === 'AccessToken' && token.clientId
         ? { ...token.extra, ...(await mayActFor(token.clientId)) }
         : token.extra,
-    // Refresh tokens for applications that may hold them, when offline_access was granted.
+    // Refresh tokens for applications that may hold them, when offline_access was granted, or
+    // always for a web application that says so (Logto's alwaysIssueRefreshToken).
     issueRefreshToken: (_ctx, client, code) =>
-      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+      client.grantTypeAllowed('refresh_token') &&
+      (code.scopes.has('offline_access') ||
+        (client.applicationType === 'web' && policyOf(client).alwaysIssueRefreshToken)),
+    rotateRefreshToken: rotatesRefreshToken,
   };
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
+  dropImpliedOpenid(provider);
+  limitGrants(provider, db, logger);
   countRequestsAsHttps(provider, config.endpoint);
   provider.registerGrantType(
     tokenExchangeGrantType,
@@ -138,6 +178,7 @@ export function createProvider(
     tokenExchangeParameters,
     tokenExchangeRepeatableParameters,
   );
+  organizationTokens(db).register(provider);
   provider.registerGrantType(jwtBearerGrantType, jwtBearerGrant({ config, db, cache, audit }), jwtBearerParameters);
   auditJwtBearerFailures(provider, audit, logger);
   answerJwtRefusals(provider, {
@@ -145,8 +186,26 @@ export function createProvider(
     introspection: introspectJwtAccessToken({ issuer: config.issuer, db, cache, documents }),
   });
   throttle.attach(provider);
+  // The application did not take its logout token: the session still ended here.
+  provider.on('backchannel.error', (_ctx, error, client) =>
+    logger.warn({ err: error, clientId: client.clientId }, 'back-channel logout failed'),
+  );
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'oidc server error'));
   countTokenRequests(provider);
+  // Why a client's request failed, for its operator: the OAuth error and the provider's description
+  // (which names no secret, token or code), the grant type and the client id.
+  provider.on('grant.error', (ctx, error) => {
+    const { error: code, error_description: description } = error as { error?: string; error_description?: string };
+    logger.info(
+      {
+        error: code ?? 'server_error',
+        description,
+        grantType: typeof ctx.oidc.params?.grant_type === 'string' ? ctx.oidc.params.grant_type : undefined,
+        clientId: ctx.oidc.client?.clientId,
+      },
+      'token request refused',
+    );
+  });
   // Failed exchanges are audited too, including those refused before the grant runs (client auth).
   // A listener must not throw: it would turn the response into a 500.
   provider.on('grant.error', (ctx, error) => {

@@ -32,6 +32,9 @@ const customDataOf = jsonColumn('users', 'custom_data', anyJsonObject);
 export const identitiesOf = jsonColumn('users', 'identities', userSchema.shape.identities);
 const profileOf = jsonColumn('users', 'profile', userProfileSchema);
 
+/** A row's OpenID profile (`users.profile`: given name, locale, address, …). */
+export const profileOfRow = (row: UserRow): UserProfile => profileOf(row.profile);
+
 /** The user as the management API shows it: never the password digest. */
 export function toUser(row: UserRow): User {
   return {

@@ -23,13 +23,13 @@ export type SignedInTokens = { access_token: string; id_token: string; [key: str
 
 /**
  * A person signs in with username and password at an application (code + PKCE, as a browser
- * would; with `prompt: 'consent'` they accept the consent page), optionally for an API resource; returns the token response. Unlike
+ * would; they accept the consent page when one is shown), optionally for an API resource; returns the token response. Unlike
  * `Browser.followToApplication`, it stops at the redirect URI even when that is on the service's
  * own origin (the console's `/console/callback`).
  */
 export async function signIn(
   service: TestService,
-  application: { clientId: string; redirectUri: string },
+  application: { clientId: string; redirectUri: string; clientSecret?: string },
   user: { username: string; password: string },
   request: { scope: string; resource?: string; prompt?: 'consent' },
 ): Promise<SignedInTokens> {
@@ -58,6 +58,12 @@ export async function signIn(
     next = new URL(response.headers.location, next);
   }
   const tokens = await service.http.post('oidc/token', {
+    // A confidential application authenticates with its secret (client_secret_basic).
+    ...(application.clientSecret && {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${application.clientId}:${application.clientSecret}`).toString('base64')}`,
+      },
+    }),
     form: {
       grant_type: 'authorization_code',
       code: next.searchParams.get('code') ?? '',
