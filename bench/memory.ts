@@ -5,14 +5,14 @@
  * `BENCH_CONNECTIONS` connections (default 500) ask for client-credentials tokens for
  * `BENCH_DURATION` s (default 15) while the resident set is sampled every 100 ms (its peak); then it
  * idles `BENCH_IDLE` s again and is measured once more. The service runs from the build with
- * WORKERS=1, on SQLite (`BENCH_DB=mysql` for MySQL/MariaDB).
+ * WORKERS=1, on SQLite (`BENCH_DB=mysql` for MySQL/MariaDB, `BENCH_DB=postgres` for PostgreSQL).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { freePort } from '../test/support/service.ts';
-import { dropBenchDatabases, freshBenchDatabase, type DatabaseKind } from './databases.ts';
+import { dropBenchDatabases, freshBenchDatabase, singleBenchDatabase, type DatabaseKind } from './databases.ts';
 import { generateLoad, loadGenerator, type Load } from './load.ts';
 import { startOutsideIssuer } from './outside-issuer.ts';
 import { table, whole } from './report.ts';
@@ -23,7 +23,7 @@ const seconds = (name: string, fallback: number) => Number(process.env[name] ?? 
 const idle = seconds('BENCH_IDLE', 10);
 const duration = seconds('BENCH_DURATION', 15);
 const connections = seconds('BENCH_CONNECTIONS', 500);
-const database: DatabaseKind = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
+const database: DatabaseKind = singleBenchDatabase();
 
 /** The resident set of one process, MB (0 once it is gone). */
 function rssMb(pid: number): number {

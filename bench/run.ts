@@ -8,7 +8,8 @@
  * and each round's service figure as a ratio to the baseline round run just before it.
  *
  *   BENCH_ROUNDS=3 BENCH_DURATION=8 BENCH_WARMUP=2 BENCH_CONNECTIONS=32 BENCH_THREADS=1
- *   BENCH_DB=sqlite|mysql|both    default both when MySQL/MariaDB answers at TEST_MYSQL_URL
+ *   BENCH_DB=sqlite,mysql,postgres  any of them (`both`: sqlite,mysql); default SQLite and every server
+ *                                 that answers at TEST_MYSQL_URL / TEST_POSTGRES_URL
  *   BENCH_WORKERS=1,2             WORKERS values the service runs with (default 1 and the number of cores)
  *   BENCH_PIN=1                   servers on some CPUs, the load generator on others (taskset);
  *                                 BENCH_SERVER_CPUS / BENCH_LOAD_CPUS override the split
@@ -25,8 +26,7 @@ import {
   databaseVersion,
   dropBenchDatabases,
   freshBenchDatabase,
-  mysqlReachable,
-  mysqlServerUrl,
+  benchDatabases,
   type DatabaseKind,
 } from './databases.ts';
 import { generateLoad, loadGenerator, type Load, type LoadOptions, type Measured } from './load.ts';
@@ -74,23 +74,7 @@ for (const name of only ?? []) {
 const scenarios = scenarioNames.filter((name) => !only || only.includes(name));
 const serviceScenarios = scenarios.filter((name) => name !== 'baseline');
 
-const databases: DatabaseKind[] = await (async () => {
-  const wanted = process.env.BENCH_DB;
-  if (wanted === 'sqlite' || wanted === 'mysql') {
-    return [wanted];
-  }
-  if (wanted !== undefined && wanted !== 'both') {
-    throw new Error(`BENCH_DB must be sqlite, mysql or both, not ${wanted}`);
-  }
-  if (await mysqlReachable()) {
-    return ['sqlite', 'mysql'];
-  }
-  if (wanted === 'both') {
-    throw new Error(`BENCH_DB=both but no MySQL/MariaDB answers at ${mysqlServerUrl}`);
-  }
-  console.error(`No MySQL/MariaDB at ${mysqlServerUrl}: SQLite only.`);
-  return ['sqlite'];
-})();
+const databases: DatabaseKind[] = await benchDatabases();
 
 const workerCounts = (process.env.BENCH_WORKERS ?? (cores > 1 ? `1,${cores}` : '1')).split(',').map((text) => {
   const count = Number(text.trim());
@@ -232,7 +216,7 @@ const oidcProvider = (
   JSON.parse(readFileSync('node_modules/oidc-provider/package.json', 'utf8')) as { version: string }
 ).version;
 const benchEnv = Object.entries(process.env)
-  .filter(([name]) => name.startsWith('BENCH_') || name === 'TEST_MYSQL_URL')
+  .filter(([name]) => name.startsWith('BENCH_') || name === 'TEST_MYSQL_URL' || name === 'TEST_POSTGRES_URL')
   .sort(([a], [b]) => a.localeCompare(b))
   .map(([name, value]) => `${name}=${value}`);
 const script = process.env.npm_lifecycle_event

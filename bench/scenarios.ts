@@ -77,9 +77,18 @@ export async function prepareService(
   const role = await api
     .post('roles', { json: { name: 'bench', description: 'bench', type: 'MachineToMachine', scopeIds } })
     .json<{ id: string }>();
-  const application = await api
-    .post('applications', { json: { name: 'bench', type: 'MachineToMachine' } })
-    .json<{ id: string; secret: string }>();
+  /** A confidential application's secret is its named "Default secret" (Logto's; no legacy `secret`). */
+  const withDefaultSecret = async ({ id }: { id: string }) => {
+    const secrets = await api.get(`applications/${id}/secrets`).json<Array<{ name: string; value: string }>>();
+    const secret = secrets.find(({ name }) => name === 'Default secret');
+    if (!secret) {
+      throw new Error(`application ${id} has no Default secret`);
+    }
+    return { id, secret: secret.value };
+  };
+  const application = await withDefaultSecret(
+    await api.post('applications', { json: { name: 'bench', type: 'MachineToMachine' } }).json<{ id: string }>(),
+  );
   await api.post(`applications/${application.id}/roles`, { json: { roleIds: [role.id] } });
 
   const apiA = 'https://api-a.bench.example.com';
@@ -101,11 +110,13 @@ export async function prepareService(
       },
     })
     .json<{ id: string }>();
-  const backend = await api
-    .post('applications', {
-      json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } },
-    })
-    .json<{ id: string; secret: string }>();
+  const backend = await withDefaultSecret(
+    await api
+      .post('applications', {
+        json: { name: 'API A', type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } },
+      })
+      .json<{ id: string }>(),
+  );
   const partnerApi = 'https://partner-api.bench.example.com';
   await api.post('trusted-issuers', {
     json: {

@@ -12,7 +12,7 @@
  *    and at a steady rate, with the dispatcher in this process (as in the service: woken by the commit)
  *    and as `npm run dispatcher` (a process of its own, finding events by polling).
  *
- *   BENCH_DB=sqlite|mysql BENCH_DURATION=5 BENCH_EVENTS=2000 BENCH_RATE=1000 npm run bench:webhooks
+ *   BENCH_DB=sqlite|mysql|postgres BENCH_DURATION=5 BENCH_EVENTS=2000 BENCH_RATE=1000 npm run bench:webhooks
  *
  * 3. Recover: BENCH_RECOVER (default 10,000) failed deliveries of one hook re-queued by one
  *    `POST /hooks/:id/recover` job (a job runner and a dispatcher in this process): how long the job
@@ -31,11 +31,11 @@ import autocannon from 'autocannon';
 import { got } from 'got';
 import type { Knex } from 'knex';
 
-import { insertDeliveries } from '../lib/hooks/delivery-queries.ts';
-import { Dispatcher } from '../lib/hooks/dispatcher.ts';
-import { findJob } from '../lib/hooks/job-queries.ts';
-import { JobRunner } from '../lib/hooks/job-runner.ts';
-import { createJob } from '../lib/hooks/jobs.ts';
+import { insertDeliveries } from '../lib/hooks/delivery/delivery-queries.ts';
+import { Dispatcher } from '../lib/hooks/delivery/dispatcher.ts';
+import { findJob } from '../lib/hooks/jobs/job-queries.ts';
+import { JobRunner } from '../lib/hooks/jobs/job-runner.ts';
+import { createJob } from '../lib/hooks/jobs/jobs.ts';
 import { deliveriesOf, enqueueEvent } from '../lib/hooks/outbox.ts';
 import { findHook, hooksCache, insertHook } from '../lib/hooks/queries.ts';
 import { createLogger } from '../lib/http/logger.ts';
@@ -46,7 +46,7 @@ import { migrateToLatest } from '../lib/storage/migrate.ts';
 import { withTransaction } from '../lib/storage/transaction.ts';
 import { bumpCacheVersion, SharedCache } from '../lib/storage/shared-cache.ts';
 import { freePort } from '../test/support/service.ts';
-import { dropBenchDatabases, freshBenchDatabase } from './databases.ts';
+import { dropBenchDatabases, freshBenchDatabase, singleBenchDatabase } from './databases.ts';
 import { assertBuildCurrent, serviceEntry, startServer } from './servers.ts';
 
 /** The dispatcher's settings in the bench: retries a second apart, the defaults otherwise. */
@@ -57,11 +57,11 @@ const dispatcherConfig = {
   hooksConcurrencyPerHook: 32,
 };
 
-const database = process.env.BENCH_DB === 'mysql' ? 'mysql' : 'sqlite';
+const database = singleBenchDatabase();
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const burstSize = Number(process.env.BENCH_EVENTS ?? 2000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
-const workers = database === 'mysql' ? 16 : 1;
+const workers = database === 'sqlite' ? 1 : 16;
 const parts = new Set((process.env.BENCH_PARTS ?? 'outbox,http,delivery,recover').split(','));
 const recoverSize = Number(process.env.BENCH_RECOVER ?? 10_000);
 
@@ -305,7 +305,7 @@ async function deliver(name: string, inProcess: boolean, mode: 'burst' | 'steady
     dispatcher = new Dispatcher({ db, config: dispatcherConfig, logger });
     dispatcher.start();
   } else {
-    child = startProcess(['--import', 'tsx', 'lib/hooks/dispatcher-cli.ts'], { DB_URL: dbUrl });
+    child = startProcess(['--import', 'tsx', 'lib/hooks/delivery/dispatcher-cli.ts'], { DB_URL: dbUrl });
     await new Promise((resolve) => setTimeout(resolve, 1500));
   }
   received.clear();

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 
-import { isMysql } from './collation.ts';
+import { enforcesLength } from './collation.ts';
 
 /**
  * Client ids may be https URLs (Client ID Metadata Documents), of up to 255 characters: the columns
  * that record the client a user registered through, an audit entry's application and a revoked
- * token's client grow from 64 to 255. SQLite does not enforce a varchar's length, so only MySQL
- * needs the change (the tables keep their byte-for-byte collation: MODIFY takes the table's).
+ * token's client grow from 64 to 255. SQLite does not enforce a varchar's length, so only MySQL and
+ * PostgreSQL need the change (MySQL's tables keep their byte-for-byte collation: MODIFY takes the table's).
  */
 const columns = [
   ['logs', 'application_id'],
@@ -15,7 +15,7 @@ const columns = [
 ] as const;
 
 async function resize(db: Knex, length: number, notNullable: (table: string) => boolean): Promise<void> {
-  if (!isMysql(db)) {
+  if (!enforcesLength(db)) {
     return;
   }
   for (const [table, column] of columns) {

@@ -1,14 +1,17 @@
 /**
- * The test command: the whole suite on SQLite and again on MySQL/MariaDB when one answers at
- * TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/test). Ends with one "N passed, N failed" line.
- * Given test files, runs only those (on both databases).
+ * The test command: the whole suite on SQLite, again on MySQL/MariaDB when one answers at
+ * TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/test) and again on PostgreSQL when one answers
+ * at TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres). Ends with one
+ * "N passed, N failed" line. Given test files, runs only those (on every database).
+ * TEST_ENGINES=postgres (or a comma-separated list of sqlite, mysql, postgres) runs only those.
  *
- * The two databases' runs go side by side, each in mocha's parallel mode: TEST_JOBS worker processes
- * per database (default 2 on SQLite, 3 on MySQL, whose suite waits longer on its server), each taking
- * the next file, the largest first, as it finishes one. A suite waits on its database, its services'
- * HTTP and its browsers much of the time, so on two cores five workers finish in about the time the
- * CPU work takes. SQLite's output streams, file by file; MySQL's is printed when it ends, so the two
- * do not interleave. TEST_SERIAL=1 runs the databases one after the other, each in one process.
+ * The databases' runs go side by side, each in mocha's parallel mode: TEST_JOBS worker processes
+ * per database (default 2 on SQLite, 3 on MySQL and on PostgreSQL, whose suites wait longer on their
+ * servers), each taking the next file, the largest first, as it finishes one. A suite waits on its
+ * database, its services' HTTP and its browsers much of the time, so on two cores the workers finish
+ * in about the time the CPU work takes. SQLite's output streams, file by file; the others' are
+ * printed when they end, so they do not interleave. TEST_SERIAL=1 runs the databases one after the
+ * other, each in one process.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -16,14 +19,26 @@ import { join } from 'node:path';
 
 import knex from 'knex';
 
-import { mysqlServerUrl } from './support/database.ts';
+import { mysqlServerUrl, postgresServerUrl, type TestDatabase } from './support/database.ts';
 
-async function mysqlReachable(): Promise<boolean> {
-  const probe = knex({
+const servers = {
+  mysql: {
+    name: 'MySQL/MariaDB',
+    url: mysqlServerUrl,
     client: 'mysql2',
-    connection: { uri: mysqlServerUrl, connectTimeout: 2000 } as never,
-    pool: { min: 0, max: 1 },
-  });
+    connection: { uri: mysqlServerUrl, connectTimeout: 2000 },
+  },
+  postgres: {
+    name: 'PostgreSQL',
+    url: postgresServerUrl,
+    client: 'pg',
+    connection: { connectionString: postgresServerUrl, connectionTimeoutMillis: 2000 },
+  },
+} as const;
+
+async function reachable(server: keyof typeof servers): Promise<boolean> {
+  const { client, connection } = servers[server];
+  const probe = knex({ client, connection: connection as never, pool: { min: 0, max: 1 } });
   try {
     await probe.raw('select 1');
     return true;
@@ -36,7 +51,7 @@ async function mysqlReachable(): Promise<boolean> {
 
 type Counts = { passed: number; failed: number; skipped: number; code: number; output: string };
 
-function runMocha(database: 'sqlite' | 'mysql', args: string[], stream: boolean): Promise<Counts> {
+function runMocha(database: TestDatabase, args: string[], stream: boolean): Promise<Counts> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...args], {
       // Each database's run its own id: the end of one drops what its processes made, not the other's.
@@ -68,11 +83,21 @@ function runMocha(database: 'sqlite' | 'mysql', args: string[], stream: boolean)
 // in .mocharc.json.
 const args = process.argv.slice(2);
 const filesGiven = args.some((arg) => arg.endsWith('.ts'));
-const databases: Array<'sqlite' | 'mysql'> = ['sqlite'];
-if (await mysqlReachable()) {
-  databases.push('mysql');
-} else {
-  console.log(`\nNo MySQL/MariaDB at ${mysqlServerUrl}: running on SQLite only.`);
+const chosen = new Set((process.env.TEST_ENGINES ?? 'sqlite,mysql,postgres').split(',').map((name) => name.trim()));
+const databases: TestDatabase[] = chosen.has('sqlite') ? ['sqlite'] : [];
+for (const server of ['mysql', 'postgres'] as const) {
+  if (!chosen.has(server)) {
+    continue;
+  }
+  if (await reachable(server)) {
+    databases.push(server);
+  } else {
+    console.log(`\nNo ${servers[server].name} at ${servers[server].url}: not running on it.`);
+  }
+}
+if (databases.length === 0) {
+  console.log(`\nNo database to run on (TEST_ENGINES=${process.env.TEST_ENGINES}).`);
+  process.exit(1);
 }
 
 /** The suite's files, the largest first: a long file started last would keep its worker busy alone. */
@@ -84,8 +109,8 @@ function suiteFiles(): string[] {
     .sort((a, b) => statSync(b).size - statSync(a).size);
 }
 
-const defaultJobs = { sqlite: 2, mysql: 3 };
-const jobsOf = (database: 'sqlite' | 'mysql') => Math.max(1, Number(process.env.TEST_JOBS ?? defaultJobs[database]));
+const defaultJobs = { sqlite: 2, mysql: 3, postgres: 3 };
+const jobsOf = (database: TestDatabase) => Math.max(1, Number(process.env.TEST_JOBS ?? defaultJobs[database]));
 
 const runs: Counts[] = [];
 if (process.env.TEST_SERIAL === '1') {
@@ -94,7 +119,7 @@ if (process.env.TEST_SERIAL === '1') {
     runs.push(await runMocha(database, filesGiven ? args : [...args, ...suiteFiles()], true));
   }
 } else {
-  const argsOf = (database: 'sqlite' | 'mysql') =>
+  const argsOf = (database: TestDatabase) =>
     filesGiven ? args : ['--parallel', '--jobs', String(jobsOf(database)), ...args, ...suiteFiles()];
   console.log(`\n=== tests on ${databases.join(' and ')}, side by side (${databases[0]}'s output first) ===`);
   runs.push(

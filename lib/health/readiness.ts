@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../http/logger.ts';
 import { sqliteFile } from '../storage/database.ts';
 import { latestMigration } from '../storage/migrate.ts';
+import type { DatabaseOutage } from './outage.ts';
 
 export type NotReadyReason = 'starting' | 'shutting_down' | 'database_unavailable' | 'migrations_pending';
 
@@ -38,20 +39,35 @@ export class ReadinessCheck {
   #draining = false;
   #running: Promise<Probe> | undefined;
   #lastReason: NotReadyReason | undefined;
+  /** The last change was the outage's, which logs it and the database's return (outage.ts). */
+  #lastByOutage = false;
+
+  private readonly db: Knex;
+  private readonly logger: Logger;
+  private readonly outage: DatabaseOutage;
+  private readonly migration: string | undefined;
+  private readonly file: { path: string; identity: FileIdentity } | undefined;
 
   private constructor(
-    private readonly db: Knex,
-    private readonly logger: Logger,
-    private readonly migration: string | undefined,
-    private readonly file: { path: string; identity: FileIdentity } | undefined,
-  ) {}
+    db: Knex,
+    logger: Logger,
+    outage: DatabaseOutage,
+    migration: string | undefined,
+    file: { path: string; identity: FileIdentity } | undefined,
+  ) {
+    this.db = db;
+    this.logger = logger;
+    this.outage = outage;
+    this.migration = migration;
+    this.file = file;
+  }
 
   /** After the migrations ran: the newest one this code has, and which file the database is. */
-  static async create(db: Knex, dbUrl: string, logger: Logger): Promise<ReadinessCheck> {
+  static async create(db: Knex, dbUrl: string, logger: Logger, outage: DatabaseOutage): Promise<ReadinessCheck> {
     const filename = sqliteFile(dbUrl);
     const path = filename === undefined || filename === ':memory:' ? undefined : resolve(filename);
     const file = path === undefined ? undefined : { path, identity: await stat(path) };
-    return new ReadinessCheck(db, logger, await latestMigration(), file);
+    return new ReadinessCheck(db, logger, outage, await latestMigration(), file);
   }
 
   /** Start-up is complete: from now on ready whenever the database is. */
@@ -88,6 +104,16 @@ export class ReadinessCheck {
   }
 
   async #probe(): Promise<Probe> {
+    const probe = await this.#probeDatabase();
+    if (probe.cause === undefined) {
+      this.outage.noteAnswer();
+    } else {
+      this.outage.noteFailure(probe.cause);
+    }
+    return probe;
+  }
+
+  async #probeDatabase(): Promise<Probe> {
     try {
       if (this.file && !(await sameFile(this.file.path, this.file.identity))) {
         return {
@@ -126,7 +152,12 @@ export class ReadinessCheck {
     if (reason === this.#lastReason) {
       return;
     }
+    const afterOutage = this.#lastByOutage;
     this.#lastReason = reason;
+    this.#lastByOutage = reason === 'database_unavailable' && this.outage.down;
+    if (this.#lastByOutage || (readiness.ready && afterOutage)) {
+      return;
+    }
     if (readiness.ready) {
       this.logger.info('ready again: the database answers and is up to date');
     } else {

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -14,7 +15,19 @@ export type Queryable = Knex | Knex.Transaction;
 /** knex's own type for the client behind a pool or a transaction (its declarations say `any`). */
 export const knexClient = (db: Queryable) => db.client as Knex.Client;
 
-export const isMysql = (db: Queryable) => knexClient(db).config.client === 'mysql2';
+/** The three engines (docs/operations.md): SQLite, MySQL/MariaDB, PostgreSQL. */
+export type Engine = 'sqlite' | 'mysql' | 'postgres';
+const engines: Record<string, Engine> = { 'better-sqlite3': 'sqlite', mysql2: 'mysql', pg: 'postgres' };
+
+export const engineOf = (db: Queryable): Engine => engines[knexClient(db).config.client as string];
+export const isSqlite = (db: Queryable) => engineOf(db) === 'sqlite';
+export const isMysql = (db: Queryable) => engineOf(db) === 'mysql';
+export const isPostgres = (db: Queryable) => engineOf(db) === 'postgres';
+/** A server engine: `select … for update` locks rows there (SQLite locks the whole database instead). */
+export const locksRows = (db: Queryable) => engineOf(db) !== 'sqlite';
+
+/** `postgres://` and `postgresql://`, as libpq spells its URLs. */
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
 type SqliteConnection = {
   prepare: (sql: string) => unknown;
@@ -26,11 +39,11 @@ type MysqlConnection = { query: (sql: string, callback: (error: Error | null) =>
 /**
  * Knex warns on stderr when an instance waits for another's migration lock (that wait is expected),
  * and when a connection cannot be made (the query that needed it fails with that error: its caller
- * reports it, once).
+ * reports it, once), or was lost (the next query on it fails, and is reported so).
  */
 const log = {
   warn(message: unknown) {
-    if (!/already locked|migrate:unlock|^Acquire connection error/.test(String(message))) {
+    if (!/already locked|migrate:unlock|^Acquire connection error|^Connection Error/.test(String(message))) {
       console.warn(message);
     }
   },
@@ -92,7 +105,7 @@ function keepPreparedStatements(connection: SqliteConnection): void {
   };
 }
 
-/** The file of a `sqlite:<path>` URL (`:memory:` for an in-memory database); undefined for MySQL. */
+/** The file of a `sqlite:<path>` URL (`:memory:` for an in-memory database); undefined for a server's. */
 export const sqliteFile = (url: string): string | undefined =>
   url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
 
@@ -137,6 +150,9 @@ function connect(url: string): Knex {
       },
     });
   }
+  if (isPostgresUrl(url)) {
+    return connectPostgres(url);
+  }
   return knex({
     client: 'mysql2',
     connection: { uri: url, charset: 'utf8mb4', timezone: 'Z' } as Knex.MySql2ConnectionConfig,
@@ -154,16 +170,71 @@ function connect(url: string): Knex {
   });
 }
 
+/** PostgreSQL's type ids whose values the service reads as numbers: `bigint` (every time in ms, counts) and `numeric` (sums). */
+const numericTypes = new Set([20, 1700]);
+
+/**
+ * PostgreSQL through `pg`. Its `bigint` and `numeric` arrive as numbers, as they do from the other
+ * drivers: every stored time is a `bigint` of milliseconds, far below 2^53. Read committed is
+ * PostgreSQL's default, the level the service is written for.
+ */
+function connectPostgres(url: string): Knex {
+  // Loaded here, as knex loads it: a service on SQLite or MySQL never does.
+  const { types } = createRequire(import.meta.url)('pg') as {
+    types: { getTypeParser: (oid: number, format?: string) => (value: string) => unknown };
+  };
+  return knex({
+    client: 'pg',
+    connection: {
+      connectionString: url,
+      types: {
+        getTypeParser: (oid: number, format?: string) =>
+          numericTypes.has(oid) && format !== 'binary' ? Number : types.getTypeParser(oid, format),
+      },
+    } as Knex.PgConnectionConfig,
+    compileSqlOnError,
+    log,
+    pool: { min: 0, max: 10 },
+  });
+}
+
+/** PostgreSQL's SQLSTATEs the service tells apart (its errors' `code`). */
+export const postgresCodes = {
+  uniqueViolation: '23505',
+  foreignKeyViolation: '23503',
+  characterNotInRepertoire: '22021',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+  invalidPassword: '28P01',
+  invalidAuthorization: '28000',
+  insufficientPrivilege: '42501',
+  invalidCatalogName: '3D000',
+  tooManyConnections: '53300',
+  adminShutdown: '57P01',
+  cannotConnectNow: '57P03',
+} as const;
+
 const sqliteUnique = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
-  return code === 'ER_DUP_ENTRY' || (code !== undefined && sqliteUnique.has(code));
+  return (
+    code === 'ER_DUP_ENTRY' || code === postgresCodes.uniqueViolation || (code !== undefined && sqliteUnique.has(code))
+  );
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === 'ER_NO_REFERENCED_ROW_2';
+  return (
+    code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+    code === 'ER_NO_REFERENCED_ROW_2' ||
+    code === postgresCodes.foreignKeyViolation
+  );
+}
+
+/** PostgreSQL refused a value's text (U+0000, which its text cannot hold). */
+export function isUnstorableText(error: unknown): boolean {
+  return (error as { code?: string } | undefined)?.code === postgresCodes.characterNotInRepertoire;
 }
 
 const errorCode = (error: unknown): string | undefined => (error as { code?: string } | undefined)?.code;
@@ -180,7 +251,48 @@ const unreachable = new Set([
   'PROTOCOL_CONNECTION_LOST',
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
+  postgresCodes.tooManyConnections,
+  postgresCodes.adminShutdown,
+  postgresCodes.cannotConnectNow,
 ]);
+
+/**
+ * Failures that say the database is not there, rather than that a statement failed: unreachable
+ * (above), a connection lost, closed or not to be had from the pool, the database dropped, or a Galera node
+ * that is not part of the cluster's primary component (it answers every statement with 1047,
+ * "WSREP has not yet prepared node for application use", while it joins or has lost its quorum).
+ */
+const gone = new Set([...unreachable, 'ER_BAD_DB_ERROR', 'ER_UNKNOWN_COM_ERROR', 'PROTOCOL_SEQUENCE_TIMEOUT']);
+
+/**
+ * What background work tells of each failure (lib/health/outage.ts): `true` when the failure says the
+ * database is gone, which is then reported once for the whole outage, so the caller logs nothing.
+ */
+export type OutageNotes = { noteFailure(error: unknown): boolean };
+
+/** Failures of a connection the pool held, which the server closed: a fresh one may well work. */
+const lost = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', postgresCodes.adminShutdown]);
+
+export function isConnectionLost(error: unknown): boolean {
+  const code = errorCode(error);
+  const { message, fatal } = (error ?? {}) as { message?: unknown; fatal?: unknown };
+  return (
+    (code !== undefined && lost.has(code)) ||
+    (code === undefined && fatal === true) ||
+    // pg's words for a socket closed under it, without a code.
+    (typeof message === 'string' && /Connection terminated unexpectedly/.test(message))
+  );
+}
+
+export function isDatabaseGone(error: unknown): boolean {
+  const code = errorCode(error);
+  const { name, fatal } = (error ?? {}) as { name?: unknown; fatal?: unknown };
+  // mysql2 marks an error of the connection itself fatal: a ROLLBACK on a connection the server
+  // dropped fails so ("Can't add new command when connection is in closed state"), without a code.
+  return (
+    isConnectionLost(error) || (code !== undefined && gone.has(code)) || name === 'KnexTimeoutError' || fatal === true
+  );
+}
 
 /** What start-up reports for a failure: one line of what to fix, or (unforeseen) the error itself. */
 function startFailure(config: Pick<Config, 'dbUrl' | 'dbConnectTimeout'>, error: unknown): unknown {
@@ -190,22 +302,26 @@ function startFailure(config: Pick<Config, 'dbUrl' | 'dbConnectTimeout'>, error:
     return cannotOpenSqlite(filename, code ?? 'cannot open');
   }
   const { hostname, port, username, pathname } = new URL(config.dbUrl);
-  const host = `${hostname}:${port || 3306}`;
+  const host = `${hostname}:${port || (isPostgresUrl(config.dbUrl) ? 5432 : 3306)}`;
   const user = decodeURIComponent(username);
   const database = decodeURIComponent(pathname.slice(1));
   switch (code) {
     case 'ER_ACCESS_DENIED_ERROR':
     case 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR':
+    case postgresCodes.invalidPassword:
+    case postgresCodes.invalidAuthorization:
       return new ConfigError(
         `the database at ${host} refused user "${user}" (access denied): correct the user and password in DB_URL`,
       );
     case 'ER_DBACCESS_DENIED_ERROR':
+    case postgresCodes.insufficientPrivilege:
       return new ConfigError(
         `user "${user}" may not use the database "${database}" at ${host}: grant it access, or correct DB_URL`,
       );
     case 'ER_BAD_DB_ERROR':
+    case postgresCodes.invalidCatalogName:
       return new ConfigError(
-        `the database "${database}" does not exist at ${host}: create it (character set utf8mb4), or correct its name in DB_URL`,
+        `the database "${database}" does not exist at ${host}: create it (${isPostgresUrl(config.dbUrl) ? 'encoding UTF8' : 'character set utf8mb4'}), or correct its name in DB_URL`,
       );
     default:
       return code && unreachable.has(code)

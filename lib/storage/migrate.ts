@@ -49,7 +49,11 @@ const startRace = (error: unknown) =>
   (error as Error).name === 'MigrationLocked' ||
   // SQLite refuses at once a transaction that read and would then write while another holds the write lock.
   (error as { code?: unknown }).code === 'SQLITE_BUSY' ||
-  /knex_migrations\S*`? .*already exists/i.test((error as Error).message);
+  /knex_migrations\S*`? .*already exists/i.test((error as Error).message) ||
+  // PostgreSQL: two `create table` of one name at once; the loser breaks the catalogue's unique key.
+  /^create table "knex_migrations\S*" .* - duplicate key value violates unique constraint/.test(
+    (error as Error).message,
+  );
 
 /**
  * knex's bookkeeping tables, as knex makes them, with the lock's one row written here. knex inserts

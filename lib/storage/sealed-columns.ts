@@ -22,6 +22,8 @@ export const sealedColumns = {
   hookPrivateKeys: { table: 'hooks', column: 'signing_private_key' },
   hookPreviousKeys: { table: 'hooks', column: 'previous_signing_key' },
   totpSecrets: { table: 'user_mfa_verifications', column: 'secret' },
+  /** Magic links' tokens, shown again by the API as Logto shows them; found by their digest. */
+  oneTimeTokens: { table: 'one_time_tokens', column: 'token' },
   socialConnectorSecrets: { table: 'social_connectors', column: 'config', field: 'clientSecret' },
   ssoConnectorSecrets: { table: 'sso_connectors', column: 'config', field: 'clientSecret' },
 } as const satisfies Record<string, SealedColumn>;

@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
 
-import { isMysql, type Queryable } from './database.ts';
+import { isSqlite, type Queryable } from './database.ts';
 
 /**
  * Logto's list search (`search`, `search.<field>`, `mode[.<field>]`, `joint`, `isCaseSensitive`), as
  * the HTTP layer parsed and checked it (http/search.ts), and the SQL it becomes: the same matches on
- * SQLite and MySQL/MariaDB.
+ * SQLite, MySQL/MariaDB and PostgreSQL.
  *
  * - `exact`: the whole value equals one of the values.
  * - `like`: the whole value matches the pattern as PostgreSQL's LIKE reads it: `%` any run of
  *   characters, `_` one character, `\` makes the next character (`\%`, `\_`, `\\`) plain.
- * - Without `isCaseSensitive`, both sides are lower-cased first (Unicode, the same on both databases:
+ * - Without `isCaseSensitive`, both sides are lower-cased first (Unicode, the same on every database:
  *   SQLite's own `lower()` and LIKE fold ASCII only, so SQLite gets `fold_case`, see database.ts).
  */
 export type SearchMode = 'exact' | 'like';
@@ -44,7 +44,7 @@ export function likeTokens(pattern: string): Token[] | undefined {
   return tokens;
 }
 
-/** For `LIKE … ESCAPE '!'` on both databases (a backslash is an escape in MySQL's string literals). */
+/** For `LIKE … ESCAPE '!'` on MySQL and PostgreSQL (a backslash is an escape in MySQL's string literals). */
 const toLike = (tokens: Token[]) =>
   tokens.map((token) => ('wildcard' in token ? token.wildcard : token.char.replace(/^[!%_]$/, '!$&'))).join('');
 
@@ -71,22 +71,23 @@ function tokensOf(mode: SearchMode, value: string): Token[] {
 }
 
 /**
- * One column against one value. Both databases compare text byte for byte here (MySQL's tables are
- * utf8mb4_bin, migrations/collation.ts), so a case-sensitive match takes the column as it is and
- * can use its index; MySQL's `=` ignores trailing spaces (PAD SPACE), which comparing lengths undoes.
+ * One column against one value. Every database compares text byte for byte here (MySQL's tables are
+ * utf8mb4_bin, migrations/collation.ts; PostgreSQL's `=` and LIKE are exact), so a case-sensitive
+ * match takes the column as it is and can use its index; MySQL's `=` ignores trailing spaces (PAD
+ * SPACE), which comparing lengths undoes.
  */
-function condition(mysql: boolean, mode: SearchMode, caseSensitive: boolean, column: string, value: string) {
+function condition(sqlite: boolean, mode: SearchMode, caseSensitive: boolean, column: string, value: string) {
   if (mode === 'exact' && caseSensitive) {
     return { sql: '(?? = ? and length(??) = length(?))', bindings: [column, value, column, value] };
   }
   const tokens = tokensOf(mode, value);
   if (!caseSensitive) {
-    const fold = mysql ? 'lower' : 'fold_case';
+    const fold = sqlite ? 'fold_case' : 'lower';
     return { sql: `${fold}(??) like ${fold}(?) escape '!'`, bindings: [column, toLike(tokens)] };
   }
-  return mysql
-    ? { sql: `?? like ? escape '!'`, bindings: [column, toLike(tokens)] }
-    : { sql: '?? glob ?', bindings: [column, toGlob(tokens)] };
+  return sqlite
+    ? { sql: '?? glob ?', bindings: [column, toGlob(tokens)] }
+    : { sql: `?? like ? escape '!'`, bindings: [column, toLike(tokens)] };
 }
 
 /** Adds the search's conditions to a list's query: each match over its field (or every field), joined by `joint`. */
@@ -94,14 +95,14 @@ export function whereSearch(db: Queryable, query: Knex.QueryBuilder, search: Sea
   if (search.matches.length === 0) {
     return;
   }
-  const mysql = isMysql(db);
+  const sqlite = isSqlite(db);
   query.where((all) => {
     for (const { field, mode, values } of search.matches) {
       const targets = field === undefined ? Object.values(columns) : [columns[field]];
       const any = (builder: Knex.QueryBuilder) => {
         for (const column of targets) {
           for (const value of values) {
-            const { sql, bindings } = condition(mysql, mode, search.isCaseSensitive, column, value);
+            const { sql, bindings } = condition(sqlite, mode, search.isCaseSensitive, column, value);
             builder.orWhereRaw(sql, bindings);
           }
         }

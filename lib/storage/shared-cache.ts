@@ -6,8 +6,8 @@ import { openVersionWatcher, type VersionRow, type VersionWatcher } from './vers
 /**
  * What may be cached in memory; each has a row in `cache_versions`. `roles` covers every table that
  * decides which scopes a role grants (roles, their scopes, their holders); `revokedTokens` the
- * denylist of revoked JWT access tokens; `throttles` the client ids and addresses refused after failed
- * client authentications.
+ * denylist of revoked JWT access tokens; `throttles` the sources refused after failed
+ * credentials (failure-throttle.ts).
  */
 export type CacheName =
   | 'applications'
@@ -51,7 +51,10 @@ export class SharedCache {
 
   #watcher: VersionWatcher | undefined;
 
-  constructor(private readonly db: Knex) {
+  private readonly db: Knex;
+
+  constructor(db: Knex) {
+    this.db = db;
     this.#watcher = openVersionWatcher(db);
   }
 
@@ -110,11 +113,6 @@ export class SharedCache {
 
   version(name: CacheName): number | undefined {
     return this.#versions.get(name);
-  }
-
-  /** Whether `key` is held (loaded or loading), without loading it. */
-  has(name: CacheName, key: string): boolean {
-    return this.#stores.get(name)?.has(key) ?? false;
   }
 
   get<T>(name: CacheName, key: string, load: () => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type mysql from 'mysql2';
+import type pg from 'pg';
 
 import { knexClient } from './database.ts';
 
@@ -98,15 +99,59 @@ function mysqlWatcher(options: mysql.ConnectionOptions): VersionWatcher {
   };
 }
 
+/** PostgreSQL: likewise, one `pg` client of its own, loaded when first needed. */
+function postgresWatcher(options: pg.ClientConfig): VersionWatcher {
+  const driver = import('pg');
+  let client: pg.Client | undefined;
+  const close = () => {
+    void client?.end().catch(() => undefined);
+    client = undefined;
+  };
+  return {
+    async changedVersions() {
+      if (!client) {
+        const { default: pgDriver } = await driver;
+        const opening = new pgDriver.Client(options);
+        // A lost connection fails the query in flight; without a listener it would throw as well.
+        opening.on('error', () => {
+          if (client === opening) {
+            close();
+          }
+        });
+        client = opening;
+        try {
+          await opening.connect();
+        } catch (error) {
+          close();
+          throw error;
+        }
+      }
+      const current = client;
+      try {
+        return (await current.query<VersionRow>(versionsQuery)).rows;
+      } catch (error) {
+        if (client === current) {
+          close();
+        }
+        throw error;
+      }
+    },
+    close,
+  };
+}
+
 /** The watcher for the pool's database; undefined for an in-memory SQLite database (no other connection sees it). */
 export function openVersionWatcher(db: Knex): VersionWatcher | undefined {
   const { client, connection } = knexClient(db).config as {
     client: string;
-    connection?: { filename?: string } & mysql.ConnectionOptions;
+    connection?: { filename?: string } & mysql.ConnectionOptions & pg.ClientConfig;
   };
   if (client === 'better-sqlite3') {
     const filename = connection?.filename;
     return filename === undefined || filename === ':memory:' ? undefined : sqliteWatcher(filename);
   }
-  return client === 'mysql2' && connection ? mysqlWatcher(connection) : undefined;
+  if (!connection) {
+    return undefined;
+  }
+  return client === 'pg' ? postgresWatcher(connection) : client === 'mysql2' ? mysqlWatcher(connection) : undefined;
 }

@@ -1,11 +1,8 @@
-import { rmSync } from 'node:fs';
-
 import { expect } from 'chai';
-import knex from 'knex';
 
-import { sqliteFile } from '../../lib/storage/database.ts';
 import { startBuiltService, useBuild } from '../support/build.ts';
-import { mysqlServerUrl, testDatabase } from '../support/database.ts';
+import { removeDatabase, testDatabase } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
 import { scrape } from '../support/metrics.ts';
 import type { ServiceClient } from '../support/service.ts';
 import { Receiver } from '../hooks/receiver.ts';
@@ -60,12 +57,15 @@ describe('the built service (node dist/lib/main.js): readiness and metrics as an
 
     const delivered = (metrics: typeof before) =>
       metrics.value('identity_webhook_attempt_duration_seconds', { result: 'succeeded' });
-    let after = await scrape(service, bearer);
-    for (let tries = 0; delivered(after) === delivered(before) && tries < 100; tries++) {
-      // The attempt is counted once the receiver's answer is read, a moment after the receiver has the request.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      after = await scrape(service, bearer);
-    }
+    // The attempt is counted once the receiver's answer is read, a moment after the receiver has the request.
+    const after = await eventually(
+      async () => {
+        const metrics = await scrape(service, bearer);
+        return delivered(metrics) !== delivered(before) && metrics;
+      },
+      20_000,
+      'the attempt counted',
+    );
     expect(delivered(after) - delivered(before)).to.equal(1);
     expect(
       after.value('identity_token_requests_total', { grant_type: tokenExchange, result: 'success' }) -
@@ -73,21 +73,8 @@ describe('the built service (node dist/lib/main.js): readiness and metrics as an
     ).to.equal(1);
   });
 
-  it(`answers 503 database_unavailable once its database is ${testDatabase === 'mysql' ? 'dropped' : 'removed'}, and stays live`, async () => {
-    if (testDatabase === 'mysql') {
-      const admin = knex({ client: 'mysql2', connection: mysqlServerUrl });
-      try {
-        await admin.raw('drop database ??', [new URL(service.config.dbUrl).pathname.slice(1)]);
-      } finally {
-        await admin.destroy();
-      }
-    } else {
-      const file = sqliteFile(service.config.dbUrl);
-      expect(file).to.be.a('string');
-      for (const suffix of ['', '-wal', '-shm']) {
-        rmSync(`${String(file)}${suffix}`, { force: true });
-      }
-    }
+  it(`answers 503 database_unavailable once its database is ${testDatabase === 'sqlite' ? 'removed' : 'dropped'}, and stays live`, async () => {
+    await removeDatabase(service.config.dbUrl);
     const ready = await service.http.get('health/ready');
     expect(ready.statusCode, JSON.stringify(ready.body)).to.equal(503);
     expect(ready.body).to.include({ status: 'unavailable', reason: 'database_unavailable' });

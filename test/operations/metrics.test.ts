@@ -1,28 +1,25 @@
 import { expect } from 'chai';
 
+import { eventually } from '../support/eventually.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { scrape, type Scrape } from '../support/metrics.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { Receiver } from '../hooks/receiver.ts';
-import {
-  createUser,
-  expectError,
-  expectStatus,
-  openExperience,
-  passwordVerification,
-} from '../experience/experience-helpers.ts';
+import { createUser, openExperience, passwordVerification } from '../experience/experience-helpers.ts';
 import { ifSet, unique } from '../support/values.ts';
 import { delegationSetup, exchange, expectIssued, tokenExchange, userAccessToken } from '../token-exchange/support.ts';
 
 /** Scrapes until `check` holds (what is counted after a response, such as a delivery's attempt, lands a moment later). */
-async function scrapeUntil(service: TestService, check: (metrics: Scrape) => boolean): Promise<Scrape> {
-  for (let tries = 0; ; tries++) {
-    const metrics = await scrape(service);
-    if (check(metrics) || tries === 100) {
-      return metrics;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function scrapeUntil(service: TestService, check: (metrics: Scrape) => boolean): Promise<Scrape> {
+  return eventually(
+    async () => {
+      const metrics = await scrape(service);
+      return check(metrics) && metrics;
+    },
+    20_000,
+    'the metrics to count it',
+  );
 }
 
 describe('GET /metrics (Prometheus)', () => {

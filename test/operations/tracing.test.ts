@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import { got } from 'got';
 
 import { production } from '../support/build.ts';
-import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
+import { freshDatabaseUrl, quotedName, testDatabase } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
 import { adminClient, freePort } from '../support/service.ts';
 
 type Attribute = { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean } };
@@ -77,17 +78,18 @@ async function startProcess(
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    try {
-      await got(`${url}/health/ready`, { retry: { limit: 0 } });
-      return { child, url, errors: () => errors };
-    } catch (error) {
-      if (tries > 400 || child.exitCode !== null) {
-        throw error;
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) {
+        throw new Error(`the service stopped with code ${child.exitCode}: ${errors}`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+      // Refused until the service listens.
+      return (await got(`${url}/health/ready`, { retry: { limit: 0 } }).catch(() => undefined))?.statusCode === 200;
+    },
+    60_000,
+    () => `the service ready: ${errors}`,
+  );
+  return { child, url, errors: () => errors };
 }
 
 const attribute = (span: ExportedSpan, key: string) => {
@@ -96,7 +98,8 @@ const attribute = (span: ExportedSpan, key: string) => {
 };
 
 describe('tracing with OpenTelemetry (OTLP over HTTP to a collector)', function () {
-  this.timeout(60_000);
+  // A test starts the service as a process and waits up to 60 s for it to be ready.
+  this.timeout(150_000);
 
   it("sends a span per request, named by its route and joined to the caller's trace, with its database queries under it", async () => {
     const collector = await startCollector();
@@ -138,12 +141,13 @@ describe('tracing with OpenTelemetry (OTLP over HTTP to a collector)', function 
     const queries = spans.filter(
       (span) =>
         span.parentSpanId === request!.spanId &&
-        attribute(span, 'db.system.name') === (testDatabase === 'mysql' ? 'mysql' : 'sqlite'),
+        attribute(span, 'db.system.name') ===
+          { sqlite: 'sqlite', mysql: 'mysql', postgres: 'postgresql' }[testDatabase],
     );
     expect(queries.length, JSON.stringify(spans.map((span) => [span.name, span.parentSpanId]))).to.be.greaterThan(0);
     expect(queries.every((query) => query.traceId === traceId)).to.equal(true);
     expect(queries.map((query) => String(attribute(query, 'db.query.text'))).join('\n')).to.match(
-      /from `applications`/,
+      new RegExp(`from ${quotedName('applications')}`),
     );
     for (const query of spans.filter((span) => attribute(span, 'db.query.text') !== undefined)) {
       expect(String(attribute(query, 'db.query.text'))).to.not.include(adminClient.secret);

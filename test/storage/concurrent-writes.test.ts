@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
 import { got } from 'got';
 import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
-import { Receiver, sleep } from '../hooks/receiver.ts';
+import { Receiver } from '../hooks/receiver.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { expectAllOk } from '../support/expect.ts';
 import {
   adminClient,
   freePort,
@@ -21,11 +24,6 @@ import { ifSet, unique } from '../support/values.ts';
 /** Starts `count` requests at once and waits for all of them. */
 const concurrently = <T>(count: number, request: (index: number) => Promise<T>): Promise<T[]> =>
   Promise.all(Array.from({ length: count }, (_, index) => request(index)));
-
-function expectAllOk(responses: HttpResponse[]): void {
-  const failed = responses.filter((response) => response.statusCode >= 300);
-  expect(failed.map((response) => `${response.statusCode} ${JSON.stringify(response.body)}`)).to.deep.equal([]);
-}
 
 describe('concurrent writes keep every change', () => {
   let service: TestService;
@@ -141,11 +139,16 @@ describe('concurrent writes keep every change', () => {
       { oidcClientMetadata: { postLogoutRedirectUris: ['https://app.example.com/bye'] } },
       { oidcClientMetadata: { logoUri: 'https://app.example.com/logo.png' } },
       { oidcClientMetadata: { backchannelLogoutUri: 'https://app.example.com/logout' } },
-      { customClientMetadata: { idTokenTtl: 600 } },
-      { customClientMetadata: { refreshTokenTtlInDays: 7 } },
-      { customClientMetadata: { alwaysIssueRefreshToken: true } },
-      { customClientMetadata: { rotateRefreshToken: false } },
-      { customClientMetadata: { corsAllowedOrigins: ['https://app.example.com'] } },
+      // customClientMetadata is replaced whole by a PATCH, as Logto's: one change carries all of it.
+      {
+        customClientMetadata: {
+          idTokenTtl: 600,
+          refreshTokenTtlInDays: 7,
+          alwaysIssueRefreshToken: true,
+          rotateRefreshToken: false,
+          corsAllowedOrigins: ['https://app.example.com'],
+        },
+      },
     ];
     expectAllOk(await Promise.all(changes.map((json) => service.api.patch(`applications/${id}`, { json }))));
     const { body } = await service.api.get(`applications/${id}`);
@@ -301,13 +304,20 @@ async function startProcess(
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('identity service started')) {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL');
-      throw new Error(`the second instance did not start:\n${output}`);
-    }
-    await sleep(50);
+  try {
+    await eventually(
+      () => {
+        if (child.exitCode !== null) {
+          throw new Error(`the second instance stopped:\n${output}`);
+        }
+        return output.includes('identity service started');
+      },
+      90_000,
+      () => `the second instance started:\n${output}`,
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
   return {
     child,
@@ -324,7 +334,8 @@ describe('concurrent writes through two processes on one database', () => {
   let b: Awaited<ReturnType<typeof startProcess>>;
   let bApi: HttpClient['got'];
   before(async function () {
-    this.timeout(60_000);
+    // Two starts, the second a process of its own, on a host running the three engines' suites.
+    this.timeout(150_000);
     const dbUrl = await freshDatabaseUrl();
     const env = { ENDPOINT: 'http://identity.test' };
     a = await startService({ dbUrl, env });
@@ -401,23 +412,37 @@ describe('a transaction run again after a lock conflict', () => {
     await service.stop();
   });
 
+  /** A raw `count(*) as n` (a bigint, which a driver may answer as a string): pg answers `{ rows }`, mysql2 `[rows, fields]`. */
+  async function countOf(sql: string, bindings: string[]): Promise<number> {
+    const result = await db.raw(sql, bindings);
+    return Number((testDatabase === 'postgres' ? result.rows : result[0])[0].n);
+  }
+
   /**
-   * Waits until the request under test waits for the users cache version the test has locked (MySQL).
-   * The processlist shows the waiting statement; INNODB_TRX does not list a transaction that has
-   * only read so far.
+   * Waits until the request under test waits for the users cache version the test has locked. The
+   * server's list of sessions shows the waiting statement (on MySQL, INNODB_TRX does not list a
+   * transaction that has only read so far).
    */
   async function waitForCacheVersionWait(database: string): Promise<void> {
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
-      const [rows] = (await db.raw(
-        "select count(*) as n from information_schema.processlist where db = ? and command = 'Query' and info like 'update `cache_versions`%'",
-        [database],
-      )) as [Array<{ n: number | string }>]; // count(*) is a bigint, which a driver may answer as a string
-      if (Number(rows[0].n) > 0) {
-        return;
-      }
-      await sleep(10);
+    const waiting =
+      testDatabase === 'postgres'
+        ? "select count(*) as n from pg_stat_activity where datname = ? and wait_event_type = 'Lock' and query like 'update \"cache_versions\"%'"
+        : "select count(*) as n from information_schema.processlist where db = ? and command = 'Query' and info like 'update `cache_versions`%'";
+    await eventually(
+      async () => (await countOf(waiting, [database])) > 0,
+      20_000,
+      'the request waiting for the lock the test holds',
+    );
+  }
+
+  /** The deadlocks the server has resolved so far (PostgreSQL's count, of this database, is flushed within a second). */
+  async function deadlocks(database: string): Promise<number> {
+    if (testDatabase === 'postgres') {
+      await db.raw('select pg_stat_clear_snapshot()');
+      return countOf('select deadlocks as n from pg_stat_database where datname = ?', [database]);
     }
-    throw new Error('the request never waited for the lock the test holds');
+    const [rows] = (await db.raw("show global status like 'Innodb_deadlocks'")) as [Array<{ Value: string }>];
+    return Number(rows[0].Value);
   }
 
   it('answers 200 and emits its webhook event once', async function () {
@@ -430,23 +455,21 @@ describe('a transaction run again after a lock conflict', () => {
     const userId = created.body.id as string;
 
     let response: HttpResponse;
-    if (testDatabase === 'mysql') {
+    if (testDatabase !== 'sqlite') {
       // A deadlock the request loses: the test's transaction holds the lock the request needs next
       // (the users cache version), then asks for the user row the request holds. The test's
-      // transaction has written more, so MySQL rolls the request's back.
-      const deadlocks = async () =>
-        Number(
-          ((await db.raw("show global status like 'Innodb_deadlocks'")) as [Array<{ Value: string }>])[0][0].Value,
-        );
-      const deadlocksBefore = await deadlocks();
+      // transaction has written more, so MySQL rolls the request's back; PostgreSQL ends the one
+      // that has waited a second (deadlock_timeout) first, the request's.
+      const database = new URL(service.config.dbUrl).pathname.slice(1);
+      const deadlocksBefore = await deadlocks(database);
       await db.schema.createTable('ballast', (table) => table.integer('n'));
       const trx = await db.transaction();
       try {
         await trx('ballast').insert(Array.from({ length: 200 }, (_, n) => ({ n })));
         await trx('cache_versions').where({ name: 'users' }).forUpdate().select('*');
         const pending = service.api.patch(`users/${userId}/is-suspended`, { json: { isSuspended: true } });
-        await waitForCacheVersionWait(new URL(service.config.dbUrl).pathname.slice(1));
-        // Would throw ER_LOCK_DEADLOCK were the test's transaction the one rolled back.
+        await waitForCacheVersionWait(database);
+        // Would throw a deadlock error were the test's transaction the one rolled back.
         await trx('users').where({ id: userId }).forUpdate().select('id');
         await trx.rollback();
         response = await pending;
@@ -455,7 +478,7 @@ describe('a transaction run again after a lock conflict', () => {
           await trx.rollback();
         }
       }
-      expect(await deadlocks(), 'a deadlock was provoked').to.be.greaterThan(deadlocksBefore);
+      await eventually(async () => (await deadlocks(database)) > deadlocksBefore, 5_000, 'a deadlock provoked');
     } else {
       // Another process holds SQLite's write lock longer than the busy timeout (5 s): the request's
       // first try fails busy, a later one succeeds once the lock is let go.
@@ -468,10 +491,7 @@ describe('a transaction run again after a lock conflict', () => {
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
     expect(response.body.isSuspended).to.equal(true);
 
-    const deadline = Date.now() + 10_000;
-    while (receiver.requests.length < 1 && Date.now() < deadline) {
-      await sleep(20);
-    }
+    await receiver.waitFor(1, 10_000);
     await sleep(200);
     const events = receiver.requests.map(
       (request) => JSON.parse(request.body) as { event: string; data: { id: string } },

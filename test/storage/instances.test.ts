@@ -75,7 +75,8 @@ describe('one database, several lives', () => {
 
   describe('several instances at once', () => {
     it('migrate once and all start, however their starts interleave', async function () {
-      this.timeout(120_000);
+      // Three rounds of several starts: 25 s to 60 s on a 2-core host running the three engines' suites.
+      this.timeout(240_000);
       for (let round = 0; round < 3; round += 1) {
         const dbUrl = await emptyDatabaseUrl();
         const services = await Promise.all(Array.from({ length: 4 }, () => startService({ dbUrl })));
@@ -126,8 +127,8 @@ describe('one database, several lives', () => {
       }
     });
 
-    it('see a change made by the other instance after MySQL dropped their idle connections', async function () {
-      if (testDatabase !== 'mysql') {
+    it('see a change made by the other instance after the server dropped their idle connections', async function () {
+      if (testDatabase === 'sqlite') {
         this.skip();
       }
       const { resource, scopeIds } = await createResource(a, ['read', 'write']);
@@ -145,16 +146,29 @@ describe('one database, several lives', () => {
       // As a server restart or wait_timeout would: every idle connection of this database is killed.
       const db = openDatabase(a.config.dbUrl);
       try {
-        const [rows] = (await db.raw(
-          "select id from information_schema.processlist where db = database() and command = 'Sleep' and id <> connection_id()",
-        )) as [Array<{ id: number }>];
-        expect(rows.length).to.be.at.least(2);
-        for (const { id } of rows) {
-          await db.raw('kill ?', [id]).catch(() => undefined);
+        if (testDatabase === 'postgres') {
+          const { rows } = await db.raw<{ rows: Array<{ pid: number }> }>(
+            "select pid from pg_stat_activity where datname = current_database() and state = 'idle' and pid <> pg_backend_pid()",
+          );
+          expect(rows.length).to.be.at.least(2);
+          for (const { pid } of rows) {
+            await db.raw('select pg_terminate_backend(?)', [pid]);
+          }
+        } else {
+          const [rows] = (await db.raw(
+            "select id from information_schema.processlist where db = database() and command = 'Sleep' and id <> connection_id()",
+          )) as [Array<{ id: number }>];
+          expect(rows.length).to.be.at.least(2);
+          for (const { id } of rows) {
+            await db.raw('kill ?', [id]).catch(() => undefined);
+          }
         }
       } finally {
         await db.destroy();
       }
+      // At once, while the server may still be closing them: the first query of a request meets a
+      // connection that is gone before it was used, and is run again on a fresh one.
+      expect(await scopeAt(a)).to.equal('read');
       expect(
         (await b.api.post(`roles/${role.id}/scopes`, { json: { scopeIds: [scopeIds.write] } })).statusCode,
       ).to.equal(201);

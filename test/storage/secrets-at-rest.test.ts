@@ -14,7 +14,6 @@ import type { Browser } from '../experience/browser.ts';
 import {
   createSpa,
   createUser,
-  expectStatus,
   identify,
   openExperience,
   passwordVerification,
@@ -23,6 +22,7 @@ import {
 import { Receiver } from '../hooks/receiver.ts';
 import { builtScripts, production, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
+import { expectStatus } from '../support/expect.ts';
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
 import { adminClient, freePort, startService, type TestService } from '../support/service.ts';

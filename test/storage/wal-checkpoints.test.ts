@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 
-import { eventually } from '../hooks/receiver.ts';
 import { testDatabase } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
 import { startService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 
