@@ -1,5 +1,5 @@
 import { RequestError } from '../http/errors.ts';
-import { generateId, generateSecret } from '../storage/ids.ts';
+import { generateId } from '../storage/ids.ts';
 import { tenantId } from '../shared/tenant.ts';
 import { confidentialTypes, type Application, type ApplicationType, type CustomClientMetadata } from './schemas.ts';
 
@@ -23,6 +23,10 @@ export function assertSettingsFitType(
   application: { type: ApplicationType; isThirdParty: boolean },
   custom: CustomClientMetadata,
 ): void {
+  // Logto's rule: a third party signs people in with their consent; a machine has no one to ask.
+  if (application.isThirdParty && application.type === 'MachineToMachine') {
+    throw new RequestError('application.invalid_third_party_application_type');
+  }
   if (custom.allowTokenExchange && application.isThirdParty) {
     throw new RequestError('application.third_party_application_cannot_enable_token_exchange');
   }
@@ -42,15 +46,19 @@ export function assertDeviceFlowUnchanged(before: CustomClientMetadata, after: C
   }
 }
 
-/** A new application always has its (legacy) secret, shown in the answer that creates it. */
-export function buildApplication(input: NewApplication): Application & { secret: string } {
+/**
+ * A new application. Its legacy `secret` is the one given (the bootstrap admin's), or none: then the
+ * row holds an internal one that is never shown, and a confidential application gets Logto's named
+ * "Default secret" instead (`createApplication`).
+ */
+export function buildApplication(input: NewApplication): Application {
   const customClientMetadata = input.customClientMetadata ?? {};
   assertSettingsFitType({ type: input.type, isThirdParty: input.isThirdParty ?? false }, customClientMetadata);
   return {
     tenantId,
     id: input.id ?? generateId(),
     name: input.name,
-    secret: input.secret ?? generateSecret(),
+    ...(input.secret !== undefined && { secret: input.secret }),
     description: input.description ?? null,
     type: input.type,
     oidcClientMetadata: input.oidcClientMetadata ?? { redirectUris: [], postLogoutRedirectUris: [] },

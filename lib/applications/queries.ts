@@ -107,14 +107,30 @@ export async function isManagementAdmin(db: Queryable, id: string): Promise<bool
   return Boolean(await db('applications_roles').where({ application_id: id, role_id: managementApi.roleId }).first());
 }
 
+/** Logto's `isAdmin` switch: gives or takes the role that opens the management API. */
+export async function setManagementAdmin(db: Queryable, id: string, isAdmin: boolean): Promise<void> {
+  const held = { application_id: id, role_id: managementApi.roleId };
+  if (isAdmin) {
+    await db('applications_roles').insert(held).onConflict(['application_id', 'role_id']).ignore();
+  } else {
+    await db('applications_roles').where(held).delete();
+  }
+  await bumpCacheVersion(db, 'roles');
+}
+
 /** What Logto's application search covers (storage/search.ts). */
 export const applicationSearchColumns = { id: 'id', name: 'name', description: 'description' } as const;
 
 /** `search`: Logto's search parameters; `keyword`: an organization list's `q` (plain text, contained). */
 export type ApplicationFilter = {
   ids?: string[];
-  types?: ApplicationType[];
+  /** Logto's type names; those we do not offer (Protected, SAML) match nothing. */
+  types?: string[];
   isThirdParty?: boolean;
+  /** Leave out the applications holding this role (Logto's, for a role's "assign applications" list). */
+  excludeRoleId?: string;
+  /** Leave out the applications that are members of this organization. */
+  excludeOrganizationId?: string;
   search?: Search;
   keyword?: string;
 };
@@ -133,6 +149,15 @@ export async function listApplications(
   }
   if (filter.isThirdParty !== undefined) {
     query.where('is_third_party', filter.isThirdParty);
+  }
+  if (filter.excludeRoleId !== undefined) {
+    query.whereNotIn('id', db('applications_roles').select('application_id').where({ role_id: filter.excludeRoleId }));
+  }
+  if (filter.excludeOrganizationId !== undefined) {
+    query.whereNotIn(
+      'id',
+      db('organization_applications').select('application_id').where({ organization_id: filter.excludeOrganizationId }),
+    );
   }
   if (filter.search) {
     whereSearch(db, query, filter.search, applicationSearchColumns);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { consoleApp } from '../shared/console-ids.ts';
+import { customDataInput } from '../http/limits.ts';
 import { RequestError } from '../http/errors.ts';
 import { pageOf, setTotal } from '../http/pagination.ts';
 import { queryBoolean, queryList, type Api } from '../http/route.ts';
@@ -15,9 +16,17 @@ import {
   insertApplication,
   isManagementAdmin,
   listApplications,
+  setManagementAdmin,
   updateApplication,
 } from './queries.ts';
-import { applicationSchema, applicationTypes, createApplicationBody, updateApplicationBody } from './schemas.ts';
+import {
+  applicationSchema,
+  applicationTypes,
+  confidentialTypes,
+  createApplicationBody,
+  updateApplicationBody,
+} from './schemas.ts';
+import { insertDefaultSecret } from './secret-queries.ts';
 
 const tag = 'Applications';
 const idParams = z.object({ id: z.string().min(1).max(64) });
@@ -37,12 +46,22 @@ export function applicationRoutes(api: Api, { db }: ServiceContext): void {
       summary: 'List applications',
       tag,
       query: searchListQuery(applicationSearchColumns, {
-        types: queryList(z.enum(applicationTypes)).optional(),
+        // Logto's other types (Protected, SAML) are accepted and match no application here.
+        types: queryList(z.enum([...applicationTypes, 'Protected', 'SAML'])).optional(),
         isThirdParty: queryBoolean.optional(),
+        excludeRoleId: z.string().min(1).max(64).optional(),
+        excludeOrganizationId: z.string().min(1).max(64).optional(),
       }),
       response: z.array(applicationSchema),
     },
     async ({ query }, ctx) => {
+      if (query.excludeRoleId !== undefined && query.excludeOrganizationId !== undefined) {
+        throw new RequestError(
+          'request.invalid_input',
+          { details: 'Parameter `excludeRoleId` and `excludeOrganizationId` cannot be used at the same time.' },
+          { status: 400 },
+        );
+      }
       const { items, total } = await listApplications(db, query, pageOf(query));
       setTotal(ctx, total);
       return items;
@@ -62,6 +81,9 @@ export function applicationRoutes(api: Api, { db }: ServiceContext): void {
     async ({ body }, _ctx, trx) => {
       const application = buildApplication(body);
       await insertApplication(trx, application);
+      if (confidentialTypes.has(application.type)) {
+        await insertDefaultSecret(trx, application.id);
+      }
       return application;
     },
   );
@@ -102,18 +124,49 @@ export function applicationRoutes(api: Api, { db }: ServiceContext): void {
       if (!current) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'application', id: params.id });
       }
+      // Logto replaces `customClientMetadata` whole (so leaving `isDeviceFlow` out is a change of it).
       const next = {
         ...current,
         ...(body.name !== undefined && { name: body.name }),
         ...(body.description !== undefined && { description: body.description }),
         ...(body.customData && { customData: body.customData }),
         oidcClientMetadata: { ...current.oidcClientMetadata, ...body.oidcClientMetadata },
-        customClientMetadata: { ...current.customClientMetadata, ...body.customClientMetadata },
+        customClientMetadata: body.customClientMetadata ?? current.customClientMetadata,
       };
       assertSettingsFitType(next, next.customClientMetadata);
       assertDeviceFlowUnchanged(current.customClientMetadata, next.customClientMetadata);
       await updateApplication(trx, next);
+      if (body.isAdmin !== undefined) {
+        if (body.isAdmin && current.type !== 'MachineToMachine') {
+          throw new RequestError('application.invalid_type');
+        }
+        await setManagementAdmin(trx, current.id, body.isAdmin);
+      }
       return next;
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/applications/:id/custom-data',
+      summary: "Merge keys into an application's custom data",
+      tag,
+      params: idParams,
+      body: customDataInput,
+      response: z.record(z.string(), z.unknown()),
+      errors: [404],
+    },
+    async ({ params, body }, _ctx, trx) => {
+      assertNotInternal(params.id);
+      const current = await findApplicationForUpdate(trx, params.id);
+      if (!current) {
+        throw new RequestError('entity.not_exists_with_id', { entity: 'application', id: params.id });
+      }
+      // Logto's merge: top-level keys of the body replace the stored ones, the others stay.
+      const customData = { ...current.customData, ...body };
+      await updateApplication(trx, { ...current, customData });
+      return customData;
     },
   );
 

@@ -75,6 +75,8 @@ export const updateApplicationBody = z.strictObject({
   oidcClientMetadata: oidcClientMetadataSchema.partial().optional(),
   customClientMetadata: customClientMetadataSchema.optional(),
   customData: customDataInput.optional(),
+  /** Logto's (deprecated) switch for the management API's role; machine-to-machine applications only. */
+  isAdmin: z.boolean().optional(),
 });
 
 /**

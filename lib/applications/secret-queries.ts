@@ -1,5 +1,6 @@
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
+import { generateId, generateSecret } from '../storage/ids.ts';
 import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 
@@ -77,6 +78,21 @@ export async function insertApplicationSecret(db: Queryable, secret: NewApplicat
     expires_at: secret.expiresAt,
   });
   await bumpCacheVersion(db, 'applications');
+}
+
+/** Logto's name for the secret a new confidential application is created with. */
+export const defaultSecretName = 'Default secret';
+
+export async function insertDefaultSecret(db: Queryable, applicationId: string): Promise<void> {
+  await insertApplicationSecret(db, {
+    id: generateId(),
+    tenantId,
+    applicationId,
+    name: defaultSecretName,
+    value: generateSecret(),
+    createdAt: Date.now(),
+    expiresAt: null,
+  });
 }
 
 export async function renameApplicationSecret(

@@ -65,7 +65,7 @@ async function lockedApplication(trx: Knex.Transaction, id: string): Promise<App
 
 /**
  * Logto's application secrets: several named secrets per confidential application, any unexpired
- * one authenticating it at the token endpoint beside the legacy `secret` (`oidc/named-secrets.ts`),
+ * one authenticating it at the token endpoint beside the legacy `secret` (`oidc/clients/named-secrets.ts`),
  * so that a secret is rotated without downtime: add a new one, move the clients, delete the old
  * one. Every change bumps the `applications` cache: a deleted secret stops on every instance at
  * the next request; an expired one stops when it expires (checked at each use). No webhook event:

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 import type { Config } from '../config/env.ts';
 import { bearerToken } from '../http/bearer.ts';
 import { RequestError } from '../http/errors.ts';
+import { addressKey, FailureThrottle, retryAfterSeconds } from '../http/failure-throttle.ts';
 import {
   AccessTokenRefused,
   audiencesOf,
@@ -12,8 +13,8 @@ import {
   scopesOf,
   verifyAccessToken,
   type AccessTokenClaims,
-} from '../oidc/access-tokens.ts';
-import { findClient } from '../oidc/clients.ts';
+} from '../oidc/tokens/access-tokens.ts';
+import { findClient } from '../oidc/clients/clients.ts';
 import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
 import { managementApi, type ManagementAuth } from '../shared/management-api.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
@@ -26,9 +27,16 @@ import { userStanding } from '../users/queries.ts';
  * be active; either must still hold `all` through its roles. These answers come from memory under
  * the cache versions every change bumps, so a change is seen by the next request on every
  * instance, and a request costs no query when nothing changed.
+ *
+ * A source address that keeps failing (401: no token, a bad one, one whose holder is gone) gets its
+ * further failures answered 429 with `Retry-After` for the rest of the window (failure-throttle.ts,
+ * the client authentication throttle's window and per-address limit). A valid token is never
+ * refused, from that address or any other: the throttle is only asked about failures.
  */
 export function requireManagementToken(config: Config, db: Knex, cache: SharedCache): Middleware {
   const findApplicationClient = findClient(db, cache);
+  const { windowSeconds, failuresPerAddress } = config.clientAuthThrottle;
+  const throttle = new FailureThrottle(db, cache, windowSeconds);
 
   async function verify(token: string): Promise<AccessTokenClaims> {
     try {
@@ -59,7 +67,8 @@ export function requireManagementToken(config: Config, db: Knex, cache: SharedCa
     return scopesHeldByUser(db, cache, claims.sub, managementApi.resourceId);
   }
 
-  return async (ctx, next) => {
+  /** The token's claims, or the 401 (403) that says why its request is refused. */
+  async function authenticate(ctx: Context): Promise<AccessTokenClaims> {
     const claims = await verify(bearerToken(ctx.get('authorization')));
     // RFC 9449 §7.2: a bound token sent as a Bearer token is refused; this API checks no proofs.
     if (isDpopBound(claims)) {
@@ -78,6 +87,20 @@ export function requireManagementToken(config: Config, db: Knex, cache: SharedCa
         reason: `The token's holder no longer holds the \`${managementApi.scopeName}\` scope.`,
       });
     }
+    return claims;
+  }
+
+  return async (ctx, next) => {
+    const claims = await authenticate(ctx).catch(async (error: unknown) => {
+      if (error instanceof RequestError && error.status === 401) {
+        const until = await throttle.fail(new Map([[`management:${addressKey(ctx.ip)}`, failuresPerAddress]]));
+        if (until) {
+          ctx.set('Retry-After', retryAfterSeconds(until));
+          throw new RequestError('auth.too_many_attempts');
+        }
+      }
+      throw error;
+    });
     ctx.state.auth = { clientId: claims.client_id, sub: claims.sub } satisfies ManagementAuth;
     await next();
   };

@@ -8,6 +8,7 @@ import { managementApi } from '../shared/management-api.ts';
 import { setResourceIndicator } from '../resources/queries.ts';
 import { addRolesToApplication } from '../roles/assignments.ts';
 import { applicationIdsOfRole } from '../roles/queries.ts';
+import { generateSecret } from '../storage/ids.ts';
 import { lockCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
 
@@ -46,10 +47,12 @@ export async function ensureBootstrapAdmin(db: Knex, config: Config, notices: No
     if ((await applicationIdsOfRole(trx, managementApi.roleId)).length > 0) {
       return undefined;
     }
-    const application = buildApplication({ name: 'Admin (created at first start)', type: 'MachineToMachine' });
+    // A legacy secret, printed once below: the operator has no other way to read it.
+    const secret = generateSecret();
+    const application = buildApplication({ name: 'Admin (created at first start)', type: 'MachineToMachine', secret });
     await insertApplication(trx, application);
     await addRolesToApplication(trx, application.id, [managementApi.roleId]);
-    return application;
+    return { id: application.id, secret };
   });
   if (created) {
     writeOneTimeSecret(notices, config.production, 'Management API credentials (shown once)', {

@@ -7,6 +7,10 @@ const count = 10;
 /** Ten single-use codes of 40 random bits each, shown to the user once. */
 export const newBackupCodes = (): string[] => Array.from({ length: count }, () => randomBytes(5).toString('hex'));
 
+/** A set given by an administrator (Logto's format): ten codes of ten hex digits. */
+export const isBackupCodeSet = (codes: string[]): boolean =>
+  codes.length === count && codes.every((code) => /^[\da-f]{10}$/i.test(code));
+
 // The codes are random and long enough that a fast hash suffices: nothing to brute-force offline.
 const digestOf = (code: string) => createHash('sha256').update(code.trim().toLowerCase()).digest('hex');
 

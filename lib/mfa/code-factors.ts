@@ -20,10 +20,14 @@ export const addressFor = (factor: CodeFactorType, addresses: ChannelAddresses):
 export const codeFactorsOf = (enabled: readonly string[], addresses: ChannelAddresses): CodeFactorType[] =>
   codeFactorTypes.filter((factor) => enabled.includes(factor) && addressFor(factor, addresses));
 
-/** `jade@example.com` → `j***@example.com`: enough for the owner to recognise, little for anyone else. */
+/**
+ * Logto's mask: `jade.smith@example.com` → `jade****@example.com` (a local part of four characters
+ * or fewer shows none: `****@example.com`): enough for the owner to recognise, little for anyone else.
+ */
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
-  return at <= 0 ? '***' : `${email[0]}***${email.slice(at)}`;
+  const name = at < 0 ? email : email.slice(0, at);
+  return `${name.length > 4 ? name.slice(0, 4) : ''}****@${at < 0 ? '' : email.slice(at + 1)}`;
 }
 
 /** `15550001234` → `****1234`. */

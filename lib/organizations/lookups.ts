@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import { listApplications } from '../applications/queries.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
-import { managementApi } from '../shared/management-api.ts';
+import { assertScopesFitRoleType } from '../roles/assignments.ts';
 import { findScopesByIds } from '../resources/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { findUsersByIds } from '../users/queries.ts';
@@ -106,14 +106,27 @@ export async function requireOrganizationRoles(
   const unique = [...new Set(ids)];
   const roles = await findOrganizationRolesByIds(db, unique);
   assertAllFound('organization role', unique, roles);
-  const mismatched = type && roles.find((role) => role.type !== type);
+  if (type) {
+    assertOrganizationRoleTypes(roles, type);
+  }
+  return roles;
+}
+
+/**
+ * Users get User organization roles, applications MachineToMachine ones (just-in-time roles go to
+ * users). The routes' rule and the import's.
+ */
+export function assertOrganizationRoleTypes(
+  roles: Array<Pick<OrganizationRole, 'name' | 'type'>>,
+  type: OrganizationRoleType,
+): void {
+  const mismatched = roles.find((role) => role.type !== type);
   if (mismatched) {
     const holder = type === 'User' ? 'users' : 'machine-to-machine applications';
     throw new RequestError('entity.db_constraint_violated', {
       reason: `The organization role \`${mismatched.name}\` is of type ${mismatched.type}; only ${type} roles can be given to ${holder}.`,
     });
   }
-  return roles;
 }
 
 /** Role ids from ids and names together; an unknown name is 422 organization.role_names_not_found. */
@@ -144,9 +157,7 @@ export async function requireResourceScopes(
   const unique = [...new Set(ids)];
   const scopes = await findScopesByIds(db, unique);
   assertAllFound('scope', unique, scopes);
-  if (roleType === 'User' && scopes.some((scope) => scope.resourceId === managementApi.resourceId)) {
-    throw new RequestError('role.management_api_scopes_not_assignable_to_user_role');
-  }
+  assertScopesFitRoleType(roleType, scopes);
 }
 
 /** Member roles need a membership first: 422 organization.require_membership, as Logto. */

@@ -21,9 +21,9 @@ import {
   updateOrganizationBody,
 } from './schemas.ts';
 import { organizationScopeRoutes } from './scopes/scope-routes.ts';
+import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Organizations';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /**
  * Organizations, their members and roles, organization roles and scopes, invitations (emailed

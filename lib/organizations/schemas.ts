@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { customDataInput } from '../http/limits.ts';
 import { scopeName } from '../resources/schemas.ts';
+import { entityId } from '../shared/entity-id.ts';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const description = z.string().max(4096).nullable();
@@ -203,9 +204,9 @@ export const invitationMessagePayload = z.strictObject({
 export type InvitationMessagePayload = z.output<typeof invitationMessagePayload>;
 
 export const createInvitationBody = z.strictObject({
-  inviterId: z.string().min(1).max(21).nullable().optional(),
+  inviterId: entityId.nullable().optional(),
   invitee: z.email().max(256),
-  organizationId: z.string().min(1).max(21),
+  organizationId: entityId,
   expiresAt: z.number().int(),
   organizationRoleIds: idArray.optional(),
   /** Emails the invitation with this payload; `false` (the default) sends nothing. */
@@ -219,5 +220,5 @@ export const createInvitationBody = z.strictObject({
 
 export const invitationStatusBody = z.strictObject({
   status: z.enum(['Accepted', 'Revoked']),
-  acceptedUserId: z.string().min(1).max(21).nullable().optional(),
+  acceptedUserId: entityId.nullable().optional(),
 });

@@ -37,10 +37,10 @@ import {
   updateResourceBody,
   updateScopeBody,
 } from './schemas.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Resources';
-const idParams = z.object({ id: z.string().min(1).max(21) });
-const scopeParams = z.object({ resourceId: z.string().min(1).max(21), scopeId: z.string().min(1).max(21) });
+const scopeParams = z.object({ resourceId: entityId, scopeId: entityId });
 
 const getResource = async (db: Queryable, id: string) => orNotFound(await findResource(db, id), 'resource', id);
 const getResourceForUpdate = async (trx: Knex.Transaction, id: string) =>
@@ -134,8 +134,9 @@ export function resourceRoutes(api: Api, { db }: ServiceContext): void {
     },
     async ({ params, body }, _ctx, trx) => {
       const current = await getResourceForUpdate(trx, params.id);
-      // Token exchange must never climb into the management API.
-      if (current.id === managementApi.resourceId && body.isExchangeTarget) {
+      // Logto's rule: the management API is the service's, not renamed nor given another lifetime
+      // (and token exchange must never climb into it).
+      if (current.id === managementApi.resourceId) {
         throw new RequestError('resource.cannot_modify_management_api');
       }
       const next = {
@@ -195,7 +196,7 @@ export function resourceRoutes(api: Api, { db }: ServiceContext): void {
       path: '/resources/:resourceId/scopes',
       summary: 'List the scopes (permissions) of an API resource',
       tag,
-      params: z.object({ resourceId: z.string().min(1).max(21) }),
+      params: z.object({ resourceId: entityId }),
       query: searchListQuery(scopeSearchColumns, {}),
       response: z.array(scopeSchema),
       errors: [404],
@@ -214,7 +215,7 @@ export function resourceRoutes(api: Api, { db }: ServiceContext): void {
       path: '/resources/:resourceId/scopes',
       summary: 'Create a scope (permission) of an API resource',
       tag,
-      params: z.object({ resourceId: z.string().min(1).max(21) }),
+      params: z.object({ resourceId: entityId }),
       body: createScopeBody,
       response: scopeSchema,
       status: 201,

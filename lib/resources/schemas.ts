@@ -56,6 +56,8 @@ export const updateResourceBody = z.strictObject({
   name: z.string().min(1).max(256).optional(),
   accessTokenTtl: accessTokenTtl.optional(),
   isExchangeTarget: z.boolean().optional(),
+  /** Accepted and ignored, as Logto does: an indicator is fixed once created (tokens carry it). */
+  indicator: z.string().max(2048).optional(),
 });
 
 export const createScopeBody = z.strictObject({

@@ -23,9 +23,9 @@ import {
   roleSearchColumns,
 } from './queries.ts';
 import { idList, roleSchema } from './schemas.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Roles';
-const roleParams = z.object({ id: z.string().min(1).max(21) });
 const applicationParams = z.object({ applicationId: z.string().min(1).max(64) });
 
 /** Role ↔ machine-to-machine application assignments, from either side. */
@@ -33,7 +33,7 @@ export function applicationRoleRoutes(api: Api, { db }: ServiceContext): void {
   linkSetRoutes(api, db, {
     tag,
     path: '/roles/:id/applications',
-    params: roleParams,
+    params: idParams,
     parent: roleOfHolders,
     child: {
       param: 'applicationId',
@@ -103,7 +103,7 @@ export function applicationRoleRoutes(api: Api, { db }: ServiceContext): void {
     add: assignRoles('Assign roles to an application (roles it holds already are ignored)'),
     replace: {
       summary: 'Replace the roles of an application',
-      body: z.strictObject({ roleIds: z.array(z.string().min(1).max(21)).max(1000) }),
+      body: z.strictObject({ roleIds: z.array(entityId).max(1000) }),
       // Logto answers 200 with no content here, unlike the 204 of its other replacements.
       status: 200,
       errors: [404, 422],

@@ -33,10 +33,15 @@ function roleHolder(application: Application | undefined, id: string): Applicati
   if (!application) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'application', id });
   }
+  assertRoleHolderType(application);
+  return application;
+}
+
+/** Only machine-to-machine applications hold roles (the routes' rule and the import's). */
+export function assertRoleHolderType(application: Pick<Application, 'type'>): void {
   if (application.type !== 'MachineToMachine') {
     throw new RequestError('application.invalid_type');
   }
-  return application;
 }
 
 export const getRoleHolderApplication = async (db: Queryable, id: string): Promise<Application> =>
@@ -46,7 +51,7 @@ export const getRoleHolderApplication = async (db: Queryable, id: string): Promi
 export const getRoleHolderApplicationForUpdate = async (trx: Knex.Transaction, id: string): Promise<Application> =>
   roleHolder(await findApplicationForUpdate(trx, id), id);
 
-export function assertMachineToMachineRoles(roles: Role[]): void {
+export function assertMachineToMachineRoles(roles: Array<Pick<Role, 'type'>>): void {
   if (roles.some((role) => role.type !== 'MachineToMachine')) {
     throw new RequestError('application.invalid_role_type');
   }
@@ -108,6 +113,17 @@ export async function addRolesToApplication(
 }
 
 /**
+ * The management API's scopes are for machine-to-machine roles only: a user role (or a user
+ * organization role, which counts in the same permission model) holding `all` would hand the
+ * console to whoever gets the role, just-in-time members included. The routes' rule and the import's.
+ */
+export function assertScopesFitRoleType(roleType: string, scopes: Array<{ resourceId: string }>): void {
+  if (roleType === 'User' && scopes.some((scope) => scope.resourceId === managementApi.resourceId)) {
+    throw new RequestError('role.management_api_scopes_not_assignable_to_user_role');
+  }
+}
+
+/**
  * Links scopes to a role. Every id must exist (404); already-linked ones are refused (422, as Logto);
  * the management API's scope is for machine-to-machine roles only.
  */
@@ -118,9 +134,7 @@ export async function linkScopesToRole(db: Queryable, role: Role, scopeIds: stri
   if (missing) {
     throw new RequestError('entity.not_exists_with_id', { entity: 'scope', id: missing });
   }
-  if (role.type === 'User' && scopes.some((scope) => scope.resourceId === managementApi.resourceId)) {
-    throw new RequestError('role.management_api_scopes_not_assignable_to_user_role');
-  }
+  assertScopesFitRoleType(role.type, scopes);
   const linked = new Set(await scopeIdsOfRole(db, role.id));
   const duplicate = unique.find((id) => linked.has(id));
   if (duplicate) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { RequestError } from '../http/errors.ts';
 import { getRole, getRoles } from './assignments.ts';
 import { idList, type Role } from './schemas.ts';
+import { entityId } from '../shared/entity-id.ts';
 
 // Users and machine-to-machine applications hold roles alike, and Logto answers both sides of either
 // relation the same way but for the role type each may hold. These are the parts of the two link-set
@@ -18,7 +19,7 @@ export const roleOfHolders = {
 /** The roles of a holder: each must exist (404) and be of a type it may hold (`assertTypes`). */
 export const heldRoles = (assertTypes: (roles: Role[]) => void) => ({
   param: 'roleId',
-  id: z.string().min(1).max(21),
+  id: entityId,
   async check(trx: Knex.Transaction, _holder: unknown, body: { roleIds: string[] }) {
     assertTypes(await getRoles(trx, body.roleIds));
     return body.roleIds;

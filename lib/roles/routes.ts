@@ -32,9 +32,9 @@ import {
   roleTypes,
   updateRoleBody,
 } from './schemas.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Roles';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /**
  * The roles that give the management API to admin applications and to console administrators are
@@ -201,7 +201,7 @@ export function roleRoutes(api: Api, { db }: ServiceContext): void {
       path: '/roles/:id/scopes/:scopeId',
       summary: 'Unlink a scope from a role',
       tag,
-      params: z.object({ id: z.string().min(1).max(21), scopeId: z.string().min(1).max(21) }),
+      params: idParams.extend({ scopeId: entityId }),
       errors: [404],
     },
     async ({ params }, _ctx, trx) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { resourceSchema, scopeSchema } from '../resources/schemas.ts';
+import { entityId } from '../shared/entity-id.ts';
 
 export const roleTypes = ['User', 'MachineToMachine'] as const;
 export type RoleType = (typeof roleTypes)[number];
@@ -29,7 +30,7 @@ export const createRoleBody = z.strictObject({
   description: z.string().min(1).max(4096),
   type: z.enum(roleTypes).optional(),
   isDefault: z.boolean().optional(),
-  scopeIds: z.array(z.string().min(1).max(21)).max(1000).optional(),
+  scopeIds: z.array(entityId).max(1000).optional(),
 });
 
 export const updateRoleBody = z.strictObject({

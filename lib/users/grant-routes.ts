@@ -4,9 +4,9 @@ import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/route.ts';
 import { appTypeQuery, grantsResponse, listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
 import { getUserRow } from './users.ts';
+import { userParams } from '../shared/entity-id.ts';
 
 const tag = 'Users';
-const userParams = z.object({ userId: z.string().min(1).max(21) });
 const grantParams = userParams.extend({ grantId: z.string().min(1).max(64) });
 
 /** The applications a user has given access to (Logto's user grants): seen and revoked by admins. */

@@ -8,9 +8,9 @@ import { listSsoIdentities } from './sso-identity-queries.ts';
 import { toUser } from './queries.ts';
 import { userSchema } from './schemas.ts';
 import { getUserRow, getUserRowForUpdate } from './users.ts';
+import { entityId, userParams } from '../shared/entity-id.ts';
 
 const tag = 'User identities';
-const userParams = z.object({ userId: z.string().min(1).max(21) });
 const targetParams = userParams.extend({ target: z.string().min(1).max(64) });
 const identitiesSchema = userSchema.shape.identities;
 const details = z.record(z.string(), z.unknown());
@@ -100,7 +100,7 @@ export function userIdentityRoutes(api: Api, { db }: ServiceContext): void {
       path: '/users/:userId/sso-identities/:ssoConnectorId',
       summary: "Remove a user's enterprise SSO identity (their next SSO sign-in links it again by email)",
       tag,
-      params: userParams.extend({ ssoConnectorId: z.string().min(1).max(21) }),
+      params: userParams.extend({ ssoConnectorId: entityId }),
       errors: [404],
     },
     async ({ params }, _ctx, trx) => {

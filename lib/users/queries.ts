@@ -5,6 +5,8 @@ import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import { whereSearch, type Search } from '../storage/search.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
+import { ownAlgorithm } from './password-digests.ts';
+import { phoneForms, phoneMatches } from './phone-numbers.ts';
 import { userProfileSchema, userSchema, type User, type UserProfile } from './schemas.ts';
 
 export type UserRow = {
@@ -23,6 +25,8 @@ export type UserRow = {
   last_sign_in_at: number | null;
   is_suspended: number | boolean;
   mfa_skipped: number | boolean;
+  mfa_skipped_on_sign_in: number | boolean;
+  passkey_sign_in_skipped: number | boolean;
   created_at: number;
   updated_at: number;
 };
@@ -62,6 +66,8 @@ export type UserChanges = Partial<{
   primaryEmail: string | null;
   primaryPhone: string | null;
   passwordDigest: string | null;
+  /** The algorithm of `passwordDigest` when it is not ours (an imported digest). */
+  passwordAlgorithm: string;
   name: string | null;
   avatar: string | null;
   customData: Record<string, unknown>;
@@ -69,6 +75,8 @@ export type UserChanges = Partial<{
   isSuspended: boolean;
   lastSignInAt: number;
   mfaSkipped: boolean;
+  mfaSkippedOnSignIn: boolean;
+  passkeySignInSkipped: boolean;
 }>;
 
 function toColumns(changes: UserChanges): Record<string, unknown> {
@@ -81,9 +89,14 @@ function toColumns(changes: UserChanges): Record<string, unknown> {
   set('username', changes.username);
   set('primary_email', changes.primaryEmail);
   set('email_key', changes.primaryEmail === undefined ? undefined : (changes.primaryEmail?.toLowerCase() ?? null));
-  set('primary_phone', changes.primaryPhone);
+  set('primary_phone', changes.primaryPhone && phoneForms(changes.primaryPhone).stored);
   set('password_digest', changes.passwordDigest);
-  set('password_algorithm', changes.passwordDigest === undefined ? undefined : changes.passwordDigest && 'Argon2id');
+  set(
+    'password_algorithm',
+    changes.passwordDigest === undefined
+      ? undefined
+      : changes.passwordDigest && (changes.passwordAlgorithm ?? ownAlgorithm),
+  );
   set('name', changes.name);
   set('avatar', changes.avatar);
   set('custom_data', changes.customData && JSON.stringify(changes.customData));
@@ -91,6 +104,8 @@ function toColumns(changes: UserChanges): Record<string, unknown> {
   set('is_suspended', changes.isSuspended);
   set('last_sign_in_at', changes.lastSignInAt);
   set('mfa_skipped', changes.mfaSkipped);
+  set('mfa_skipped_on_sign_in', changes.mfaSkippedOnSignIn);
+  set('passkey_sign_in_skipped', changes.passkeySignInSkipped);
   return columns;
 }
 
@@ -116,6 +131,18 @@ export async function updateUser(db: Queryable, id: string, changes: UserChanges
   await db('users')
     .where({ id })
     .update({ ...toColumns(changes), updated_at: Date.now() });
+}
+
+/** Our digest in place of an imported one, if the row still holds that one. */
+export async function replacePasswordDigest(
+  db: Queryable,
+  id: string,
+  previous: string,
+  digest: string,
+): Promise<void> {
+  await db('users')
+    .where({ id, password_digest: previous })
+    .update({ password_digest: digest, password_algorithm: ownAlgorithm, updated_at: Date.now() });
 }
 
 export async function findUserRow(db: Queryable, id: string): Promise<UserRow | undefined> {
@@ -146,18 +173,22 @@ export const userStanding = (db: Queryable, cache: SharedCache, id: string): Pro
     return row ? (row.is_suspended ? 'suspended' : 'active') : 'deleted';
   });
 
-/** The user a sign-in identifier names: username exactly, email whatever its case, phone as digits. */
+/**
+ * The user a sign-in identifier names: username exactly, email whatever its case, phone in either
+ * of its forms (phone-numbers.ts), the one written exactly first where accounts from before the
+ * normalisation hold both.
+ */
 export async function findUserByIdentifier(
   db: Queryable,
   type: 'username' | 'email' | 'phone',
   value: string,
 ): Promise<UserRow | undefined> {
-  const where =
-    type === 'username'
-      ? { username: value }
-      : type === 'email'
-        ? { email_key: value.toLowerCase() }
-        : { primary_phone: value.replace(/^\+/, '') };
+  if (type === 'phone') {
+    const rows = await db('users').whereIn('primary_phone', phoneMatches(value)).select<UserRow[]>('*');
+    const digits = value.replace(/^\+/, '');
+    return rows.find((row) => row.primary_phone === digits) ?? rows[0];
+  }
+  const where = type === 'username' ? { username: value } : { email_key: value.toLowerCase() };
   return db('users').where(where).first<UserRow | undefined>();
 }
 
@@ -171,7 +202,7 @@ export async function findUserIdsByAnyIdentifier(db: Queryable, values: string[]
     )
     .orWhereIn(
       'primary_phone',
-      values.map((value) => value.replace(/^\+/, '')),
+      values.flatMap((value) => phoneMatches(value)),
     )
     .select<Array<{ id: string }>>('id');
   return rows.map((row) => row.id);

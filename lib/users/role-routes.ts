@@ -13,21 +13,20 @@ import { addRolesToUser, assertUserRoles } from '../roles/assignments.ts';
 import { assignRoles, heldRoles, roleOfHolders } from '../roles/held-roles.ts';
 import { listRoles, removeUserRoles, roleIdsOfUser, roleSearchColumns, userIdsOfRole } from '../roles/queries.ts';
 import { idList, roleSchema } from '../roles/schemas.ts';
+import { entityId, idParams, userParams } from '../shared/entity-id.ts';
 
 const tag = 'Roles';
-const roleParams = z.object({ id: z.string().min(1).max(21) });
-const userParams = z.object({ userId: z.string().min(1).max(21) });
 
 /** Role ↔ user assignments, from either side. */
 export function userRoleRoutes(api: Api, { db }: ServiceContext): void {
   linkSetRoutes(api, db, {
     tag,
     path: '/roles/:id/users',
-    params: roleParams,
+    params: idParams,
     parent: roleOfHolders,
     child: {
       param: 'userId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       check: (_trx, role, body) => {
         assertUserRoles([role]);
         return body.userIds;
@@ -92,7 +91,7 @@ export function userRoleRoutes(api: Api, { db }: ServiceContext): void {
     add: assignRoles('Assign roles to a user (roles already held are ignored)'),
     replace: {
       summary: 'Replace the roles of a user',
-      body: z.strictObject({ roleIds: z.array(z.string().min(1).max(21)).max(1000) }),
+      body: z.strictObject({ roleIds: z.array(entityId).max(1000) }),
       response: z.object({ roleIds: z.array(z.string()) }),
       answer: (body) => ({ roleIds: [...new Set(body.roleIds)] }),
       errors: [404, 422],

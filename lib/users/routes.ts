@@ -6,17 +6,29 @@ import { pageOf, setTotal } from '../http/pagination.ts';
 import { searchListQuery } from '../http/search.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
-import type { Api } from '../http/route.ts';
+import { queryBoolean, type Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
-import { verifyPassword } from './passwords.ts';
 import { deleteUser, listUsers, toUser, userSearchColumns } from './queries.ts';
-import { createUserBody, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
-import { changeUser, createUser, getUserRow, getUserRowForUpdate, setPassword } from './users.ts';
+import { parseLegacyDigest, type PasswordAlgorithm } from './password-digests.ts';
+import { createUserBody, detailedUserSchema, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
+import { listSsoIdentities } from './sso-identity-queries.ts';
+import { changeUser, createUser, getUserRow, getUserRowForUpdate, setPassword, verifyUserPassword } from './users.ts';
+import { userParams } from '../shared/entity-id.ts';
 
 const tag = 'Users';
-const userParams = z.object({ userId: z.string().min(1).max(21) });
 const jsonObject = z.record(z.string(), z.unknown());
+
+/** An imported digest's algorithm, required; a Legacy digest is read now so that it cannot fail at sign-in. */
+function importedAlgorithm(digest: string, algorithm: PasswordAlgorithm | undefined): PasswordAlgorithm {
+  if (!algorithm) {
+    throw new RequestError('user.password_algorithm_required');
+  }
+  if (algorithm === 'Legacy') {
+    parseLegacyDigest(digest);
+  }
+  return algorithm;
+}
 
 export function userRoutes(api: Api, { db, cache, config, logger }: ServiceContext): void {
   // The management API holds a user's password to the policy too (docs/decisions.md, "Users").
@@ -45,7 +57,8 @@ export function userRoutes(api: Api, { db, cache, config, logger }: ServiceConte
     {
       method: 'post',
       path: '/users',
-      summary: 'Create a user (default roles are given)',
+      summary:
+        'Create a user (default roles are given), with a password or with a digest from another system (`passwordDigest`, `passwordAlgorithm`)',
       tag,
       body: createUserBody,
       response: userSchema,
@@ -53,7 +66,16 @@ export function userRoutes(api: Api, { db, cache, config, logger }: ServiceConte
     },
     async ({ body }, _ctx, trx) => {
       const { passwordPolicy } = await currentSignInExperience(trx, cache);
-      const { password, ...user } = body;
+      const { password, passwordDigest, passwordAlgorithm, ...user } = body;
+      if (password !== undefined && passwordDigest !== undefined) {
+        throw new RequestError('user.password_and_digest');
+      }
+      if (passwordDigest !== undefined) {
+        return createUser(trx, user, {
+          digest: passwordDigest,
+          algorithm: importedAlgorithm(passwordDigest, passwordAlgorithm),
+        });
+      }
       return createUser(
         trx,
         user,
@@ -66,13 +88,28 @@ export function userRoutes(api: Api, { db, cache, config, logger }: ServiceConte
     {
       method: 'get',
       path: '/users/:userId',
-      summary: 'Get a user',
+      summary:
+        'Get a user, with its password digest (`includePasswordHash`) and SSO identities (`includeSsoIdentities`)',
       tag,
       params: userParams,
-      response: userSchema,
+      query: z.object({
+        includePasswordHash: queryBoolean.optional(),
+        includeSsoIdentities: queryBoolean.optional(),
+      }),
+      response: detailedUserSchema,
       errors: [404],
     },
-    async ({ params }) => toUser(await getUserRow(db, params.userId)),
+    async ({ params, query }) => {
+      const row = await getUserRow(db, params.userId);
+      return {
+        ...toUser(row),
+        ...(query.includePasswordHash && {
+          passwordDigest: row.password_digest,
+          passwordAlgorithm: row.password_algorithm as PasswordAlgorithm | null,
+        }),
+        ...(query.includeSsoIdentities && { ssoIdentities: await listSsoIdentities(db, row.id) }),
+      };
+    },
   );
 
   api.add(
@@ -86,7 +123,12 @@ export function userRoutes(api: Api, { db, cache, config, logger }: ServiceConte
       response: userSchema,
       errors: [404, 422],
     },
-    async ({ params, body }, _ctx, trx) => changeUser(trx, params.userId, body),
+    async ({ params, body }, _ctx, trx) => {
+      if (Object.keys(body).length === 0) {
+        throw new RequestError('entity.invalid_input');
+      }
+      return changeUser(trx, params.userId, body);
+    },
   );
 
   api.add(
@@ -184,7 +226,7 @@ export function userRoutes(api: Api, { db, cache, config, logger }: ServiceConte
     },
     async ({ params, body }, _ctx, db) => {
       const row = await getUserRow(db, params.userId);
-      if (!(await verifyPassword(row.password_digest, body.password))) {
+      if (!(await verifyUserPassword(db, row, body.password))) {
         throw new RequestError('session.invalid_credentials', { reason: 'Wrong password.' });
       }
     },

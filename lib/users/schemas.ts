@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { customDataInput } from '../http/limits.ts';
+import { passwordAlgorithms } from './password-digests.ts';
 
 /** Usernames: a letter or underscore first, then letters, digits and underscores (Logto's rule). */
 export const username = z
@@ -8,7 +9,10 @@ export const username = z
   .max(128)
   .regex(/^[A-Z_a-z]\w{0,127}$/, 'must start with a letter or _ and hold only letters, digits and _');
 export const email = z.email().max(128);
-/** Phone numbers in E.164 digits, the leading + optional (Logto stores digits only). */
+/**
+ * Phone numbers in E.164 digits, the leading + optional (Logto stores digits only); a user's is
+ * stored without a national trunk 0 (phone-numbers.ts).
+ */
 export const phone = z
   .string()
   .max(16)
@@ -63,6 +67,13 @@ export const userSchema = z.object({
 
 export type User = z.output<typeof userSchema>;
 
+/** `GET /users/:userId` with `includePasswordHash` and `includeSsoIdentities`: only what was asked for is added. */
+export const detailedUserSchema = userSchema.extend({
+  passwordDigest: z.string().nullable().optional(),
+  passwordAlgorithm: z.enum(passwordAlgorithms).nullable().optional(),
+  ssoIdentities: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+
 const avatar = z.url({ protocol: /^https?$/ }).max(2048);
 
 export const createUserBody = z.strictObject({
@@ -70,6 +81,9 @@ export const createUserBody = z.strictObject({
   primaryEmail: email.optional(),
   primaryPhone: phone.optional(),
   password: z.string().min(1).max(256).optional(),
+  /** A digest brought from another system, checked at the user's next sign-in and replaced by ours. */
+  passwordDigest: z.string().min(1).max(256).optional(),
+  passwordAlgorithm: z.enum(passwordAlgorithms).optional(),
   name: z.string().max(128).optional(),
   avatar: avatar.nullable().optional(),
   customData: customDataInput.optional(),

@@ -8,12 +8,14 @@ import { defaultUserRoleIds } from '../roles/queries.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { assertPasswordAccepted, type PasswordRules, type UserInfo } from '../sign-in-experience/password-policy.ts';
-import { hashPassword } from './passwords.ts';
+import type { PasswordAlgorithm } from './password-digests.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import {
   findUserByIdentifier,
   findUserRow,
   findUserRowForUpdate,
   insertUser,
+  replacePasswordDigest,
   toUser,
   updateUser,
   type UserChanges,
@@ -72,10 +74,11 @@ export type NewUser = Identifiers & {
 };
 
 /**
- * A new user's password: a plain one, checked here against the rules, or a digest, checked when it
- * was made (the sign-up flow hashes as soon as it receives a password).
+ * A new user's password: a plain one, checked here against the rules, or a digest: ours, checked
+ * when it was made (the sign-up flow hashes as soon as it receives a password), or one imported with
+ * its algorithm (password-digests.ts), which no policy can see into.
  */
-export type NewPassword = { plain: string; rules: PasswordRules } | { digest: string };
+export type NewPassword = { plain: string; rules: PasswordRules } | { digest: string; algorithm?: PasswordAlgorithm };
 
 /** Creates a user holding the default roles. The caller's transaction also carries its events. */
 export async function createUser(trx: Queryable, input: NewUser, password?: NewPassword): Promise<User> {
@@ -89,6 +92,7 @@ export async function createUser(trx: Queryable, input: NewUser, password?: NewP
     primaryEmail: input.primaryEmail ?? null,
     primaryPhone: input.primaryPhone ?? null,
     passwordDigest: password ? ('plain' in password ? await hashPassword(password.plain) : password.digest) : null,
+    passwordAlgorithm: password && 'algorithm' in password ? password.algorithm : undefined,
     name: input.name ?? null,
     avatar: input.avatar ?? null,
     customData: input.customData ?? {},
@@ -120,6 +124,20 @@ export const userInfoOf = (row: UserRow): UserInfo => ({
   primaryPhone: row.primary_phone,
   name: row.name,
 });
+
+/**
+ * Checks a user's password; once it matches a digest of another algorithm (an imported user's first
+ * sign-in), the digest is replaced by ours, unless the password changed meanwhile.
+ */
+export async function verifyUserPassword(db: Queryable, row: UserRow, password: string): Promise<boolean> {
+  if (!(await verifyPassword(row, password))) {
+    return false;
+  }
+  if (needsRehash(row) && row.password_digest) {
+    await replacePasswordDigest(db, row.id, row.password_digest, await hashPassword(password));
+  }
+  return true;
+}
 
 export async function setPassword(
   trx: Knex.Transaction,

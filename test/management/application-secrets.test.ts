@@ -2,12 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
 
+import { expectError } from '../support/expect.ts';
 import { createApplication, createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import {
+  adminClient,
   logtoManagementClient,
   startService,
-  type HttpResponse,
   type ServiceClient,
   type TestService,
   type TokenResponse,
@@ -43,11 +44,6 @@ function expectToken(response: TokenResponse, what: string): void {
 function expectInvalidClient(response: TokenResponse, what: string): void {
   expect(response.statusCode, `${what}: ${JSON.stringify(response.body)}`).to.equal(401);
   expect(response.body.error, what).to.equal('invalid_client');
-}
-
-function expectError(response: HttpResponse, status: number, code: string): void {
-  expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);
-  expect(response.body.code).to.equal(code);
 }
 
 async function newMachine(service: ServiceClient): Promise<Machine & { secret: string }> {
@@ -94,7 +90,10 @@ describe('application secrets', () => {
 
       const listed = await apiClient.GET('/api/applications/{id}/secrets', { params: { path } });
       expect(listed.response.status).to.equal(200);
-      expect(listed.data).to.deep.equal([first.data, second.data]);
+      // The first is Logto's "Default secret", made with the application.
+      const [initial, ...added] = listed.data ?? [];
+      expect(initial).to.include({ applicationId: id, name: 'Default secret', expiresAt: null });
+      expect(added).to.deep.equal([first.data, second.data]);
 
       const renamed = await apiClient.PATCH('/api/applications/{id}/secrets/{name}', {
         params: { path: { id, name: 'Primary' } },
@@ -108,7 +107,7 @@ describe('application secrets', () => {
       });
       expect(deleted.response.status).to.equal(204);
       const after = await apiClient.GET('/api/applications/{id}/secrets', { params: { path } });
-      expect(after.data).to.deep.equal([second.data]);
+      expect(after.data).to.deep.equal([initial, second.data]);
     });
 
     it('refuses a taken name, an unknown name, a past expiry, a public application, a bad body', async () => {
@@ -154,7 +153,7 @@ describe('application secrets', () => {
       );
       expect(
         (await service.api.get(`applications/${id}/secrets`)).body.map((secret: { name: string }) => secret.name),
-      ).to.deep.equal(['Taken', 'Other']);
+      ).to.deep.equal(['Default secret', 'Taken', 'Other']);
     });
 
     it('needs a management token', async () => {
@@ -173,7 +172,7 @@ describe('application secrets', () => {
     });
     after(() => ifSet(service)?.stop());
 
-    it('accepts the legacy secret and every valid named one, by client_secret_basic and client_secret_post', async () => {
+    it('accepts the Default secret and every valid named one, by client_secret_basic and client_secret_post', async () => {
       const machine = await newMachine(service);
       const first = await addSecret(service, machine.id, { name: 'first' });
       const second = await addSecret(service, machine.id, { name: 'second', expiresAt: Date.now() + 600_000 });
@@ -189,6 +188,18 @@ describe('application secrets', () => {
       expectInvalidClient(await basic(service, { ...other, indicator: machine.indicator }, first), "another's secret");
     });
 
+    it("keeps a legacy secret working and shown: the bootstrap admin's", async () => {
+      expect((await service.api.get(`applications/${adminClient.id}`)).body.secret).to.equal(adminClient.secret);
+      expectToken(
+        await service.token(adminClient.id, adminClient.secret, {
+          grant_type: 'client_credentials',
+          resource: service.config.managementApiResource,
+          scope: 'all',
+        }),
+        'the legacy secret',
+      );
+    });
+
     it('stops an expired secret when it expires, and logs which one without its value', async () => {
       const machine = await newMachine(service);
       const expiring = await addSecret(service, machine.id, { name: 'expiring', expiresAt: Date.now() + 1500 });
@@ -196,7 +207,7 @@ describe('application secrets', () => {
       await sleep(1600);
       expectInvalidClient(await basic(service, machine, expiring), 'after expiry');
       expectInvalidClient(await post(service, machine, expiring), 'after expiry (post)');
-      expectToken(await basic(service, machine, machine.secret), 'the legacy secret');
+      expectToken(await basic(service, machine, machine.secret), 'the Default secret');
       expect(service.logs()).to.include('client authentication with an expired secret').and.include('expiring');
       expect(service.logs()).to.not.include(expiring);
     });
@@ -219,7 +230,7 @@ describe('application secrets', () => {
     });
     after(() => ifSet(service)?.stop());
 
-    it('refuses a valid named secret once expired and wrong ones reached the limit', async () => {
+    it('counts expired and wrong secrets: past the limit they get 429, a valid named secret still works', async () => {
       const machine = await newMachine(service);
       const valid = await addSecret(service, machine.id, { name: 'valid' });
       const expiring = await addSecret(service, machine.id, { name: 'expiring', expiresAt: Date.now() + 1000 });
@@ -227,9 +238,12 @@ describe('application secrets', () => {
       expectInvalidClient(await basic(service, machine, expiring), 'expired');
       expectInvalidClient(await post(service, machine, expiring), 'expired (post)');
       expectInvalidClient(await basic(service, machine, 'wrong'), 'wrong');
-      for (const response of [await basic(service, machine, valid), await post(service, machine, valid)]) {
+      for (const response of [await basic(service, machine, expiring), await post(service, machine, 'wrong')]) {
         expect(response.statusCode, JSON.stringify(response.body)).to.equal(429);
         expect(response.body.error).to.equal('too_many_attempts');
+      }
+      for (const response of [await basic(service, machine, valid), await post(service, machine, valid)]) {
+        expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
       }
     });
   });
@@ -249,26 +263,25 @@ describe('application secrets', () => {
 
     it('old and new work together; once the old is deleted only the new works, on every instance', async () => {
       const machine = await newMachine(a);
-      const legacy = machine.secret;
-
-      // From the legacy secret to a named one.
-      const april = await addSecret(a, machine.id, { name: 'April' });
-      for (const service of [a, b]) {
-        expectToken(await basic(service, machine, legacy), 'legacy, during the overlap');
-        expectToken(await basic(service, machine, april), 'April, during the overlap');
-      }
-      const replaced = await b.api.delete(`applications/${machine.id}/legacy-secret`);
-      expect(replaced.statusCode, JSON.stringify(replaced.body)).to.equal(200);
-      expect(replaced.body).to.include({ id: machine.id }).and.not.have.property('secret');
+      const initial = machine.secret;
+      // A new application has no legacy secret to delete, only its "Default secret".
       expect((await a.api.get(`applications/${machine.id}`)).body).to.not.have.property('secret');
       expectError(
         await a.api.delete(`applications/${machine.id}/legacy-secret`),
         400,
         'application.no_legacy_secret_found',
       );
+
+      // From the Default secret to another.
+      const april = await addSecret(a, machine.id, { name: 'April' });
       for (const service of [a, b]) {
-        expectInvalidClient(await basic(service, machine, legacy), 'legacy, deleted');
-        expectInvalidClient(await post(service, machine, legacy), 'legacy, deleted (post)');
+        expectToken(await basic(service, machine, initial), 'Default secret, during the overlap');
+        expectToken(await basic(service, machine, april), 'April, during the overlap');
+      }
+      expect((await b.api.delete(`applications/${machine.id}/secrets/Default%20secret`)).statusCode).to.equal(204);
+      for (const service of [a, b]) {
+        expectInvalidClient(await basic(service, machine, initial), 'Default secret, deleted');
+        expectInvalidClient(await post(service, machine, initial), 'Default secret, deleted (post)');
         expectToken(await basic(service, machine, april), 'April, alone');
       }
 

@@ -11,7 +11,7 @@ type Application = {
   tenantId: string;
   id: string;
   name: string;
-  secret: string;
+  secret?: string;
   description: string | null;
   type: ApplicationType;
   oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[] } & Record<string, unknown>;
@@ -31,7 +31,6 @@ const applicationKeys = [
   'tenantId',
   'id',
   'name',
-  'secret',
   'description',
   'type',
   'oidcClientMetadata',
@@ -95,7 +94,19 @@ describe('management API: applications', () => {
           appLevelAccessControlEnabled: false,
         });
         expect(application.id).to.be.a('string').and.not.equal('');
-        expect(application.secret).to.be.a('string').and.not.equal('');
+        // Logto's: no legacy secret is shown; a confidential application has its "Default secret".
+        expect(application).to.not.have.property('secret');
+        const secrets = await call<Array<{ name: string; value: string; expiresAt: number | null }>>(
+          'get',
+          `applications/${application.id}/secrets`,
+        );
+        if (type === 'MachineToMachine' || type === 'Traditional') {
+          expect(secrets.body).to.have.length(1);
+          expect(secrets.body[0]).to.include({ name: 'Default secret', expiresAt: null });
+          expect(secrets.body[0].value).to.match(/^[0-9a-zA-Z]{32}$/);
+        } else {
+          expect(secrets.body).to.deep.equal([]);
+        }
         expect(application.oidcClientMetadata).to.deep.equal({ redirectUris: [], postLogoutRedirectUris: [] });
         expect(application.customClientMetadata).to.deep.equal({});
         expect(application.customData).to.deep.equal({});
@@ -131,12 +142,14 @@ describe('management API: applications', () => {
       });
     });
 
-    it('gives every application its own id and secret', async () => {
-      const first = await create({ name: 'Twin', type: 'SPA' });
-      const second = await create({ name: 'Twin', type: 'SPA' });
+    it('gives every application its own id and Default secret', async () => {
+      const first = await create({ name: 'Twin', type: 'Traditional' });
+      const second = await create({ name: 'Twin', type: 'Traditional' });
+      const secretOf = async (id: string) =>
+        (await call<Array<{ value: string }>>('get', `applications/${id}/secrets`)).body[0].value;
 
       expect(first.id).to.not.equal(second.id);
-      expect(first.secret).to.not.equal(second.secret);
+      expect(await secretOf(first.id)).to.not.equal(await secretOf(second.id));
     });
 
     it('rejects an unknown body field with 400 guard.invalid_input and details', async () => {
@@ -388,9 +401,9 @@ describe('management API: applications', () => {
       );
     });
 
-    it('merges customClientMetadata into what is there', async () => {
+    it("replaces customClientMetadata whole, as Logto's PATCH does", async () => {
       const created = await create({
-        name: 'Merged custom',
+        name: 'Replaced custom',
         type: 'Traditional',
         customClientMetadata: { idTokenTtl: 600 },
       });
@@ -399,11 +412,12 @@ describe('management API: applications', () => {
       });
 
       expect(response.statusCode).to.equal(200);
-      expect(response.body.customClientMetadata).to.deep.equal({ idTokenTtl: 600, rotateRefreshToken: true });
+      expect(response.body.customClientMetadata).to.deep.equal({ rotateRefreshToken: true });
       expect((await call<Application>('get', `applications/${created.id}`)).body.customClientMetadata).to.deep.equal({
-        idTokenTtl: 600,
         rotateRefreshToken: true,
       });
+      const untouched = await call<Application>('patch', `applications/${created.id}`, { name: 'Renamed' });
+      expect(untouched.body.customClientMetadata).to.deep.equal({ rotateRefreshToken: true });
     });
 
     it('sets customData', async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 
+import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
 
 type Application = { id: string; secret: string };
@@ -36,7 +37,7 @@ describe('management API: authentication', () => {
 
   before(async () => {
     service = await startService();
-    roleless = await post<Application>('applications', { name: 'No roles', type: 'MachineToMachine' });
+    roleless = await createApplication(service, 'MachineToMachine');
 
     const resource = await post<Resource>('resources', { name: 'Other API', indicator: 'https://other.example.com' });
     const scope = await post<{ id: string }>(`resources/${resource.id}/scopes`, { name: 'read:other' });
@@ -46,7 +47,7 @@ describe('management API: authentication', () => {
       type: 'MachineToMachine',
       scopeIds: [scope.id],
     });
-    const application = await post<Application>('applications', { name: 'Other client', type: 'MachineToMachine' });
+    const application = await createApplication(service, 'MachineToMachine');
     await post(`applications/${application.id}/roles`, { roleIds: [role.id] });
     other = { application, resource };
   });

@@ -3,7 +3,8 @@ import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 
 import { Browser } from '../experience/browser.ts';
-import { Receiver, sleep } from '../hooks/receiver.ts';
+import { Receiver } from '../hooks/receiver.ts';
+import { eventually } from '../support/eventually.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
 
@@ -237,10 +238,11 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
     const submitted = ok(await consenting.call('post', 'api/experience/submit'));
     expect((await consenting.followToApplication(submitted.redirectTo, '/consent')).pathname).to.equal('/consent');
 
-    const deadline = Date.now() + 10_000;
-    while ((ok(await api.get(`hooks/${hook.id}/recent-logs`)) as unknown[]).length === 0 && Date.now() < deadline) {
-      await sleep(50);
-    }
+    await eventually(
+      async () => (ok(await api.get(`hooks/${hook.id}/recent-logs`)) as unknown[]).length > 0,
+      20_000,
+      'a delivery log of the hook',
+    );
     const [log] = ok(await api.get('logs')) as Array<{ id: string }>;
     const replay = (await post(`hooks/${hook.id}/replay`, { since: new Date(Date.now() - 60_000).toISOString() })) as {
       id: string;
@@ -267,7 +269,15 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       'custom-phrases': 'de',
     };
     // The machine-to-machine role is the one with applications.
-    idsAt = { '/api/roles/{id}/applications': { id: machineRole.id } };
+    const oneTimeToken = await post('one-time-tokens', { email: 'dave@example.com' });
+    idsAfter['one-time-tokens'] = oneTimeToken.id;
+    const { sessions } = ok(await api.get(`users/${user.id}/sessions`)) as {
+      sessions: Array<{ payload: { uid: string } }>;
+    };
+    idsAt = {
+      '/api/roles/{id}/applications': { id: machineRole.id },
+      '/api/users/{userId}/sessions/{sessionId}': { userId: user.id, sessionId: sessions[0].payload.uid },
+    };
     queries = {
       '/api/experience/sso-connectors': { email: 'someone@acme.example' },
       '/api/verification-messages': { recipient: 'carol@example.com' },

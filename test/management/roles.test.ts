@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 
+import { expectError } from '../support/expect.ts';
+import { defaultSecretOf } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 
@@ -34,7 +36,6 @@ type Scope = {
   createdAt: number;
 };
 type Application = { id: string; name: string; secret: string; type: string };
-type ErrorBody = { code: string; message: string; data?: unknown };
 
 const managementRoleId = 'management-api-access';
 const managementScopeId = 'management-api-all';
@@ -42,11 +43,6 @@ const managementScopeId = 'management-api-all';
 describe('management API: roles', () => {
   let service: TestService;
   /** Names are unique per call, so tests never collide on role names or indicators. */
-
-  const expectError = (response: { statusCode: number; body: unknown }, status: number, code: string) => {
-    expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);
-    expect((response.body as ErrorBody).code).to.equal(code);
-  };
 
   async function createRole(body: Record<string, unknown> = {}): Promise<Role> {
     const response = await service.api.post<Role>('roles', {
@@ -76,7 +72,7 @@ describe('management API: roles', () => {
   ): Promise<Application> {
     const response = await service.api.post<Application>('applications', { json: { name: unique('app'), type } });
     expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
-    return response.body;
+    return { ...response.body, secret: await defaultSecretOf(service, response.body.id) };
   }
 
   /** Setup: gives roles to an application (the application-side POST, which answers 201). */

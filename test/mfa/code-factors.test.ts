@@ -2,8 +2,6 @@ import { expect } from 'chai';
 
 import type { Browser } from '../experience/browser.ts';
 import {
-  expectError,
-  expectStatus,
   identify,
   latestCode,
   messagesTo,
@@ -17,6 +15,7 @@ import {
   type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { waitForLog } from '../audit/support.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import type { TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -132,7 +131,7 @@ describe('Email and phone codes as second factors', () => {
       expectError(owed, 403, 'session.mfa.require_mfa_verification');
       expect(owed.body.data).to.deep.equal({
         availableFactors: ['EmailVerificationCode'],
-        maskedIdentifiers: { EmailVerificationCode: 'j***@example.com' },
+        maskedIdentifiers: { EmailVerificationCode: 'jade****@example.com' },
       });
 
       const sent = await sendMfaCode(browser, 'email');
@@ -167,8 +166,8 @@ describe('Email and phone codes as second factors', () => {
           verificationId,
           code,
         }),
-        400,
-        'session.verification_failed',
+        404,
+        'session.verification_session_not_found',
       );
       expectError(
         await verifyMfaCode(browser, { verificationId, code, identifierType: 'phone' }),
@@ -214,8 +213,8 @@ describe('Email and phone codes as second factors', () => {
       const browser = await identified(user.username);
       expectError(await sendMfaCode(browser, 'email'), 400, 'session.mfa.mfa_factor_not_enabled');
       expect(await messagesTo(service, email)).to.deep.equal([]);
-      // Not asked either: the user has no TOTP, and the email is not a factor here.
-      expectError(await submit(browser), 422, 'user.missing_mfa');
+      // Not asked either: the user has no TOTP, and the email is not a factor here (Logto's suggestion).
+      expectError(await submit(browser), 422, 'user.suggest_mfa');
     });
 
     it('refuses bad input and calls before identification with 4xx codes', async () => {
@@ -295,7 +294,7 @@ describe('Email and phone codes as second factors', () => {
       const browser = await identified(user.username);
       const owed = await submit(browser);
       expectError(owed, 422, 'user.missing_mfa');
-      expect(owed.body.data).to.deep.equal({ availableFactors: ['EmailVerificationCode'], skippable: false });
+      expect(owed.body.data).to.deep.equal({ availableFactors: ['EmailVerificationCode'] });
 
       const email = newEmail('bound');
       const verificationId = await verifyEmail(service, browser, email, 'SignIn');

@@ -4,8 +4,6 @@ import { generate } from 'otplib';
 import type { Browser } from '../experience/browser.ts';
 import {
   createUser,
-  expectError,
-  expectStatus,
   identify,
   openExperience,
   passwordVerification,
@@ -13,6 +11,7 @@ import {
   submitToApplication,
   type SignInSetting,
 } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import type { TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -98,14 +97,15 @@ describe('MFA in the Experience API', () => {
     return { ...user, ...enrolled };
   }
 
-  describe('enrolment at sign-in (policy asks: user.missing_mfa)', () => {
+  describe('enrolment at sign-in (the policy suggests or requires a factor)', () => {
     it('binds TOTP and backup codes at submit, with one User.Data.Updated; the factors show to admins without secrets', async () => {
       await setMfa('UserControlled');
       const user = await newUser();
       const browser = await identified(user.username);
 
+      // No factor yet: Logto's skippable suggestion.
       const owed = await submit(browser);
-      expectError(owed, 422, 'user.missing_mfa');
+      expectError(owed, 422, 'user.suggest_mfa');
       expect(owed.body.data).to.deep.equal({ availableFactors: ['Totp'], skippable: true });
 
       const started = await browser.call('post', 'api/experience/verification/totp/secret');
@@ -189,7 +189,7 @@ describe('MFA in the Experience API', () => {
 
         const owed = await submit(browser);
         expectError(owed, 422, 'user.missing_mfa');
-        expect(owed.body.data).to.deep.equal({ availableFactors: ['Totp'], skippable: false });
+        expect(owed.body.data).to.deep.equal({ availableFactors: ['Totp'] });
         expectError(
           await browser.call('post', 'api/experience/profile/mfa/mfa-skipped'),
           422,
@@ -212,7 +212,7 @@ describe('MFA in the Experience API', () => {
       await setMfa('UserControlled');
       const user = await newUser();
       const browser = await identified(user.username);
-      expectError(await submit(browser), 422, 'user.missing_mfa');
+      expectError(await submit(browser), 422, 'user.suggest_mfa');
       expectStatus(await browser.call('post', 'api/experience/profile/mfa/mfa-skipped'), 204);
       // Declining is no linking: no User.Data.Updated.
       await events.expect(['PostSignIn'], () => submitToApplication(browser));
@@ -240,7 +240,7 @@ describe('MFA in the Experience API', () => {
         );
         const owed = await submit(await identified(user.username));
         expectError(owed, 422, 'user.missing_mfa');
-        expect(owed.body.data).to.deep.equal({ availableFactors: ['Totp'], skippable: false });
+        expect(owed.body.data).to.deep.equal({ availableFactors: ['Totp'] });
       } finally {
         await setMfa('UserControlled');
       }
@@ -358,13 +358,41 @@ describe('MFA in the Experience API', () => {
         400,
         'session.mfa.invalid_totp_code',
       );
+      // A new secret is made (Logto's), but binding waits for the second factor, then refuses a second app.
+      const started = await browser.call('post', 'api/experience/verification/totp/secret');
+      expectStatus(started, 200);
+      const { secret, verificationId } = started.body;
+      expectStatus(
+        await browser.call('post', 'api/experience/verification/totp/verify', {
+          code: await totp(secret),
+          verificationId,
+        }),
+        200,
+      );
+      const bind = { type: 'Totp', verificationId };
       expectError(
-        await browser.call('post', 'api/experience/verification/totp/secret'),
-        422,
-        'user.totp_already_in_use',
+        await browser.call('post', 'api/experience/profile/mfa', bind),
+        403,
+        'session.mfa.require_mfa_verification',
       );
       expectError(
         await browser.call('post', 'api/experience/profile/mfa', { type: 'WebAuthn', verificationId: 'nope' }),
+        403,
+        'session.mfa.require_mfa_verification',
+      );
+      expectStatus(
+        await browser.call('post', 'api/experience/verification/totp/verify', { code: await totp(user.secret, 1) }),
+        200,
+      );
+      expectError(await browser.call('post', 'api/experience/profile/mfa', bind), 422, 'user.totp_already_in_use');
+      expectError(
+        await browser.call('post', 'api/experience/profile/mfa', { type: 'WebAuthn', verificationId: 'nope' }),
+        404,
+        'session.verification_session_not_found',
+      );
+      // A record of another kind is not found as this factor's (Logto's 404).
+      expectError(
+        await browser.call('post', 'api/experience/profile/mfa', { type: 'BackupCode', verificationId }),
         404,
         'session.verification_session_not_found',
       );
@@ -373,17 +401,11 @@ describe('MFA in the Experience API', () => {
         400,
         'guard.invalid_input',
       );
-      const unknown = await browser.call('post', 'api/experience/profile/mfa', {
-        type: 'Totp',
-        verificationId: 'nope',
-      });
-      expect(unknown.statusCode).to.be.within(400, 499);
-      expect(unknown.body.code).to.be.a('string');
 
-      await setMfa('UserControlled', ['BackupCode']);
+      await setMfa('UserControlled', ['WebAuthn']);
       try {
         expectError(
-          await browser.call('post', 'api/experience/verification/totp/secret'),
+          await browser.call('post', 'api/experience/profile/mfa', bind),
           400,
           'session.mfa.mfa_factor_not_enabled',
         );

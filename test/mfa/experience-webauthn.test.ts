@@ -3,8 +3,6 @@ import { expect } from 'chai';
 import type { Browser } from '../experience/browser.ts';
 import {
   createUser,
-  expectError,
-  expectStatus,
   identify,
   openExperience,
   passwordVerification,
@@ -12,6 +10,7 @@ import {
   submitToApplication,
   type SignInSetting,
 } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import type { HookEvents } from '../support/hook-events.ts';
 import type { TestService } from '../support/service.ts';
@@ -66,14 +65,14 @@ describe('Passkeys (WebAuthn) as a second factor in the Experience API', () => {
     return { user, username, browser };
   }
 
-  it('registers a passkey when the policy asks: relying party from ENDPOINT, bound at submit with User.Data.Updated', async () => {
+  it('registers a passkey when the policy suggests one: relying party from ENDPOINT, bound at submit with User.Data.Updated', async () => {
     const authenticator = new SoftwareAuthenticator(service.url);
     const username = unique('passkey');
     const user = await createUser(service, { username, password });
     const browser = await identified(username);
 
     const owed = await browser.call('post', 'api/experience/submit');
-    expectError(owed, 422, 'user.missing_mfa');
+    expectError(owed, 422, 'user.suggest_mfa');
     expect(owed.body.data).to.deep.equal({ availableFactors: ['WebAuthn'], skippable: true });
 
     const started = await browser.call('post', 'api/experience/verification/web-authn/registration');

@@ -4,8 +4,6 @@ import { waitForLog } from '../audit/support.ts';
 import type { Browser } from '../experience/browser.ts';
 import {
   createUser,
-  expectError,
-  expectStatus,
   identify,
   openExperience,
   passwordVerification,
@@ -13,6 +11,7 @@ import {
   submitToApplication,
   type SignInSetting,
 } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import type { TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import {
-  expectError,
-  expectStatus,
   organizationFixtures,
   type Application,
   type Organization,
@@ -48,7 +47,7 @@ describe('management API: organization applications', () => {
     expect(response.headers['total-number']).to.equal('2');
     const listed = response.body.find(({ id }) => id === first.id)!;
     expect(listed).to.include({ id: first.id, name: first.name, type: 'MachineToMachine' });
-    expect(listed).to.include.all.keys('secret', 'oidcClientMetadata', 'customClientMetadata', 'organizationRoles');
+    expect(listed).to.include.all.keys('oidcClientMetadata', 'customClientMetadata', 'organizationRoles');
     expect(listed.organizationRoles).to.deep.equal([{ id: role.id, name: role.name }]);
     expect(response.body.find(({ id }) => id === second.id)!.organizationRoles).to.deep.equal([]);
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
-import { expectError, expectStatus, type Organization } from './support.ts';
+import { type Organization } from './support.ts';
 
 /** Logto's organization fields beyond name and custom data: branding, colours, custom CSS, required MFA. */
 describe('organizations: branding, color, customCss and isMfaRequired', () => {

@@ -2,10 +2,11 @@ import { expect } from 'chai';
 
 import { renderInvitationEmail } from '../../lib/messages/built-in-emails.ts';
 import { builtInLook } from '../support/email-look.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { freePort, logtoManagementClient, startService, type TestService } from '../support/service.ts';
 import { readableMail, startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
 import { ifSet, unique } from '../support/values.ts';
-import { expectError, expectStatus, organizationFixtures, type Invitation, type Organization } from './support.ts';
+import { organizationFixtures, type Invitation, type Organization } from './support.ts';
 
 type StoredMessage = { recipient: string; type: string; purpose: string; code?: string; link?: string };
 
@@ -104,6 +105,32 @@ describe('organization invitation emails', () => {
       }
       expect(readableMail(mailsTo(named)[0].raw)).to.include(`${username} invited you to join Beta.`);
       expect(readableMail(mailsTo(anonymous)[0].raw)).to.include('You are invited to join Beta.');
+    });
+
+    it("writes the invitation in messagePayload.locale's language, Japanese and Chinese included", async () => {
+      const organization = await service.api.post<Organization>('organizations', { json: { name: 'Gamma' } });
+      for (const [locale, subject, accept] of [
+        ['ja-JP', 'Gamma への招待', '招待を承諾する: '],
+        ['zh-CN', '邀请你加入 Gamma', '接受邀请：'],
+        ['es-MX', 'Te han invitado a unirte a Gamma', 'Acepta la invitación: '],
+      ]) {
+        const invitee = `${unique('guest')}@example.com`;
+        const link = acceptLink(locale);
+        expectStatus(
+          await service.api.post('organization-invitations', {
+            json: {
+              invitee,
+              organizationId: organization.body.id,
+              expiresAt: inAnHour(),
+              messagePayload: { link, locale },
+            },
+          }),
+          201,
+        );
+        const [mail] = mailsTo(invitee);
+        expect(subjectOf(mail.raw), locale).to.equal(subject);
+        expect(readableMail(mail.raw), locale).to.include(`${accept}${link}`);
+      }
     });
 
     it('sends nothing with messagePayload false or absent', async () => {

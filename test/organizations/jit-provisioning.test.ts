@@ -8,6 +8,7 @@ import {
   verifyEmail,
 } from '../experience/experience-helpers.ts';
 import { Receiver } from '../hooks/receiver.ts';
+import { eventually } from '../support/eventually.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 describe('organizations: just-in-time membership by email domain', () => {
@@ -39,18 +40,15 @@ describe('organizations: just-in-time membership by email domain', () => {
       organizationRoles: Array<{ id: string }>;
     }>;
 
-  const membershipEventFor = async (userId: string) => {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const event = receiver.requests
-        .map((request) => JSON.parse(request.body))
-        .find((body) => body.addedUserIds?.includes(userId));
-      if (event) {
-        return event;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return undefined;
-  };
+  const membershipEventFor = (userId: string) =>
+    eventually(
+      () =>
+        receiver.requests
+          .map((request) => JSON.parse(request.body))
+          .find((body) => body.addedUserIds?.includes(userId)),
+      5000,
+      `a membership event adding ${userId}`,
+    );
 
   it('makes a user who registers with a verified email of the domain a member, with the JIT roles', async () => {
     await service.api.patch('sign-in-exp', {

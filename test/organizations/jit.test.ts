@@ -1,13 +1,8 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
-import {
-  expectError,
-  expectStatus,
-  organizationFixtures,
-  type Organization,
-  type OrganizationRole,
-} from './support.ts';
+import { organizationFixtures, type Organization, type OrganizationRole } from './support.ts';
 
 type EmailDomain = { tenantId: string; organizationId: string; emailDomain: string };
 

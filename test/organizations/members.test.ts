@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 
 import { openDatabase } from '../../lib/storage/database.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
-import {
-  expectError,
-  expectStatus,
-  organizationFixtures,
-  type Member,
-  type Organization,
-  type OrganizationRole,
-} from './support.ts';
+import { organizationFixtures, type Member, type Organization, type OrganizationRole } from './support.ts';
 
 describe('management API: organization members', () => {
   let service: TestService;

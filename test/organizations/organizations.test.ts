@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { expectError, expectStatus, organizationFixtures, type Member, type Organization } from './support.ts';
+import { organizationFixtures, type Member, type Organization } from './support.ts';
 import { unique } from '../support/values.ts';
 
 type ListItem = Organization & {

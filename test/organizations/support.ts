@@ -1,5 +1,4 @@
-import { expect } from 'chai';
-
+import { expectStatus } from '../support/expect.ts';
 import type { HttpResponse, TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 
@@ -47,20 +46,7 @@ export type Invitation = {
   expiresAt: number;
   organizationRoles: RoleReference[];
 };
-type ErrorBody = { code: string; message: string; data?: unknown; details?: unknown };
-
-/** Names are unique per call, so tests sharing a service never collide. */
-
-export function expectStatus(response: HttpResponse, status: number): void {
-  expect(response.statusCode, `${response.statusCode} ${JSON.stringify(response.body)}`).to.equal(status);
-}
-
-export function expectError(response: HttpResponse, status: number, code: string): void {
-  expectStatus(response, status);
-  expect((response.body as ErrorBody).code).to.equal(code);
-}
-
-/** Setup calls through the API itself; each asserts its success status. */
+/** Setup calls through the API itself; each asserts its success status. Names are unique per call, so tests sharing a service never collide. */
 export function organizationFixtures(service: () => TestService) {
   const api = () => service().api;
 

@@ -1,14 +1,9 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
-import {
-  expectError,
-  expectStatus,
-  organizationFixtures,
-  type OrganizationRole,
-  type OrganizationScope,
-} from './support.ts';
+import { organizationFixtures, type OrganizationRole, type OrganizationScope } from './support.ts';
 
 type RoleListItem = OrganizationRole & {
   scopes: Array<{ id: string; name: string }>;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { expectError } from '../support/expect.ts';
+import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 type Role = {
@@ -25,15 +26,9 @@ type User = {
   hasPassword: boolean;
   isSuspended: boolean;
 };
-type ErrorBody = { code: string; message: string; data?: unknown };
 
 describe('management API: user roles', () => {
   let service: TestService;
-
-  const expectError = (response: HttpResponse, status: number, code: string) => {
-    expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);
-    expect((response.body as ErrorBody).code).to.equal(code);
-  };
 
   async function createUser(body: Record<string, unknown> = {}): Promise<User> {
     const response = await service.api.post<User>('users', { json: { username: unique('user'), ...body } });

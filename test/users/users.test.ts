@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
+import { expectError } from '../support/expect.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 
@@ -59,11 +60,6 @@ describe('management API: users', () => {
   /** Unique per call and valid as a username: a letter first, then letters, digits and _. */
   /** A phone number (E.164 digits) no other test uses. */
   const uniquePhone = () => `1555${String(++counter).padStart(7, '0')}`;
-
-  const expectError = (response: HttpResponse, status: number, code: string) => {
-    expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);
-    expect((response.body as ErrorBody).code).to.equal(code);
-  };
 
   const expectNoSecrets = (user: unknown) => {
     const keys = Object.keys(user as object).filter((key) => key !== 'hasPassword');

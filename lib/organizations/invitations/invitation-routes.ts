@@ -11,9 +11,9 @@ import { invitationConnector, sendInvitationMessage } from './invitation-message
 import { acceptInvitation, createInvitation, removeInvitation, revokeInvitation } from './invitations.ts';
 import { getInvitation } from '../lookups.ts';
 import { createInvitationBody, invitationMessagePayload, invitationSchema, invitationStatusBody } from '../schemas.ts';
+import { idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization invitations';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /**
  * Invitations to join an organization; accepting one makes the invitee a member with its roles. The

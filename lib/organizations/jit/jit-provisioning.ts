@@ -6,7 +6,11 @@ import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { addLinks, linkedIds, organizationLinks } from '../links.ts';
 import { deltaOf } from '../members/memberships.ts';
-import { organizationIdsByJitEmailDomain, organizationIdsByJitSsoConnector } from './jit-queries.ts';
+import {
+  existingOrganizationIds,
+  organizationIdsByJitEmailDomain,
+  organizationIdsByJitSsoConnector,
+} from './jit-queries.ts';
 
 /**
  * Just-in-time membership: a user joins each of the organizations with the organization's JIT roles,
@@ -49,6 +53,17 @@ export async function provisionByEmailDomain(
 ): Promise<string[]> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   return provision(trx, cache, ctx, userId, await organizationIdsByJitEmailDomain(trx, domain));
+}
+
+/** A one-time token's organizations (an invitation by magic link), those that still exist. */
+export async function provisionByOneTimeToken(
+  trx: Queryable,
+  cache: SharedCache,
+  ctx: Context,
+  userId: string,
+  organizationIds: string[],
+): Promise<string[]> {
+  return provision(trx, cache, ctx, userId, await existingOrganizationIds(trx, organizationIds));
 }
 
 /** A sign-in through an enterprise SSO connector that organizations admit just in time. */

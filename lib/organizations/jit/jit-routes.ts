@@ -21,9 +21,9 @@ import {
   organizationRoleSchema,
   type Organization,
 } from '../schemas.ts';
+import { entityId, idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization JIT';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** Just-in-time provisioning: the e-mail domains whose users join on sign-up, and the roles they get. */
 export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
@@ -91,7 +91,7 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
     parent: organizationParent,
     child: {
       param: 'organizationRoleId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       // JIT roles go to users, so they are User roles.
       check: async (trx, _organization, body) => {
         await requireOrganizationRoles(trx, body.organizationRoleIds, 'User');
@@ -131,7 +131,7 @@ export function jitRoutes(api: Api, db: Knex, cache: SharedCache): void {
     parent: organizationParent,
     child: {
       param: 'ssoConnectorId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       check: async (trx, _organization, body) => {
         await requireSsoConnectors(trx, body.ssoConnectorIds);
         return body.ssoConnectorIds;

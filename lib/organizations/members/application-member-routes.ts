@@ -22,9 +22,9 @@ import {
   roleReferenceSchema,
   type Organization,
 } from '../schemas.ts';
+import { entityId, idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization applications';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 const memberParams = idParams.extend({ applicationId: z.string().min(1).max(64) });
 
 /** Machine-to-machine applications as members of organizations, and the organization roles they hold. */
@@ -102,7 +102,7 @@ export function applicationMemberRoutes(api: Api, db: Knex): void {
     parent: memberOf('application', (params: z.output<typeof memberParams>) => params.applicationId),
     child: {
       param: 'organizationRoleId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       check: (trx, _member, body) => checkMemberRoles(trx, 'application', body),
       missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'organization role', id }),
     },

@@ -24,10 +24,10 @@ import {
   roleReferenceSchema,
   type Organization,
 } from '../schemas.ts';
+import { entityId, idParams, userParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization members';
-const idParams = z.object({ id: z.string().min(1).max(21) });
-const memberParams = idParams.extend({ userId: z.string().min(1).max(21) });
+const memberParams = idParams.extend({ userId: entityId });
 
 /** Users as members of organizations, and the organization roles they hold there. */
 export function memberRoutes(api: Api, db: Knex): void {
@@ -38,7 +38,7 @@ export function memberRoutes(api: Api, db: Knex): void {
     parent: organizationParent,
     child: {
       param: 'userId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       check: async (trx, _organization, body) => {
         await requireUsers(trx, body.userIds);
         return body.userIds;
@@ -110,7 +110,7 @@ export function memberRoutes(api: Api, db: Knex): void {
     parent: memberOf('user', (params: z.output<typeof memberParams>) => params.userId),
     child: {
       param: 'organizationRoleId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       check: (trx, _member, body) => checkMemberRoles(trx, 'user', body),
       missing: (id) => new RequestError('entity.not_exists_with_id', { entity: 'organization role', id }),
     },
@@ -164,7 +164,7 @@ export function memberRoutes(api: Api, db: Knex): void {
       path: '/users/:userId/organizations',
       summary: 'List the organizations a user belongs to, with their organization roles in each',
       tag,
-      params: z.object({ userId: z.string().min(1).max(21) }),
+      params: userParams,
       response: z.array(organizationSchema.extend({ organizationRoles: z.array(roleReferenceSchema) })),
       errors: [404],
     },

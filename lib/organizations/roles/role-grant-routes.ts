@@ -10,9 +10,9 @@ import { linkedIds, linkStore, organizationLinks } from '../links.ts';
 import { organizationRoleParent, requireOrganizationScopes, requireResourceScopes } from '../lookups.ts';
 import { listOrganizationScopes, listRoleResourceScopes } from './role-queries.ts';
 import { idArray, nonEmptyIdArray, organizationScopeSchema, type OrganizationRole } from '../schemas.ts';
+import { entityId, idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization roles';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** What an organization role grants: organization scopes, and scopes of API resources. */
 export function roleGrantRoutes(api: Api, db: Knex): void {
@@ -23,7 +23,7 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
     parent: organizationRoleParent,
     child: {
       param: 'organizationScopeId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       check: async (trx, _role, body) => {
         await requireOrganizationScopes(trx, body.organizationScopeIds);
         return body.organizationScopeIds;
@@ -62,7 +62,7 @@ export function roleGrantRoutes(api: Api, db: Knex): void {
     parent: organizationRoleParent,
     child: {
       param: 'scopeId',
-      id: z.string().min(1).max(21),
+      id: entityId,
       check: async (trx, role, body) => {
         await requireResourceScopes(trx, body.scopeIds, role.type);
         return body.scopeIds;

@@ -18,9 +18,9 @@ import {
   organizationRoleSchema,
   updateOrganizationRoleBody,
 } from '../schemas.ts';
+import { idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization roles';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** The roles of the organization template; what they grant is in role-grant-routes.ts. */
 export function organizationRoleRoutes(api: Api, db: Knex): void {

@@ -8,9 +8,9 @@ import { getOrganizationScope } from '../lookups.ts';
 import { createOrganizationScope, patchOrganizationScope, removeOrganizationScope } from './organization-scopes.ts';
 import { listOrganizationScopes, organizationScopeSearchColumns } from '../roles/role-queries.ts';
 import { createOrganizationScopeBody, organizationScopeSchema, updateOrganizationScopeBody } from '../schemas.ts';
+import { idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization scopes';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 /** The scopes of the organization template, which organization roles grant. */
 export function organizationScopeRoutes(api: Api, db: Knex): void {
