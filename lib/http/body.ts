@@ -36,10 +36,16 @@ export async function readBody(ctx: Context, limit: number): Promise<Buffer> {
 
 const jsonMediaType = /^application\/([\w.-]+\+)?json$/;
 const loneSurrogate = /\p{Cs}/u;
+const nul = '\u0000';
+
+/** The answer to text holding U+0000, in the body, the path or the query: PostgreSQL's text cannot hold it. */
+export const nulRefused = (where: string) =>
+  new RequestError('guard.invalid_input', { reason: `The request ${where} holds a NUL character (\\u0000).` });
 
 /**
- * The nesting depth cap and lone UTF-16 surrogates (`"\ud800"`, which each database would store
- * differently, and lossily); walked without recursion, so any depth is safe to look at.
+ * The nesting depth cap, lone UTF-16 surrogates (`"\ud800"`, which each database would store
+ * differently, and lossily) and NUL (`"\u0000"`, which PostgreSQL refuses in text; refused on every
+ * engine so that each answers alike); walked without recursion, so any depth is safe to look at.
  */
 function checkJson(value: unknown): void {
   const stack: Array<[unknown, number]> = [[value, 1]];
@@ -50,6 +56,9 @@ function checkJson(value: unknown): void {
         throw new RequestError('guard.invalid_input', {
           reason: 'The request body holds a lone UTF-16 surrogate (\\ud800-\\udfff).',
         });
+      }
+      if (item.includes(nul)) {
+        throw nulRefused('body');
       }
     } else if (item !== null && typeof item === 'object') {
       if (depth > maxJsonDepth) {
@@ -68,8 +77,14 @@ function checkJson(value: unknown): void {
  * JSON request bodies of the API. A body must say it is JSON (`application/json`, UTF-8): anything
  * else is 415 before the route runs, so a form or text body cannot pass as an empty one. No body at
  * all (a bare `curl -X POST`) is an empty body, as is `application/json` with no bytes. Over 1 MB is
- * 413; malformed JSON, invalid UTF-8, nesting over 32 levels or a lone surrogate is 400.
+ * 413; malformed JSON, invalid UTF-8, nesting over 32 levels, a lone surrogate or a NUL is 400.
  */
+/** Whether a path's or a query's values (strings, or lists of them) hold U+0000. */
+export const holdsNul = (values: Record<string, unknown>): boolean =>
+  Object.values(values).some((value) =>
+    (Array.isArray(value) ? value : [value]).some((item) => String(item).includes(nul)),
+  );
+
 export const jsonBody: Middleware = async (ctx, next) => {
   // Read already (the experience's parser runs before its routes, the management API's after), or none expected.
   if (ctx.req.readableEnded || ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') {

@@ -27,6 +27,12 @@ export const errorCodes = {
   // Anything not in this table: the client learns only that it failed, and the log id to report.
   unknown: { status: 500, message: 'Internal server error.' },
 
+  // The database is gone (a network outage, a restart, a Galera node out of the cluster): retry later.
+  'database.unavailable': {
+    status: 503,
+    message: 'The service cannot reach its database. Please try again shortly.',
+  },
+
   'request.malformed': { status: 400, message: 'The request is not valid HTTP.' },
   'request.not_found': { status: 404, message: 'No API route has this path.' },
   'request.method_not_allowed': { status: 405, message: 'This method is not allowed on this path.' },
@@ -60,6 +66,10 @@ export const errorCodes = {
   'auth.authorization_token_type_not_supported': { status: 401, message: 'Authorization type is not supported.' },
   'auth.unauthorized': { status: 401, message: reason },
   'auth.forbidden': { status: 403, message: reason },
+  'auth.too_many_attempts': {
+    status: 429,
+    message: 'Too many failed authentications from this address; try again later.',
+  },
 
   'entity.not_exists_with_id': {
     status: 404,
@@ -75,6 +85,7 @@ export const errorCodes = {
   },
   'entity.db_constraint_violated': { status: 422, message: reason },
   'entity.not_found': { status: 404, message: reason },
+  'entity.invalid_input': { status: 422, message: 'Invalid input. Update list must not be empty.' },
 
   'application.internal_application_violation': {
     status: 403,
@@ -99,6 +110,10 @@ export const errorCodes = {
   'application.device_flow_not_changeable': {
     status: 422,
     message: 'Device flow cannot be changed after application creation.',
+  },
+  'application.invalid_third_party_application_type': {
+    status: 400,
+    message: 'Only traditional web, single-page and native applications can be third-party applications.',
   },
   'application.third_party_application_cannot_enable_token_exchange': {
     status: 422,
@@ -198,11 +213,25 @@ export const errorCodes = {
   'user.new_password_required_in_profile': { status: 422, message: 'You need to set a new password.' },
   'user.same_password': { status: 422, message: 'New password cannot be the same as your old password.' },
   'user.missing_mfa': { status: 422, message: 'Set up two-step verification to continue.' },
+  'user.suggest_mfa': { status: 422, message: 'Set up two-step verification, or skip it for now.' },
   'user.totp_already_in_use': { status: 422, message: 'This account already has an authenticator app.' },
   'user.backup_code_already_in_use': { status: 422, message: 'This account already has backup codes.' },
+  'user.totp_secret_invalid': { status: 422, message: 'Invalid TOTP secret supplied.' },
+  'user.wrong_backup_code_format': { status: 422, message: 'Backup code format is invalid.' },
   'user.webauthn_already_in_use': { status: 422, message: 'This passkey is already registered.' },
 
   'password.rejected': { status: 422, message: 'The password does not meet the password policy.' },
+  'password.invalid_legacy_password_format': { status: 400, message: 'Invalid legacy password format.' },
+  'password.unsupported_legacy_hash_algorithm': {
+    status: 400,
+    message: ({ algorithm }: { algorithm: string }) => `Unsupported legacy hash algorithm: ${algorithm}.`,
+    data: ({ algorithm }: { algorithm: string }) => ({ algorithm }),
+  },
+  'user.password_and_digest': {
+    status: 400,
+    message: 'You cannot set both plain text password and password digest.',
+  },
+  'user.password_algorithm_required': { status: 400, message: 'Password algorithm is required.' },
 
   'session.not_found': { status: 400, message: 'Session not found. Please go back and sign in again.' },
   'session.interaction_not_found': {
@@ -243,6 +272,14 @@ export const errorCodes = {
   'session.mfa.invalid_backup_code': { status: 400, message: 'The backup code is not valid.' },
   'session.mfa.webauthn_verification_failed': { status: 400, message: 'The passkey could not be verified.' },
   'session.mfa.mfa_factor_not_enabled': { status: 400, message: reason },
+  'session.mfa.suggest_additional_mfa': {
+    status: 422,
+    message: 'Add another two-step verification method, or skip it for now.',
+  },
+  'session.mfa.backup_code_can_not_be_alone': {
+    status: 422,
+    message: 'Backup codes cannot be the only two-step verification method.',
+  },
   'session.mfa.mfa_policy_not_user_controlled': { status: 422, message: 'Two-step verification cannot be skipped.' },
 
   'verification_code.not_found': {
@@ -258,6 +295,8 @@ export const errorCodes = {
     message: 'Verification code retries limitation exceeded. Please send a new verification code.',
   },
   'verification_code.code_mismatch': { status: 400, message: 'Invalid verification code.' },
+  'verification_code.email_mismatch': { status: 400, message: 'This verification is for another email address.' },
+  'verification_code.phone_mismatch': { status: 400, message: 'This verification is for another phone number.' },
 
   'verification_record.not_found': { status: 404, message: 'Verification record not found.' },
   'verification_record.permission_denied': {
@@ -314,6 +353,10 @@ export const errorCodes = {
     status: 422,
     message: 'A prompt policy that cannot be skipped is for adaptive MFA only.',
   },
+  'sign_in_experiences.adaptive_mfa_not_offered': {
+    status: 422,
+    message: 'Adaptive MFA is not offered by this service: keep adaptiveMfa.enabled false.',
+  },
 
   'session.email_blocklist.email_subaddressing_not_allowed': {
     status: 422,
@@ -329,6 +372,17 @@ export const errorCodes = {
     message: ({ name }: { name: string }) => `An SSO connector named \`${name}\` already exists.`,
   },
 
+  'one_time_token.token_not_found': { status: 404, message: 'The one-time token does not exist.' },
+  'one_time_token.email_mismatch': { status: 400, message: 'The email does not match the one-time token.' },
+  'one_time_token.token_consumed': { status: 400, message: 'The one-time token has been used already.' },
+  'one_time_token.token_revoked': { status: 400, message: 'The one-time token has been revoked.' },
+  'one_time_token.token_expired': { status: 400, message: 'The one-time token has expired.' },
+  'one_time_token.cannot_reactivate_token': { status: 400, message: 'A one-time token cannot be made active again.' },
+  'one_time_token.interaction_event_mismatch': {
+    status: 400,
+    message: 'The one-time token is for another kind of interaction (sign-in, registration or password reset).',
+  },
+
   'hook.invalid_url': { status: 400, message: reason },
   'hook.missing_events': { status: 400, message: 'You need to provide at least one event.' },
   'hook.send_test_payload_failed': {
@@ -337,12 +391,19 @@ export const errorCodes = {
   },
   'hook.endpoint_responded_with_error': { status: 422, message: 'Endpoint responded with error.' },
   'hook.disabled': { status: 422, message: 'The hook is disabled: enable it before re-sending.' },
+  'hook.job_running': {
+    status: 409,
+    message: ({ jobId }: { jobId: string }) =>
+      `A recover or replay job (${jobId}) is running on this hook: wait for it to end before starting another.`,
+    data: ({ jobId }: { jobId: string }) => ({ jobId }),
+  },
   'hook.delivery_not_failed': {
     status: 422,
     message: ({ status }: { status: string }) => `Only a failed delivery can be re-sent; this one is ${status}.`,
     data: ({ status }: { status: string }) => ({ status }),
   },
 
+  'oidc.session_not_found': { status: 404, message: 'Session not found.' },
   'oidc.only_previous_key_can_be_deleted': { status: 422, message: 'Only a previous key can be deleted.' },
 
   'console.setup_token_required': {

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 
 import type { Middleware } from 'koa';
 
-import { isForeignKeyViolation, isUniqueViolation } from '../storage/database.ts';
+import { isDatabaseGone, isForeignKeyViolation, isUniqueViolation, isUnstorableText } from '../storage/database.ts';
+import { nulRefused } from './body.ts';
+import { answerDatabaseGone } from './database-gone.ts';
 import { errorCodes, type ErrorCode } from './error-codes.ts';
 import { RequestError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -19,19 +21,29 @@ function exposed(error: unknown): RequestError | undefined {
   if (isForeignKeyViolation(error)) {
     return new RequestError('entity.relation_foreign_key_not_found');
   }
+  // Text PostgreSQL cannot hold (U+0000) that reached a query some other way than the body, path or query.
+  if (isUnstorableText(error)) {
+    return nulRefused('input');
+  }
   return undefined;
 }
 
 /**
  * Renders every error of the management, experience and account APIs as `{code, message, data?,
- * details?}`. An error outside the catalogue (a bug, a database down) is a 500 `unknown` whose body
- * says nothing of what failed, only a `logId` that its log line carries too, for the operator.
+ * details?}`. A database that is gone is a 503 `database.unavailable` with `Retry-After`, logged once
+ * for the whole outage (lib/health/outage.ts), not here. Any other error outside the catalogue (a
+ * bug) is a 500 `unknown` whose body says nothing of what failed, only a `logId` that its log line
+ * carries too, for the operator.
  */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
+      if (isDatabaseGone(error)) {
+        answerDatabaseGone(ctx);
+        return;
+      }
       const known = exposed(error);
       if (known) {
         if (known.status >= 500) {

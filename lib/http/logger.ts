@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
-import type { Middleware } from 'koa';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Context, Middleware } from 'koa';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
 
 import type { Config } from '../config/env.ts';
 
@@ -80,6 +81,24 @@ export function serializeError(error: unknown, depth = 0): SerializedError {
   };
 }
 
+/** The fields of a request line (`requestLogger`). */
+type RequestLine = { requestId: string; method: string; path: string; status: number; ms: number };
+
+/**
+ * In development a request line reads as an access log's: `GET /sign-in 200 4.2 ms`, on one line,
+ * its fields folded into the message (pino-pretty would print each on a line of its own). JSON
+ * lines keep them as fields, `msg: "request"`, for whatever reads them.
+ */
+const requestLineAsText: NonNullable<LoggerOptions['hooks']>['logMethod'] = function (this: Logger, args, method) {
+  const [fields, message] = args as unknown[];
+  if (message === 'request' && typeof fields === 'object' && fields !== null && 'method' in fields) {
+    const { method: verb, path, status, ms } = fields as RequestLine;
+    method.call(this, `${verb} ${path} ${status} ${ms} ms`);
+    return;
+  }
+  method.apply(this, args);
+};
+
 /**
  * JSON lines in production, written in the background (a request never waits on stdout);
  * human-readable lines in development. `destination` replaces stdout (tests read what is logged).
@@ -92,16 +111,25 @@ export function createLogger(config: Pick<Config, 'production' | 'logLevel'>, de
     redact: { paths: redactedPaths, censor: '[redacted]' },
     serializers: { err: serializeError },
   };
-  if (destination) {
-    return pino(options, destination);
-  }
   if (config.production || config.logLevel === 'silent') {
-    return pino(options, pino.destination({ sync: false }));
+    return pino(options, destination ?? pino.destination({ sync: false }));
   }
-  return pino({
-    ...options,
-    transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' } },
+  // In this thread rather than a transport's worker: a development log is small, and the request
+  // line's hook needs no serialising across threads.
+  const stream = pretty({
+    ignore: 'pid,hostname',
+    translateTime: 'SYS:HH:MM:ss.l',
+    ...(destination ? { destination, colorize: false } : {}),
   });
+  return pino({ ...options, hooks: { logMethod: requestLineAsText } }, stream);
+}
+
+/**
+ * Marks a request as one for a static file (a page's script, stylesheet or icon): its line goes at
+ * debug, as probes' do, so that a page's load is one line at info, not one per file.
+ */
+export function logQuietly(ctx: Context): void {
+  ctx.state.quietLog = true;
 }
 
 /** Where a secret shown once to the operator goes: stderr, apart from the log. */
@@ -129,9 +157,13 @@ export function writeOneTimeSecret(
   out.write(`\n${message}:\n${lines.join('\n')}\n\n`);
 }
 
+/** A path as logged: an interaction's uid (it resumes a sign-in, with its cookie) is left out. */
+const loggedPath = (path: string) => path.replace(/^\/oidc\/auth\/[^/]+/, '/oidc/auth/:uid');
+
 /**
  * One line per request. Only the path is logged: query strings may carry codes and tokens.
- * `quietPaths` (health probes, metrics scrapes: every few seconds) are logged at debug.
+ * `quietPaths` (health probes, metrics scrapes: every few seconds) and static files (`logQuietly`)
+ * are logged at debug.
  */
 export function requestLogger(logger: Logger, quietPaths: ReadonlySet<string> = new Set()): Middleware {
   return async (ctx, next) => {
@@ -141,11 +173,11 @@ export function requestLogger(logger: Logger, quietPaths: ReadonlySet<string> = 
     try {
       await next();
     } finally {
-      logger[quietPaths.has(ctx.path) ? 'debug' : 'info'](
+      logger[quietPaths.has(ctx.path) || ctx.state.quietLog === true ? 'debug' : 'info'](
         {
           requestId,
           method: ctx.method,
-          path: ctx.path,
+          path: loggedPath(ctx.path),
           status: ctx.status,
           ms: Math.round((performance.now() - started) * 10) / 10,
         },

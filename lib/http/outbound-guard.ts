@@ -20,7 +20,7 @@ import ipaddr from 'ipaddr.js';
 /** A request refused by the guard: not retried. */
 export class TargetRefusedError extends Error {
   override name = 'TargetRefusedError';
-  // The code webhook delivery has always recognised a refusal by (lib/hooks/send.ts).
+  // The code webhook delivery has always recognised a refusal by (lib/hooks/delivery/send.ts).
   readonly code = 'ERR_HOOK_TARGET_REFUSED';
 }
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 import type { Effects } from '../shared/event-data.ts';
 import { withTransaction } from '../storage/transaction.ts';
-
+import { holdsNul, nulRefused } from './body.ts';
 import { RequestError } from './errors.ts';
 import { flattenSearchParams } from './search.ts';
 import type { ApiTag } from './tags.ts';
@@ -132,15 +132,18 @@ export class Api<W extends Writes = 'in-transaction'> {
   readonly router = new Router();
   readonly specs: AnySpec[] = [];
 
+  private readonly db: Knex;
+  private readonly options: { effects?: RouteEffects; writes?: W };
+
   /**
    * `writes: 'own-transactions'`: the group's write routes get the pool and open their own
    * transactions (the end user's flows: their state lives in the provider's interaction, they send
    * messages, and a failed verification must be counted even though the request fails).
    */
-  constructor(
-    private readonly db: Knex,
-    private readonly options: { effects?: RouteEffects; writes?: W } = {},
-  ) {}
+  constructor(db: Knex, options: { effects?: RouteEffects; writes?: W } = {}) {
+    this.db = db;
+    this.options = options;
+  }
 
   add<
     M extends Method,
@@ -163,6 +166,14 @@ export class Api<W extends Writes = 'in-transaction'> {
     }
     const run = handler as Handler<P, Q, B, R, [Knex, Effects?]>;
     this.router[spec.method](spec.path, async (ctx) => {
+      for (const [where, values] of [
+        ['path', ctx.params],
+        ['query', ctx.query],
+      ] as const) {
+        if (holdsNul(values)) {
+          throw nulRefused(where);
+        }
+      }
       const input = {
         params: parse(spec.params, ctx.params, 'path'),
         query: parse(spec.query, flattenSearchParams(ctx.query), 'query'),

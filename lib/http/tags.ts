@@ -33,6 +33,7 @@ export const apiTags = {
   'SSO connectors': 'Enterprise single sign-on connectors (OIDC, SAML).',
   Sentinel: 'Identifier lockout: unlocking identifiers.',
   'Verification codes': 'Verification codes sent and checked by the management API.',
+  'One-time tokens': 'Magic links and invitations: tokens that sign a person in by email once, before they expire.',
   Development: 'Development-only helpers, absent in production mode.',
   'Audit logs': 'The audit log of sign-ins, management changes and token grants.',
   'Token exchange': 'Subject tokens for impersonation (RFC 8693 token exchange).',

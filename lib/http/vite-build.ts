@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 import type Koa from 'koa';
 
+import { logQuietly } from './logger.ts';
+
 const types: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -37,8 +39,12 @@ export function loadViteBuild(folder: URL, base: string): ViteBuild | undefined 
   return { index: readFileSync(indexFile, 'utf8'), assets };
 }
 
-/** Answers a file of a build: its name carries a hash of its content, so it is cached for good. */
+/**
+ * Answers a file of a build: its name carries a hash of its content, so it is cached for good.
+ * Logged at debug: a page's load is its page's line.
+ */
 export function sendAsset(ctx: Koa.Context, asset: Asset | undefined): void {
+  logQuietly(ctx);
   ctx.set('X-Content-Type-Options', 'nosniff');
   if (!asset) {
     ctx.status = 404;

@@ -82,6 +82,25 @@ export async function listGrantsOfAccount(
     .sort((a, b) => Number(b.payload.iat ?? 0) - Number(a.payload.iat ?? 0));
 }
 
+/** The account's unexpired sessions (the provider's `Session` documents), newest login first. */
+export async function listSessionsOfAccount(
+  db: Queryable,
+  accountId: string,
+): Promise<Array<{ payload: AdapterPayload; expiresAt: number }>> {
+  const rows = await db('oidc_model_instances')
+    .where({ model_name: 'Session', account_id: accountId })
+    .where('expires_at', '>', Date.now())
+    .select<Array<{ payload: string; expires_at: number | string }>>('payload', 'expires_at');
+  return rows
+    .map((row) => ({ payload: payloadOf(row.payload), expiresAt: Number(row.expires_at) }))
+    .sort((a, b) => Number(b.payload.loginTs ?? 0) - Number(a.payload.loginTs ?? 0));
+}
+
+/** Ends the account's session named by its uid (never by its id, the cookie's value); false if it holds none. */
+export async function deleteSessionOfAccount(db: Queryable, accountId: string, uid: string): Promise<boolean> {
+  return (await db('oidc_model_instances').where({ model_name: 'Session', account_id: accountId, uid }).delete()) > 0;
+}
+
 export async function deleteModelsOfAccount(db: Queryable, accountId: string): Promise<void> {
   await db('oidc_model_instances').where({ account_id: accountId }).delete();
 }

@@ -13,7 +13,7 @@ import type { Middleware } from 'koa';
 
 import type { Config } from '../config/env.ts';
 import { routeLabel } from '../http/route-label.ts';
-import { isMysql } from '../storage/database.ts';
+import { engineOf } from '../storage/database.ts';
 import { traceSpansWith, type SpanAttributes } from './spans.ts';
 
 /**
@@ -70,7 +70,8 @@ export function startTracing(config: TracingConfig, db: Knex): Tracing {
     }),
   );
 
-  const system = isMysql(db) ? 'mysql' : 'sqlite';
+  // OpenTelemetry's names for the three (`db.system`).
+  const system = { sqlite: 'sqlite', mysql: 'mysql', postgres: 'postgresql' }[engineOf(db)];
   const queries = new Map<string, Span>();
   type Query = { __knexQueryUid: string; sql: string; method?: string };
   const endQuery = (query: Query, error?: unknown) => {

@@ -20,6 +20,11 @@ export type KeySet = { verifier: JWTVerifyGetKey; fetchedAt: number };
 const refetchIntervalMs = 60_000;
 /** Kept at most this long, so a key the issuer withdrew stops verifying within it. */
 const maxAgeMs = 10 * 60_000;
+/**
+ * A failed fetch (a 404, a timeout, not a key set) is the answer for this long: a stream of tokens
+ * naming an issuer whose keys are gone costs one fetch per interval, not one per request.
+ */
+const failureMemoryMs = 30_000;
 /** 5 s, 256 KB: a key set is small, and the token's caller waits on the fetch. */
 const fetchLimits = { subject: "the issuer's jwksUri", timeoutMs: 5000, sizeLimit: 256 * 1024 };
 
@@ -31,8 +36,14 @@ const fetchLimits = { subject: "the issuer's jwksUri", timeoutMs: 5000, sizeLimi
 export class OutsideKeySets {
   readonly #entries = new Map<string, KeySet>();
   readonly #fetching = new Map<string, Promise<KeySet>>();
+  /** The last failed fetch of each URI (URIs are the policies': few), until it may be tried again. */
+  readonly #failures = new Map<string, { error: KeySetUnavailable; until: number }>();
 
-  constructor(private readonly allowPrivateTargets: boolean) {}
+  private readonly allowPrivateTargets: boolean;
+
+  constructor(allowPrivateTargets: boolean) {
+    this.allowPrivateTargets = allowPrivateTargets;
+  }
 
   /** The set, fetched when not held or older than its maximum age. */
   async current(uri: string): Promise<KeySet> {
@@ -50,9 +61,26 @@ export class OutsideKeySets {
   }
 
   #fetch(uri: string): Promise<KeySet> {
+    const failed = this.#failures.get(uri);
+    if (failed && Date.now() < failed.until) {
+      return Promise.reject(failed.error);
+    }
     let pending = this.#fetching.get(uri);
     if (!pending) {
-      pending = this.#load(uri).finally(() => this.#fetching.delete(uri));
+      pending = this.#load(uri)
+        .then(
+          (entry) => {
+            this.#failures.delete(uri);
+            return entry;
+          },
+          (error: unknown) => {
+            if (error instanceof KeySetUnavailable) {
+              this.#failures.set(uri, { error, until: Date.now() + failureMemoryMs });
+            }
+            throw error;
+          },
+        )
+        .finally(() => this.#fetching.delete(uri));
       this.#fetching.set(uri, pending);
     }
     return pending;

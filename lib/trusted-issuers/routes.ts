@@ -10,6 +10,7 @@ import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { findSsoConnector } from '../sso/queries.ts';
+import { assertNotOwnIssuer } from './policy-rules.ts';
 import {
   deleteTrustedIssuer,
   findTrustedIssuer,
@@ -24,9 +25,9 @@ import {
   updateTrustedIssuerBody,
   type TrustedIssuer,
 } from './schemas.ts';
+import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Trusted issuers';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 const entity = 'trusted issuer';
 
 /** A policy names applications and a connector that exist: a typo would silently trust no one. */
@@ -60,7 +61,7 @@ async function saving(save: () => Promise<void>, issuer: string): Promise<void> 
 }
 
 /** Trust policies for outside issuers (`/api/trusted-issuers`), read by the token endpoint's grants. */
-export function trustedIssuerRoutes(api: Api, { db, cache }: ServiceContext): void {
+export function trustedIssuerRoutes(api: Api, { db, cache, config }: ServiceContext): void {
   api.add(
     {
       method: 'get',
@@ -116,6 +117,7 @@ export function trustedIssuerRoutes(api: Api, { db, cache }: ServiceContext): vo
         applicationIds: [...new Set(body.applicationIds)],
         createdAt: Date.now(),
       };
+      assertNotOwnIssuer(policy.issuer, config.issuer);
       await assertReferences(trx, cache, policy);
       await saving(() => insertTrustedIssuer(trx, policy), policy.issuer);
       return policy;
@@ -143,6 +145,7 @@ export function trustedIssuerRoutes(api: Api, { db, cache }: ServiceContext): vo
         ...body,
         applicationIds: body.applicationIds ? [...new Set(body.applicationIds)] : current.applicationIds,
       };
+      assertNotOwnIssuer(next.issuer, config.issuer);
       await assertReferences(trx, cache, next);
       await saving(() => updateTrustedIssuer(trx, next), next.issuer);
       return next;

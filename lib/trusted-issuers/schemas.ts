@@ -25,17 +25,33 @@ const defaultAlgorithms: Array<(typeof outsideAlgorithms)[number]> = ['RS256', '
 /**
  * How an outside token's subject becomes one of our users: the value of `claim` is looked up as
  * the id of a social or SSO identity at `connectorId` (`identity`), as a user's primary email
- * (`email`), or, `jit`, as the subject of a user made for this issuer on first sight.
+ * (`email`: a verified email only, see user-mapping.ts), or, `jit`, as the subject of a user made for
+ * this issuer on first sight. `verifiedEmailClaim` names a claim this issuer fills only with an
+ * email it verified: read in place of `email` and `email_verified` (by email, and for the email a
+ * user made just in time gets).
  */
 export const userMappingSchema = z
   .strictObject({
     claim: z.enum(['sub', 'email']),
     by: z.enum(['identity', 'email', 'jit']),
     connectorId: z.string().min(1).max(128).optional(),
+    verifiedEmailClaim: z
+      .string()
+      .max(64)
+      .regex(/^[\w.:-]{1,64}$/, 'a claim name: letters, digits, _ . : -, at most 64')
+      .optional(),
   })
   .refine((mapping) => mapping.by !== 'identity' || mapping.connectorId !== undefined, {
     message: 'connectorId is required when users are found by identity',
     path: ['connectorId'],
+  })
+  .refine((mapping) => mapping.by !== 'email' || mapping.claim === 'email', {
+    message: 'users found by email are found by the email claim (claim: "email")',
+    path: ['claim'],
+  })
+  .refine((mapping) => mapping.by !== 'identity' || mapping.verifiedEmailClaim === undefined, {
+    message: 'verifiedEmailClaim is read only when users are found by email or made just in time',
+    path: ['verifiedEmailClaim'],
   });
 
 export type UserMapping = z.output<typeof userMappingSchema>;
@@ -78,6 +94,7 @@ export const trustedIssuerSchema = z.object({
     claim: z.enum(['sub', 'email']),
     by: z.enum(['identity', 'email', 'jit']),
     connectorId: z.string().optional(),
+    verifiedEmailClaim: z.string().optional(),
   }),
   applicationIds: z.array(z.string()),
   createdAt: z.number(),

@@ -31,11 +31,33 @@ async function byIdentity(db: Queryable, cache: SharedCache, connectorId: string
   return typeof issuer === 'string' ? findUserRowBySsoIdentity(db, issuer, value) : undefined;
 }
 
-/** The email claim, when the issuer says it is verified and it fits a primary email. */
-function verifiedEmailOf(claims: Claims): string | undefined {
-  return typeof claims.email === 'string' && claims.email_verified === true && claims.email.length <= 128
-    ? claims.email
-    : undefined;
+/** Longer emails fit no primary email (users' `primaryEmail` is at most 128 characters). */
+const maxEmailLength = 128;
+
+/**
+ * The email an outside token vouches for, or why there is none. Only an email its issuer says it
+ * verified counts: `email_verified` exactly `true` (OpenID Connect Core §5.1: a boolean; the string
+ * "true" is not one), or any value of the claim the policy names as holding verified emails only.
+ * An issuer that lets users type their email would otherwise hand over the account that has it.
+ */
+function verifiedEmail(policy: TrustedIssuer, claims: Claims): { email: string } | { refused: string } {
+  const claim = policy.userMapping.verifiedEmailClaim ?? 'email';
+  const value = claims[claim];
+  if (typeof value !== 'string' || value.length === 0 || value.length > maxEmailLength) {
+    return { refused: `has no usable '${claim}' claim to find the user by` };
+  }
+  if (policy.userMapping.verifiedEmailClaim === undefined && claims.email_verified !== true) {
+    const said =
+      claims.email_verified === undefined
+        ? 'absent'
+        : typeof claims.email_verified === 'string'
+          ? `the string ${JSON.stringify(claims.email_verified.slice(0, 16))}, not true`
+          : JSON.stringify(claims.email_verified).slice(0, 16);
+    return {
+      refused: `has an email its issuer does not say is verified (email_verified is ${said}); only a verified email maps to an account`,
+    };
+  }
+  return { email: value };
 }
 
 /**
@@ -96,7 +118,8 @@ async function madeJustInTime(
       return attempt(undefined);
     }
   };
-  return attempt(verifiedEmailOf(claims));
+  const vouched = verifiedEmail(policy, claims);
+  return attempt('email' in vouched ? vouched.email : undefined);
 }
 
 /**
@@ -115,6 +138,20 @@ export async function localUserOf(
   claims: Claims,
 ): Promise<LocalUser> {
   const { claim, by, connectorId } = policy.userMapping;
+  if (by === 'email') {
+    // Compared as our own email lookups compare (case-insensitively: one address, one account).
+    const vouched = verifiedEmail(policy, claims);
+    if ('refused' in vouched) {
+      throw new OutsideTokenRefused(vouched.refused);
+    }
+    const user = await findUserByIdentifier(db, 'email', vouched.email);
+    if (!user) {
+      throw new OutsideTokenRefused(
+        `names a user (by '${policy.userMapping.verifiedEmailClaim ?? claim}') that has no account here (no user has that email)`,
+      );
+    }
+    return { id: user.id };
+  }
   const value = claims[claim];
   if (typeof value !== 'string' || value.length === 0 || value.length > 255) {
     throw new OutsideTokenRefused(`has no usable '${claim}' claim to find the user by`);
@@ -123,15 +160,10 @@ export async function localUserOf(
     const known = await findJitUserId(db, policy.id, value);
     return known ? { id: known } : { make: () => madeJustInTime(db, cache, ctx, policy, value, claims) };
   }
-  const user =
-    by === 'email'
-      ? await findUserByIdentifier(db, 'email', value)
-      : await byIdentity(db, cache, connectorId ?? '', value);
+  const user = await byIdentity(db, cache, connectorId ?? '', value);
   if (!user) {
     throw new OutsideTokenRefused(
-      by === 'email'
-        ? `names a user (by '${claim}') that has no account here (no user has that email)`
-        : `names a user (by '${claim}') that has no account here (no user holds that identity at connector ${connectorId})`,
+      `names a user (by '${claim}') that has no account here (no user holds that identity at connector ${connectorId})`,
     );
   }
   return { id: user.id };

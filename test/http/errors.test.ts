@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 import { errorCodes, type ErrorCode } from '../../lib/http/error-codes.ts';
 import { RequestError } from '../../lib/http/errors.ts';
-import { openDatabase, refuseUpdates } from '../support/database.ts';
+import { openDatabase, quotedName, refuseUpdates } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
@@ -81,7 +81,7 @@ describe('an error outside the catalogue', () => {
     for (const line of logged) {
       expect(line.path).to.equal(`/api/resources/${resource.body.id}`);
       // The log line has what the body lacks: the failed statement (with placeholders, not values).
-      expect(line.err?.message).to.contain('update `resources` set');
+      expect(line.err?.message).to.contain(`update ${quotedName('resources')} set`);
     }
   });
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { expectStatus } from '../support/expect.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 
 /**
@@ -14,10 +15,6 @@ function expectInvalid(response: HttpResponse, path: string): void {
   expect(response.statusCode, JSON.stringify(response.body).slice(0, 300)).to.equal(400);
   expect(response.body.code).to.equal('guard.invalid_input');
   expect(response.body.details.map((detail: { path: string }) => detail.path)).to.include(path);
-}
-
-function expectStatus(response: HttpResponse, status: number): void {
-  expect(response.statusCode, JSON.stringify(response.body).slice(0, 300)).to.equal(status);
 }
 
 /** `{"a":"ééé…"}` of exactly `bytes` bytes as JSON (é is two bytes). */

@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
 
 import { createSpa, redirectUri } from '../experience/experience-helpers.ts';
 import { Browser } from '../experience/browser.ts';
-import { openDatabase, refuseUpdates, testDatabase } from '../support/database.ts';
+import { openDatabase, placeholder, quotedName, refuseUpdates, testDatabase } from '../support/database.ts';
+import { defaultSecretOf } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
@@ -41,7 +42,7 @@ describe('secrets stay out of the log', () => {
     const application = await service.api.post('applications', {
       json: { name: 'Leaky app', type: 'MachineToMachine' },
     });
-    const clientSecret = String(application.body.secret);
+    const clientSecret = await defaultSecretOf(service, application.body.id);
     expect(clientSecret.length).to.be.above(10);
     const hook = await service.api.post('hooks', {
       json: { name: 'Leaky hook', events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' } },
@@ -70,7 +71,9 @@ describe('secrets stay out of the log', () => {
       [logged[1], 'hooks'],
     ] as const) {
       expect(line.err!.code).to.be.a('string');
-      expect(line.err!.message).to.contain(`update \`${table}\` set`).and.to.contain('= ?');
+      expect(line.err!.message)
+        .to.contain(`update ${quotedName(table)} set`)
+        .and.to.contain(`= ${placeholder}`);
     }
     const text = service.logs();
     for (const secret of [clientSecret, signingKey, marker]) {
@@ -81,10 +84,20 @@ describe('secrets stay out of the log', () => {
   it("a constraint failure is logged without the value it quotes (MySQL's `Duplicate entry '...'`) or the statement's values", async () => {
     await beside.schema.createTable('leak_probe', (table) => table.string('v', 191).primary());
     // Each new interaction's id goes into the probe twice: the second insert breaks its key.
+    if (testDatabase === 'postgres') {
+      await beside.raw(
+        'create function probe_models() returns trigger language plpgsql as $$ begin insert into leak_probe (v) values (new.id), (new.id); return new; end $$',
+      );
+    }
     await beside.raw(
-      testDatabase === 'mysql'
-        ? 'create trigger probe_models before insert on oidc_model_instances for each row insert into leak_probe (v) values (new.id), (new.id)'
-        : 'create trigger probe_models before insert on oidc_model_instances begin insert into leak_probe (v) values (new.id), (new.id); end',
+      {
+        mysql:
+          'create trigger probe_models before insert on oidc_model_instances for each row insert into leak_probe (v) values (new.id), (new.id)',
+        postgres:
+          'create trigger probe_models before insert on oidc_model_instances for each row execute function probe_models()',
+        sqlite:
+          'create trigger probe_models before insert on oidc_model_instances begin insert into leak_probe (v) values (new.id), (new.id); end',
+      }[testDatabase],
     );
     const { id: clientId } = await createSpa(service);
     const state = `state-${randomBytes(6).toString('hex')}`;
@@ -100,15 +113,30 @@ describe('secrets stay out of the log', () => {
     });
     const response = await new Browser(service).client.get(`oidc/auth?${query}`, { responseType: 'text' });
     expect(response.statusCode).to.equal(500);
-    await beside.raw('drop trigger probe_models');
+    await beside.raw(
+      testDatabase === 'postgres' ? 'drop trigger probe_models on oidc_model_instances' : 'drop trigger probe_models',
+    );
 
     const failure = logLines(service).find((line) => line.msg === 'oidc server error');
-    expect(failure?.err?.message).to.contain('insert into `oidc_model_instances`');
-    expect(failure?.err?.code).to.match(/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT_PRIMARYKEY)$/);
+    expect(failure?.err?.message).to.contain(`insert into ${quotedName('oidc_model_instances')}`);
+    // PostgreSQL's unique_violation (23505) names the key's value only in its `detail`, which is not logged.
+    expect(failure?.err?.code).to.match(/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT_PRIMARYKEY|23505)$/);
     const text = service.logs();
     expect(text).to.not.contain('Duplicate entry');
+    expect(text).to.not.contain('already exists.');
     expect(text).to.not.contain(state);
     expect(text).to.not.contain(challenge);
+  });
+
+  it("a request's log line does not hold the interaction uid of the path it resumes", async () => {
+    const uid = 'ResumeUid0123456789abc';
+    await service.http.get(`oidc/auth/${uid}`, { followRedirect: false });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = logLines(service).filter(
+      (line) => line.msg === 'request' && String(line.path).startsWith('/oidc/auth/'),
+    );
+    expect(lines.map((line) => line.path)).to.include('/oidc/auth/:uid');
+    expect(service.logs()).not.to.include(uid);
   });
 
   it('a request that is not valid HTTP is logged by its parse error, never by its bytes', async () => {

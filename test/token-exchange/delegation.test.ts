@@ -281,6 +281,51 @@ describe('token exchange: delegation with actor tokens (RFC 8693 §2.1, §4.1, �
     });
   });
 
+  describe('may_act and the delegation policy travel through an exchange without an actor', () => {
+    const setPolicy = (allowedActorClientIds: string[]) =>
+      service.api.patch(`applications/${setup.frontend.id}`, {
+        json: { customClientMetadata: { delegation: { allowedActorClientIds } } },
+      });
+    const plain = async (subject: string) =>
+      expectIssued(
+        await exchange(service, setup.backend, {
+          subject_token: subject,
+          subject_token_type: accessTokenType,
+          resource: apiB(),
+          scope: 'read:b',
+        }),
+      ).access_token;
+    after(() => setPolicy([]));
+
+    it("keeps the subject token's may_act: only the actor it names may act with the exchanged token", async () => {
+      await setPolicy([actors[0].id]);
+      const exchanged = await plain(await userAccessToken(service, setup.frontend.id, setup.user, apiA()));
+      expect(claimsOf(exchanged).may_act).to.deep.equal({ client_id: actors[0].id });
+      expectOAuthError(
+        await delegate(exchanged, await actorToken(actors[1], apiA())),
+        400,
+        'invalid_request',
+        /may_act/,
+      );
+      expectIssued(await delegate(exchanged, await actorToken(actors[0], apiA())));
+    });
+
+    it("keeps the subject application's delegation policy: an actor it does not list is refused", async () => {
+      await setPolicy([actors[0].id, actors[2].id]);
+      const exchanged = await plain(await userAccessToken(service, setup.frontend.id, setup.user, apiA()));
+      expect(claimsOf(exchanged).delegation_client_id).to.equal(setup.frontend.id);
+      // Exchanged once more without an actor, the frontend's policy still governs.
+      const twice = await plain(exchanged);
+      expectOAuthError(
+        await delegate(twice, await actorToken(actors[1], apiA())),
+        400,
+        'invalid_request',
+        /delegation\.allowedActorClientIds/,
+      );
+      expectIssued(await delegate(twice, await actorToken(actors[2], apiA())));
+    });
+  });
+
   describe('introspection and audit show the chain', () => {
     it('introspection answers act (the whole chain) and may_act', async () => {
       const first = expectIssued(await delegate(subjectToken, await actorToken(actors[0], apiA())));

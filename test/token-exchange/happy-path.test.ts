@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import * as client from 'openid-client';
 
-import { createApplication } from '../support/fixtures.ts';
+import { createApplication, defaultSecretOf } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import {
   accessTokenType,
@@ -188,7 +188,7 @@ describe('token exchange: the delegated call from API A to API B', () => {
       json: { name: 'api-a-backend', type: 'Traditional', customClientMetadata: { allowTokenExchange: true } },
     });
     expect(created.statusCode, JSON.stringify(created.body)).to.equal(200);
-    const backend = created.body as { id: string; secret: string };
+    const backend = { id: String(created.body.id), secret: await defaultSecretOf(service, created.body.id) };
     const body = expectIssued(
       await exchange(service, backend, {
         subject_token: subjectToken,

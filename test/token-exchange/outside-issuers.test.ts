@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { generateKeyPair, SignJWT } from 'jose';
 
+import { startDocumentServer } from '../support/document-server.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startService } from '../support/service.ts';
@@ -106,6 +107,27 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
       expect((await fed.ours.api.delete(`trusted-issuers/${created.body.id}`)).statusCode).to.equal(204);
       expect((await fed.ours.api.delete(`trusted-issuers/${created.body.id}`)).statusCode).to.equal(404);
       expect((await fed.ours.http.get('api/trusted-issuers')).statusCode).to.equal(401);
+    });
+
+    it('refuses a policy naming our own issuer, on create and on update (400)', async () => {
+      for (const issuer of [fed.ours.config.issuer, `${fed.ours.config.issuer}/`]) {
+        const created = await fed.ours.api.post('trusted-issuers', {
+          json: {
+            name: 'ourselves',
+            issuer,
+            jwksUri: `${fed.ours.url}/oidc/jwks`,
+            audience: 'https://ours.example.com',
+            userMapping: { claim: 'sub', by: 'jit' },
+            applicationIds: [],
+          },
+        });
+        expect(created.statusCode, JSON.stringify(created.body)).to.equal(400);
+        expect(created.body.message).to.match(/this service's own/);
+      }
+      const updated = await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
+        json: { issuer: fed.ours.config.issuer },
+      });
+      expect(updated.statusCode, JSON.stringify(updated.body)).to.equal(400);
     });
 
     it('is in the OpenAPI document', async () => {
@@ -249,31 +271,102 @@ describe('token exchange: subject tokens of trusted outside issuers', () => {
     expect(users.filter((user) => user.primaryEmail === email)).to.have.length(1);
   });
 
-  it('maps by email to the user who has it', async () => {
-    const email = `${unique('fed')}@example.com`;
-    const user = (await fed.ours.api.post('users', { json: { primaryEmail: email } })).body;
-    await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
-      json: { userMapping: { claim: 'email', by: 'email' } },
+  describe('mapping by email: a verified email only', () => {
+    let email: string;
+    let user: { id: string };
+    const mapBy = async (userMapping: Record<string, unknown>) => {
+      const patched = await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { userMapping } });
+      expect(patched.statusCode, JSON.stringify(patched.body)).to.equal(200);
+    };
+    const swapWith = async (extra: Record<string, unknown>) =>
+      swap(await signWithServiceKey(fed.outside, outsideClaims(extra)));
+    before(async () => {
+      email = `${unique('fed')}@example.com`;
+      user = (await fed.ours.api.post('users', { json: { primaryEmail: email } })).body;
     });
-    try {
-      const token = await signWithServiceKey(fed.outside, outsideClaims({ email }));
-      expect(claimsOf(expectIssued(await swap(token)).access_token).sub).to.equal(user.id);
+    beforeEach(() => mapBy({ claim: 'email', by: 'email' }));
+    after(() => mapBy(fed.policy.userMapping));
 
-      const stranger = await signWithServiceKey(fed.outside, outsideClaims({ email: 'nobody@example.com' }));
-      expectOAuthError(await swap(stranger), 400, 'invalid_request', /no user has that email/);
-    } finally {
-      await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { userMapping: fed.policy.userMapping } });
-    }
+    it('maps an email the issuer says is verified (email_verified: true) to the user who has it', async () => {
+      expect(claimsOf(expectIssued(await swapWith({ email, email_verified: true })).access_token).sub).to.equal(
+        user.id,
+      );
+      const stranger = await swapWith({ email: 'nobody@example.com', email_verified: true });
+      expectOAuthError(stranger, 400, 'invalid_request', /no user has that email/);
+    });
+
+    it('compares emails as our own lookups do: case does not tell two addresses apart', async () => {
+      const shouted = await swapWith({ email: email.toUpperCase(), email_verified: true });
+      expect(claimsOf(expectIssued(shouted).access_token).sub).to.equal(user.id);
+    });
+
+    it('refuses an email that is not verified, saying why: false, absent, the string "true"', async () => {
+      expectOAuthError(
+        await swapWith({ email, email_verified: false }),
+        400,
+        'invalid_request',
+        /email_verified is false/,
+      );
+      expectOAuthError(await swapWith({ email }), 400, 'invalid_request', /email_verified is absent/);
+      expectOAuthError(
+        await swapWith({ email, email_verified: 'true' }),
+        400,
+        'invalid_request',
+        /email_verified is the string "true", not true/,
+      );
+      expectOAuthError(
+        await swapWith({ email: email.toUpperCase(), email_verified: 'TRUE' }),
+        400,
+        'invalid_request',
+        /only a verified email/,
+      );
+    });
+
+    it('takes the email from the claim the policy names as holding a verified email', async () => {
+      await mapBy({ claim: 'email', by: 'email', verifiedEmailClaim: 'verified_email' });
+      expect(claimsOf(expectIssued(await swapWith({ verified_email: email })).access_token).sub).to.equal(user.id);
+      // The unverified email beside it is not read.
+      expectOAuthError(
+        await swapWith({ email, email_verified: true }),
+        400,
+        'invalid_request',
+        /no usable 'verified_email' claim/,
+      );
+    });
+
+    it('refuses at save a policy that finds users by email through another claim than the email', async () => {
+      const refused = await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
+        json: { userMapping: { claim: 'sub', by: 'email' } },
+      });
+      expect(refused.statusCode, JSON.stringify(refused.body)).to.equal(400);
+      expect(JSON.stringify(refused.body)).to.match(/by email/);
+    });
   });
 
-  it('refuses an unknown user when the policy does not make users just in time', async () => {
-    await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
-      json: { userMapping: { claim: 'sub', by: 'email' } },
+  it('remembers a failed key-set fetch for a while: a 404 key set is not fetched again for each request', async () => {
+    const documents = await startDocumentServer();
+    const issuer = 'https://keyless.example.com';
+    const created = await fed.ours.api.post('trusted-issuers', {
+      json: {
+        name: 'keyless',
+        issuer,
+        jwksUri: documents.url('/jwks'),
+        audience: fed.far.apiA.resource.indicator,
+        algorithms: ['ES256'],
+        userMapping: { claim: 'sub', by: 'jit' },
+        applicationIds: [fed.setup.backend.id],
+      },
     });
+    expect(created.statusCode, JSON.stringify(created.body)).to.equal(201);
     try {
-      expectOAuthError(await swap(fed.outsideToken), 400, 'invalid_request', /has no account here/);
+      const token = await signWithServiceKey(fed.outside, outsideClaims({ iss: issuer }));
+      for (let attempt = 0; attempt < 5; attempt++) {
+        expectOAuthError(await swap(token), 400, 'invalid_request', /jwksUri could not be fetched/);
+      }
+      expect(documents.fetches('/jwks')).to.equal(1);
     } finally {
-      await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, { json: { userMapping: fed.policy.userMapping } });
+      await fed.ours.api.delete(`trusted-issuers/${created.body.id}`);
+      await documents.close();
     }
   });
 

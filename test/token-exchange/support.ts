@@ -15,6 +15,7 @@ import {
 } from 'jose';
 
 import { openDatabase } from '../../lib/storage/database.ts';
+import { eventually } from '../support/eventually.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
 import type { Json, ServiceClient, TestService } from '../support/service.ts';
 import { Browser } from '../experience/browser.ts';
@@ -163,22 +164,16 @@ export async function auditLog(
 }
 
 /** Polls GET /api/logs until an entry matches (the audit log is written in batches), up to ~3 s. */
-export async function waitForLog(
+export function waitForLog(
   service: TestService,
   query: Record<string, string | number>,
   matches: (entry: AuditEntry) => boolean,
 ): Promise<AuditEntry> {
-  const deadline = Date.now() + 3000;
-  for (;;) {
-    const found = (await auditLog(service, query)).find(matches);
-    if (found) {
-      return found;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`no audit entry matched ${JSON.stringify(query)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return eventually(
+    async () => (await auditLog(service, query)).find(matches),
+    3000,
+    `an audit entry of ${JSON.stringify(query)} that matches`,
+  );
 }
 
 /**

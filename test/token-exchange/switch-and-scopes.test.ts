@@ -114,11 +114,14 @@ describe('token exchange: the application switch and the issued scopes', () => {
       expectOAuthError(await exchange(service, machine, form('read:b')), 400, 'unauthorized_client', notAllowed);
     });
 
-    it('keeps the other custom client metadata when the switch is changed', async () => {
+    it('keeps the other custom client metadata when the switch is sent with it (a PATCH replaces it whole)', async () => {
       const application = await createApplication(service, 'Traditional', {
         customClientMetadata: { idTokenTtl: 600 },
       });
-      const on = await setSwitch(application.id, true);
+      const current = (await service.api.get(`applications/${application.id}`)).body.customClientMetadata;
+      const on = await service.api.patch(`applications/${application.id}`, {
+        json: { customClientMetadata: { ...current, allowTokenExchange: true } },
+      });
       expect(on.body.customClientMetadata).to.include({ idTokenTtl: 600, allowTokenExchange: true });
     });
 
