@@ -1,6 +1,9 @@
 // The structure check `npm test` runs first: imports in lib/ must go one way. It fails on any cycle
-// between files and on any cycle between lib/'s folders (a domain folder and everything below it),
-// naming the imports that close each cycle. Type-only imports count: a type shared both ways is
+// between files, on any cycle between lib/'s folders (a domain folder and everything below it) or
+// between the sub-folders of one folder, naming the imports that close each cycle, and on an import
+// that goes up or sideways in the layer order of scripts/layers.json: lib/'s folders in bands of
+// lines, top first, an import allowed only to a line below; docs/architecture.md prints that list
+// (npm run docs), so the picture and the rule are one thing. Type-only imports count: a type shared both ways is
 // vocabulary that belongs in a lower folder. It also fails on a table addressed (`db('table')`,
 // `trx('table')`) outside a query module (`queries.ts`, `*-queries.ts`) and the allowlist below.
 //
@@ -11,6 +14,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const lib = join(root, 'lib');
+
+/** @type {{ band: string, lines: { folders: string[], note?: string }[] }[]} */
+const layers = JSON.parse(readFileSync(join(root, 'scripts/layers.json'), 'utf8'));
+/** Each folder's line, counted from the top; `.` is lib/'s own files. */
+const lineOf = new Map(
+  layers.flatMap(({ lines }) => lines).flatMap(({ folders }, line) => folders.map((folder) => [folder, line])),
+);
 
 const files = readdirSync(lib, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts'))
@@ -46,6 +56,28 @@ for (const [file, targets] of fileEdges) {
     const out = folderEdges.get(from) ?? new Map();
     folderEdges.set(from, out);
     out.set(to, [...(out.get(to) ?? []), `${file} -> ${target}`]);
+  }
+}
+
+/**
+ * The sub-folder a file belongs to inside its folder (`organizations/members/routes.ts` ->
+ * `organizations/members`); undefined for a file at a folder's root, whose vocabulary every
+ * sub-folder may share and whose routes may mount theirs.
+ */
+const subFolderOf = (file) => {
+  const parts = file.split('/');
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}` : undefined;
+};
+
+/** @type {Map<string, Set<string>>} sub-folder → sub-folders of the same folder it imports */
+const subFolderEdges = new Map();
+for (const [file, targets] of fileEdges) {
+  const from = subFolderOf(file);
+  for (const target of targets) {
+    const to = subFolderOf(target);
+    if (from && to && from !== to && folderOf(file) === folderOf(target)) {
+      subFolderEdges.set(from, (subFolderEdges.get(from) ?? new Set()).add(to));
+    }
   }
 }
 
@@ -114,8 +146,6 @@ const tableAccessAllowed = new Set([
   'storage/sealed-columns.ts', // re-seals every sealed column, table by table
   'health/readiness.ts', // reads which migrations are applied
   'metrics/endpoint.ts', // reads the delivery backlog for a gauge
-  'config-transfer/export.ts', // every configuration table, generically
-  'config-transfer/import.ts',
   'organizations/links.ts', // the link-set store, generic over link tables
 ]);
 
@@ -149,11 +179,47 @@ for (const component of cycles([...folderEdges.keys()], (folder) => folderEdges.
   );
   problems.push(`folder cycle: ${component.join(', ')}\n    ${ties.join('\n    ')}`);
 }
+for (const component of cycles([...subFolderEdges.keys()], (folder) => subFolderEdges.get(folder) ?? [])) {
+  problems.push(`sub-folder cycle: ${component.join(', ')}`);
+}
+/**
+ * A folder holds at most this many files directly; past it, its mechanisms get sub-folders named for
+ * them (docs/architecture.md). The folders still above it may only leave the list.
+ */
+const filesPerFolder = 16;
+const crowdedAllowed = new Set(['http']);
+const filesIn = new Map();
+for (const file of fileEdges.keys()) {
+  const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.';
+  filesIn.set(folder, (filesIn.get(folder) ?? 0) + 1);
+}
+for (const [folder, count] of [...filesIn].sort()) {
+  if (count > filesPerFolder && !crowdedAllowed.has(folder)) {
+    problems.push(`lib/${folder}/ holds ${count} files (at most ${filesPerFolder}): give its mechanisms sub-folders`);
+  } else if (count <= filesPerFolder && crowdedAllowed.has(folder)) {
+    problems.push(`lib/${folder}/ holds ${count} files: take it off crowdedAllowed in scripts/check-structure.mjs`);
+  }
+}
+const folders = new Set([...fileEdges.keys()].map(folderOf));
+for (const folder of [...folders].filter((folder) => !lineOf.has(folder)).sort()) {
+  problems.push(`lib/${folder}/ has no line in scripts/layers.json: put it below the lowest folder that imports it`);
+}
+for (const folder of [...lineOf.keys()].filter((folder) => !folders.has(folder))) {
+  problems.push(`scripts/layers.json names ${folder}, which lib/ does not have`);
+}
+for (const [from, out] of [...folderEdges].sort()) {
+  for (const [to, imports] of [...out].sort()) {
+    if (lineOf.has(from) && lineOf.has(to) && lineOf.get(to) <= lineOf.get(from)) {
+      const where = lineOf.get(to) === lineOf.get(from) ? 'its own line' : 'a line above it';
+      problems.push(`${from} imports ${to}, on ${where} in scripts/layers.json: ${imports.slice(0, 3).join('; ')}`);
+    }
+  }
+}
 
 if (problems.length > 0) {
   console.error(`lib/ breaks its structure rules (docs/architecture.md):\n  ${problems.join('\n  ')}`);
   process.exit(1);
 }
 console.log(
-  `structure: ${fileEdges.size} files in lib/, no file or folder cycles; tables addressed in query modules only, ${tableAccessAllowed.size} files allowlisted`,
+  `structure: ${fileEdges.size} files in lib/, no file, folder or sub-folder cycles, at most ${filesPerFolder} files per folder (${crowdedAllowed.size} allowlisted), imports down the layers of scripts/layers.json only; tables addressed in query modules only, ${tableAccessAllowed.size} files allowlisted`,
 );

@@ -19,6 +19,7 @@ import { accessTokenTtl, resourceIndicator, scopeName } from '../resources/schem
 import { roleTypes } from '../roles/schemas.ts';
 import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';
 import { trustedIssuerFields } from '../trusted-issuers/schemas.ts';
+import { entityId as id } from '../shared/entity-id.ts';
 
 /**
  * The configuration file `npm run cli -- export` writes and `import` applies: what an operator sets
@@ -44,7 +45,6 @@ export const connectorSecretField = 'clientSecret';
 /** Stands in for a connector secret left out of the file while the rest of its configuration is checked. */
 const absentSecret = 'absent-from-the-file';
 
-const id = z.string().min(1).max(21);
 const applicationId = z.string().min(1).max(64);
 const createdAt = z.number().int().min(0);
 const jsonObject = z.record(z.string(), z.unknown());

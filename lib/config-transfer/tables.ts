@@ -92,3 +92,18 @@ export type ConfigTable = keyof typeof configColumns;
 
 /** A row as the driver returns it: booleans as 0/1 on both databases, JSON as text. */
 export type Row = Record<string, unknown>;
+
+/** What must be unique in each table besides the id: named when an entry collides with another row. */
+export const uniqueWhat: Partial<Record<ConfigTable, string>> = {
+  resources: 'indicator',
+  scopes: 'name in its resource',
+  roles: 'name',
+  organization_scopes: 'name',
+  organization_roles: 'name',
+  sso_connectors: 'connectorName',
+  social_connectors: 'target',
+  application_secrets: 'name in its application',
+  trusted_issuers: 'issuer',
+  custom_phrases: 'languageTag',
+  email_templates: 'languageTag and templateType',
+};

@@ -10,7 +10,7 @@ const message = z.object({
   id: z.string(),
   recipient: z.string(),
   type: z.enum(['email', 'phone']),
-  // A webhook's disabled notice too (lib/hooks/endpoint-health.ts).
+  // A webhook's disabled notice too (lib/hooks/delivery/endpoint-health.ts).
   purpose: z.enum([...messagePurposes, 'HookDisabled']),
   code: z.string().optional(),
   link: z.string().optional(),

@@ -4,13 +4,19 @@ import { z } from 'zod';
 import { RequestError } from '../http/errors.ts';
 import { findUserByIdentifier } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
-import { assertNotLocked, failVerification, recordSuccess, sentinelTarget, type SentinelPolicy } from './sentinel.ts';
+import {
+  assertNotLocked,
+  failVerification,
+  recordSuccess,
+  sentinelTarget,
+  type SentinelPolicy,
+} from './lockout/lockout.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import type { CodeIdentifier, CodePurpose } from '../messages/codes.ts';
 import type { Connectors, MessageAbout } from '../messages/index.ts';
 import { recordExceptionEvent } from './events.ts';
-import { MessageRateLimited } from './send-rate-limit.ts';
-import { sendVerificationCode, verifyVerificationCode } from './verification-codes.ts';
+import { MessageRateLimited } from './verification/send-rate-limit.ts';
+import { sendVerificationCode, verifyVerificationCode } from './verification/verification-codes.ts';
 
 /** An email or phone a code is sent to, validated and normalised as users' are. */
 export const codeIdentifierSchema = z.discriminatedUnion('type', [
@@ -60,9 +66,10 @@ export async function sendEndUserCode(
   identifier: CodeIdentifier,
   purpose: CodePurpose,
   about?: MessageAbout,
+  deliver = true,
 ) {
   try {
-    return await sendVerificationCode(db, connectors, { identifier, purpose, about });
+    return await sendVerificationCode(db, connectors, { identifier, purpose, about, deliver });
   } catch (error) {
     if (error instanceof MessageRateLimited) {
       await recordExceptionEvent(db, cache, 'Message.RateLimited', {

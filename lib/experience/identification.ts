@@ -75,6 +75,14 @@ export async function identifyUser(
     }
     return assertActive(user).id;
   }
+  if (record.type === 'OneTimeToken') {
+    // A link made for this email: it proves the address whatever the sign-in methods (Logto's rule).
+    const user = await findUserByIdentifier(db, 'email', record.identifier.value);
+    if (!user) {
+      throw new RequestError('user.user_not_exist', { identifier: record.identifier.value });
+    }
+    return assertActive(user).id;
+  }
   if (record.type !== 'EmailVerificationCode' && record.type !== 'PhoneVerificationCode') {
     throw new RequestError('session.invalid_interaction_type', {
       reason: 'This verification cannot identify a user here.',
@@ -104,6 +112,7 @@ export function profileFromRecord(state: ExperienceState, verificationId: string
     case 'NewPasswordIdentity':
       return { username: record.identifier.value, passwordDigest: record.passwordDigest };
     case 'EmailVerificationCode':
+    case 'OneTimeToken':
       return { primaryEmail: record.identifier.value };
     case 'PhoneVerificationCode':
       return { primaryPhone: record.identifier.value };

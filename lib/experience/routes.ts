@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import type { Interaction } from 'oidc-provider';
@@ -21,17 +23,24 @@ import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { username } from '../users/schemas.ts';
 import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
-import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
+import { provisionByEmailDomain, provisionByOneTimeToken } from '../organizations/jit/jit-provisioning.ts';
 import { isMemberOfMfaOrganization } from '../organizations/members/member-queries.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
-import { identifyExternal } from './external-identification.ts';
+import { identifyExternal } from './external/external-identification.ts';
 import { assertEmailForAccount, identifyUser, profileFromRecord, registerUser } from './identification.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { deleteState, interactionEvents, type ExperienceState, type InteractionEvent } from './state-queries.ts';
 import { getRecord, newState, requireVerified } from './state.ts';
-import { afterRegistration, applyProfile, assertNotInAccount, assertProfileFulfilled } from './sign-in-profile.ts';
+import {
+  addressFromRecord,
+  afterRegistration,
+  applyProfile,
+  assertNotInAccount,
+  assertProfileFulfilled,
+} from './sign-in-profile.ts';
 import { finishSignIn } from './submit.ts';
+import { verifiedInteraction } from './mfa/mfa-steps.ts';
 
 const tag = 'Experience';
 const eventBody = z.strictObject({ interactionEvent: z.enum(interactionEvents) });
@@ -48,11 +57,17 @@ function assertEventAllowed(event: InteractionEvent, settings: SignInExperience)
   }
 }
 
+/**
+ * The sign-in's id in webhook payloads and the audit log: a digest of the interaction's uid, stable
+ * for one sign-in, never the uid itself (with the interaction cookie it resumes the sign-in).
+ */
+const sessionIdOf = (uid: string) => createHash('sha256').update(uid).digest('base64url').slice(0, 21);
+
 const interactionDetails = (state: ExperienceState, interaction: Interaction, userId: string) => ({
   interactionEvent: state.interactionEvent,
   userId,
   applicationId: String(interaction.params.client_id),
-  sessionId: interaction.uid,
+  sessionId: sessionIdOf(interaction.uid),
 });
 
 /** The state with its user set; second-factor progress belongs to a user and does not carry over to another. */
@@ -133,6 +148,12 @@ export function experienceRoutes(
   { db, cache, sessions, oidc, audit, config, logger }: ExperienceContext,
 ): void {
   const isPwned = pwnedPasswordLookup(config.pwnedPasswordsUrl, logger);
+  /** An invitation by magic link: the person joins its organizations once identified. */
+  const joinInvitedOrganizations = async (userId: string, organizationIds: string[], ctx: Context) => {
+    if (organizationIds.length > 0) {
+      await withTransaction(db, (trx) => provisionByOneTimeToken(trx, cache, ctx, userId, organizationIds));
+    }
+  };
   api.add(
     {
       method: 'put',
@@ -247,6 +268,9 @@ export function experienceRoutes(
       }
       if (state.interactionEvent !== 'Register') {
         const next = identified(state, await identifyUser(db, cache, state, body.verificationId, settings));
+        if (record?.type === 'OneTimeToken' && next.userId) {
+          await joinInvitedOrganizations(next.userId, record.jitOrganizationIds, ctx);
+        }
         // A passkey that verified its user (PIN, biometrics) is both factors: no second one is asked (docs/decisions.md).
         await session.save(record?.type === 'SignInPasskey' ? { ...next, mfa: { ...next.mfa, verified: true } } : next);
         return;
@@ -255,6 +279,9 @@ export function experienceRoutes(
         ? { ...state.profile, ...profileFromRecord(state, body.verificationId) }
         : state.profile;
       await assertEmailForAccount(db, cache, settings, profile.primaryEmail);
+      // An address already an account's answers first (Logto's): the page may switch to a sign-in
+      // with the same verification, and nothing of it is kept in the profile.
+      await assertIdentifiersFree(db, profile);
       // Kept before trying: after a 422 missing_profile, the next identification builds on it.
       await session.save({ ...state, profile });
       const userId = await withTransaction(db, async (trx) => {
@@ -262,6 +289,9 @@ export function experienceRoutes(
         await recordUserDataEvent(trx, cache, ctx, 'User.Created', created);
         if (profile.primaryEmail) {
           await provisionByEmailDomain(trx, cache, ctx, created, profile.primaryEmail);
+        }
+        if (record?.type === 'OneTimeToken') {
+          await provisionByOneTimeToken(trx, cache, ctx, created, record.jitOrganizationIds);
         }
         return created;
       });
@@ -289,6 +319,15 @@ export function experienceRoutes(
       const { state } = session;
       if (state.interactionEvent === 'ForgotPassword') {
         throw new RequestError('session.not_supported_for_forgot_password', undefined, { status: 400 });
+      }
+      // A sign-in's profile is the identified account's, added once its second factor is proven
+      // (Logto's order); a social identity may come first: submit still asks for the factor.
+      if (state.interactionEvent === 'SignIn') {
+        if (body.type === 'social') {
+          requireUser(state);
+        } else {
+          await verifiedInteraction(db, cache, session);
+        }
       }
       // An identified account keeps what it has: the profile only fills its gaps.
       const account = state.userId ? await getUserRow(db, state.userId) : undefined;
@@ -318,10 +357,8 @@ export function experienceRoutes(
         }
         addition = { socialVerificationId: body.verificationId };
       } else {
-        addition = profileFromRecord(state, body.verificationId);
-        assertNotInAccount(account, addition);
-        await assertEmailForAccount(db, cache, await currentSignInExperience(db, cache), addition.primaryEmail);
-        await assertIdentifiersFree(db, addition, state.userId);
+        const settings = await currentSignInExperience(db, cache);
+        addition = await addressFromRecord(db, cache, settings, state, body.verificationId, account);
       }
       await session.save({ ...state, profile: { ...state.profile, ...addition } });
     },
@@ -345,7 +382,7 @@ export function experienceRoutes(
         });
       }
       const user = await getUserRow(db, requireUser(state));
-      if (await verifyPassword(user.password_digest, body.password)) {
+      if (await verifyPassword(user, body.password)) {
         throw new RequestError('user.same_password');
       }
       const settings = await currentSignInExperience(db, cache);

@@ -4,10 +4,11 @@ import type { Context } from 'koa';
 import { RequestError } from '../http/errors.ts';
 import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
+import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import type { UserChanges, UserRow } from '../users/queries.ts';
-import { changeUser, getUserRowForUpdate } from '../users/users.ts';
-import { missingProfile } from './identification.ts';
+import { assertIdentifiersFree, changeUser, getUserRowForUpdate } from '../users/users.ts';
+import { assertEmailForAccount, missingProfile, profileFromRecord } from './identification.ts';
 import type { ExperienceState, PendingProfile } from './state-queries.ts';
 
 /*
@@ -32,6 +33,25 @@ export function assertNotInAccount(user: UserRow | undefined, addition: PendingP
       throw new RequestError(code);
     }
   }
+}
+
+/**
+ * The verified email or phone of record `verificationId`, as an addition to the profile: it fills a
+ * gap of `account`, no other account holds it, and the settings allow the email.
+ */
+export async function addressFromRecord(
+  db: Queryable,
+  cache: SharedCache,
+  settings: SignInExperience,
+  state: ExperienceState,
+  verificationId: string,
+  account: UserRow | undefined,
+): Promise<PendingProfile> {
+  const addition = profileFromRecord(state, verificationId);
+  assertNotInAccount(account, addition);
+  await assertEmailForAccount(db, cache, settings, addition.primaryEmail);
+  await assertIdentifiersFree(db, addition, state.userId);
+  return addition;
 }
 
 /** 422 `user.missing_profile` when the sign-up settings require what the account and the profile both lack. */

@@ -98,6 +98,17 @@ const verificationRecordSchema = z.union([
     challenge: z.string(),
     verified: z.boolean(),
   }),
+  /**
+   * A one-time token (a magic link, an invitation) spent: it proves the email, as a code would, and
+   * names the organizations the person joins once identified.
+   */
+  z.object({
+    id: z.string(),
+    type: z.literal('OneTimeToken'),
+    identifier: storedIdentifier,
+    jitOrganizationIds: z.array(z.string()),
+    verified: z.literal(true),
+  }),
   z.object({
     id: z.string(),
     type: z.enum(['Social', 'EnterpriseSso']),

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import { deleteEventsBefore } from './event-log-queries.ts';
-import { deleteFinishedJobsBefore } from './job-queries.ts';
+import { deleteFinishedJobsBefore } from './jobs/job-queries.ts';
 
 /**
  * Drops logged events older than `before`, a batch at a time: each delete is short (no long lock

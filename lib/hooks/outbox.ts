@@ -3,10 +3,10 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../storage/database.ts';
 import { generateId, generateTimeOrderedId, nextSequence } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { insertDeliveries, type NewDelivery } from './delivery-queries.ts';
+import { insertDeliveries, type NewDelivery } from './delivery/delivery-queries.ts';
 import { insertEvent } from './event-log-queries.ts';
 import type { HookEvent } from './events.ts';
-import { entityKeyOf } from './ordering.ts';
+import { entityKeyOf } from './delivery/ordering.ts';
 import { thinPayload, type Actor } from './payloads.ts';
 import { anyHookExists, hooksCache, loadSubscriptions, type Subscription } from './queries.ts';
 
@@ -16,9 +16,18 @@ import { anyHookExists, hooksCache, loadSubscriptions, type Subscription } from 
  * (the 'hooks' version), as the caller's request synced it.
  */
 async function cached<T>(trx: Queryable, cache: SharedCache, key: string, load: (db: Queryable) => Promise<T>) {
+  const ours = { loaded: false };
   try {
-    return await cache.get(hooksCache, key, () => load(trx));
-  } catch {
+    return await cache.get(hooksCache, key, () => {
+      ours.loaded = true;
+      return load(trx);
+    });
+  } catch (error) {
+    if (ours.loaded) {
+      // Our own transaction failed (a deadlock victim, a Galera certification conflict): the database
+      // has rolled it back, and statements after this one would each commit on their own.
+      throw error;
+    }
     // The shared load ran on another request's transaction, which failed: read on ours.
     return load(trx);
   }

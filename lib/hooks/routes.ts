@@ -9,9 +9,9 @@ import type { ServiceContext } from '../http/context.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
 import type { Queryable } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { executionStats, listAttempts } from './attempt-queries.ts';
-import { findDeliveryStatus, requeueDeliveries } from './delivery-queries.ts';
-import { setFailingSince } from './dispatch-queries.ts';
+import { executionStats, listAttempts } from './delivery/attempt-queries.ts';
+import { findDeliveryStatus, requeueDeliveries } from './delivery/delivery-queries.ts';
+import { setFailingSince } from './delivery/dispatch-queries.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
 import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
@@ -26,14 +26,14 @@ import {
   type Hook,
   type HookConfig,
 } from './schemas.ts';
-import { WebhookSender } from './send.ts';
-import { requestHeaders } from './signature.ts';
-import { getSigningHook, signingKeyRoutes } from './signing-key-routes.ts';
-import { keyFor, rotatedKeys } from './signing-keys.ts';
+import { WebhookSender } from './delivery/send.ts';
+import { requestHeaders } from './signing/signature.ts';
+import { getSigningHook, signingKeyRoutes } from './signing/signing-key-routes.ts';
+import { keyFor, rotatedKeys } from './signing/signing-keys.ts';
 import { assertHookTarget } from './target-guard.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Hooks';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 const day = 24 * 60 * 60 * 1000;
 
 /** Logto's truthy query values. */
@@ -303,7 +303,7 @@ export function hookRoutes(api: Api, context: ServiceContext): void {
       path: '/hooks/:id/deliveries/:deliveryId/resend',
       summary: 'Queue a failed delivery again, with the same webhook-id and a fresh retry schedule',
       tag,
-      params: idParams.extend({ deliveryId: z.string().min(1).max(21) }),
+      params: idParams.extend({ deliveryId: entityId }),
       errors: [404, 422],
     },
     async ({ params }, _ctx, trx) => {

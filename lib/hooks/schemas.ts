@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { boundedRecord } from '../http/limits.ts';
 
 import { hookEvents, subscribableHookEvents } from './events.ts';
-import { signatureSchemes } from './signing-keys.ts';
+import { signatureSchemes } from './signing/signing-keys.ts';
 
 export const hookEventSchema = z.enum(hookEvents);
 /** An event a hook may list (Logto's whole list: events.ts). */

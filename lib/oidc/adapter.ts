@@ -23,9 +23,11 @@ export const tokenDigest = (value: string): string => createHash('sha256').updat
  */
 export function createAdapter(db: Queryable, findClient: (id: string) => Promise<AdapterPayload | undefined>) {
   return class KnexAdapter implements Adapter {
+    private readonly model: string;
     private readonly digested: boolean;
 
-    constructor(private readonly model: string) {
+    constructor(model: string) {
+      this.model = model;
       this.digested = bearerModels.has(model);
     }
 

@@ -4,8 +4,8 @@ import { scopesHeldByUser } from '../permissions/held-scopes.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { oidcScopes } from './account.ts';
-import { policyOf } from './application-policy.ts';
-import { organizationScopesHeld, organizationsResource } from './organization-tokens.ts';
+import { policyOf } from './clients/application-policy.ts';
+import { organizationScopesHeld, organizationsResource } from './tokens/organization-tokens.ts';
 import { findResourceCached } from './resource-servers.ts';
 
 const providerScopes = new Set(oidcScopes);
@@ -46,7 +46,8 @@ export async function grantAsked(
 /**
  * Who consents. A first-party application is consented to on the person's behalf, whatever its
  * request says (`prompt=consent`, which Logto's SDK always sends, and a native application's
- * consent prompt included): as in Logto, which grants first-party applications there. A
+ * consent prompt, answered at `GET /consent` without a page: experience/consent/consent.ts): as in Logto,
+ * which grants first-party applications there. A
  * third-party application (`isThirdParty`, and every client named by a URL: no one registered it)
  * is consented to by the person, on the consent page.
  */
@@ -55,7 +56,7 @@ export const isFirstParty = (client: Client): boolean => !policyOf(client).isThi
 /**
  * The provider's `loadExistingGrant`: the grant of this session and client, and for a first-party
  * application, that grant holding what the request asks (saved only when it changed), so that
- * its consent prompt never comes.
+ * no scope is missing from it.
  */
 export const loadGrant =
   (deps: { db: Queryable; cache: SharedCache; managementApiResource: string }) =>
@@ -79,19 +80,18 @@ export const loadGrant =
   };
 
 /**
- * oidc-provider's interaction policy, with the consent prompt's two checks that ask for it whatever
- * the grant holds (`prompt=consent`, and every native application) answered for first-party
- * applications by `loadGrant` instead.
+ * oidc-provider's interaction policy, with the consent prompt's check that asks every native
+ * application for consent whatever its grant holds answered for first-party ones by `loadGrant`
+ * instead (the device flow's user code page then leads straight back). `prompt=consent` still asks:
+ * `GET /consent` answers a first party's at once (experience/consent/consent.ts), as Logto does.
  */
 export function consentPolicy(): ReturnType<typeof interactionPolicy.base> {
   const policy = interactionPolicy.base();
-  for (const reason of ['consent_prompt', 'native_client_prompt']) {
-    const check = policy.get('consent')?.checks.get(reason);
-    if (!check) {
-      throw new Error(`oidc-provider's consent prompt has no ${reason} check`);
-    }
-    const asks = check.check;
-    check.check = (ctx) => (ctx.oidc.client && isFirstParty(ctx.oidc.client) ? false : asks(ctx));
+  const check = policy.get('consent')?.checks.get('native_client_prompt');
+  if (!check) {
+    throw new Error("oidc-provider's consent prompt has no native_client_prompt check");
   }
+  const asks = check.check;
+  check.check = (ctx) => (ctx.oidc.client && isFirstParty(ctx.oidc.client) ? false : asks(ctx));
   return policy;
 }

@@ -3,7 +3,7 @@ import type { Provider } from 'oidc-provider';
 import type { Logger } from '../http/logger.ts';
 import { listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
 import type { Queryable } from '../storage/database.ts';
-import { policyOf } from './application-policy.ts';
+import { policyOf } from './clients/application-policy.ts';
 
 /**
  * Logto's `maxAllowedGrants`: once a person has granted an application more than that many times

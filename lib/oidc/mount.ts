@@ -4,9 +4,9 @@ import type { Provider } from 'oidc-provider';
 
 import { metadataPaths, serveMetadata } from './authorization-server-metadata.ts';
 import { formPostEndpoints, redirectFormPost } from './form-post.ts';
-import { askConsentForOfflineAccess } from './offline-access.ts';
+import { askConsentForOfflineAccess } from './tokens/offline-access.ts';
 import { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
-import { currentKeySet } from './keys.ts';
+import { currentKeySet } from './keys/keys.ts';
 import { createProvider, type OidcDependencies } from './provider.ts';
 
 export type OidcService = {

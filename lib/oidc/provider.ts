@@ -9,35 +9,31 @@ import { consentPolicy, loadGrant } from './consent-policy.ts';
 import { dropImpliedOpenid, impliedOpenidParam, impliesOpenid } from './implied-openid.ts';
 import {
   tokenExchangeGrant,
-  tokenExchangeGrantType,
   tokenExchangeLogKey,
   tokenExchangeParameters,
   tokenExchangeRepeatableParameters,
-} from './grants/token-exchange.ts';
-import { mayActClaim } from './grants/delegation-policy.ts';
+} from './grants/token-exchange/token-exchange.ts';
+import { mayActClaim } from './grants/token-exchange/delegation-policy.ts';
+import { jwtBearerGrantType, tokenExchangeGrantType } from './urns.ts';
 
-import {
-  auditJwtBearerFailures,
-  jwtBearerGrant,
-  jwtBearerGrantType,
-  jwtBearerParameters,
-} from './grants/jwt-bearer.ts';
-import { allowsOrigin, applicationPolicyProperties, policyOf } from './application-policy.ts';
-import { findAuthenticatingClient } from './clients.ts';
+import { auditJwtBearerFailures, jwtBearerGrant, jwtBearerParameters } from './grants/jwt-bearer.ts';
+import { allowsOrigin, applicationPolicyProperties, policyOf } from './clients/application-policy.ts';
+import { findAuthenticatingClient } from './clients/clients.ts';
 import { limitGrants } from './grant-limit.ts';
-import { organizationTokens } from './organization-tokens.ts';
-import { refreshTokenTtl, rotatesRefreshToken } from './refresh-tokens.ts';
+import { organizationTokens } from './tokens/organization-tokens.ts';
+import { refreshTokenTtl, rotatesRefreshToken } from './tokens/refresh-tokens.ts';
+import { catalogues } from '../shared/phrases/index.ts';
 import { isUrlClientId } from '../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
-import { ClientAuthThrottle } from './client-auth-throttle.ts';
-import type { KeySet } from './keys.ts';
+import { ClientAuthThrottle } from './clients/client-auth-throttle.ts';
+import type { KeySet } from './keys/keys.ts';
 import { resourceServerInfo } from './resource-servers.ts';
-import { countTokenRequests } from './token-metrics.ts';
-import { answerJwtRefusals } from './jwt-refusals.ts';
+import { countTokenRequests } from './tokens/token-metrics.ts';
+import { answerJwtRefusals } from './tokens/jwt-refusals.ts';
 import { renderError } from './pages/error-page.ts';
 import { logoutPages } from './pages/logout-pages.ts';
-import { introspectJwtAccessToken, mayIntrospect } from './token-introspection.ts';
-import { mayRevoke, revokeJwtAccessToken } from './token-revocation.ts';
+import { introspectJwtAccessToken, mayIntrospect } from './tokens/token-introspection.ts';
+import { mayRevoke, revokeJwtAccessToken } from './tokens/token-revocation.ts';
 
 /** fetch without the provider's dispatcher (the one that refuses special-use addresses). */
 const withoutAddressGuard = (input: string | URL | Request, init?: RequestInit) => {
@@ -62,7 +58,7 @@ export function createProvider(
   const throttle = new ClientAuthThrottle(db, cache, config.clientAuthThrottle);
   const mayActFor = mayActClaim(db, cache);
   const configuration: Configuration = {
-    adapter: createAdapter(db, throttle.guard(findAuthenticatingClient(db, cache, logger, documents))),
+    adapter: createAdapter(db, throttle.observe(findAuthenticatingClient(db, cache, logger, documents))),
     jwks: { keys: keys.signing },
     // The interaction cookie must reach /api/experience as well as the sign-in pages.
     cookies: { keys: keys.cookieKeys, short: { path: '/', httpOnly: true, sameSite: 'lax' } },
@@ -77,8 +73,12 @@ export function createProvider(
     // The provider fetches what applications name (back-channel logout URIs) through its own guard
     // against private and loopback addresses; HOOKS_ALLOW_PRIVATE_TARGETS lifts it, as for webhooks.
     ...(config.hooksAllowPrivateTargets && { fetch: withoutAddressGuard }),
-    // Client ID Metadata Documents (client-id-metadata/): said in discovery, and so in RFC 8414 metadata.
-    ...(documents.enabled && { discovery: { client_id_metadata_document_supported: true } }),
+    discovery: {
+      // The languages the hosted pages ship (a custom phrase's language is the operator's to announce).
+      ui_locales_supported: Object.keys(catalogues),
+      // Client ID Metadata Documents (client-id-metadata/): said in discovery, and so in RFC 8414 metadata.
+      ...(documents.enabled && { client_id_metadata_document_supported: true }),
+    },
     // The provider's rule (PKCE for public clients), and for every client named by a URL: one that
     // authenticates with a key is still no one we registered.
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' || isUrlClientId(client.clientId) },
@@ -137,14 +137,16 @@ export function createProvider(
     // Browser applications call the token, userinfo and revocation endpoints from the origins of
     // their redirect URIs and those of corsAllowedOrigins (Logto's rule).
     clientBasedCORS: (_ctx, origin, client) => allowsOrigin(client, origin),
-    // A first-party application is consented to on the person's behalf; only a third party's
-    // request reaches the consent page (consent-policy.ts).
+    // A first-party application is consented to on the person's behalf: its grant holds what it
+    // asks (consent-policy.ts), and a consent prompt all the same (prompt=consent) is answered by
+    // GET /consent at once, the hop Logto's clients expect; only a third party's
+    // request shows the consent page.
     loadExistingGrant: loadGrant({ db, cache, managementApiResource: config.managementApiResource }),
     interactions: {
       policy: consentPolicy(),
       url: (_ctx, interaction) =>
         interaction.prompt.name === 'consent'
-          ? '/consent'
+          ? `/consent?app_id=${encodeURIComponent(String(interaction.params.client_id))}`
           : interaction.params.first_screen === 'register'
             ? '/register'
             : '/sign-in',

@@ -6,7 +6,7 @@ import { managementApi } from '../shared/management-api.ts';
 import type { Resource } from '../resources/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { organizationTokens, organizationsResource } from './organization-tokens.ts';
+import { organizationTokens, organizationsResource } from './tokens/organization-tokens.ts';
 
 /** Access tokens for API resources are ES256 JWTs (RFC 9068): small and fast to sign and verify. */
 export const accessTokenAlgorithm = 'ES256';

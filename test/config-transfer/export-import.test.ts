@@ -8,11 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 
 import { configColumns } from '../../lib/config-transfer/tables.ts';
+import { managementApi } from '../../lib/shared/management-api.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
-import { createResource } from '../support/fixtures.ts';
+import { createResource, defaultSecretOf } from '../support/fixtures.ts';
 import { adminClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'identity-transfer-'));
@@ -83,11 +84,12 @@ async function configure(service: TestService) {
       },
     }),
   );
-  const machine = ok(
+  const created = ok(
     await api.post('applications', {
       json: { name: 'Order sync', type: 'MachineToMachine', description: 'nightly sync' },
     }),
   );
+  const machine = { ...created, secret: await defaultSecretOf(service, created.id) };
   ok(await api.post(`applications/${machine.id}/roles`, { json: { roleIds: [worker.id, 'management-api-access'] } }));
   const namedSecret = ok(
     await api.post(`applications/${machine.id}/secrets`, {
@@ -300,9 +302,13 @@ describe('configuration export and import (npm run cli -- export / import)', fun
       trustUnverifiedEmail: false,
     });
     expect(file.signInExperience.passwordPolicy.length.min).to.equal(12);
-    expect(file.applicationSecrets).to.have.length(1);
-    expect(file.applicationSecrets[0]).to.include({ applicationId: world.machine.id, name: 'ci pipeline' });
-    expect(file.applicationSecrets[0]).to.not.have.property('value');
+    // The two confidential applications' "Default secret"s, and the one added.
+    expect(file.applicationSecrets).to.have.length(3);
+    const pipeline = file.applicationSecrets.find((secret: { name: string }) => secret.name === 'ci pipeline');
+    expect(pipeline).to.include({ applicationId: world.machine.id });
+    for (const secret of file.applicationSecrets) {
+      expect(secret).to.not.have.property('value');
+    }
     expect(file.trustedIssuers).to.have.length(1);
     expect(file.trustedIssuers[0]).to.deep.include({
       id: world.trustedIssuer.id,
@@ -455,6 +461,7 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     const targetEnv = { DB_URL: await freshDatabaseUrl() };
     const file = JSON.parse((await cli(sourceEnv, 'export')).stdout);
     const shop = file.applications.find((application: { name: string }) => application.name === 'Shop');
+    const spaSecret = file.applicationSecrets.length;
     file.applicationSecrets.push({ ...file.applicationSecrets[0], id: 'spa-secret', applicationId: shop.id });
     file.trustedIssuers[0].applicationIds.push('no-such-app');
     file.trustedIssuers[0].userMapping.connectorId = 'no-such-connector';
@@ -462,7 +469,7 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     const dangling = await cli(targetEnv, 'import', fileIn('bad-references.json'));
     expect(dangling.code).to.equal(1);
     expect(dangling.stderr).to.include(
-      'applicationSecrets[1]: only MachineToMachine and Traditional applications have secrets',
+      `applicationSecrets[${spaSecret}]: only MachineToMachine and Traditional applications have secrets`,
     );
     expect(dangling.stderr).to.include(
       'trustedIssuers[0].applicationIds: no application no-such-app in the file or the database',
@@ -485,6 +492,73 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     expect((await cli(targetEnv, 'import', fileIn('bad-texts.json'))).stderr).to.include(
       'customPhrases[0] (de).signIn.noSuchText: is not a phrase of the catalogue',
     );
+  });
+
+  it('refuses, as the API does, the rules a route applies: every problem named, nothing changed', async () => {
+    const targetEnv = { DB_URL: await freshDatabaseUrl(), HOOKS_ALLOW_PRIVATE_TARGETS: 'false' };
+    const before = (await cli(targetEnv, 'export')).stdout;
+    const file = JSON.parse((await cli(sourceEnv, 'export')).stdout);
+    const at = Number(file.applications.length);
+    const application = (name: string, type: string, extra: Record<string, unknown>) => ({
+      ...file.applications.find((entry: { type: string }) => entry.type === 'Traditional'),
+      id: `app-${name}`,
+      name,
+      type,
+      roleIds: [],
+      ...extra,
+    });
+    file.applications.push(
+      application('spa', 'SPA', { customClientMetadata: { allowTokenExchange: true } }),
+      application('outsider', 'Traditional', {
+        isThirdParty: true,
+        customClientMetadata: { allowTokenExchange: true },
+      }),
+      application('tv', 'Traditional', { customClientMetadata: { isDeviceFlow: true } }),
+    );
+    // With just-in-time membership by email domain, this role would hand a stranger the console's `all`.
+    const ot = file.organizationRoles.length;
+    file.organizationRoles.push({
+      id: 'org-boss',
+      name: 'Boss',
+      description: null,
+      type: 'User',
+      createdAt: 0,
+      organizationScopeIds: [],
+      resourceScopeIds: [managementApi.scopeId],
+    });
+    file.organizations[0].jit.organizationRoleIds.push('org-boss');
+    const rt = file.roles.length;
+    file.roles.push({
+      ...file.roles[0],
+      id: 'role-boss',
+      name: 'Boss',
+      type: 'User',
+      scopeIds: [managementApi.scopeId],
+    });
+    file.signInExperience.signUp = {
+      identifiers: [],
+      password: false,
+      verify: false,
+      secondaryIdentifiers: [{ identifier: 'email', verify: true }],
+    };
+    file.hooks[0].config.url = 'http://127.0.0.1:9/hook';
+    writeFileSync(fileIn('route-rules.json'), JSON.stringify(file));
+
+    const refused = await cli(targetEnv, 'import', fileIn('route-rules.json'));
+    expect(refused.code, refused.stdout).to.equal(1);
+    for (const problem of [
+      `applications[${at}]: Token exchange can only be enabled for confidential applications`,
+      `applications[${at + 1}]: Third-party applications cannot enable token exchange.`,
+      `applications[${at + 2}]: Device flow is only available for native applications.`,
+      `organizationRoles[${ot}]: Cannot assign management API scopes to a user role.`,
+      `roles[${rt}]: Cannot assign management API scopes to a user role.`,
+      'signInExperience: Secondary sign-up identifiers need a primary one.',
+      'hooks[0].config.url: The hook target',
+    ]) {
+      expect(refused.stderr).to.include(problem);
+    }
+    expect(refused.stderr).to.not.match(/\n\s+at /);
+    expect((await cli(targetEnv, 'export')).stdout).to.equal(before);
   });
 
   it('refuses an entry that collides with another row of the database, and rolls back what it wrote before', async () => {

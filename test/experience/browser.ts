@@ -13,7 +13,10 @@ export class Browser {
   readonly jar = new CookieJar();
   readonly client: Got;
 
-  constructor(readonly service: ServiceClient) {
+  readonly service: ServiceClient;
+
+  constructor(service: ServiceClient) {
+    this.service = service;
     this.client = got.extend({
       prefixUrl: service.url,
       cookieJar: this.jar,

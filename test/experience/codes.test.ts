@@ -2,13 +2,12 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 import {
   createSpa,
   createUser,
-  expectError,
-  expectStatus,
   identify,
   latestCode,
   messagesTo,
@@ -166,23 +165,23 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       const browser = await openExperience(service, app.id, 'ForgotPassword');
 
       const toStranger = await sendCode(browser, stranger, 'ForgotPassword');
-      const toKnown = await sendCode(browser, known, 'ForgotPassword');
       expectStatus(toStranger, 200);
-      expectStatus(toKnown, 200);
       expect(toStranger.body.verificationId).to.be.a('string').and.not.equal('');
-      expect(Object.keys(toStranger.body)).to.deep.equal(Object.keys(toKnown.body));
       expect(await messagesTo(service, stranger)).to.deep.equal([]);
-      expect(await messagesTo(service, known)).to.have.length(1);
 
-      // No code exists that could verify it.
+      // A code exists (Logto's), so a guess is a wrong code, as for anyone; nothing it proves identifies.
       const guessed = await verifyCode(browser, stranger, toStranger.body.verificationId, '000000');
-      expect(guessed.statusCode).to.equal(400);
-      expect(guessed.body.code).to.match(/^verification_code\./);
+      expectError(guessed, 400, 'verification_code.code_mismatch');
       expectError(
         await identify(browser, { verificationId: toStranger.body.verificationId }),
         400,
         'session.verification_failed',
       );
+
+      const toKnown = await sendCode(browser, known, 'ForgotPassword');
+      expectStatus(toKnown, 200);
+      expect(Object.keys(toStranger.body)).to.deep.equal(Object.keys(toKnown.body));
+      expect(await messagesTo(service, known)).to.have.length(1);
     });
   });
 
@@ -234,7 +233,7 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       );
     });
 
-    it('refuses an unknown verificationId (404) and a code checked against another email (400)', async () => {
+    it('refuses an unknown verificationId (404) and a code checked against another email (400 email_mismatch)', async () => {
       const email = newEmail('mixer');
       const browser = await openExperience(service, app.id, 'Register');
       const sent = await sendCode(browser, email, 'Register');
@@ -247,7 +246,7 @@ describe('experience API: verification codes (register, sign in, reset a passwor
       expectError(
         await verifyCode(browser, newEmail('other'), sent.body.verificationId, code),
         400,
-        'session.verification_failed',
+        'verification_code.email_mismatch',
       );
       // A verification belongs to its interaction: another browser cannot use it.
       const other = await openExperience(service, app.id, 'Register');

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {
   createSpa,
   createUser,
-  expectError,
-  expectStatus,
   identify,
   newEmail,
   openExperience,

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
@@ -22,15 +23,6 @@ export type Message = {
 };
 
 export const newEmail = (prefix = 'user') => `${unique(prefix)}@example.com`;
-
-export function expectError(response: HttpResponse, status: number, code: string): void {
-  expect(response.statusCode, `${code}: ${JSON.stringify(response.body)}`).to.equal(status);
-  expect(response.body?.code, JSON.stringify(response.body)).to.equal(code);
-}
-
-export function expectStatus(response: HttpResponse, status: number): void {
-  expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);
-}
 
 /** What a sign-in test talks to: the service, a receiver of all its webhook events, and a first-party SPA. */
 export type SignInSetting = { service: TestService; events: HookEvents; spa: { id: string }; stop(): Promise<void> };
@@ -80,14 +72,14 @@ export async function createUser(
   body: { username?: string; primaryEmail?: string; password?: string },
 ) {
   const response = await service.api.post('users', { json: body });
-  expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
+  expectStatus(response, 200);
   return response.body as { id: string; username: string | null; primaryEmail: string | null };
 }
 
 /** The development store's messages to `recipient`, newest first. */
 export async function messagesTo(service: TestService, recipient: string): Promise<Message[]> {
   const response = await service.api.get<Message[]>('verification-messages', { searchParams: { recipient } });
-  expect(response.statusCode, JSON.stringify(response.body)).to.equal(200);
+  expectStatus(response, 200);
   return response.body;
 }
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 
+import { waitForLog } from '../audit/support.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { Browser } from './browser.ts';
@@ -98,16 +99,8 @@ describe('sign-in experience: OIDC flows', () => {
     expect(decodeJwt(secondTokens.body.id_token).sub).to.equal(idToken.sub);
 
     // Both finished interactions are in the audit log (written in batches: poll briefly).
-    const logged = async (logKey: string) => {
-      for (let attempt = 0; attempt < 50; attempt++) {
-        const logs = await service.api.get('logs', { searchParams: { userId: idToken.sub!, logKey } });
-        if (logs.body.length > 0) {
-          return logs.body[0].payload;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`no ${logKey} log`);
-    };
+    const logged = async (logKey: string) =>
+      (await waitForLog(service, { userId: idToken.sub!, logKey }, () => true)).payload;
     expect(await logged('Interaction.Register.Submit')).to.include({
       result: 'Success',
       userId: idToken.sub,

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { ifSet, unique } from '../support/values.ts';
 import type { Browser } from './browser.ts';
 import {
   createUser,
-  expectError,
-  expectStatus,
   identify,
   latestCode,
   newEmail,

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -10,8 +11,6 @@ import { Browser } from './browser.ts';
 import {
   createSpa,
   createUser,
-  expectError,
-  expectStatus,
   identify,
   latestCode,
   newEmail,

@@ -39,7 +39,7 @@ describe('hosted sign-in pages: what is served', () => {
       expect(page.headers['content-type']).to.equal('text/html; charset=utf-8');
       expect(page.headers).to.include({
         'content-security-policy':
-          "default-src 'self'; img-src 'self' data: https:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+          "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
         'x-frame-options': 'DENY',
         'cache-control': 'no-store',
       });

@@ -4,13 +4,13 @@ import type { AddressInfo } from 'node:net';
 
 import { expect } from 'chai';
 
+import { expectStatus } from '../support/expect.ts';
 import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {
   createSpa,
   createUser,
-  expectStatus,
   identify,
   newEmail,
   openExperience,
@@ -37,7 +37,11 @@ class FakeRangeServer {
   readonly paths: string[] = [];
   mode: 'answer' | 'hang' | 'reset' | 'unavailable' = 'answer';
 
-  private constructor(private readonly server: Server) {}
+  private readonly server: Server;
+
+  private constructor(server: Server) {
+    this.server = server;
+  }
 
   static async start(): Promise<FakeRangeServer> {
     const server = createServer();

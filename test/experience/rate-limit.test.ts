@@ -2,18 +2,11 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 import type { Browser } from './browser.ts';
-import {
-  createSpa,
-  expectError,
-  expectStatus,
-  messagesTo,
-  newEmail,
-  openExperience,
-  sendCode,
-} from './experience-helpers.ts';
+import { createSpa, messagesTo, newEmail, openExperience, sendCode } from './experience-helpers.ts';
 
 const limited = 'request.message_rate_limited';
 const sendsPerWindow = 10;

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet, omit, unique } from '../support/values.ts';
 import {
   createSpa,
   createUser,
-  expectError,
-  expectStatus,
   identify,
   newEmail,
   openExperience,
@@ -155,6 +154,13 @@ describe('management API: sign-in experience settings', () => {
       { mfa: { factors: ['Carrier pigeon'], policy: 'UserControlled' } },
       { forgotPasswordMethods: ['Telepathy'] },
       { supportEmail: 'not an email' },
+      // Links the pages show: http(s) only, never a script or a local file.
+      ...[
+        'javascript:alert(1)',
+        'data:text/html,<script>alert(1)</script>',
+        'file:///etc/passwd',
+        'ftp://a.test/t',
+      ].flatMap((url) => [{ termsOfUseUrl: url }, { privacyPolicyUrl: url }, { supportWebsiteUrl: url }]),
       [],
     ];
     for (const body of bodies) {

@@ -1,14 +1,11 @@
 import { expect } from 'chai';
 
-import {
-  expectStatus,
-  identify,
-  openExperience,
-  startSignInSetting,
-  type SignInSetting,
-} from '../experience/experience-helpers.ts';
+import { identify, openExperience, startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { expectStatus } from '../support/expect.ts';
+import { createApplication } from '../support/fixtures.ts';
 import { unique } from '../support/values.ts';
-import { eventually, Receiver, type Received } from './receiver.ts';
+import { Receiver, type Received } from './receiver.ts';
 import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
 
 describe('hooks: actor, excluded applications and thin payloads', () => {
@@ -20,9 +17,7 @@ describe('hooks: actor, excluded applications and thin payloads', () => {
     service = await startHooksService();
     receiver = await Receiver.start();
     // A sync service: a machine-to-machine application with its own management token.
-    const application = (
-      await service.api.post('applications', { json: { name: unique('sync'), type: 'MachineToMachine' } })
-    ).body as { id: string; secret: string };
+    const application = await createApplication(service, 'MachineToMachine');
     await service.api.post(`applications/${application.id}/roles`, { json: { roleIds: ['management-api-access'] } });
     const response = await fetch(`${service.url}/oidc/token`, {
       method: 'POST',

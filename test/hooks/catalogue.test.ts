@@ -3,13 +3,8 @@ import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 
 import { hookEvents } from '../../lib/hooks/events.ts';
-import {
-  expectStatus,
-  identify,
-  openExperience,
-  startSignInSetting,
-  type SignInSetting,
-} from '../experience/experience-helpers.ts';
+import { identify, openExperience, startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { expectStatus } from '../support/expect.ts';
 import type { HttpResponse } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 import { Receiver } from './receiver.ts';

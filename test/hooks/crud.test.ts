@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
 import { hookEvents } from '../../lib/hooks/events.ts';
-import { eventually, Receiver } from './receiver.ts';
+import { eventually } from '../support/eventually.ts';
+import { Receiver } from './receiver.ts';
 import { createHook, startHooksService, type HooksService } from './support.ts';
 
 describe('hooks: management', () => {
@@ -172,10 +173,14 @@ describe('hooks: management', () => {
     await service.emit('Scope.Created', { data: { id: 's1' } });
     // The first try fails (500) and the retry (5 s by default) is not awaited here: one request, no success.
     await receiver.waitFor(before + 1);
-    const one = await eventually(async () => {
-      const response = await service.api.get(`hooks/${hook.id}`, { searchParams: { includeExecutionStats: 'true' } });
-      return response.body.executionStats.requestCount > 0 && response;
-    });
+    const one = await eventually(
+      async () => {
+        const response = await service.api.get(`hooks/${hook.id}`, { searchParams: { includeExecutionStats: 'true' } });
+        return response.body.executionStats.requestCount > 0 && response;
+      },
+      15_000,
+      'a request counted',
+    );
     expect(one.body.executionStats).to.deep.equal({ requestCount: 1, successCount: 0 });
     const list = await service.api.get('hooks', { searchParams: { includeExecutionStats: '1' } });
     const listed = list.body.find(({ id }: { id: string }) => id === hook.id);

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 
+import { eventually } from '../support/eventually.ts';
 import { scrape } from '../support/metrics.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { eventually, Receiver } from './receiver.ts';
+import { Receiver } from './receiver.ts';
 
 describe('hooks: delivery metrics', () => {
   let service: TestService;
@@ -26,20 +27,28 @@ describe('hooks: delivery metrics', () => {
     const hook = (outcome: string) => ({ hook_id: hookId, outcome });
 
     expect((await service.api.post('roles', { json: { name: 'metered', description: 'd' } })).statusCode).to.equal(200);
-    const delivered = await eventually(async () => {
-      const metrics = await scrape(service);
-      return metrics.value('identity_webhook_delivery_attempts_total', hook('succeeded')) === 1 && metrics;
-    });
+    const delivered = await eventually(
+      async () => {
+        const metrics = await scrape(service);
+        return metrics.value('identity_webhook_delivery_attempts_total', hook('succeeded')) === 1 && metrics;
+      },
+      15_000,
+      'the succeeded attempt counted',
+    );
     expect(delivered.family('identity_webhook_delivery_latency_seconds').type).to.equal('HISTOGRAM');
     expect(delivered.value('identity_webhook_delivery_latency_seconds')).to.be.at.least(1);
 
     // Refused twice (the first try and its one retry): a retry, then a failure.
     receiver.answer = () => ({ status: 503 });
     await service.api.post('roles', { json: { name: 'metered again', description: 'd' } });
-    const failed = await eventually(async () => {
-      const metrics = await scrape(service);
-      return metrics.value('identity_webhook_delivery_attempts_total', hook('failed')) === 1 && metrics;
-    });
+    const failed = await eventually(
+      async () => {
+        const metrics = await scrape(service);
+        return metrics.value('identity_webhook_delivery_attempts_total', hook('failed')) === 1 && metrics;
+      },
+      15_000,
+      'the failed attempt counted',
+    );
     expect(failed.value('identity_webhook_delivery_attempts_total', hook('retry'))).to.equal(1);
     expect(failed.value('identity_webhook_delivery_attempts_total', hook('succeeded'))).to.equal(1);
   });

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
@@ -6,7 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import { insertHook, hooksCache } from '../../lib/hooks/queries.ts';
 import { generateId, generateSecret } from '../../lib/storage/ids.ts';
 import { bumpCacheVersion } from '../../lib/storage/shared-cache.ts';
-import { eventually, Receiver, sleep, type Received } from './receiver.ts';
+import { eventually } from '../support/eventually.ts';
+import { Receiver, type Received } from './receiver.ts';
 import { createHook, deleteAllHooks, deliveryRows, type HooksService, startHooksService } from './support.ts';
 
 const verifyStandard = (signingKey: string, request: Received) =>

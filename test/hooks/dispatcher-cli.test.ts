@@ -9,9 +9,11 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { generateId, generateSecret } from '../../lib/storage/ids.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { SharedCache } from '../../lib/storage/shared-cache.ts';
+import { withTransaction } from '../../lib/storage/transaction.ts';
 import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
-import { eventually, Receiver } from './receiver.ts';
+import { eventually } from '../support/eventually.ts';
+import { Receiver } from './receiver.ts';
 
 describe('hooks: npm run dispatcher', () => {
   useBuild();
@@ -72,12 +74,9 @@ describe('hooks: npm run dispatcher', () => {
       try {
         const cache = new SharedCache(again);
         await cache.sync();
-        await again.transaction(async (trx) => {
-          // Another process writes this SQLite file meanwhile: a transaction that reads first and then
-          // writes could not upgrade its snapshot (SQLITE_BUSY). Taking the write lock first waits instead.
-          await trx.raw('update hook_deliveries set id = id where 0');
-          await enqueueEvent(trx, cache, 'User.Created', { data: { index: 5 } });
-        });
+        // Another process writes this SQLite file meanwhile: the helper takes its write lock first (a
+        // transaction that read first could not upgrade its snapshot), as the service's writes do.
+        await withTransaction(again, (trx) => enqueueEvent(trx, cache, 'User.Created', { data: { index: 5 } }));
       } finally {
         await again.destroy();
       }

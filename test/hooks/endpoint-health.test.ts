@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
-import { failedTooLong, failingSinceAfter } from '../../lib/hooks/endpoint-health.ts';
-import { eventually, Receiver } from './receiver.ts';
+import { failedTooLong, failingSinceAfter } from '../../lib/hooks/delivery/endpoint-health.ts';
+import { eventually } from '../support/eventually.ts';
+import { Receiver } from './receiver.ts';
 import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
 
 describe('hooks: endpoint health (auto-disable)', () => {
@@ -44,21 +45,29 @@ describe('hooks: endpoint health (auto-disable)', () => {
     const times = receiver.requests.map((request) => request.receivedAt);
     expect(Math.max(...times) - Math.min(...times)).to.be.at.least(1500);
 
-    const audit = await eventually(async () => {
-      const logs = await service.api.get('logs', { searchParams: { logKey: 'Hook.Disabled', targetId: hook.id } });
-      return logs.body.length > 0 && logs.body;
-    });
+    const audit = await eventually(
+      async () => {
+        const logs = await service.api.get('logs', { searchParams: { logKey: 'Hook.Disabled', targetId: hook.id } });
+        return logs.body.length > 0 && logs.body;
+      },
+      15_000,
+      'the Hook.Disabled audit entry',
+    );
     expect(audit[0].payload).to.deep.include({ key: 'Hook.Disabled', result: 'Success' });
     expect(audit[0].payload.params).to.deep.equal({ hookId: hook.id, reason: disabled.disabledReason });
     // The URL (its path or query may hold a token) is in no notice.
     expect(JSON.stringify(audit)).not.to.include(receiver.url);
 
-    const emails = await eventually(async () => {
-      const messages = await service.api.get('verification-messages', {
-        searchParams: { recipient: 'ops@example.com' },
-      });
-      return messages.body.length > 0 && messages.body;
-    });
+    const emails = await eventually(
+      async () => {
+        const messages = await service.api.get('verification-messages', {
+          searchParams: { recipient: 'ops@example.com' },
+        });
+        return messages.body.length > 0 && messages.body;
+      },
+      15_000,
+      'the notice email',
+    );
     expect(emails[0]).to.include({ purpose: 'HookDisabled', type: 'email' });
 
     // What it had pending is failed unsent; new events are not queued for it.
@@ -94,10 +103,14 @@ describe('hooks: endpoint health (auto-disable)', () => {
     receiver.answer = () => ({ status: 410 });
     const hook = await createHook(service, receiver.url, ['Role.Deleted']);
     await service.emit('Role.Deleted', { data: { id: 'r1' } });
-    const disabled = await eventually(async () => {
-      const current = await getHook(hook.id);
-      return current.enabled === false && current;
-    });
+    const disabled = await eventually(
+      async () => {
+        const current = await getHook(hook.id);
+        return current.enabled === false && current;
+      },
+      15_000,
+      'the hook disabled',
+    );
     expect(disabled.disabledReason).to.equal('The endpoint answered 410 Gone.');
   });
 

@@ -9,8 +9,6 @@ import { Browser } from '../experience/browser.ts';
 import {
   createSpa,
   createUser,
-  expectError,
-  expectStatus,
   identify,
   latestCode,
   newEmail,
@@ -21,9 +19,11 @@ import {
   submitToApplication,
   verifyCode,
 } from '../experience/experience-helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
-import { Receiver, sleep, type Received } from './receiver.ts';
+import { Receiver, type Received } from './receiver.ts';
 
 /**
  * Which event each management endpoint and each end-user action emits (the specification's two
@@ -68,17 +68,17 @@ describe("hooks: which action emits which event (the specification's tables)", (
    * outbox), so once its answer is in, nothing more of it can arrive after that.
    */
   async function settle(): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const open = await db('hook_deliveries')
-        .where({ hook_id: hook.id })
-        .whereIn('status', ['pending', 'delivering'])
-        .count({ n: '*' });
-      if (Number(open[0].n) === 0 || Date.now() > deadline) {
-        return;
-      }
-      await sleep(25);
-    }
+    await eventually(
+      async () => {
+        const open = await db('hook_deliveries')
+          .where({ hook_id: hook.id })
+          .whereIn('status', ['pending', 'delivering'])
+          .count({ n: '*' });
+        return Number(open[0].n) === 0;
+      },
+      10_000,
+      'every delivery of the hook final',
+    );
   }
 
   /** Runs `action` and returns the events the receiver got because of it (payloads parsed). */
@@ -768,15 +768,21 @@ describe("hooks: which action emits which event (the specification's tables)", (
     });
 
     it('sign-in: PostSignIn only, with the interaction fields', async () => {
+      let uid = '';
       const user = await createUser(service, { username: unique('signer'), password });
       const observed = await eventsOf(async () => {
         const browser = await openExperience(service, spa.id);
         const verification = await passwordVerification(browser, { type: 'username', value: user.username! }, password);
         expectStatus(verification, 200);
         expectStatus(await identify(browser, { verificationId: verification.body.verificationId }), 204);
-        await submitToApplication(browser);
+        const submitted = await browser.call('post', 'api/experience/submit');
+        uid = String(submitted.body.redirectTo).split('/oidc/auth/')[1];
+        await browser.followToApplication(submitted.body.redirectTo);
       });
       const payload = expectEvents(observed, ['PostSignIn'])['PostSignIn'];
+      // The interaction's uid resumes the sign-in (with its cookie): it stays out of the payload.
+      expect(uid).to.have.length.above(10);
+      expect(JSON.stringify(payload)).not.to.include(uid);
       expect(payload).to.include({ interactionEvent: 'SignIn', userId: user.id });
       expect(payload.user.id).to.equal(user.id);
       expect(JSON.stringify(payload.user)).to.not.match(/passwordDigest|password_digest/);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { eventually } from '../support/eventually.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 import { Receiver } from './receiver.ts';
@@ -28,16 +29,18 @@ describe('webhooks: failed delivery attempts in the log', () => {
     expect((await service.api.post('users', { json: { username } })).statusCode).to.equal(200);
     await receiver.waitFor(2);
 
-    const deadline = Date.now() + 5000;
-    let lines: Array<Record<string, unknown>> = [];
-    while (lines.length < 2 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      lines = service
-        .logs()
-        .split('\n')
-        .filter((line) => line.includes(hook.body.id))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-    }
+    const lines = await eventually(
+      () => {
+        const ofHook = service
+          .logs()
+          .split('\n')
+          .filter((line) => line.includes(hook.body.id))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        return ofHook.length >= 2 && ofHook;
+      },
+      5000,
+      'two log lines of the hook',
+    );
     const [retry, last] = lines;
     expect(lines).to.have.length(2);
     const fields = {

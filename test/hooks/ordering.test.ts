@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
-import { entityKeyOf } from '../../lib/hooks/ordering.ts';
-import { eventually, Receiver, type Received } from './receiver.ts';
+import { entityKeyOf } from '../../lib/hooks/delivery/ordering.ts';
+import { eventually } from '../support/eventually.ts';
+import { Receiver, type Received } from './receiver.ts';
 import { createHook, startHooksService, type HooksService } from './support.ts';
 
 const changes = 5;

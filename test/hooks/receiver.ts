@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
+import { eventually } from '../support/eventually.ts';
 import { freePort } from '../support/service.ts';
 
 export type Received = { method: string; url: string; headers: IncomingHttpHeaders; body: string; receivedAt: number };
@@ -14,9 +15,12 @@ export class Receiver {
   answer: (request: Received, index: number) => Answer = () => ({ status: 200, body: 'ok' });
   readonly answers: Answer[] = [];
   #server: Server | undefined;
-  #waiters: Array<() => void> = [];
 
-  private constructor(public readonly port: number) {}
+  readonly port: number;
+
+  private constructor(port: number) {
+    this.port = port;
+  }
 
   /** Listens on a free port (or `port`). */
   static async start(port?: number): Promise<Receiver> {
@@ -61,9 +65,6 @@ export class Receiver {
         } else {
           send();
         }
-        for (const waiter of this.#waiters.splice(0)) {
-          waiter();
-        }
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -74,22 +75,12 @@ export class Receiver {
   }
 
   /** Waits until `count` requests (in all) arrived, or fails after `timeoutMs`. */
-  async waitFor(count: number, timeoutMs = 15_000): Promise<Received[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.requests.length < count) {
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new Error(`expected ${count} webhook requests, got ${this.requests.length}`);
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, 250));
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.requests;
+  waitFor(count: number, timeoutMs = 15_000): Promise<Received[]> {
+    return eventually(
+      () => this.requests.length >= count && this.requests,
+      timeoutMs,
+      () => `${count} webhook requests, got ${this.requests.length}`,
+    );
   }
 
   async close(): Promise<void> {
@@ -99,26 +90,5 @@ export class Receiver {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it holds (or fails after `timeoutMs`). */
-export async function eventually<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 15_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await sleep(50);
   }
 }

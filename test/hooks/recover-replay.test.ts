@@ -1,8 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { expect } from 'chai';
 
-import { activeJobRunners } from '../../lib/hooks/job-runner.ts';
-import { claimNextJob, runJobBatch } from '../../lib/hooks/jobs.ts';
-import { eventually, Receiver, sleep } from './receiver.ts';
+import { activeJobRunners } from '../../lib/hooks/jobs/job-runner.ts';
+import { claimNextJob, runJobBatch } from '../../lib/hooks/jobs/jobs.ts';
+import { eventually } from '../support/eventually.ts';
+import { Receiver } from './receiver.ts';
 import {
   claimByHand,
   createHook,
@@ -162,6 +165,43 @@ describe('hooks: recover and replay', () => {
     for (const request of replayed) {
       expect(firstIds.has(String(request.headers['webhook-id']))).to.equal(false);
     }
+  });
+
+  it('runs one job per hook at a time: 20 concurrent replays make one job, the others 409', async () => {
+    const hook = await createHook(service, receiver.url, ['User.Created']);
+    const since = Date.now();
+    await sleep(5);
+    for (let n = 1; n <= 3; n++) {
+      await service.emit('User.Created', { data: { n } });
+    }
+    await receiver.waitFor(3);
+    await eventually(() => allFinal(service, hook.id, 'succeeded'), 15_000, 'first deliveries');
+
+    // The runners wait meanwhile: a job finishing between two requests would let the next one start.
+    const runners = [...activeJobRunners];
+    await Promise.all(runners.map((runner) => runner.stop()));
+    const body = { since: iso(since), until: iso(Date.now()) };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        service.api.post(`hooks/${hook.id}/${index % 2 === 0 ? 'replay' : 'recover'}`, { json: body }),
+      ),
+    );
+    const started = answers.filter((answer) => answer.statusCode === 202);
+    expect(started, JSON.stringify(answers.map((answer) => answer.body))).to.have.length(1);
+    const refused = answers.filter((answer) => answer.statusCode !== 202);
+    expect(new Set(refused.map((answer) => `${answer.statusCode} ${answer.body.code}`))).to.deep.equal(
+      new Set(['409 hook.job_running']),
+    );
+    const job = started[0].body as { id: string };
+    expect(refused.every((answer) => answer.body.data?.jobId === job.id)).to.equal(true);
+    runners.forEach((runner) => runner.start());
+    await finishedJob(service, hook.id, job.id);
+    await sleep(500);
+    // A replay sends the 3 events once more; a recover finds nothing failed.
+    const expected = answers.indexOf(started[0]) % 2 === 0 ? 6 : 3;
+    expect(receiver.requests.length).to.equal(expected);
+    // Once it is done, the next one may start.
+    await startJob(service, hook.id, 'replay', body);
   });
 
   it('refuses a job on a disabled hook', async () => {

@@ -6,6 +6,7 @@ import { got } from 'got';
 
 import { builtScripts, production, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
 import { freePort } from '../support/service.ts';
 import { Receiver } from './receiver.ts';
 
@@ -30,27 +31,6 @@ function start(dbUrl: string, port: number): ChildProcess {
   });
 }
 
-async function until<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  timeout = 30_000,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    // A probe that throws, at once or later, has not found it yet.
-    const value = await Promise.resolve()
-      .then(probe)
-      .catch(() => undefined);
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() - started > timeout) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('hooks: an event committed before a SIGKILL', () => {
   useBuild();
   it('is delivered by the restarted service', async () => {
@@ -60,17 +40,19 @@ describe('hooks: an event committed before a SIGKILL', () => {
     const base = `http://127.0.0.1:${port}`;
     let service = start(dbUrl, port);
     try {
-      const token = await until(
-        async () =>
-          (
-            await got
-              .post(`${base}/oidc/token`, {
-                form: { grant_type: 'client_credentials', resource: `${base}/api`, scope: 'all' },
-                username: admin.id,
-                password: admin.secret,
-              })
-              .json<{ access_token: string }>()
-          ).access_token,
+      const token = await eventually(
+        () =>
+          got
+            .post(`${base}/oidc/token`, {
+              form: { grant_type: 'client_credentials', resource: `${base}/api`, scope: 'all' },
+              username: admin.id,
+              password: admin.secret,
+            })
+            .json<{ access_token: string }>()
+            .then((body) => body.access_token)
+            // Refused until the service listens.
+            .catch(() => undefined),
+        30_000,
         'the first start',
       );
       const api = got.extend({ prefixUrl: `${base}/api`, headers: { authorization: `Bearer ${token}` } });
@@ -81,8 +63,9 @@ describe('hooks: an event committed before a SIGKILL', () => {
 
       // Committed with the user; the receiver is down, so the first attempt failed and the next is
       // two seconds away (not in flight: a delivery in flight would wait for its lease). Kill -9.
-      await until(
-        async () => ((await api.get(`hooks/${hook.id}/recent-logs`).json<unknown[]>()).length > 0 ? true : undefined),
+      await eventually(
+        async () => (await api.get(`hooks/${hook.id}/recent-logs`).json<unknown[]>()).length > 0,
+        30_000,
         'the first attempt',
       );
       service.kill('SIGKILL');
@@ -90,8 +73,9 @@ describe('hooks: an event committed before a SIGKILL', () => {
       await receiver.listen();
 
       service = start(dbUrl, port);
-      const delivered = await until(
+      const delivered = await eventually(
         () => receiver.requests.find((request) => JSON.parse(request.body).data?.id === user.id),
+        30_000,
         'the delivery after the restart',
       );
       expect(JSON.parse(delivered.body)).to.include({ event: 'User.Created' });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import type { ClaimedDelivery } from '../../lib/hooks/delivery-queries.ts';
+import type { ClaimedDelivery } from '../../lib/hooks/delivery/delivery-queries.ts';
 import {
   claimByHand,
   createHook,

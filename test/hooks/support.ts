@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 
 import type { Config } from '../../lib/config/env.ts';
-import { claimDeliveries, recordAttempts } from '../../lib/hooks/deliveries.ts';
-import type { ClaimedDelivery } from '../../lib/hooks/delivery-queries.ts';
-import { ensureDispatchRows } from '../../lib/hooks/dispatch-queries.ts';
-import { activeDispatchers, Dispatcher } from '../../lib/hooks/dispatcher.ts';
+import { claimDeliveries, recordAttempts } from '../../lib/hooks/delivery/deliveries.ts';
+import type { ClaimedDelivery } from '../../lib/hooks/delivery/delivery-queries.ts';
+import { ensureDispatchRows } from '../../lib/hooks/delivery/dispatch-queries.ts';
+import { activeDispatchers, Dispatcher } from '../../lib/hooks/delivery/dispatcher.ts';
 import type { HookEvent } from '../../lib/hooks/events.ts';
 import { enqueueEvent } from '../../lib/hooks/outbox.ts';
 import { SharedCache } from '../../lib/storage/shared-cache.ts';

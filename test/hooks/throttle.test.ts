@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 
-import { Dispatcher } from '../../lib/hooks/dispatcher.ts';
-import { nextAllowedAt, rateAllowance, rateNextAfter } from '../../lib/hooks/hook-rate-limit.ts';
+import { Dispatcher } from '../../lib/hooks/delivery/dispatcher.ts';
+import { nextAllowedAt, rateAllowance, rateNextAfter } from '../../lib/hooks/delivery/hook-rate-limit.ts';
 import { createLogger } from '../../lib/http/logger.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
 import { Receiver } from './receiver.ts';
 import { createHook, startHooksService, type HooksService } from './support.ts';
 
 /**
- * Two dispatchers on one database: on MariaDB two service instances; on SQLite (one connection per
+ * Two dispatchers on one database: on a server two service instances; on SQLite (one connection per
  * process) the service's and a second one on its connection, claiming in transactions of their own.
  */
 async function twoDispatchers(env: Record<string, string>) {
@@ -16,7 +16,7 @@ async function twoDispatchers(env: Record<string, string>) {
   const shared = { ENDPOINT: 'http://hooks.test', HOOKS_RETRY_SCHEDULE: '0.2,0.2,0.2', ...env };
   const first = await startHooksService({ dbUrl, env: shared });
   const second: HooksService | undefined =
-    testDatabase === 'mysql' ? await startHooksService({ dbUrl, env: shared }) : undefined;
+    testDatabase === 'sqlite' ? undefined : await startHooksService({ dbUrl, env: shared });
   const extra =
     second === undefined
       ? new Dispatcher({ db: first.db, config: first.config, logger: createLogger(first.config) })

@@ -6,10 +6,10 @@ import { Webhook } from 'standardwebhooks';
 
 import { hookEventGroup, hookEventGroups, hookEvents, isHookEvent } from '../../lib/hooks/events.ts';
 import { deliveriesOf } from '../../lib/hooks/outbox.ts';
-import { decideOutcome, parseRetryAfter } from '../../lib/hooks/retry.ts';
+import { decideOutcome, parseRetryAfter } from '../../lib/hooks/delivery/retry.ts';
 import { samplePayloads } from '../../lib/hooks/samples.ts';
-import { requestHeaders, signatureHeaders } from '../../lib/hooks/signature.ts';
-import { hmacSigner } from '../../lib/hooks/signing-keys.ts';
+import { requestHeaders, signatureHeaders } from '../../lib/hooks/signing/signature.ts';
+import { hmacSigner } from '../../lib/hooks/signing/signing-keys.ts';
 import { isPublicAddress } from '../../lib/http/outbound-guard.ts';
 
 describe('hooks: event catalogue', () => {

@@ -6,6 +6,7 @@ import { purgeExpiredModels } from '../../lib/sessions/queries.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
+import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 describe('oidc-provider storage', () => {
@@ -73,7 +74,7 @@ describe('oidc-provider storage', () => {
     after(() => service.stop());
 
     it('stores a client-credentials token without a resource and introspects it as active', async () => {
-      const app = (await service.api.post('applications', { json: { name: 'opaque', type: 'MachineToMachine' } })).body;
+      const app = await createApplication(service, 'MachineToMachine');
       const { statusCode, body } = await service.token(app.id, app.secret, { grant_type: 'client_credentials' });
       expect(statusCode).to.equal(200);
       expect(String(body.access_token).split('.')).to.have.length(1);

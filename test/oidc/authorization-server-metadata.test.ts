@@ -39,6 +39,13 @@ describe('authorization server metadata (RFC 8414)', () => {
     });
   }
 
+  it("says the hosted pages' shipped languages as ui_locales_supported, in both documents", async () => {
+    for (const path of ['oidc/.well-known/openid-configuration', '.well-known/oauth-authorization-server/oidc']) {
+      const { body } = await service.http.get(path);
+      expect(body.ui_locales_supported, path).to.deep.equal(['en', 'de', 'fr', 'es', 'ja', 'zh-CN']);
+    }
+  });
+
   it('is what openid-client reads as an OAuth 2.0 server', async () => {
     const config = await client.discovery(new URL(`${service.url}/oidc`), 'any-client', undefined, undefined, {
       algorithm: 'oauth2',

@@ -16,7 +16,7 @@ describe('Client ID Metadata Documents: the cache', () => {
   after(() => documents.close());
   beforeEach(() => {
     registry = new ClientIdMetadataDocuments(
-      { enabled: true, hosts: ['localhost'], allowPrivateTargets: true, now: () => now },
+      { enabled: true, hosts: ['localhost', '127.0.0.1'], allowPrivateTargets: true, now: () => now },
       createLogger({ production: true, logLevel: 'silent' }),
     );
   });
@@ -64,5 +64,33 @@ describe('Client ID Metadata Documents: the cache', () => {
     expect(await lookUp(clientId, path, 0.2)).to.equal(2);
     const refused = await registry.client(clientId).catch((error: unknown) => error);
     expect(refused).to.include({ error: 'invalid_client' });
+  });
+
+  it('fetches at most 30 documents a minute from one host, and one host cannot push out the clients of others', async function () {
+    // 1,085 look-ups, each a fetch from the document server: longer than 30 s on a loaded 2-core host.
+    this.timeout(90_000);
+    const refusal = (clientId: string) =>
+      registry.client(clientId).then(
+        () => 'ok',
+        (error: unknown) => (error as { error_description: string }).error_description,
+      );
+    const kept = published(200, { 'cache-control': 'max-age=86400' });
+    expect(await refusal(kept.clientId)).to.equal('ok');
+    // 1,050 valid documents on 127.0.0.1 (more than memory holds), over 35 minutes: 30 a minute are fetched.
+    let fetchedFromOther = 0;
+    for (let minuteIndex = 0; minuteIndex < 35; minuteIndex += 1) {
+      now += minute;
+      for (let index = 0; index < 30; index += 1) {
+        const path = `/${unique('flood')}/client.json`;
+        const clientId = documents.url(path, '127.0.0.1');
+        documents.serve(path, { body: { client_id: clientId, redirect_uris: ['https://agent.test/cb'] } });
+        fetchedFromOther += (await refusal(clientId)) === 'ok' ? 1 : 0;
+      }
+      const over = documents.url(`/${unique('over')}/client.json`, '127.0.0.1');
+      expect(await refusal(over)).to.match(/too many client metadata documents were fetched from 127\.0\.0\.1/);
+    }
+    expect(fetchedFromOther).to.equal(1050);
+    // Still in memory: no second fetch.
+    expect(await lookUp(kept.clientId, kept.path, 0)).to.equal(1);
   });
 });

@@ -22,9 +22,9 @@ const documentAt = (clientId: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** An authorization request as a JSON-asking caller sees its answer (the error page's JSON). */
-async function authorize(service: TestService, clientId: string, extra: Record<string, string> = {}) {
-  const query = new URLSearchParams({
+/** An authorization request's query for a client (code + PKCE). */
+const authorizeQuery = (clientId: string, extra: Record<string, string> = {}) =>
+  new URLSearchParams({
     client_id: clientId,
     redirect_uri: redirectUri,
     response_type: 'code',
@@ -33,7 +33,12 @@ async function authorize(service: TestService, clientId: string, extra: Record<s
     code_challenge_method: 'S256',
     ...extra,
   });
-  return service.http.get(`oidc/auth?${query}`, { headers: { accept: 'application/json' }, followRedirect: false });
+/** An authorization request as a JSON-asking caller sees its answer (the error page's JSON). */
+async function authorize(service: TestService, clientId: string, extra: Record<string, string> = {}) {
+  return service.http.get(`oidc/auth?${authorizeQuery(clientId, extra)}`, {
+    headers: { accept: 'application/json' },
+    followRedirect: false,
+  });
 }
 
 /** draft-ietf-oauth-client-id-metadata-document: a client named by the https URL of its metadata. */
@@ -330,6 +335,86 @@ describe('OIDC: Client ID Metadata Documents behind the SSRF guard (private targ
         /^the client_id metadata document could not be fetched: the client's metadata document address (127\.0\.0\.1 is|localhost resolves to \S+,) a private or reserved address \(HOOKS_ALLOW_PRIVATE_TARGETS is off\)$/,
       );
       expect(documents.fetches(path), host).to.equal(0);
+    }
+  });
+});
+
+describe('OIDC: Client ID Metadata Documents cannot be used to make us fetch', () => {
+  let service: TestService;
+  let documents: DocumentServer;
+  before(async () => {
+    documents = await startDocumentServer();
+    // localhost is named; 127.0.0.1 is allowed only through `*`.
+    service = await startService({
+      env: { CLIENT_ID_METADATA_DOCUMENTS: 'true', CLIENT_ID_METADATA_DOCUMENT_HOSTS: 'localhost,*' },
+    });
+  });
+  after(async () => {
+    await service.stop();
+    await documents.close();
+  });
+
+  /** A valid document at a fresh path on `host`; returns its client id and path. */
+  const published = (host: string, query = '') => {
+    const path = `/${unique('agent')}/client.json`;
+    const clientId = documents.url(path, host) + query;
+    documents.serve(path, { body: documentAt(clientId) });
+    return { clientId, path };
+  };
+  /** What an authorization request for `clientId` gets: "sign-in" (it goes on), or the refusal's description. */
+  async function attempt(clientId: string): Promise<string> {
+    const answer = await service.http.get(`oidc/auth?${authorizeQuery(clientId)}`, {
+      headers: { accept: 'application/json' },
+      responseType: 'text',
+      followRedirect: false,
+    });
+    return answer.headers.location === '/sign-in'
+      ? 'sign-in'
+      : `${answer.statusCode} ${(JSON.parse(answer.body) as { error_description: string }).error_description}`;
+  }
+
+  it('200 distinct URLs from anonymous requests: a bounded number of fetches, and working clients stay served', async () => {
+    const working = published('localhost');
+    expect(await attempt(working.clientId)).to.equal('sign-in');
+    expect(documents.fetches(working.path)).to.equal(1);
+    const before = documents.allFetches();
+
+    // 100 distinct valid documents on one host, and 100 more whose URLs have query strings.
+    const flood = [
+      ...Array.from({ length: 100 }, () => published('127.0.0.1').clientId),
+      ...Array.from({ length: 100 }, (_, index) => published('127.0.0.1', `?n=${index}`).clientId),
+    ];
+    const answers: string[] = [];
+    for (let start = 0; start < flood.length; start += 20) {
+      answers.push(...(await Promise.all(flood.slice(start, start + 20).map(attempt))));
+    }
+    const flooded = documents.allFetches() - before;
+    expect(flooded, 'fetches made by the flood').to.be.at.most(30);
+    const [distinct, queried] = [answers.slice(0, 100), answers.slice(100)];
+    expect(distinct.filter((said) => said === 'sign-in')).to.have.length(flooded);
+    const spent = distinct.filter((said) => said.startsWith('400 too many client metadata documents were fetched'));
+    expect(spent).to.have.length(100 - flooded);
+    expect(queried.filter((said) => !said.includes('query string only on a host named'))).to.deep.equal([]);
+
+    // The working client is still served from memory; a new client on another host is still fetched.
+    expect(await attempt(working.clientId)).to.equal('sign-in');
+    expect(documents.fetches(working.path)).to.equal(1);
+    const newcomer = published('localhost');
+    expect(await attempt(newcomer.clientId)).to.equal('sign-in');
+    expect(documents.fetches(newcomer.path)).to.equal(1);
+    // A named host may use query strings.
+    expect(await attempt(published('localhost', '?tenant=a').clientId)).to.equal('sign-in');
+  });
+
+  it('is off unless an operator turns it on, in development too (private targets allowed there)', async () => {
+    const plain = await startService();
+    try {
+      const { clientId, path } = published('localhost');
+      const refused = await authorize(plain, clientId);
+      expect(refused.body.error_description).to.match(/this server does not accept those/);
+      expect(documents.fetches(path)).to.equal(0);
+    } finally {
+      await plain.stop();
     }
   });
 });

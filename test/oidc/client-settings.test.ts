@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { expect } from 'chai';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 
 import { Browser } from '../experience/browser.ts';
-import { Receiver, sleep } from '../hooks/receiver.ts';
+import { Receiver } from '../hooks/receiver.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { signIn, submitPasswordSignIn } from '../support/sign-in.ts';
@@ -76,9 +78,7 @@ describe('client settings that act', () => {
         responseType: 'text',
       });
       expect(confirmed.statusCode).to.equal(303);
-      for (let waited = 0; receiver.requests.length === 0 && waited < 50; waited++) {
-        await sleep(100);
-      }
+      await receiver.waitFor(1, 5000);
       expect(receiver.requests).to.have.length(1);
       const logoutToken = new URLSearchParams(receiver.requests[0].body).get('logout_token');
       const { payload } = await jwtVerify(logoutToken!, createRemoteJWKSet(new URL(`${service.url}/oidc/jwks`)), {
@@ -150,6 +150,12 @@ describe('client settings that act', () => {
       json: { customClientMetadata: { isDeviceFlow: true, idTokenTtl: 3600 } },
     });
     expect(kept.statusCode).to.equal(200);
+    // Logto replaces customClientMetadata whole: leaving isDeviceFlow out turns it off, a change.
+    const omitted = await service.api.patch(`applications/${device.id}`, {
+      json: { customClientMetadata: { idTokenTtl: 3600 } },
+    });
+    expect(omitted.statusCode).to.equal(422);
+    expect(omitted.body.code).to.equal('application.device_flow_not_changeable');
     const plain = await createApplication(service, 'Native', {
       oidcClientMetadata: { redirectUris: ['com.example.app:/callback'], postLogoutRedirectUris: [] },
     });

@@ -44,7 +44,7 @@ describe("the provider's error pages: HTML or JSON, escaped", () => {
     expect(response.headers['content-type']).to.equal('text/html; charset=utf-8');
     expect(response.headers).to.include({
       'content-security-policy':
-        "default-src 'self'; img-src 'self' data: https:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+        "default-src 'self'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
       'x-frame-options': 'DENY',
       'cache-control': 'no-store',
     });
@@ -163,7 +163,7 @@ describe("the provider's error pages: HTML or JSON, escaped", () => {
     const favicon = 'https://cdn.example.com/acme/favicon.png';
     const darkFavicon = 'https://cdn.example.com/acme/favicon-dark.png?v="2"';
     const signInPage = () => service.http.got.get('sign-in', { responseType: 'text', headers: html });
-    expect((await signInPage()).body).to.contain('<link rel="icon" href="data:," />');
+    expect((await signInPage()).body).to.contain('<link rel="icon" href="/favicon.ico" />');
 
     const branding = { favicon, darkFavicon };
     const color = { primaryColor: '#1d4ed8', isDarkModeEnabled: true, darkPrimaryColor: '#93b4ff' };
@@ -179,10 +179,11 @@ describe("the provider's error pages: HTML or JSON, escaped", () => {
         '<link rel="icon" href="https://cdn.example.com/acme/favicon-dark.png?v=&quot;2&quot;" media="(prefers-color-scheme: dark)" />',
       );
       expect(page.body).to.not.contain('data:,');
-      // The provider's pages link /favicon.ico, and their CSP lets its redirect to an https image load.
+      expect(page.headers['content-security-policy']).to.contain("img-src 'self' data: https://cdn.example.com;");
+      // The provider's pages link /favicon.ico, and their CSP lets its redirect to the icon's origin load, no other.
       const error = await authorization({ client_id: 'no-such-app' }, html);
       expect(error.body).to.contain('<link rel="icon" href="/favicon.ico" />');
-      expect(error.headers['content-security-policy']).to.contain("img-src 'self' data: https:");
+      expect(error.headers['content-security-policy']).to.contain("img-src 'self' data: https://cdn.example.com;");
     } finally {
       await service.api.patch('sign-in-exp', { json: { branding: {} } });
     }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { expect } from 'chai';
 import * as client from 'openid-client';
 
@@ -39,9 +41,13 @@ describe('JWT bearer grant (RFC 7523)', () => {
     iss: `${fed.outside.url}/oidc`,
     aud: fed.far.apiA.resource.indicator,
     sub: fed.far.user.id,
+    jti: randomUUID(),
+    iat: Math.floor(Date.now() / 1000),
     exp: Math.floor(Date.now() / 1000) + 300,
     ...extra,
   });
+  /** A new assertion of the outside issuer for its user (each is granted once). */
+  const freshAssertion = (extra: Record<string, unknown> = {}) => signWithServiceKey(fed.outside, outsideClaims(extra));
 
   it('makes no user for an assertion whose grant is refused for its resource', async () => {
     const assertion = await signWithServiceKey(fed.outside, outsideClaims({ sub: unique('refused') }));
@@ -71,7 +77,7 @@ describe('JWT bearer grant (RFC 7523)', () => {
       { execute: [client.allowInsecureRequests] },
     );
     const response = await client.genericGrantRequest(config, jwtBearer, {
-      assertion: fed.outsideToken,
+      assertion: await freshAssertion(),
       resource: fed.setup.apiB.resource.indicator,
       scope: 'read:b',
     });
@@ -84,8 +90,73 @@ describe('JWT bearer grant (RFC 7523)', () => {
       client_id: fed.setup.backend.id,
     });
     // The same outside subject is the same user, made once.
-    const again = expectIssued(await grant({ assertion: fed.outsideToken }));
+    const again = expectIssued(await grant({ assertion: await freshAssertion() }));
     expect(claimsOf(again.access_token).sub).to.equal(claims.sub);
+  });
+
+  it('grants an assertion once (its jti); a refused request does not use it up', async () => {
+    const assertion = await freshAssertion();
+    expectOAuthError(await grant({ assertion, resource: 'https://unknown.example.com' }), 400, 'invalid_target');
+    expectIssued(await grant({ assertion }));
+    expectOAuthError(await grant({ assertion }), 400, 'invalid_grant', /was used already \(its jti\)/);
+  });
+
+  it('refuses an assertion without jti, expiring more than an hour ahead, or issued in the future (RFC 7523 §3)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expectOAuthError(
+      await grant({ assertion: await freshAssertion({ jti: undefined }) }),
+      400,
+      'invalid_grant',
+      /has no jti/,
+    );
+    expectOAuthError(
+      await grant({ assertion: await freshAssertion({ exp: now + 7200 }) }),
+      400,
+      'invalid_grant',
+      /expires more than 3600 seconds ahead/,
+    );
+    expectOAuthError(
+      await grant({ assertion: await freshAssertion({ iat: now + 600 }) }),
+      400,
+      'invalid_grant',
+      /issued in the future \(iat\)/,
+    );
+  });
+
+  it('is for confidential first-party applications only, as token exchange is (unauthorized_client)', async () => {
+    const outsider = await createApplication(fed.ours, 'Traditional', {
+      isThirdParty: true,
+      oidcClientMetadata: { redirectUris: ['https://outsider.example.com/cb'], postLogoutRedirectUris: [] },
+    });
+    const native = await createApplication(fed.ours, 'Native', {
+      oidcClientMetadata: { redirectUris: ['com.example.app:/cb'], postLogoutRedirectUris: [] },
+    });
+    const listed = await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
+      json: { applicationIds: [...fed.policy.applicationIds, outsider.id, native.id] },
+    });
+    expect(listed.statusCode, JSON.stringify(listed.body)).to.equal(200);
+    try {
+      expectOAuthError(
+        await grant({ assertion: await freshAssertion() }, outsider),
+        400,
+        'unauthorized_client',
+        /third-party applications/,
+      );
+      const publicClient = await fed.ours.http.post('oidc/token', {
+        form: {
+          grant_type: jwtBearer,
+          client_id: native.id,
+          assertion: await freshAssertion(),
+          resource: fed.setup.apiB.resource.indicator,
+        },
+      });
+      expect(publicClient.statusCode, JSON.stringify(publicClient.body)).to.be.oneOf([400, 401]);
+      expect(publicClient.body.error).to.be.oneOf(['unauthorized_client', 'invalid_client']);
+    } finally {
+      await fed.ours.api.patch(`trusted-issuers/${fed.policy.id}`, {
+        json: { applicationIds: fed.policy.applicationIds },
+      });
+    }
   });
 
   it('binds the token to a DPoP proof (RFC 9449), and grants a DPoP-bound assertion (cnf.jkt) only with a proof of its key', async () => {
@@ -99,7 +170,7 @@ describe('JWT bearer grant (RFC 7523)', () => {
         },
       });
     const key = await dpopKey();
-    const bound = expectIssued(await withProof(fed.outsideToken, key));
+    const bound = expectIssued(await withProof(await freshAssertion(), key));
     expect(bound.token_type).to.equal('DPoP');
     expect(claimsOf(bound.access_token).cnf).to.deep.equal({ jkt: key.jkt });
 
@@ -174,7 +245,7 @@ describe('JWT bearer grant (RFC 7523)', () => {
     expect(refused.payload.error.error).to.equal('invalid_grant');
     expect(refused.payload.params.resource).to.equal(fed.setup.apiB.resource.indicator);
 
-    expectIssued(await grant({ assertion: fed.outsideToken }));
+    expectIssued(await grant({ assertion: await freshAssertion() }));
     const granted = await waitForLog(
       fed.ours,
       { logKey: 'ExchangeTokenBy.JwtBearer', applicationId: fed.setup.backend.id },

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 
 import { openDatabase } from '../../lib/storage/database.ts';
-import { pruneRevokedTokens } from '../../lib/oidc/revoked-tokens.ts';
+import { pruneRevokedTokens } from '../../lib/oidc/tokens/revoked-tokens.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 
 import { loadConfig } from '../../lib/config/env.ts';
 import { freshDatabaseUrl } from './database.ts';
+import { eventually } from './eventually.ts';
 import { adminClient, freePort, serviceClient, type ServiceClient } from './service.ts';
 
 let built = false;
@@ -29,7 +30,7 @@ export const builtScripts = {
   service: 'dist/lib/main.js',
   cli: 'dist/lib/cli.js',
   migrate: 'dist/lib/storage/migrate-cli.js',
-  dispatcher: 'dist/lib/hooks/dispatcher-cli.js',
+  dispatcher: 'dist/lib/hooks/delivery/dispatcher-cli.js',
 } as const;
 
 /**
@@ -84,19 +85,20 @@ export async function startBuiltService(env: Record<string, string> = {}): Promi
       await exited;
     }
   });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      throw new Error(`the built service stopped with code ${child.exitCode}: ${errors}`);
-    }
-    const ready = await client.http.get('health/ready').catch(() => undefined);
-    if (ready?.statusCode === 200) {
-      return client;
-    }
-    if (Date.now() > deadline) {
-      await client.stop();
-      throw new Error(`the built service was not ready within 90 s: ${errors}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    return await eventually(
+      async () => {
+        if (child.exitCode !== null) {
+          throw new Error(`the built service stopped with code ${child.exitCode}: ${errors}`);
+        }
+        const ready = await client.http.get('health/ready').catch(() => undefined);
+        return ready?.statusCode === 200 && client;
+      },
+      90_000,
+      () => `the built service ready: ${errors}`,
+    );
+  } catch (error) {
+    await client.stop();
+    throw error;
   }
 }

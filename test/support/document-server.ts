@@ -52,6 +52,8 @@ export async function startDocumentServer() {
     url: (path: string, host = 'localhost') => `https://${host}:${port}${path}`,
     serve: (path: string, answer: Answer) => answers.set(path, answer),
     fetches: (path: string) => counts.get(path) ?? 0,
+    /** Requests at every path together. */
+    allFetches: () => [...counts.values()].reduce((sum, count) => sum + count, 0),
     async close() {
       globalAgent.options.ca = trusted;
       server.closeAllConnections();

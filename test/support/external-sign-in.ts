@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
 import type { Browser } from '../experience/browser.ts';
-import { expectStatus, startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { expectStatus } from './expect.ts';
 import { newState, signInAtIdp, startIdp, type Idp, type IdpUser } from './idp.ts';
 
 /**

@@ -22,9 +22,31 @@ export async function createResource(service: ServiceClient, scopes: string[], a
   return { resource, scopeIds };
 }
 
-export async function createApplication(service: ServiceClient, type: string, extra: Record<string, unknown> = {}) {
-  return (await service.api.post('applications', { json: { name: unique('app'), type, ...extra } }))
+/** An application; a confidential one with the value of the "Default secret" it is created with as `secret`. */
+export async function createApplication(
+  service: Pick<ServiceClient, 'api'>,
+  type: string,
+  extra: Record<string, unknown> = {},
+) {
+  const application = (await service.api.post('applications', { json: { name: unique('app'), type, ...extra } }))
     .body as Application;
+  if (type !== 'MachineToMachine' && type !== 'Traditional') {
+    return application;
+  }
+  return { ...application, secret: await defaultSecretOf(service, application.id) };
+}
+
+/** The value of the named secret a confidential application is created with (Logto's "Default secret"). */
+export async function defaultSecretOf(service: Pick<ServiceClient, 'api'>, applicationId: string): Promise<string> {
+  const secrets = (await service.api.get(`applications/${applicationId}/secrets`)).body as Array<{
+    name: string;
+    value: string;
+  }>;
+  const secret = secrets.find(({ name }) => name === 'Default secret');
+  if (!secret) {
+    throw new Error(`application ${applicationId} has no Default secret`);
+  }
+  return secret.value;
 }
 
 /** A machine-to-machine application holding one role with the given scope ids. */

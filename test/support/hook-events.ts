@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 
 import { hookEvents } from '../../lib/hooks/events.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
-import { Receiver, sleep } from '../hooks/receiver.ts';
+import { Receiver } from '../hooks/receiver.ts';
+import { eventually } from './eventually.ts';
 import type { Json, TestService } from './service.ts';
 
 export type Payload = Record<string, Json>;
@@ -15,11 +16,15 @@ const sorted = (values: string[]) => [...values].sort();
  * action causes. Start the service with a short `HOOKS_RETRY_SCHEDULE`.
  */
 export class HookEvents {
-  private constructor(
-    private readonly receiver: Receiver,
-    private readonly db: Knex,
-    private readonly hookId: string,
-  ) {}
+  private readonly receiver: Receiver;
+  private readonly db: Knex;
+  private readonly hookId: string;
+
+  private constructor(receiver: Receiver, db: Knex, hookId: string) {
+    this.receiver = receiver;
+    this.db = db;
+    this.hookId = hookId;
+  }
 
   static async start(service: TestService): Promise<HookEvents> {
     const receiver = await Receiver.start();
@@ -32,17 +37,17 @@ export class HookEvents {
 
   /** Waits until the outbox holds nothing undelivered for the hook. */
   private async settle(): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const [row] = await this.db('hook_deliveries')
-        .where({ hook_id: this.hookId })
-        .whereIn('status', ['pending', 'delivering'])
-        .count({ n: '*' });
-      if (Number(row.n) === 0 || Date.now() > deadline) {
-        return;
-      }
-      await sleep(25);
-    }
+    await eventually(
+      async () => {
+        const [row] = await this.db('hook_deliveries')
+          .where({ hook_id: this.hookId })
+          .whereIn('status', ['pending', 'delivering'])
+          .count({ n: '*' });
+        return Number(row.n) === 0;
+      },
+      10_000,
+      'every delivery of the hook final',
+    );
   }
 
   /**

@@ -85,7 +85,7 @@ export type ServiceClient = {
 /** The service running in the test's own process (from the sources). */
 export type TestService = ServiceClient & {
   service: Service;
-  /** What the service logged so far (with `logs: true`: every level, JSON lines). */
+  /** What the service logged so far (with `logs: true`: every level, JSON lines; `'development'`: info, as read). */
   logs(): string;
   /** What the service printed once for the operator (stderr in real use): generated credentials, the setup token. */
   notices(): string;
@@ -108,10 +108,10 @@ function captured(): { stream: PassThrough; text: () => string } {
 /**
  * Starts the real service on a free port over a database of its own (or `dbUrl` to share one, as
  * several instances or a restart do). Logs are silent unless TEST_LOG_LEVEL is set, or `logs` asks
- * to keep them (at every level) for the test to read.
+ * to keep them (at every level) for the test to read, or `'development'` as a developer reads them.
  */
 export async function startService(
-  options: { dbUrl?: string; port?: number; env?: Record<string, string>; logs?: boolean } = {},
+  options: { dbUrl?: string; port?: number; env?: Record<string, string>; logs?: boolean | 'development' } = {},
 ): Promise<TestService> {
   const dbUrl = options.dbUrl ?? (await freshDatabaseUrl());
   for (let attempt = 1; ; attempt += 1) {
@@ -128,9 +128,12 @@ export async function startService(
     });
     const logs = captured();
     const notices = captured();
-    const logger = options.logs
-      ? createLogger({ production: true, logLevel: 'trace' }, logs.stream)
-      : createLogger({ production: true, logLevel: config.logLevel });
+    const logger =
+      options.logs === 'development'
+        ? createLogger({ production: false, logLevel: 'info' }, logs.stream)
+        : options.logs
+          ? createLogger({ production: true, logLevel: 'trace' }, logs.stream)
+          : createLogger({ production: true, logLevel: config.logLevel });
     const service = await createService(config, logger, notices.stream);
     try {
       await service.listen(port);

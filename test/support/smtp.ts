@@ -35,7 +35,34 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
   return { port, received, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-export const subjectOf = (raw: string) => /^Subject: (.*)$/m.exec(raw)?.[1];
+const encodedWord = /=\?UTF-8\?([BQ])\?([^?]*)\?=/gi;
+
+/** The bytes of one RFC 2047 encoded word's text: base64 (`B`), or quoted-printable with `_` for space (`Q`). */
+const wordBytes = (encoding: string, text: string) =>
+  encoding.toUpperCase() === 'B'
+    ? Buffer.from(text, 'base64')
+    : Buffer.from(
+        text
+          .replace(/_/g, ' ')
+          .replace(/=([\dA-F]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+        'latin1',
+      );
+
+/**
+ * A message's subject as a reader sees it: folded lines joined, and the encoded words nodemailer
+ * writes a non-ASCII subject in (`=?UTF-8?B?…?=`) decoded; adjacent words join without the space
+ * between them, their bytes together (a character may be split across two).
+ */
+export function subjectOf(raw: string): string | undefined {
+  const header = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1];
+  return header
+    ?.replace(/\r?\n[ \t]/g, ' ')
+    .replace(/=\?UTF-8\?[BQ]\?[^?]*\?=(?:\s+=\?UTF-8\?[BQ]\?[^?]*\?=)*/gi, (run) =>
+      Buffer.concat([...run.matchAll(encodedWord)].map(([, encoding, text]) => wordBytes(encoding, text))).toString(
+        'utf8',
+      ),
+    );
+}
 
 /**
  * A received message as a reader sees its text: quoted-printable soft line breaks joined and `=XX`

@@ -40,11 +40,14 @@ type RequestOptions = { challenge: string; rpId?: string; allowCredentials?: { i
 
 export class SoftwareAuthenticator {
   readonly credentials: Credential[] = [];
+  readonly origin: string;
   /** Counts uses, as most security keys do (0 stays 0, as many platform passkeys do). */
-  constructor(
-    readonly origin: string,
-    private readonly counting = true,
-  ) {}
+  private readonly counting: boolean;
+
+  constructor(origin: string, counting = true) {
+    this.origin = origin;
+    this.counting = counting;
+  }
 
   /** Answers `navigator.credentials.create()`: the JSON @simplewebauthn/browser sends (Logto's payload shape). */
   register(options: CreationOptions) {

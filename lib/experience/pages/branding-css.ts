@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 
 import type { ServiceContext } from '../../http/context.ts';
+import { logQuietly } from '../../http/logger.ts';
 import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 
@@ -55,6 +56,7 @@ export function brandingStylesheet({ db, cache }: Pick<ServiceContext, 'db' | 'c
       await next();
       return;
     }
+    logQuietly(ctx);
     ctx.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
     ctx.type = 'text/css; charset=utf-8';
     ctx.body = brandingCss(await currentSignInExperience(db, cache));

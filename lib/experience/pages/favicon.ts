@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 
 import type { ServiceContext } from '../../http/context.ts';
+import { logQuietly } from '../../http/logger.ts';
 import { escapeHtml } from '../../oidc/pages/page.ts';
 import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
@@ -46,6 +47,7 @@ export function faviconRoute({ db, cache }: Pick<ServiceContext, 'db' | 'cache'>
       await next();
       return;
     }
+    logQuietly(ctx);
     const { branding } = await currentSignInExperience(db, cache);
     if (branding.favicon) {
       ctx.set('Cache-Control', 'public, max-age=300');
@@ -61,11 +63,11 @@ export function faviconRoute({ db, cache }: Pick<ServiceContext, 'db' | 'cache'>
 
 /**
  * The sign-in pages' icon links: the sign-in experience's favicon (and its dark one, in dark mode)
- * named directly, where the page's own build names none (`data:,`, so that no request is made).
+ * named directly, else the service's own, /favicon.ico (the link the page's build has).
  */
 export function iconLinks({ branding, color }: Pick<SignInExperience, 'branding' | 'color'>): string {
   if (!branding.favicon) {
-    return '<link rel="icon" href="data:," />';
+    return '<link rel="icon" href="/favicon.ico" />';
   }
   const dark =
     color.isDarkModeEnabled && branding.darkFavicon

@@ -22,8 +22,20 @@ const fetchLimits = {
   httpsOnly: true,
   requireJsonType: true,
 };
-/** At most this many URLs are remembered; the oldest go first (only allowed hosts get this far). */
-const maxEntries = 1000;
+/**
+ * What memory holds: up to `clients` documents that gave a client (the least recently used go first),
+ * at most `clientsPerHost` of them from one host, so that one host serving many valid documents
+ * cannot push out the clients of others; refusals are kept apart (`refusals`, the oldest go first),
+ * so a flood of bad URLs never evicts a working client.
+ */
+const cacheSize = { clients: 1000, clientsPerHost: 100, refusals: 1000 };
+/**
+ * Fetches this instance makes in a minute, from one host and in all: each distinct URL costs one
+ * fetch, so without a bound anyone could make us fetch as fast as they can send authorization
+ * requests. Over the bound a new URL is refused (not remembered: it may be asked for a minute later);
+ * clients already in memory are served as before.
+ */
+const fetchBudget = { windowMs: 60_000, perHost: 30, total: 120 };
 
 /** What a URL gave: the client, or why not (the invalid_client description). */
 type Entry = { until: number; client?: ClientMetadata; refusal?: string };
@@ -48,14 +60,21 @@ function keepSeconds(cacheControl = ''): number {
  * requests naming a broken or hostile URL do not each make us fetch it.
  */
 export class ClientIdMetadataDocuments {
-  readonly #entries = new Map<string, Entry>();
+  /** Clients by URL, least recently used first. */
+  readonly #clients = new Map<string, Entry>();
+  readonly #clientsPerHost = new Map<string, number>();
+  readonly #refusals = new Map<string, Entry>();
   readonly #fetching = new Map<string, Promise<Entry>>();
+  /** Fetches started in the current budget window, by host. */
+  #fetched = { since: 0, total: 0, byHost: new Map<string, number>() };
   readonly #now: () => number;
 
-  constructor(
-    private readonly settings: DocumentSettings,
-    private readonly logger: Logger,
-  ) {
+  private readonly settings: DocumentSettings;
+  private readonly logger: Logger;
+
+  constructor(settings: DocumentSettings, logger: Logger) {
+    this.settings = settings;
+    this.logger = logger;
     this.#now = settings.now ?? Date.now;
   }
 
@@ -66,8 +85,12 @@ export class ClientIdMetadataDocuments {
   /** The client the URL names; else the provider's invalid_client saying why. */
   async client(clientId: string): Promise<ClientMetadata> {
     const url = this.#allowedUrl(clientId);
-    let entry = this.#entries.get(clientId);
-    if (!entry || entry.until <= this.#now()) {
+    let entry = this.#clients.get(clientId) ?? this.#refusals.get(clientId);
+    if (entry?.client && entry.until > this.#now()) {
+      // Used again: the last to go.
+      this.#clients.delete(clientId);
+      this.#clients.set(clientId, entry);
+    } else if (!entry || entry.until <= this.#now()) {
       entry = await this.#fetchOnce(clientId, url);
     }
     if (!entry.client) {
@@ -79,7 +102,7 @@ export class ClientIdMetadataDocuments {
   /** Whether a URL may name a client here at all (the feature is on and its host is allowed); nothing is fetched. */
   accepts(clientId: string): boolean {
     const url = parseClientIdUrl(clientId);
-    return this.settings.enabled && typeof url !== 'string' && hostAllowed(url.hostname, this.settings.hosts);
+    return this.settings.enabled && typeof url !== 'string' && this.#hostRefusal(url) === undefined;
   }
 
   #allowedUrl(clientId: string): URL {
@@ -92,21 +115,53 @@ export class ClientIdMetadataDocuments {
     if (typeof url === 'string') {
       throw new errors.InvalidClient(url);
     }
-    if (!hostAllowed(url.hostname, this.settings.hosts)) {
-      throw new errors.InvalidClient(
-        `the client_id's host ${url.hostname} is not among the hosts this server accepts client metadata documents from`,
-      );
+    const refusal = this.#hostRefusal(url);
+    if (refusal) {
+      throw new errors.InvalidClient(refusal);
     }
     return url;
+  }
+
+  /**
+   * Why the URL's host may not name a client, if it may not. A query string makes endless distinct
+   * URLs of one document, so it is allowed only on a host the operator named exactly (not through
+   * `*` or `*.suffix`): one that is known to serve its documents that way.
+   */
+  #hostRefusal(url: URL): string | undefined {
+    if (!hostAllowed(url.hostname, this.settings.hosts)) {
+      return `the client_id's host ${url.hostname} is not among the hosts this server accepts client metadata documents from`;
+    }
+    if (url.search !== '' && !this.settings.hosts.includes(url.hostname)) {
+      return `a client_id URL may have a query string only on a host named in CLIENT_ID_METADATA_DOCUMENT_HOSTS (${url.hostname} is not)`;
+    }
+    return undefined;
   }
 
   #fetchOnce(clientId: string, url: URL): Promise<Entry> {
     let pending = this.#fetching.get(clientId);
     if (!pending) {
+      this.#spendBudget(url.hostname);
       pending = this.#load(clientId, url).finally(() => this.#fetching.delete(clientId));
       this.#fetching.set(clientId, pending);
     }
     return pending;
+  }
+
+  /** Counts a fetch from `host` against this minute's budget; over it, refuses (nothing is remembered). */
+  #spendBudget(host: string): void {
+    const now = this.#now();
+    if (now - this.#fetched.since >= fetchBudget.windowMs) {
+      this.#fetched = { since: now, total: 0, byHost: new Map() };
+    }
+    const fromHost = this.#fetched.byHost.get(host) ?? 0;
+    if (fromHost >= fetchBudget.perHost || this.#fetched.total >= fetchBudget.total) {
+      this.logger.warn({ host }, 'client metadata document fetch budget spent');
+      throw new errors.InvalidClient(
+        `too many client metadata documents were fetched${fromHost >= fetchBudget.perHost ? ` from ${host}` : ''} in the last minute; try again in a minute`,
+      );
+    }
+    this.#fetched.byHost.set(host, fromHost + 1);
+    this.#fetched.total += 1;
   }
 
   async #load(clientId: string, url: URL): Promise<Entry> {
@@ -130,12 +185,41 @@ export class ClientIdMetadataDocuments {
     if (entry.refusal) {
       this.logger.info({ clientId, reason: entry.refusal }, 'client metadata document refused');
     }
-    this.#entries.delete(clientId);
-    this.#entries.set(clientId, entry);
-    if (this.#entries.size > maxEntries) {
-      this.#entries.delete(this.#entries.keys().next().value as string);
-    }
+    this.#remember(clientId, url.hostname, entry);
     return entry;
+  }
+
+  #remember(clientId: string, host: string, entry: Entry): void {
+    this.#forget(clientId, host);
+    if (!entry.client) {
+      this.#refusals.set(clientId, entry);
+      if (this.#refusals.size > cacheSize.refusals) {
+        this.#refusals.delete(this.#refusals.keys().next().value as string);
+      }
+      return;
+    }
+    if ((this.#clientsPerHost.get(host) ?? 0) >= cacheSize.clientsPerHost) {
+      const oldestOfHost = [...this.#clients.keys()].find((id) => new URL(id).hostname === host);
+      this.#forget(oldestOfHost as string, host);
+    }
+    this.#clients.set(clientId, entry);
+    this.#clientsPerHost.set(host, (this.#clientsPerHost.get(host) ?? 0) + 1);
+    if (this.#clients.size > cacheSize.clients) {
+      const oldest = this.#clients.keys().next().value as string;
+      this.#forget(oldest, new URL(oldest).hostname);
+    }
+  }
+
+  #forget(clientId: string, host: string): void {
+    this.#refusals.delete(clientId);
+    if (this.#clients.delete(clientId)) {
+      const left = (this.#clientsPerHost.get(host) ?? 1) - 1;
+      if (left === 0) {
+        this.#clientsPerHost.delete(host);
+      } else {
+        this.#clientsPerHost.set(host, left);
+      }
+    }
   }
 
   #refused(refusal: string): Entry {

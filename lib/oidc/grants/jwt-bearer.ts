@@ -1,3 +1,4 @@
+import type { JWTPayload } from 'jose';
 import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
 
 import type { AuditLog } from '../../audit/audit-log.ts';
@@ -9,13 +10,13 @@ import type { SharedCache } from '../../storage/shared-cache.ts';
 import { OutsideTokenRefused, outsideTokens, type OutsideSubject } from '../../trusted-issuers/outside-tokens.ts';
 import { userStanding } from '../../users/queries.ts';
 import { assertProofOfKey, dpopProofKey } from './dpop-binding.ts';
-import { exchangeTarget } from './exchange-audience.ts';
+import { exchangeTarget } from './token-exchange/exchange-audience.ts';
+import { applicationLookup, assertFirstPartyConfidential } from './first-party-client.ts';
 import { issueResourceAccessToken } from './resource-access-token.ts';
-import { assertExchangeTarget } from './token-exchange.ts';
+import { assertExchangeTarget } from './token-exchange/token-exchange.ts';
 import { factsOfOutsideJwt } from './token-facts.ts';
+import { jwtBearerGrantType } from '../urns.ts';
 
-/** RFC 7523 §2.1: a JWT of a trusted outside issuer as the grant itself. */
-export const jwtBearerGrantType = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const jwtBearerParameters = ['assertion', 'resource', 'scope'];
 export const jwtBearerLogKey = 'ExchangeTokenBy.JwtBearer';
 
@@ -27,15 +28,42 @@ const invalidGrant = (description: string) =>
   Object.assign(new errors.InvalidGrant(), { error_description: description });
 const invalidAssertion = (description: string) => invalidGrant(`assertion ${description}`);
 
+/** RFC 7523 §3 lets the server bound how far ahead an assertion's `exp` lies: an hour, as its §3 example suggests. */
+const maxAssertionLifetime = 3600;
+/** The clock tolerance of outside tokens (outside-tokens.ts). */
+const clockTolerance = 5;
+
+/**
+ * RFC 7523 §3's claims beyond the trust policy's checks: a `jti` (used once: see `useOnce`), an
+ * `exp` at most an hour ahead (a replay window we can keep the `jti` for), no `iat` in the future.
+ */
+function assertAssertionClaims(claims: JWTPayload): { jti: string; exp: number } {
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 256) {
+    throw invalidAssertion('has no jti claim: an assertion is used once, by its jti (RFC 7523 §3)');
+  }
+  const exp = Number(claims.exp);
+  if (exp > now + maxAssertionLifetime + clockTolerance) {
+    throw invalidAssertion(`expires more than ${maxAssertionLifetime} seconds ahead (exp)`);
+  }
+  if (typeof claims.iat === 'number' && claims.iat > now + clockTolerance) {
+    throw invalidAssertion('was issued in the future (iat)');
+  }
+  return { jti: claims.jti, exp };
+}
+
 /**
  * The assertion is checked as a federated subject token is (its issuer's trust policy: listed
  * application, audience, algorithms, keys, expiry, user mapping, and its DPoP key when bound),
  * refusals being `invalid_grant` (RFC 7523 §3.1); then the resource and scopes as in token exchange.
- * A `DPoP` proof binds the issued token (RFC 9449). No refresh token.
+ * A `DPoP` proof binds the issued token (RFC 9449). No refresh token. Only for confidential
+ * first-party applications, as token exchange is; each assertion is granted once (its `jti`,
+ * remembered in the database until its `exp`, so on every instance).
  */
 export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
   const findTarget = exchangeTarget(db, cache);
   const outside = outsideTokens({ config, db, cache });
+  const applicationOf = applicationLookup(db, cache);
 
   return async function jwtBearer(ctx: KoaContextWithOIDC): Promise<void> {
     const { params, client } = ctx.oidc;
@@ -43,6 +71,10 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
       // oidc-provider authenticates the client before it calls a grant.
       throw new Error('the JWT bearer grant ran without an authenticated client');
     }
+    assertFirstPartyConfidential(
+      await applicationOf(client.clientId),
+      'the JWT bearer grant is for confidential applications only',
+    );
     const assertion = asString(params?.assertion);
     if (!assertion) {
       throw new errors.InvalidRequest("missing required parameter 'assertion'");
@@ -59,6 +91,7 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
       throw error instanceof OutsideTokenRefused ? invalidAssertion(error.message) : error;
     }
     const { user, claims } = accepted;
+    const once = assertAssertionClaims(claims);
     assertProofOfKey('assertion', factsOfOutsideJwt(claims).jkt, proofKey, invalidGrant);
     // A user made just in time is made last, once every check passed.
     const standing = 'id' in user ? await userStanding(db, cache, user.id) : 'active';
@@ -68,6 +101,10 @@ export function jwtBearerGrant({ config, db, cache, audit }: Dependencies) {
 
     const resource = await findTarget(params);
     assertExchangeTarget(resource);
+    // Last of the checks: a refused request does not use the assertion up.
+    if (!(await ctx.oidc.provider.ReplayDetection.unique(`jwt-bearer:${policy.issuer}#`, once.jti, once.exp))) {
+      throw invalidAssertion('was used already (its jti): an assertion is granted once');
+    }
     const userId = 'id' in user ? user.id : await user.make();
 
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);

@@ -15,6 +15,8 @@ export type ResourceAccessToken = {
   lifetime?: { issuedAt: number; expiresIn: number };
   /** RFC 8693 §4.1: the actor chain. */
   act?: Record<string, unknown>;
+  /** Delegation claims that travel from the subject token (`may_act`, `delegation_client_id`). */
+  delegation?: Record<string, unknown>;
   /** RFC 9449: the thumbprint of the DPoP key the token is bound to (`cnf.jkt`). */
   proofKey?: string;
 };
@@ -26,7 +28,7 @@ export type ResourceAccessToken = {
  */
 export async function issueResourceAccessToken(
   ctx: KoaContextWithOIDC,
-  { userId, gty, scope, resource, lifetime, act, proofKey }: ResourceAccessToken,
+  { userId, gty, scope, resource, lifetime, act, delegation, proofKey }: ResourceAccessToken,
 ): Promise<{ value: string; expiresIn: number; tokenType: string }> {
   const { provider, client } = ctx.oidc;
   type TokenProperties = ConstructorParameters<typeof provider.AccessToken>[0];
@@ -41,7 +43,7 @@ export async function issueResourceAccessToken(
       exp: lifetime.issuedAt + lifetime.expiresIn,
       expiresIn: lifetime.expiresIn,
     }),
-    extra: act && { act },
+    extra: act || delegation ? { ...delegation, ...(act && { act }) } : undefined,
   };
   const token = new provider.AccessToken(properties as TokenProperties);
   token.resourceServer = new provider.ResourceServer(resource.indicator, {

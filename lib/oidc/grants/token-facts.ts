@@ -1,4 +1,4 @@
-import type { AccessTokenClaims } from '../access-tokens.ts';
+import type { AccessTokenClaims } from '../tokens/access-tokens.ts';
 
 /** RFC 8693 §4.1: who acts, for whom the nested `act` acted before. */
 export type ActClaim = { sub: string; client_id?: string; act?: ActClaim };
@@ -10,7 +10,21 @@ export type MayActClaim = { sub?: string; client_id?: string };
  * What an exchange needs from a subject or actor token, whatever its form (JWT or opaque): when it
  * ends, who it was issued to, its delegation claims and its DPoP key (RFC 9449 `cnf.jkt`).
  */
-export type TokenFacts = { clientId: string; exp: number; act?: ActClaim; mayAct?: MayActClaim; jkt?: string };
+export type TokenFacts = {
+  clientId: string;
+  exp: number;
+  act?: ActClaim;
+  mayAct?: MayActClaim;
+  /** The application whose delegation policy governs the token (`delegation_client_id`), when not its holder. */
+  delegationClientId?: string;
+  jkt?: string;
+};
+
+/**
+ * The claim an exchange without an actor carries the subject token's governing application in, so
+ * that its delegation policy travels with the user's token to the next exchange (beside `may_act`).
+ */
+export const delegationClientClaim = 'delegation_client_id';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const stringOrUndefined = (value: unknown) => (typeof value === 'string' ? value : undefined);
@@ -38,7 +52,15 @@ function factsOf(clientId: string, exp: number, claims: Record<string, unknown>,
   const act = actOf(claims.act);
   const mayAct = mayActOf(claims.may_act);
   const key = stringOrUndefined(jkt);
-  return { clientId, exp, ...(act && { act }), ...(mayAct && { mayAct }), ...(key && { jkt: key }) };
+  const delegationClientId = stringOrUndefined(claims[delegationClientClaim]);
+  return {
+    clientId,
+    exp,
+    ...(act && { act }),
+    ...(mayAct && { mayAct }),
+    ...(delegationClientId && { delegationClientId }),
+    ...(key && { jkt: key }),
+  };
 }
 
 export const factsOfJwt = (claims: AccessTokenClaims): TokenFacts =>

@@ -2,6 +2,7 @@ import { errors, type Configuration, type ErrorOut, type KoaContextWithOIDC } fr
 
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
+import { brandingImageOrigins } from '../../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { applicationHome, escapeHtml, providerPageLanguage, sendPage } from './page.ts';
 
@@ -79,11 +80,9 @@ export function renderError(db: Queryable, cache: SharedCache): NonNullable<Conf
     // A server error's description is the provider's "oops! something went wrong": the code says enough.
     const description =
       out.error !== 'server_error' && out.error_description ? ` (${escapeHtml(out.error_description)})` : '';
-    const supportEmail = await currentSignInExperience(db, cache).then(
-      (settings) => settings.supportEmail,
-      // The page may be telling of the database being down: it is shown without the address then.
-      () => null,
-    );
+    // The page may be telling of the database being down: it is shown without the address and the brand's icon then.
+    const settings = await currentSignInExperience(db, cache).catch(() => undefined);
+    const supportEmail = settings?.supportEmail;
     // The application id asked for, to quote to support (the name, when known, is in the sentence).
     const clientId = client?.clientId ?? ctx.oidc.params?.client_id ?? ctx.query.client_id;
     const application =
@@ -101,6 +100,7 @@ export function renderError(db: Queryable, cache: SharedCache): NonNullable<Conf
         wayBack,
         `      <p class="hint">${escapeHtml(t('providerPages.forSupport'))} <code>${escapeHtml(out.error)}</code>${description}${application}.${support}</p>`,
       ].join('\n'),
+      images: settings ? brandingImageOrigins(settings) : [],
     });
   };
 }

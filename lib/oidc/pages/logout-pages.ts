@@ -2,7 +2,8 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { applicationHome, escapeHtml, formTargetOf, providerPageLanguage, sendPage } from './page.ts';
+import { signOutScriptPath } from './sign-out-script.ts';
+import { applicationHome, brandImages, escapeHtml, formTargetOf, providerPageLanguage, sendPage } from './page.ts';
 
 /** The sign-out pages, in the request's language (page.ts). */
 export function logoutPages(db: Queryable, cache: SharedCache) {
@@ -12,6 +13,9 @@ export function logoutPages(db: Queryable, cache: SharedCache) {
      * posting to /oidc/session/end/confirm with its CSRF token (`xsrf`). The buttons submit it as the
      * provider's own page does: "Sign out" sends `logout=yes` (the whole session ends), "Stay signed in"
      * sends nothing more (the session stays; only this application's sign-in is dropped, as it asked).
+     * When the application proved which sign-in it ends (an `id_token_hint` the provider validated),
+     * the page presses "Sign out" itself (sign-out-script.ts): one click in the application signs the
+     * person out. Without one, anyone could link a sign-out: the person confirms.
      */
     async logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
       const { language, t } = await providerPageLanguage(db, cache, ctx);
@@ -31,6 +35,8 @@ export function logoutPages(db: Queryable, cache: SharedCache) {
           `      <p class="hint">${escapeHtml(t('providerPages.signOutEverywhere'))}</p>`,
         ].join('\n'),
         formTargets: target ? [target] : [],
+        images: await brandImages(db, cache),
+        script: ctx.oidc.entities.IdTokenHint ? signOutScriptPath : undefined,
       });
     },
 
@@ -48,6 +54,7 @@ export function logoutPages(db: Queryable, cache: SharedCache) {
           `      <p class="aside">${escapeHtml(name ? t('providerPages.signedOutOf', { application: name }) : t('providerPages.signedOut'))}</p>`,
           ...(home ? [`      <a class="button secondary" href="${escapeHtml(home)}">${escapeHtml(backTo)}</a>`] : []),
         ].join('\n'),
+        images: await brandImages(db, cache),
       });
     },
   };

@@ -4,7 +4,9 @@ import type { Context } from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
 import { languageFor, type Language } from '../../custom-phrases/languages.ts';
-import { signInPageHeaders } from '../../http/page-headers.ts';
+import { pageHeaders } from '../../http/page-headers.ts';
+import { brandingImageOrigins } from '../../sign-in-experience/image-origins.ts';
+import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { catalogueFor, translator, type Translate } from '../../shared/phrases/index.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
@@ -13,7 +15,7 @@ import type { SharedCache } from '../../storage/shared-cache.ts';
  * The provider's own pages (its error page, the sign-out confirmation) in the hosted sign-in pages'
  * look: server-rendered HTML with the sign-in pages' built stylesheet, nothing inline, under the
  * same headers (page-headers.ts), so that they read as part of one sign-in service: their icon,
- * /favicon.ico, may redirect to the sign-in experience's favicon elsewhere (an https image).
+ * /favicon.ico, may redirect to the sign-in experience's favicon elsewhere (`brandImages`).
  */
 
 /** Text from a request, a client's registration or the provider, made safe to place in HTML. */
@@ -56,6 +58,13 @@ export async function providerPageLanguage(
   return { ...found, t: translator(found.language, found.catalogue) };
 }
 
+/**
+ * The origins of the sign-in experience's images, which a provider page's icon may redirect to;
+ * none when the settings cannot be read (the page may be telling of the database being down).
+ */
+export const brandImages = (db: Queryable, cache: SharedCache): Promise<string[]> =>
+  currentSignInExperience(db, cache).then(brandingImageOrigins, () => []);
+
 export type Page = {
   /** The page's language tag (`<html lang>`). */
   language: string;
@@ -65,24 +74,19 @@ export type Page = {
   body: string;
   /** Origins a form on the page may end up at (CSP `form-action` applies to a submission's redirects too). */
   formTargets?: string[];
+  /** Origins the page may load images from (`brandImages`). */
+  images: string[];
+  /** A script of the service's own the page runs (a path: nothing runs inline). */
+  script?: string;
 };
 
 /**
  * Sends `page` as the response body (the caller sets the status). Without the sign-in build the page
  * is unstyled but whole.
  */
-export function sendPage(ctx: Context, { language, title, body, formTargets = [] }: Page): void {
+export function sendPage(ctx: Context, { language, title, body, formTargets = [], images, script }: Page): void {
   const href = stylesheetHref();
-  ctx.set(signInPageHeaders);
-  if (formTargets.length > 0) {
-    ctx.set(
-      'Content-Security-Policy',
-      signInPageHeaders['Content-Security-Policy'].replace(
-        "form-action 'self'",
-        `form-action 'self' ${formTargets.join(' ')}`,
-      ),
-    );
-  }
+  ctx.set(pageHeaders({ images, formTargets }));
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = `<!doctype html>
 <html lang="${escapeHtml(language)}">
@@ -91,7 +95,7 @@ export function sendPage(ctx: Context, { language, title, body, formTargets = []
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(title)}</title>
     <link rel="icon" href="/favicon.ico" />
-${href ? `    <link rel="stylesheet" href="${href}" />\n` : ''}  </head>
+${href ? `    <link rel="stylesheet" href="${href}" />\n` : ''}${script ? `    <script src="${escapeHtml(script)}" defer></script>\n` : ''}  </head>
   <body>
     <main class="card">
       <h1>${escapeHtml(title)}</h1>

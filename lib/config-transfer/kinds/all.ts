@@ -1,0 +1,31 @@
+import type { Kind, ListName } from '../kind.ts';
+import { applicationSecrets, applications } from './applications.ts';
+import { socialConnectors, ssoConnectors } from './connectors.ts';
+import { hooks } from './hooks.ts';
+import { organizationRoles, organizationScopes } from './organization-template.ts';
+import { organizations } from './organizations.ts';
+import { resources } from './resources.ts';
+import { roles } from './roles.ts';
+import { customPhrases } from './custom-phrases.ts';
+import { emailTemplates } from './email-templates.ts';
+import { trustedIssuers } from './trusted-issuers.ts';
+
+/**
+ * Every kind of entry, in the order an import writes them (each after those it refers to) and an
+ * export lists them.
+ */
+export const kinds: { [K in ListName]: Kind<K> }[ListName][] = [
+  resources,
+  roles,
+  applications,
+  applicationSecrets,
+  organizationScopes,
+  organizationRoles,
+  ssoConnectors,
+  socialConnectors,
+  organizations,
+  hooks,
+  trustedIssuers,
+  customPhrases,
+  emailTemplates,
+];

@@ -1,0 +1,28 @@
+import { errors } from 'oidc-provider';
+
+import type { TokenFacts } from '../token-facts.ts';
+
+/**
+ * Lifetimes never grow: an exchanged token lives as long as the resource gives its tokens, but never
+ * past the end of the subject token or the actor token it came from (a token that outlived its
+ * subject is a way round revocation and expiry). `now` is the instant the token is issued at (its
+ * `iat`): a lifetime counted from another reading of the clock could end a second late.
+ */
+export function exchangedLifetime(
+  resourceTtl: number,
+  bounds: Array<{ parameter: 'subject_token' | 'actor_token'; facts: TokenFacts | undefined }>,
+  now: number,
+): number {
+  let ttl = resourceTtl;
+  for (const { parameter, facts } of bounds) {
+    if (!facts) {
+      continue;
+    }
+    const remaining = facts.exp - now;
+    if (remaining < 1) {
+      throw new errors.InvalidRequest(`${parameter} is expired`);
+    }
+    ttl = Math.min(ttl, remaining);
+  }
+  return ttl;
+}

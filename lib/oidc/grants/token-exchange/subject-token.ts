@@ -1,0 +1,72 @@
+import { errors, type Provider } from 'oidc-provider';
+
+import type { Queryable } from '../../../storage/database.ts';
+import type { SharedCache } from '../../../storage/shared-cache.ts';
+import type { LocalUser } from '../../../trusted-issuers/outside-tokens.ts';
+import {
+  AccessTokenRefused,
+  isApplicationToken,
+  verifyAccessToken,
+  type AccessTokenClaims,
+} from '../../tokens/access-tokens.ts';
+import { findImpersonationToken, hashSubjectToken } from '../../impersonation/subject-token-queries.ts';
+import { impersonationTokenType } from '../../urns.ts';
+import { factsOfJwt, factsOfOpaque, type TokenFacts } from '../token-facts.ts';
+
+/**
+ * What a subject token speaks for: its user, the application an impersonation token names as actor,
+ * and the token's own facts (its end, delegation claims, DPoP key) where it has them.
+ */
+export type Subject = { user: LocalUser; actor?: string; impersonationTokenId?: string; facts?: TokenFacts };
+
+const invalid = (description: string) => new errors.InvalidRequest(`subject_token ${description}`);
+
+async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, token: string): Promise<AccessTokenClaims> {
+  try {
+    return await verifyAccessToken(db, cache, issuer, token);
+  } catch (error) {
+    throw error instanceof AccessTokenRefused ? invalid(error.message) : error;
+  }
+}
+
+/**
+ * Resolves a subject token to its user. Every failure is `invalid_request` naming the reason
+ * (RFC 8693 §2.2.2); whether the user may still act is the caller's check.
+ */
+export async function resolveSubject(
+  provider: Provider,
+  db: Queryable,
+  cache: SharedCache,
+  issuer: string,
+  token: string,
+  type: string,
+): Promise<Subject> {
+  if (type === impersonationTokenType) {
+    const row = await findImpersonationToken(db, hashSubjectToken(token));
+    if (!row) {
+      throw invalid('is not a valid impersonation token');
+    }
+    if (row.consumed_at !== null) {
+      throw invalid('was already used (an impersonation token is single use)');
+    }
+    if (row.expires_at <= Date.now()) {
+      throw invalid('is expired');
+    }
+    return { user: { id: row.user_id }, actor: row.application_id ?? undefined, impersonationTokenId: row.id };
+  }
+  if (token.split('.').length === 3) {
+    const payload = await verifyJwt(db, cache, issuer, token);
+    if (isApplicationToken(payload)) {
+      throw invalid('has no user subject (a client credentials token cannot be exchanged)');
+    }
+    return { user: { id: payload.sub }, facts: factsOfJwt(payload) };
+  }
+  const opaque = await provider.AccessToken.find(token);
+  if (!opaque) {
+    throw invalid('is invalid, expired or revoked');
+  }
+  if (!opaque.accountId) {
+    throw invalid('has no user subject (a client credentials token cannot be exchanged)');
+  }
+  return { user: { id: opaque.accountId }, facts: factsOfOpaque(opaque) };
+}
