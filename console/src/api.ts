@@ -4,14 +4,17 @@ type Detail = { in?: string; path?: string; message?: string };
 
 /** An error answer of the management API: `{code, message, data?, details?}`. */
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly data?: unknown,
-    readonly details?: Detail[],
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly data?: unknown;
+  readonly details?: Detail[];
+
+  constructor(status: number, code: string, message: string, data?: unknown, details?: Detail[]) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.data = data;
+    this.details = details;
   }
 
   /**

@@ -7,9 +7,11 @@ import {
   isAdministrator,
   loadConfig,
   signIn,
+  signInAs,
   signOut,
   type ConsoleConfig,
 } from './auth.ts';
+import { languages, setLanguage, t, useLanguage, type Language } from './i18n/index.ts';
 import { ApplicationPage, ApplicationsPage } from './pages/applications.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
@@ -25,17 +27,17 @@ import { WebhookPage, WebhooksPage } from './pages/webhooks.tsx';
 import { Link, navigate, usePath } from './router.tsx';
 
 const sections = [
-  ['/', 'Dashboard'],
-  ['/applications', 'Applications'],
-  ['/resources', 'API resources'],
-  ['/roles', 'Roles'],
-  ['/users', 'Users'],
-  ['/organizations', 'Organizations'],
-  ['/organization-roles', 'Organization roles'],
-  ['/webhooks', 'Webhooks'],
-  ['/sign-in-experience', 'Sign-in experience'],
-  ['/email-templates', 'Email templates'],
-  ['/audit-log', 'Audit log'],
+  ['/', 'nav.dashboard'],
+  ['/applications', 'nav.applications'],
+  ['/resources', 'nav.resources'],
+  ['/roles', 'nav.roles'],
+  ['/users', 'nav.users'],
+  ['/organizations', 'nav.organizations'],
+  ['/organization-roles', 'nav.organizationRoles'],
+  ['/webhooks', 'nav.webhooks'],
+  ['/sign-in-experience', 'nav.signInExperience'],
+  ['/email-templates', 'nav.emailTemplates'],
+  ['/audit-log', 'nav.auditLog'],
 ] as const;
 
 /** Client routes: `/section` lists, `/section/:id` details. */
@@ -68,10 +70,27 @@ function page(path: string) {
     default:
       return (
         <p>
-          There is no page here. <Link to="/">Go to the dashboard</Link>.
+          {t('shell.notFound')} <Link to="/">{t('shell.toDashboard')}</Link>
         </p>
       );
   }
+}
+
+/** The console's language, named in each language; a change re-renders the console in place. */
+function LanguageSwitcher() {
+  const language = useLanguage();
+  return (
+    <label class="language">
+      {t('shell.language')}{' '}
+      <select value={language} onChange={(event) => setLanguage(event.currentTarget.value as Language)}>
+        {Object.entries(languages).map(([tag, name]) => (
+          <option key={tag} value={tag} lang={tag}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }
 
 /** Signed out: the first run's form, or the way to the sign-in page. */
@@ -80,29 +99,31 @@ function Welcome({ config, problem }: { config: ConsoleConfig; problem?: string 
   const returnTo = location.pathname.slice('/console'.length) || '/';
   return (
     <main class="welcome">
-      <h1>Admin console</h1>
+      <LanguageSwitcher />
+      <h1>{t('shell.title')}</h1>
       {problem && (
         <p class="error" role="alert">
           {problem}
         </p>
       )}
       {config.firstRun !== 'closed' && !created ? (
-        <FirstAdministrator needsSetupToken={config.firstRun === 'setup-token'} onCreated={() => setCreated(true)} />
+        <FirstAdministrator
+          needsSetupToken={config.firstRun === 'setup-token'}
+          onCreated={(administrator) => {
+            setCreated(true);
+            void signInAs(config, '/', administrator);
+          }}
+        />
       ) : (
         <>
-          {created && <p role="status">The administrator is created. Sign in with that username and password.</p>}
-          {!created && !config.hasAdministrator && (
-            <p role="status">
-              No administrator exists, and one existed before: make one on the service's machine with npm run cli --
-              create-admin.
-            </p>
-          )}
+          {created && <p role="status">{t('shell.created')}</p>}
+          {!created && !config.hasAdministrator && <p role="status">{t('shell.noAdministrator')}</p>}
           <button
             type="button"
             class="primary"
             onClick={() => void signIn(config, returnTo === '/callback' ? '/' : returnTo)}
           >
-            Sign in
+            {t('shell.signIn')}
           </button>
         </>
       )}
@@ -111,6 +132,8 @@ function Welcome({ config, problem }: { config: ConsoleConfig; problem?: string 
 }
 
 export function App() {
+  // Read here so that a switch re-renders the whole console: every component reads `t` as it renders.
+  useLanguage();
   const path = usePath();
   const [config, setConfig] = useState<ConsoleConfig>();
   const [problem, setProblem] = useState<string>();
@@ -142,7 +165,7 @@ export function App() {
         {problem}
       </p>
     ) : (
-      <p aria-busy="true">Loading…</p>
+      <p aria-busy="true">{t('shell.loading')}</p>
     );
   }
   if (!session) {
@@ -151,12 +174,13 @@ export function App() {
   if (!isAdministrator(session)) {
     return (
       <main class="welcome">
-        <h1>Admin console</h1>
+        <LanguageSwitcher />
+        <h1>{t('shell.title')}</h1>
         <p class="error" role="alert">
-          This account is not an administrator: it does not hold the management API's `all` scope.
+          {t('shell.notAdministrator')}
         </p>
         <button type="button" onClick={() => signOut(config)}>
-          Sign out
+          {t('shell.signOut')}
         </button>
       </main>
     );
@@ -166,17 +190,20 @@ export function App() {
     <div class="layout">
       <header>
         <a class="skip" href="#main">
-          Skip to content
+          {t('shell.skip')}
         </a>
-        <strong>Identity console</strong>
-        <button type="button" onClick={() => signOut(config)}>
-          Sign out
-        </button>
+        <strong>{t('shell.brand')}</strong>
+        <div class="account">
+          <LanguageSwitcher />
+          <button type="button" onClick={() => signOut(config)}>
+            {t('shell.signOut')}
+          </button>
+        </div>
       </header>
-      <nav aria-label="Sections">
+      <nav aria-label={t('shell.sections')}>
         {sections.map(([to, label]) => (
           <Link key={to} to={to} current={current === to}>
-            {label}
+            {t(label)}
           </Link>
         ))}
       </nav>

@@ -1,3 +1,5 @@
+import { t } from './i18n/index.ts';
+
 /**
  * Signing the administrator in through the service's own OIDC: authorization code + PKCE as the
  * first-party "console" application, asking for the management API (resource indicator) with its
@@ -23,7 +25,7 @@ const pendingKey = 'console.pending';
 export async function loadConfig(): Promise<ConsoleConfig> {
   const response = await fetch('/api/console/config');
   if (!response.ok) {
-    throw new Error(`The service answered ${response.status} for its console settings.`);
+    throw new Error(t('shell.configFailed', { status: response.status }));
   }
   return (await response.json()) as ConsoleConfig;
 }
@@ -44,7 +46,8 @@ export function currentSession(): Session | undefined {
 
 export const isAdministrator = (session: Session) => session.scope.split(' ').includes('all');
 
-export async function signIn(config: ConsoleConfig, returnTo: string): Promise<void> {
+/** The authorization request, its PKCE verifier and state kept for the way back (`completeSignIn`). */
+async function authorizationUrl(config: ConsoleConfig, returnTo: string): Promise<string> {
   const pending: Pending = { verifier: randomString(), state: randomString(), returnTo };
   sessionStorage.setItem(pendingKey, JSON.stringify(pending));
   const challenge = base64url(
@@ -60,7 +63,57 @@ export async function signIn(config: ConsoleConfig, returnTo: string): Promise<v
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
-  location.assign(`${config.issuer}/auth?${query}`);
+  return `${config.issuer}/auth?${query}`;
+}
+
+export async function signIn(config: ConsoleConfig, returnTo: string): Promise<void> {
+  location.assign(await authorizationUrl(config, returnTo));
+}
+
+/** A call of the Experience API (the hosted sign-in pages' API, on this origin), its answer or a thrown error. */
+async function experience(method: 'PUT' | 'POST', path: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`/api/experience${path}`, {
+    method,
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    throw new Error(`the sign-in answered ${response.status}`);
+  }
+  const text = await response.text();
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+/**
+ * Right after the first run: signs the new administrator in with the username and password just
+ * typed, as the hosted sign-in page would (the same authorization request, then the Experience API
+ * on the interaction it opened), so that nobody types them twice. Where that cannot finish (the
+ * sign-in experience asks for more, such as a second factor), the sign-in page takes over.
+ */
+export async function signInAs(
+  config: ConsoleConfig,
+  returnTo: string,
+  { username, password }: { username: string; password: string },
+): Promise<void> {
+  const url = await authorizationUrl(config, returnTo);
+  try {
+    // Followed to the sign-in page: the provider has set the interaction's cookie on the way.
+    const started = await fetch(url, { credentials: 'same-origin' });
+    if (new URL(started.url).pathname !== '/sign-in') {
+      throw new Error('the authorization request did not ask for a sign-in');
+    }
+    await experience('PUT', '', { interactionEvent: 'SignIn' });
+    const { verificationId } = await experience('POST', '/verification/password', {
+      identifier: { type: 'username', value: username },
+      password,
+    });
+    await experience('POST', '/identification', { verificationId });
+    const { redirectTo } = await experience('POST', '/submit', {});
+    location.assign(typeof redirectTo === 'string' ? redirectTo : url);
+  } catch {
+    location.assign(url);
+  }
 }
 
 /** The redirect back: checks the state, swaps the code for tokens; returns where to go next. */
@@ -73,7 +126,7 @@ export async function completeSignIn(config: ConsoleConfig, url: URL): Promise<s
   }
   const code = url.searchParams.get('code');
   if (!pending || !code || url.searchParams.get('state') !== pending.state) {
-    throw new Error('This sign-in response does not belong to a sign-in started here. Sign in again.');
+    throw new Error(t('shell.foreignResponse'));
   }
   const response = await fetch(`${config.issuer}/token`, {
     method: 'POST',
@@ -90,7 +143,9 @@ export async function completeSignIn(config: ConsoleConfig, url: URL): Promise<s
   const body = (await response.json()) as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   if (!response.ok) {
-    throw new Error(text(body.error_description) ?? text(body.error) ?? `token request failed (${response.status})`);
+    throw new Error(
+      text(body.error_description) ?? text(body.error) ?? t('shell.tokenFailed', { status: response.status }),
+    );
   }
   const session: Session = {
     accessToken: String(body.access_token),

@@ -2,6 +2,8 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 
 import { api, apiPage, ApiError, toApiError } from './api.ts';
+import { entryExample } from './i18n/dates.ts';
+import { t } from './i18n/index.ts';
 import { navigate } from './router.tsx';
 
 /** Loads what `load` answers for `key` (a management API path); `reload` after a change. */
@@ -62,7 +64,7 @@ type FieldProps = {
   error?: ApiError;
   hint?: string;
   children?: (id: string) => ComponentChildren;
-  type?: 'text' | 'email' | 'password' | 'url' | 'tel' | 'number' | 'search' | 'datetime-local';
+  type?: 'text' | 'email' | 'password' | 'url' | 'tel' | 'number' | 'search';
   defaultValue?: string;
   placeholder?: string;
   required?: boolean;
@@ -156,7 +158,7 @@ export function ConfirmButton({
             {label}
           </button>
           <button type="button" autofocus onClick={() => dialog.current?.close()}>
-            Cancel
+            {t('common.cancel')}
           </button>
         </div>
       </dialog>
@@ -179,7 +181,7 @@ export function DeleteCard({
   const action = useAction();
   return (
     <section class="card">
-      <h2>Delete</h2>
+      <h2>{t('common.delete')}</h2>
       <ConfirmButton
         label={label}
         question={question}
@@ -245,12 +247,39 @@ export function Loaded<T>({
     );
   }
   if (state.data === undefined) {
-    return <p aria-busy="true">Loading…</p>;
+    return <p aria-busy="true">{t('shell.loading')}</p>;
   }
   return <>{children(state.data)}</>;
 }
 
-export const formatTime = (ms: number | null | undefined) => (ms ? new Date(ms).toLocaleString() : '—');
+/**
+ * A date and time typed in the console's language (i18n/dates.ts reads it: `enteredInstant`); the
+ * placeholder and hint show that language's order.
+ */
+export function DateTimeField({
+  label,
+  name,
+  error,
+  required,
+}: {
+  label: string;
+  name: string;
+  error?: ApiError;
+  required?: boolean;
+}) {
+  const example = entryExample();
+  return (
+    <Field
+      label={label}
+      name={name}
+      error={error}
+      required={required}
+      placeholder={example}
+      hint={t('dates.entryHint', { example })}
+      autocomplete="off"
+    />
+  );
+}
 
 /**
  * The form's values by field name (every control needs a `name`). A field may be missing: an

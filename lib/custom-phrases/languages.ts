@@ -1,6 +1,6 @@
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { catalogueFor, catalogues, type Catalogue } from '../shared/phrases/index.ts';
+import { catalogueFor, catalogues, matchLanguage, type Catalogue } from '../shared/phrases/index.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { listCustomPhrases } from './queries.ts';
@@ -23,15 +23,6 @@ export function acceptedLanguages(header: string | undefined): string[] {
     .filter(({ tag, q }) => tag !== '' && tag !== '*' && q > 0)
     .sort((a, b) => b.q - a.q || a.index - b.index)
     .map(({ tag }) => tag);
-}
-
-/** The language of `available` a wanted tag names: itself, else its primary language (`de` for `de-AT`). */
-function match(wanted: string, available: string[]): string | undefined {
-  const lower = wanted.toLowerCase();
-  return (
-    available.find((tag) => tag.toLowerCase() === lower) ??
-    available.find((tag) => tag.toLowerCase() === lower.split('-')[0])
-  );
 }
 
 export type LanguageRequest = {
@@ -57,7 +48,7 @@ export function chooseLanguage(
     languageInfo.fallbackLanguage,
   ];
   for (const tag of wanted) {
-    const found = match(tag, available);
+    const found = matchLanguage(tag, available);
     if (found) {
       return found;
     }

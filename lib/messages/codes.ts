@@ -1,6 +1,6 @@
 /**
  * What a verification code is for, how long it lives and whom it goes to: the words that the code store
- * (experience/verification-codes.ts) and the message senders beside this file both use.
+ * (experience/verification/verification-codes.ts) and the message senders beside this file both use.
  */
 
 export type CodeIdentifier = { type: 'email' | 'phone'; value: string };

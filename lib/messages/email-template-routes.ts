@@ -23,9 +23,9 @@ import {
 } from './email-template-schemas.ts';
 import type { TemplatedMessage } from './message-connector.ts';
 import { renderTemplate } from './render-template.ts';
+import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Email templates';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 const filterQuery = z.object({
   languageTag: languageTagSchema.optional(),
   templateType: templateTypeSchema.optional(),

@@ -36,7 +36,7 @@ export type InvitationMessage = {
 };
 
 /**
- * A notice to whoever runs a webhook endpoint: the service disabled the hook (lib/hooks/endpoint-health.ts).
+ * A notice to whoever runs a webhook endpoint: the service disabled the hook (lib/hooks/delivery/endpoint-health.ts).
  * Not one of Logto's template types: it is always the built-in email.
  */
 export type HookDisabledMessage = {

@@ -20,12 +20,19 @@ const channels = [
 
 /**
  * Checks the MFA settings an update leads to (`next`), given what the update sets (`change`):
+ * - adaptive MFA is not offered: `adaptiveMfa.enabled: true` is refused (422);
  * - the two non-skippable prompt policies go with adaptive MFA only (422, as Logto with it off);
  * - a code cannot be both a way to sign in and the second factor of the same channel, or the
  *   "second" factor would be the first one again (Logto's rule, 400): the code names the side the
  *   update changed, the MFA factors when it sets them, else the sign-in methods.
  */
-export function assertMfaSettings(next: SignInExperience, change: { mfa?: unknown; signIn?: unknown }): void {
+export function assertMfaSettings(
+  next: SignInExperience,
+  change: { mfa?: unknown; signIn?: unknown; adaptiveMfa?: unknown },
+): void {
+  if (change.adaptiveMfa && next.adaptiveMfa.enabled) {
+    throw new RequestError('sign_in_experiences.adaptive_mfa_not_offered');
+  }
   // Only what the update sets is judged: settings stored before these rules do not block other changes.
   if (!change.mfa && !change.signIn) {
     return;

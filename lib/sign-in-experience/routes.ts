@@ -5,12 +5,14 @@ import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
-import { assertSupported } from './email-blocklist.ts';
-import { assertMfaSettings } from './mfa-settings.ts';
 import { passwordPolicySchema, type PasswordPolicy } from './password-policy.ts';
 import { signInExperienceSchema } from './schemas.ts';
-import { assertSignUpSettings } from './sign-up-settings.ts';
-import { currentSignInExperience, saveSignInExperience, signInExperienceForUpdate } from './sign-in-experience.ts';
+import {
+  assertSignInExperienceChange,
+  currentSignInExperience,
+  saveSignInExperience,
+  signInExperienceForUpdate,
+} from './sign-in-experience.ts';
 
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });
@@ -68,13 +70,7 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
         sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
         passkeySignIn: { ...current.passkeySignIn, ...body.passkeySignIn },
       };
-      assertMfaSettings(next, body);
-      if (body.signUp) {
-        assertSignUpSettings(body.signUp);
-      }
-      if (body.emailBlocklistPolicy) {
-        assertSupported(body.emailBlocklistPolicy);
-      }
+      assertSignInExperienceChange(next, body);
       await saveSignInExperience(trx, next);
       return { tenantId, id: 'default', ...next };
     },

@@ -20,9 +20,13 @@ export const mfaPolicies = [
 ] as const;
 export type MfaPolicy = (typeof mfaPolicies)[number];
 
-/** A URL setting Logto lets an operator clear with `''` as well as `null`. */
+/**
+ * A link the pages show (terms, privacy, support site), which Logto lets an operator clear with `''`
+ * as well as `null`. Only http(s): a `javascript:` or `data:` link would run in the pages' origin
+ * when a person follows it.
+ */
 const clearableUrl = z
-  .union([z.url().max(2048), z.literal('')])
+  .union([z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048), z.literal('')])
   .nullable()
   .transform((value) => value || null);
 
@@ -82,6 +86,11 @@ export const signInExperienceSchema = z.object({
      */
     organizationRequiredMfaPolicy: z.enum(['NoPrompt', 'Mandatory']).optional(),
   }),
+  /**
+   * Logto's adaptive MFA (a second factor asked only on risk signals): not offered here, so only
+   * `enabled: false` is taken (mfa-settings.ts), which Logto's own set-ups send.
+   */
+  adaptiveMfa: z.strictObject({ enabled: z.boolean() }),
   /** Whether enterprise SSO (by email domain) is offered and enforced at sign-in. */
   singleSignOnEnabled: z.boolean(),
   termsOfUseUrl: clearableUrl,
@@ -141,6 +150,7 @@ export const defaultSignInExperience: SignInExperience = {
   passwordPolicy: defaultPasswordPolicy,
   sentinelPolicy: { maxAttempts: 10, lockoutDuration: 60 },
   mfa: { factors: [], policy: 'UserControlled' },
+  adaptiveMfa: { enabled: false },
   termsOfUseUrl: null,
   privacyPolicyUrl: null,
   supportEmail: null,

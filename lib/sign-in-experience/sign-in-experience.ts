@@ -2,8 +2,11 @@ import type { Knex } from 'knex';
 
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
+import { assertSupported } from './email-blocklist.ts';
+import { assertMfaSettings } from './mfa-settings.ts';
 import { findSettings, upsertSettings } from './queries.ts';
 import { defaultSignInExperience, type SignInExperience } from './schemas.ts';
+import { assertSignUpSettings } from './sign-up-settings.ts';
 
 export async function readSignInExperience(db: Queryable): Promise<SignInExperience> {
   // Settings saved by an older version may lack newer fields: defaults fill them.
@@ -25,4 +28,21 @@ export async function signInExperienceForUpdate(trx: Knex.Transaction): Promise<
 export async function saveSignInExperience(db: Queryable, settings: SignInExperience): Promise<void> {
   await upsertSettings(db, settings);
   await bumpCacheVersion(db, 'settings');
+}
+
+/**
+ * The rules a change of the settings must keep, judged on the settings it leads to (`next`) and on
+ * what it sets (`change`): the route's and the import's (which sets everything).
+ */
+export function assertSignInExperienceChange(
+  next: SignInExperience,
+  change: { mfa?: unknown; signIn?: unknown } & Partial<Pick<SignInExperience, 'signUp' | 'emailBlocklistPolicy'>>,
+): void {
+  assertMfaSettings(next, change);
+  if (change.signUp) {
+    assertSignUpSettings(change.signUp);
+  }
+  if (change.emailBlocklistPolicy) {
+    assertSupported(change.emailBlocklistPolicy);
+  }
 }

@@ -17,14 +17,17 @@ export const fieldsOf = (value: unknown): Record<string, unknown> =>
 
 /** An answer other than 2xx (`{code, message, data?, details?}`), or status 0 when the server was not reached. */
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly data: Record<string, unknown> = {},
-    readonly details?: unknown,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly data: Record<string, unknown>;
+  readonly details?: unknown;
+
+  constructor(status: number, code: string, message: string, data: Record<string, unknown> = {}, details?: unknown) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.data = data;
+    this.details = details;
   }
 }
 
@@ -162,6 +165,7 @@ export const api = {
     }),
   addMfa: (type: MfaFactor, verificationId: string) => experience('POST', '/profile/mfa', { type, verificationId }),
   skipMfa: () => experience('POST', '/profile/mfa/mfa-skipped'),
+  skipMfaSuggestion: () => experience('POST', '/profile/mfa/mfa-suggestion-skipped'),
 
   /** The public sign-in settings (Logto's `/.well-known/sign-in-exp`): the social connectors to offer, the branding. */
   settings: () => request<PublicSettings>('GET', '/api/.well-known/sign-in-exp'),

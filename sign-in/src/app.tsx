@@ -39,7 +39,7 @@ export function App({ page }: { page: PageName }) {
   const Page = pages[page];
   return (
     <main class="card">
-      <Brand showName={page !== 'consent'} />
+      <Brand showName={page !== 'consent'} registering={page === 'register'} />
       <h1 id="title" tabindex={-1}>
         {phrases.titles[page]}
       </h1>

@@ -16,10 +16,11 @@ function useBranding() {
 
 /**
  * Above every page: the application's logo when it has one, else the sign-in experience's (its dark
- * logo in dark mode, when dark mode is on), "Sign in to <application>", and for a client named by a
+ * logo in dark mode, when dark mode is on), "Sign in to <application>" (on the register page "Create
+ * your account for <application>"), and for a client named by a
  * URL, "Sent by <its host>".
  */
-export function Brand({ showName }: { showName: boolean }) {
+export function Brand({ showName, registering }: { showName: boolean; registering: boolean }) {
   const { settings, application } = useBranding();
   const appLogo = application?.branding.logoUrl;
   const logo = appLogo ?? settings?.branding.logoUrl;
@@ -37,7 +38,7 @@ export function Brand({ showName }: { showName: boolean }) {
       )}
       {application && showName && (
         <p id="sign-in-to" class="brand-name">
-          {phrases.brand.signInTo(application.name)}
+          {registering ? phrases.brand.registerFor(application.name) : phrases.brand.signInTo(application.name)}
         </p>
       )}
       {/* A client named by a URL names itself: its host says who it is, as on the consent page. */}

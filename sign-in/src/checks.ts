@@ -2,11 +2,11 @@ import { phrases } from './phrases.ts';
 
 /** What the user typed is not usable: said in the form, on the field with id `field`. */
 export class Invalid extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
+  readonly field: string;
+
+  constructor(field: string, message: string) {
     super(message);
+    this.field = field;
   }
 }
 

@@ -65,6 +65,11 @@ async function stepFor(error: ApiError): Promise<Step | undefined> {
       const masked = fieldsOf(error.data.maskedIdentifiers) as Partial<Record<MfaFactor, string>>;
       return { kind: 'verify', factors, masked };
     }
+    case 'session.mfa.suggest_additional_mfa':
+      // The pages do not offer a further factor beside an email, phone or passkey that signs in: declined.
+      await api.skipMfaSuggestion();
+      return finish();
+    case 'user.suggest_mfa':
     case 'user.missing_mfa': {
       // The pages set up a passkey (where the browser can) or an authenticator app; adding an email
       // or phone as the factor is not offered here yet: without either, the API's message is what the page says.

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
 import { waitForLog } from '../audit/support.ts';
-import { createSpa, expectError, openExperience, passwordVerification } from '../experience/experience-helpers.ts';
+import { createSpa, openExperience, passwordVerification } from '../experience/experience-helpers.ts';
+import { expectError } from '../support/expect.ts';
 import { admin, openSection, useConsoleSession } from './support.ts';
 
 /** The audit log page: who did what, with names beside the ids. */

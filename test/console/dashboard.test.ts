@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
-import { eventually, Receiver } from '../hooks/receiver.ts';
+import { Receiver } from '../hooks/receiver.ts';
+import { eventually } from '../support/eventually.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 import {
@@ -89,15 +90,19 @@ describe('GET /api/dashboard', () => {
     );
 
     // Deliveries and audit entries are written after the responses: wait until all of them show.
-    const counted = await eventually(async () => {
-      const read = await month();
-      const { signIns, tokenExchanges, webhookDeliveries } = read.days.at(-1)!;
-      const settled =
-        signIns > 0 &&
-        tokenExchanges.success + tokenExchanges.failure >= 2 &&
-        webhookDeliveries.success + webhookDeliveries.failure >= 4;
-      return settled && read;
-    });
+    const counted = await eventually(
+      async () => {
+        const read = await month();
+        const { signIns, tokenExchanges, webhookDeliveries } = read.days.at(-1)!;
+        const settled =
+          signIns > 0 &&
+          tokenExchanges.success + tokenExchanges.failure >= 2 &&
+          webhookDeliveries.success + webhookDeliveries.failure >= 4;
+        return settled && read;
+      },
+      15_000,
+      "the day's sign-ins, exchanges and deliveries counted",
+    );
     expect(counted.days).to.have.length(30);
     expect(counted.days.at(-1)).to.deep.equal({
       day: Date.now() - (Date.now() % 86_400_000),

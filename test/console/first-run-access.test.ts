@@ -116,6 +116,30 @@ describe('console: who may create the first administrator', () => {
     expect(reused.body.code).to.equal('console.setup_token_invalid');
   });
 
+  it("in production a request naming the public ENDPOINT's host is not local: a proxy on this machine relayed it", async () => {
+    // A reverse proxy that adds no forwarding header connects from loopback; the Host it passes on is
+    // the public name, which a browser on this machine has no reason to use.
+    const service = await start({ env: { NODE_ENV: 'production', ENDPOINT: 'https://id.example.com' } });
+    for (const host of ['id.example.com', 'ID.example.com', 'id.example.com:443']) {
+      const config = await service.http.get('api/console/config', { headers: { host } });
+      expect(config.body.firstRun, host).to.equal('setup-token');
+      const refused = await service.http.post('api/console/first-administrator', {
+        json: newAdmin('relayed'),
+        headers: { host },
+      });
+      expect(refused.statusCode, host).to.equal(403);
+      expect(refused.body.code).to.equal('console.setup_token_required');
+    }
+    // This machine's own address is still local.
+    const port = new URL(service.url).port;
+    expect((await service.http.get('api/console/config')).body.firstRun).to.equal('local');
+    const local = await service.http.post('api/console/first-administrator', {
+      json: newAdmin('local_admin'),
+      headers: { host: `localhost:${port}` },
+    });
+    expect(local.statusCode).to.equal(201);
+  });
+
   it('in production the first run closes for good once an administrator existed, even from this machine and in another instance; the CLI still works', async () => {
     const service = await start({ env: { NODE_ENV: 'production' } });
     expect(printedTokens(service)).to.have.length(1);

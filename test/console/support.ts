@@ -10,7 +10,11 @@ export type ConsoleSession = {
   page: Page;
   /** Script errors and console errors the pages raised (HTTP error statuses the console shows are expected). */
   problems: string[];
-  newPage(viewport?: { width: number; height: number }): Promise<{ page: Page; problems: string[] }>;
+  /** A page of its own (cookies, storage); `locale` is the browser's language (navigator.languages, Accept-Language). */
+  newPage(
+    viewport?: { width: number; height: number },
+    options?: { locale?: string; timezoneId?: string },
+  ): Promise<{ page: Page; problems: string[] }>;
   close(): Promise<void>;
 };
 
@@ -38,8 +42,8 @@ export function useConsoleSession(env: Record<string, string> = {}): () => Conso
 }
 
 /**
- * Starts the service on a fresh database and a browser, creates the first administrator through
- * the console's first-run form and signs in as them through the hosted sign-in page.
+ * Starts the service on a fresh database and a browser, and creates the first administrator through
+ * the console's first-run form, which signs them in: the dashboard shows without another sign-in.
  */
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleSession> {
   // Administrators sign in through the hosted sign-in pages: both applications are under test.
@@ -48,8 +52,11 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
 
-  const newPage = async (viewport = { width: 1280, height: 800 }) => {
-    const context = await browser.newContext({ viewport });
+  const newPage = async (
+    viewport = { width: 1280, height: 800 },
+    options: { locale?: string; timezoneId?: string } = {},
+  ) => {
+    const context = await browser.newContext({ viewport, ...options });
     contexts.push(context);
     await context.route(
       (url) => url.hostname !== '127.0.0.1',
@@ -73,8 +80,6 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   await page.getByLabel('Username').fill(admin.username);
   await page.getByLabel('Password').fill(admin.password);
   await page.getByRole('button', { name: 'Create administrator' }).click();
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await signInOnHostedPage(page);
   await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 
   return {
@@ -89,14 +94,6 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       await service.stop();
     },
   };
-}
-
-export async function signInOnHostedPage(page: Page, user = admin): Promise<void> {
-  await page.waitForURL((url) => url.pathname === '/sign-in');
-  await page.getByLabel('Username or email').fill(user.username);
-  await page.getByLabel('Password', { exact: true }).fill(user.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL((url) => url.pathname.startsWith('/console') && url.pathname !== '/console/callback');
 }
 
 /** Client-side navigation through the console's section links (as a person would). */

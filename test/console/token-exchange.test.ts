@@ -46,9 +46,14 @@ describe('console: the "Allow token exchange" switch', function () {
     await page.goto(`${service.url}/console/applications/${application.id}`);
     await page.getByRole('heading', { level: 1, name: application.name }).waitFor();
     const credentials = page.getByRole('region', { name: 'Credentials' });
-    await credentials.getByText('No named secrets.').waitFor();
+    // Created with Logto's "Default secret", its value hidden until asked for.
+    const initial = credentials.getByRole('row').filter({ hasText: 'Default secret' });
+    await initial.waitFor();
+    expect(await initial.textContent()).to.not.include(application.secret);
+    await initial.getByRole('button', { name: 'Show', exact: true }).click();
+    expect(await initial.getByTestId('secret-value').textContent()).to.equal(application.secret);
 
-    // Tomorrow, as the browser's datetime-local field takes it (local time).
+    // Tomorrow in local time, typed as ISO 8601 (which the date field reads in any language).
     const tomorrow = new Date(Date.now() + 86_400_000);
     const pad = (value: number) => String(value).padStart(2, '0');
     const local = `${tomorrow.getFullYear()}-${pad(tomorrow.getMonth() + 1)}-${pad(tomorrow.getDate())}T${pad(tomorrow.getHours())}:${pad(tomorrow.getMinutes())}`;
@@ -71,14 +76,14 @@ describe('console: the "Allow token exchange" switch', function () {
     await credentials.locator('input[aria-invalid=true]').waitFor();
     expect(await credentials.getByRole('alert').first().textContent()).to.match(/rotation-1/);
 
-    // Shown once: not after the page is loaded again.
+    // Hidden once the page is loaded again, until asked for.
     await page.reload();
     await row.waitFor();
     expect(await page.content()).to.not.include(value);
 
     await row.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
-    await credentials.getByText('No named secrets.').waitFor();
+    await row.waitFor({ state: 'detached' });
     expect((await token(value)).statusCode).to.equal(401);
     expect((await token(application.secret)).statusCode).to.equal(200);
     expect(session().problems).to.deep.equal([]);
@@ -141,8 +146,9 @@ describe('console: the "Allow token exchange" switch', function () {
     await page.getByRole('button', { name: 'Create application' }).click();
     await page.getByRole('heading', { level: 1, name: 'API A backend' }).waitFor();
     const applicationId = page.url().split('/').pop()!;
-    await page.getByRole('button', { name: 'Show secret' }).click();
-    const secret = (await page.getByTestId('secret').textContent())!;
+    const initialSecret = page.getByRole('row').filter({ hasText: 'Default secret' });
+    await initialSecret.getByRole('button', { name: 'Show', exact: true }).click();
+    const secret = (await initialSecret.getByTestId('secret-value').textContent())!;
     const backend = { id: applicationId, secret };
 
     const tokenExchange = page.getByRole('region', { name: 'Token exchange' });
@@ -195,8 +201,6 @@ describe('console: the "Allow token exchange" switch', function () {
 
     // Signing out ends the provider's session too, and comes back to the console's sign-in.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: /^Sign out of / }).waitFor();
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${service.url}/console`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
-import { eventually, Receiver } from '../hooks/receiver.ts';
+import { Receiver } from '../hooks/receiver.ts';
+import { eventually } from '../support/eventually.ts';
 import { ifSet } from '../support/values.ts';
 import { openSection, useConsoleSession } from './support.ts';
 
@@ -50,14 +51,18 @@ describe('console: webhooks', function () {
     await page.getByLabel('Username').fill('webhook_user');
     await page.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('heading', { level: 1, name: 'webhook_user' }).waitFor();
-    await eventually(() => receiver.requests.length === 2);
+    await eventually(() => receiver.requests.length === 2, 15_000, 'two deliveries');
 
     await page.goto(`${session().service.url}${hookPath}`);
     const deliveries = page.getByRole('region', { name: 'Recent attempts' });
-    await eventually(async () => {
-      await deliveries.getByRole('button', { name: 'Refresh' }).click();
-      return (await deliveries.getByRole('row').count()) > 1;
-    });
+    await eventually(
+      async () => {
+        await deliveries.getByRole('button', { name: 'Refresh' }).click();
+        return (await deliveries.getByRole('row').count()) > 1;
+      },
+      15_000,
+      'a row of recent attempts',
+    );
     const row = deliveries.getByRole('row').nth(1);
     expect(await row.textContent())
       .to.contain('User.Created')
@@ -90,6 +95,8 @@ describe('console: webhooks', function () {
       await eventually(
         async () =>
           ((await service.api.get(`hooks/${hookId}/deliveries?status=failed`)).body as unknown[]).length === 1,
+        15_000,
+        'the failed delivery',
       );
 
       await page.goto(`${service.url}/console/webhooks/${hookId}`);
@@ -101,16 +108,20 @@ describe('console: webhooks', function () {
       expect(await deliveries.getByRole('button', { name: 'Re-send' }).count()).to.equal(1);
 
       await down.listen();
-      // datetime-local holds the browser's local time (the browser runs beside the test, in its zone).
+      // Typed as ISO 8601 in the browser's local time (the browser runs beside the test, in its zone).
       const hourAgo = new Date(Date.now() - 3_600_000 - new Date().getTimezoneOffset() * 60_000);
       await page.getByLabel('Since').fill(hourAgo.toISOString().slice(0, 16));
       await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
       await page.getByText('Recover: done, 1 of 1').waitFor();
       await down.waitFor(1);
-      await eventually(async () => {
-        await deliveries.getByRole('button', { name: 'Refresh' }).click();
-        return (await deliveries.getByRole('row').nth(1).textContent())?.includes('succeeded');
-      });
+      await eventually(
+        async () => {
+          await deliveries.getByRole('button', { name: 'Refresh' }).click();
+          return (await deliveries.getByRole('row').nth(1).textContent())?.includes('succeeded');
+        },
+        15_000,
+        'the re-sent delivery succeeded',
+      );
       expect(await deliveries.getByRole('button', { name: 'Re-send' }).count()).to.equal(0);
       expect(session().problems).to.deep.equal([]);
     } finally {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { expectError, expectStatus } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
@@ -69,18 +69,52 @@ describe('custom phrases', () => {
   });
 
   it("weighs Accept-Language's q-values and falls back from a region to its language", async () => {
-    expect((await pageCatalogue('en;q=0.1, fr-CH;q=0.9, ja')).language).to.equal('fr');
+    expect((await pageCatalogue('en;q=0.1, fr-CH;q=0.9, it')).language).to.equal('fr');
+    expect((await pageCatalogue('ja-JP')).lang).to.equal('ja');
+    expect((await pageCatalogue('es-419, en')).language).to.equal('es');
+    expect((await pageCatalogue('es-MX')).catalogue.signIn.submit).to.equal('Iniciar sesión');
     expect((await pageCatalogue('de;q=0, en')).language).to.equal('en');
     expect((await pageCatalogue('*')).language).to.equal('en');
     expect((await pageCatalogue('')).lang).to.equal('en');
   });
 
+  it('serves Simplified Chinese to the tags written in it, and Traditional Chinese on to the next language', async () => {
+    for (const tag of ['zh', 'zh-Hans', 'zh-CN', 'zh-cn', 'zh-SG', 'zh-Hans-HK']) {
+      const page = await pageCatalogue(`${tag}, en;q=0.5`);
+      expect(page, tag).to.include({ lang: 'zh-CN', language: 'zh-CN' });
+      expect(page.catalogue.signIn.submit, tag).to.equal('登录');
+    }
+    for (const tag of ['zh-TW', 'zh-Hant', 'zh-HK', 'zh-Hant-CN']) {
+      expect((await pageCatalogue(tag)).language, tag).to.equal('en');
+      expect((await pageCatalogue(`${tag}, ja;q=0.5`)).language, tag).to.equal('ja');
+    }
+    // A tag that is no language tag, or longer than any, is passed over.
+    expect((await pageCatalogue('zh-!!, es')).language).to.equal('es');
+    expect((await pageCatalogue(`zh-${'Hans-'.repeat(20)}CN, ja`)).language).to.equal('ja');
+  });
+
   it('adds a language the service does not ship, over English', async () => {
-    expectStatus(await service.api.put('custom-phrases/es', { json: { signIn: { submit: 'Iniciar sesión' } } }), 201);
-    const page = await pageCatalogue('es-ES, en;q=0.5');
-    expect(page).to.include({ lang: 'es', language: 'es' });
-    expect(page.catalogue.signIn.submit).to.equal('Iniciar sesión');
+    expectStatus(await service.api.put('custom-phrases/it', { json: { signIn: { submit: 'Accedi' } } }), 201);
+    const page = await pageCatalogue('it-IT, en;q=0.5');
+    expect(page).to.include({ lang: 'it', language: 'it' });
+    expect(page.catalogue.signIn.submit).to.equal('Accedi');
     expect(page.catalogue.signIn.password).to.equal('Password');
+  });
+
+  it("adds Traditional Chinese over English, and a region's phrases over its language's catalogue", async () => {
+    expectStatus(await service.api.put('custom-phrases/zh-TW', { json: { signIn: { submit: '登入' } } }), 201);
+    expectStatus(
+      await service.api.put('custom-phrases/zh-SG', { json: { signIn: { password: '密码（新加坡）' } } }),
+      201,
+    );
+    const traditional = await pageCatalogue('zh-TW');
+    expect(traditional).to.include({ lang: 'zh-TW', language: 'zh-TW' });
+    expect(traditional.catalogue.signIn).to.include({ submit: '登入', password: 'Password' });
+    const singapore = await pageCatalogue('zh-SG');
+    expect(singapore).to.include({ lang: 'zh-SG', language: 'zh-SG' });
+    expect(singapore.catalogue.signIn).to.include({ submit: '登录', password: '密码（新加坡）' });
+    // Hong Kong is written in Traditional characters too: the operator's zh-TW serves it.
+    expect((await pageCatalogue('zh-HK')).language).to.equal('zh-TW');
   });
 
   it('refuses keys the catalogue lacks, bad shapes and bad language tags, and keeps the fallback language', async () => {
@@ -98,15 +132,15 @@ describe('custom phrases', () => {
       'localization.invalid_translation_structure',
     );
     expectError(await service.api.put('custom-phrases/not a tag', { json: {} }), 400, 'guard.invalid_input');
-    expectError(await service.api.delete('custom-phrases/it'), 404, 'entity.not_exists_with_id');
+    expectError(await service.api.delete('custom-phrases/pt'), 404, 'entity.not_exists_with_id');
 
-    expectStatus(await service.api.put('custom-phrases/es', { json: {} }), 201);
+    expectStatus(await service.api.put('custom-phrases/it', { json: {} }), 201);
     expectStatus(
-      await service.api.patch('sign-in-exp', { json: { languageInfo: { autoDetect: true, fallbackLanguage: 'es' } } }),
+      await service.api.patch('sign-in-exp', { json: { languageInfo: { autoDetect: true, fallbackLanguage: 'it' } } }),
       200,
     );
     try {
-      expectError(await service.api.delete('custom-phrases/es'), 409, 'localization.cannot_delete_default_language');
+      expectError(await service.api.delete('custom-phrases/it'), 409, 'localization.cannot_delete_default_language');
     } finally {
       await service.api.patch('sign-in-exp', { json: { languageInfo: { autoDetect: true, fallbackLanguage: 'en' } } });
     }

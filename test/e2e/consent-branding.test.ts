@@ -5,7 +5,7 @@ import { type BrowserContext, type Page } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
 import { launchChromium, screenshotAtWidths, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
-import { createApplication } from '../support/fixtures.ts';
+import { createApplication, defaultSecretOf } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 import { startApplication } from './support.ts';
@@ -73,8 +73,11 @@ describe('consent and branding in Chromium', function () {
     await ifSet(service)?.stop();
   });
 
-  async function newPage(viewport = { width: 1280, height: 800 }): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport });
+  async function newPage(
+    viewport = { width: 1280, height: 800 },
+    locale?: string,
+  ): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport, locale });
     contexts.push(context);
     // The logos are "remote" HTTPS images, answered here; nothing else leaves 127.0.0.1.
     await context.route(
@@ -213,6 +216,53 @@ describe('consent and branding in Chromium', function () {
     expect(problems).to.deep.equal([]);
   });
 
+  it('the consent page names the API and its permissions by description, and "stay signed in", in German', async () => {
+    const username = 'api_reader';
+    const user = await service.api.post('users', { json: { username, password, name: 'Api Leser' } });
+    const resource = await service.api.post('resources', {
+      json: { name: 'Photo Library', indicator: 'https://photos.example.com' },
+    });
+    const scopes = [];
+    for (const [name, description] of [
+      ['read:photos', 'Fotos ansehen'],
+      ['print:photos', 'Fotos drucken'],
+    ]) {
+      scopes.push(
+        (await service.api.post(`resources/${resource.body.id}/scopes`, { json: { name, description } })).body.id,
+      );
+    }
+    const role = await service.api.post('roles', {
+      json: { name: 'photo-reader', description: 'Reads and prints photos', scopeIds: scopes },
+    });
+    await service.api.post(`users/${user.body.id}/roles`, { json: { roleIds: [role.body.id] } });
+
+    const { page, problems } = await newPage(undefined, 'de-DE');
+    await page.goto(
+      authorization(thirdPartyId, {
+        scope: 'openid profile offline_access read:photos print:photos',
+        resource: 'https://photos.example.com',
+        prompt: 'consent',
+      }).url,
+    );
+    await page.getByLabel('Benutzername oder E-Mail').fill(username);
+    await page.getByLabel('Passwort', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/consent');
+    await page.getByText('Photo Printer möchte auf Ihr Konto zugreifen.').waitFor();
+    expect(await page.locator('#consent-scopes li').allTextContents()).to.deep.equal([
+      'Ihren Namen, Benutzernamen und Ihr Bild sehen',
+      'Angemeldet bleiben: auch in Ihrer Abwesenheit Zugriff behalten',
+    ]);
+    const api = page.getByRole('region', { name: 'Photo Library' });
+    await api.getByText('Zugriff auf Photo Library:').waitFor();
+    expect(await api.locator('li').allTextContents()).to.deep.equal([
+      'Fotos ansehenread:photos',
+      'Fotos druckenprint:photos',
+    ]);
+    await screenshotAtWidths(page, 'consent-api-de');
+    expect(problems).to.deep.equal([]);
+  });
+
   it('a third-party application asking for organizations: the consent page names them, userinfo gives their ids', async () => {
     const username = 'member';
     const user = await service.api.post('users', { json: { username, password, name: 'Mem Ber' } });
@@ -286,7 +336,5 @@ describe('consent and branding in Chromium', function () {
     expect(new URL(page.url()).searchParams.get('code')).to.be.a('string');
   });
 
-  async function secretOf(id: string): Promise<string> {
-    return (await service.api.get(`applications/${id}`)).body.secret as string;
-  }
+  const secretOf = (id: string) => defaultSecretOf(service, id);
 });

@@ -24,6 +24,31 @@ const expected = {
   en: { title: 'Sign in', identifier: 'Username or email', signInTo: 'Sign in to Acme Notes' },
   de: { title: 'Anmelden', identifier: 'Benutzername oder E-Mail', signInTo: 'Bei Acme Notes anmelden' },
   fr: { title: 'Se connecter', identifier: 'Nom d’utilisateur ou e-mail', signInTo: 'Se connecter à Acme Notes' },
+  es: {
+    title: 'Iniciar sesión',
+    identifier: 'Nombre de usuario o correo electrónico',
+    signInTo: 'Inicia sesión en Acme Notes',
+  },
+  ja: { title: 'サインイン', identifier: 'ユーザー名またはメールアドレス', signInTo: 'Acme Notes にサインイン' },
+  'zh-CN': { title: '登录', identifier: '用户名或邮箱', signInTo: '登录 Acme Notes' },
+};
+
+/** What an empty form says of its first field, and the register page's heading. */
+const invalid = {
+  en: 'Enter your username',
+  de: 'Geben Sie Ihren Benutzernamen',
+  fr: 'Saisissez votre nom',
+  es: 'Escribe tu nombre de usuario',
+  ja: 'ユーザー名またはメールアドレスを入力してください。',
+  'zh-CN': '请输入用户名或邮箱地址。',
+};
+const registerTitle = {
+  en: 'Create an account',
+  de: 'Konto erstellen',
+  fr: 'Créer un compte',
+  es: 'Crear una cuenta',
+  ja: 'アカウントを作成',
+  'zh-CN': '创建账号',
 };
 
 const missingKey = new RegExp(`\\b(${Object.keys(en).join('|')})\\.\\w`);
@@ -115,7 +140,7 @@ describe('the hosted pages in several languages, in Chromium', function () {
     expect(await page.locator('main').innerText()).not.to.match(missingKey);
   }
 
-  for (const language of ['en', 'de', 'fr'] as const) {
+  for (const language of Object.keys(expected) as (keyof typeof expected)[]) {
     it(`shows the sign-in page in ${language} when the application asks for it (ui_locales)`, async () => {
       // The browser prefers another language: the application's ui_locales wins.
       const { page, problems } = await newPage(language === 'en' ? 'de-DE' : 'en-US');
@@ -123,17 +148,13 @@ describe('the hosted pages in several languages, in Chromium', function () {
       await expectSignInPage(page, language);
       // Errors come from the catalogue too: an empty form names the field in the language.
       await page.getByRole('button', { name: expected[language].title, exact: true }).click();
-      const invalid = { en: 'Enter your username', de: 'Geben Sie Ihren Benutzernamen', fr: 'Saisissez votre nom' };
       await page.locator('main').getByText(invalid[language]).first().waitFor();
       await page.reload();
       await expectSignInPage(page, language);
       await screenshot(page, `languages-sign-in-${language}`);
       // The register page, whose hints are the longest texts of a first visit.
       await page.locator('main a[href^="/register"]').click();
-      await page
-        .locator('h1')
-        .getByText({ en: 'Create an account', de: 'Konto erstellen', fr: 'Créer un compte' }[language])
-        .waitFor();
+      await page.locator('h1').getByText(registerTitle[language]).waitFor();
       await screenshot(page, `languages-register-${language}`);
       expect(problems).to.deep.equal([]);
     });
@@ -144,9 +165,23 @@ describe('the hosted pages in several languages, in Chromium', function () {
     await german.page.goto(authorization());
     await expectSignInPage(german.page, 'de');
 
-    const unknown = await newPage('ja-JP');
-    await unknown.page.goto(authorization());
-    await expectSignInPage(unknown.page, 'en');
+    // A regional tag finds its language; Chinese finds its script.
+    for (const [locale, language] of [
+      ['ja-JP', 'ja'],
+      ['es-MX', 'es'],
+      ['zh-SG', 'zh-CN'],
+    ] as const) {
+      const regional = await newPage(locale);
+      await regional.page.goto(authorization());
+      await expectSignInPage(regional.page, language);
+    }
+
+    // Traditional Chinese is not shown Simplified, nor Italian anything but the fallback.
+    for (const locale of ['zh-TW', 'it-IT']) {
+      const unknown = await newPage(locale);
+      await unknown.page.goto(authorization());
+      await expectSignInPage(unknown.page, 'en');
+    }
 
     // Without auto-detection, the browser's languages are not asked: the fallback language is used.
     const patched = await service.api.patch('sign-in-exp', {
@@ -180,13 +215,41 @@ describe('the hosted pages in several languages, in Chromium', function () {
     }
   });
 
-  it("shows the provider's error page in the browser's language", async () => {
-    const { page, problems } = await newPage('fr-FR');
-    await page.goto(`${service.url}/oidc/auth?client_id=nobody&response_type=code&scope=openid`);
-    await page.getByRole('heading', { name: 'Cette application est inconnue' }).waitFor();
-    expect(await page.locator('html').getAttribute('lang')).to.equal('fr');
-    await page.getByText('Pour l’assistance').waitFor();
-    await screenshot(page, 'languages-error-page-fr');
-    expect(problems).to.deep.equal([]);
+  it("shows custom phrases holding $&, $`, $' and $1 literally, the page whole", async () => {
+    // Patterns a string replacement would expand (the matched text, what precedes or follows it).
+    const submit = "Go $& $` $' $1 $$";
+    const noScript = "Turn on JavaScript $' $&";
+    const saved = await service.api.put('custom-phrases/en', {
+      json: { signIn: { submit }, page: { noScript } },
+    });
+    expect(saved.statusCode, JSON.stringify(saved.body)).to.equal(201);
+    try {
+      const html = await service.http.get('sign-in', { responseType: 'text' });
+      expect(html.body.match(/<\/html>/g)).to.have.length(1);
+      expect(html.body).to.include(`<p class="notice">${noScript.replaceAll('&', '&amp;')}</p>`);
+      const { page, problems } = await newPage('en-US');
+      await page.goto(authorization());
+      await page.getByRole('button', { name: submit, exact: true }).waitFor();
+      await expectSignInPage(page, 'en');
+      expect(await page.locator('main').innerText()).not.to.include('<script');
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await service.api.delete('custom-phrases/en');
+    }
   });
+
+  for (const [locale, language, heading, support] of [
+    ['fr-FR', 'fr', 'Cette application est inconnue', 'Pour l’assistance'],
+    ['ja-JP', 'ja', 'このアプリケーションは登録されていません', 'サポート用の情報'],
+  ]) {
+    it(`shows the provider's error page in the browser's language (${language})`, async () => {
+      const { page, problems } = await newPage(locale);
+      await page.goto(`${service.url}/oidc/auth?client_id=nobody&response_type=code&scope=openid`);
+      await page.getByRole('heading', { name: heading }).waitFor();
+      expect(await page.locator('html').getAttribute('lang')).to.equal(language);
+      await page.getByText(support).waitFor();
+      await screenshot(page, `languages-error-page-${language}`);
+      expect(problems).to.deep.equal([]);
+    });
+  }
 });

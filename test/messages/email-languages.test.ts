@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
 import { Browser } from '../experience/browser.ts';
-import { expectStatus, newEmail, redirectUri } from '../experience/experience-helpers.ts';
+import { newEmail, redirectUri } from '../experience/experience-helpers.ts';
+import { expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { readableMail, startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
@@ -72,11 +73,23 @@ describe('emails in the sign-in’s language and branding', () => {
 
     const french = await codeEmail({ ui_locales: 'fr-CA' });
     expect(french.subject).to.equal('Votre code de connexion');
+
+    const japanese = await codeEmail({ ui_locales: 'ja' });
+    expect(japanese.subject).to.equal('サインイン用のコード');
+    expect(japanese.text)
+      .to.include('サインインには次のコードを使ってください:')
+      .and.include('Acme Notes へのサインインのためにリクエストされました。')
+      .and.include('lang="ja"');
+
+    const chinese = await codeEmail({ ui_locales: 'zh-Hans' });
+    expect(chinese.subject).to.equal('你的登录验证码');
+    expect(chinese.text).to.include('你请求此验证码是为了登录 Acme Notes。').and.include('lang="zh-CN"');
   });
 
   it("follows the browser's Accept-Language when the application names no language", async () => {
     expect((await codeEmail({}, 'fr-FR,fr;q=0.9')).subject).to.equal('Votre code de connexion');
-    expect((await codeEmail({}, 'ja')).subject).to.equal('Your sign-in code');
+    expect((await codeEmail({}, 'es-419')).subject).to.equal('Tu código de inicio de sesión');
+    expect((await codeEmail({}, 'zh-TW')).subject).to.equal('Your sign-in code');
   });
 
   it('uses custom phrases in the built-in email', async () => {

@@ -1,13 +1,16 @@
 import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
+import { enteredInstant, formatTime } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
+import { Rich } from '../i18n/rich.tsx';
 import { Link, navigate } from '../router.tsx';
 import {
   ConfirmButton,
+  DateTimeField,
   DeleteCard,
   Field,
   FormError,
-  formatTime,
   formValues,
   lines,
   Loaded,
@@ -21,7 +24,7 @@ export type Application = {
   name: string;
   description: string | null;
   type: 'Native' | 'SPA' | 'Traditional' | 'MachineToMachine';
-  /** The secret it was created with; absent once deleted (its named secrets remain). */
+  /** A legacy secret (the bootstrap admin's, or imported); new applications have named secrets only. */
   secret?: string;
   oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[] };
   customClientMetadata: { allowTokenExchange?: boolean; delegation?: { allowedActorClientIds: string[] } };
@@ -31,12 +34,10 @@ type Role = { id: string; name: string; type: string };
 /** One of an application's named secrets (Logto's application secrets). */
 type ApplicationSecret = { name: string; value: string; createdAt: number; expiresAt: number | null };
 
-const types: Array<[Application['type'], string]> = [
-  ['Traditional', 'Traditional web (a server keeps the secret)'],
-  ['SPA', 'Single-page application (public)'],
-  ['Native', 'Native / mobile (public)'],
-  ['MachineToMachine', 'Machine-to-machine (client credentials)'],
-];
+/** The types in the order the create form offers them (the API's values are Logto's). */
+const types: Array<Application['type']> = ['Traditional', 'SPA', 'Native', 'MachineToMachine'];
+/** What a type is called wherever the console shows one. */
+const typeLabel = (type: Application['type']) => t(`applications.types.${type}`);
 const isPublic = (type: Application['type']) => type === 'SPA' || type === 'Native';
 
 export function ApplicationsPage() {
@@ -51,20 +52,20 @@ export function ApplicationsPage() {
   };
   return (
     <>
-      <h1>Applications</h1>
-      <form class="card inline" onSubmit={create} aria-label="Create an application">
-        <Field label="Name" name="name" error={action.error} required />
-        <Field label="Type" name="type" error={action.error}>
+      <h1>{t('nav.applications')}</h1>
+      <form class="card inline" onSubmit={create} aria-label={t('applications.create')}>
+        <Field label={t('common.name')} name="name" error={action.error} required />
+        <Field label={t('common.type')} name="type" error={action.error}>
           {(id) => (
             <select id={id} name="type">
-              {types.map(([value, label]) => (
-                <option value={value}>{label}</option>
+              {types.map((type) => (
+                <option value={type}>{t(`applications.typeChoices.${type}`)}</option>
               ))}
             </select>
           )}
         </Field>
         <button class="primary" disabled={action.busy}>
-          Create application
+          {t('applications.createButton')}
         </button>
         <FormError error={action.error} fields={['name', 'type']} />
       </form>
@@ -73,9 +74,9 @@ export function ApplicationsPage() {
           <table>
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Type</th>
-                <th>Application id</th>
+                <th>{t('common.name')}</th>
+                <th>{t('common.type')}</th>
+                <th>{t('applications.applicationId')}</th>
               </tr>
             </thead>
             <tbody>
@@ -84,7 +85,7 @@ export function ApplicationsPage() {
                   <td>
                     <Link to={`/applications/${application.id}`}>{application.name}</Link>
                   </td>
-                  <td>{application.type}</td>
+                  <td>{typeLabel(application.type)}</td>
                   <td>
                     <code>{application.id}</code>
                   </td>
@@ -105,7 +106,7 @@ export function ApplicationPage({ id }: { id: string }) {
       {(loaded) => (
         <>
           <p>
-            <Link to="/applications">← Applications</Link>
+            <Link to="/applications">{t('applications.back')}</Link>
           </p>
           <h1>{loaded.name}</h1>
           <Settings application={loaded} onSaved={application.reload} />
@@ -113,8 +114,8 @@ export function ApplicationPage({ id }: { id: string }) {
           <TokenExchange application={loaded} onSaved={application.reload} />
           {loaded.type === 'MachineToMachine' && <ApplicationRoles id={loaded.id} />}
           <DeleteCard
-            label="Delete application"
-            question={`Delete the application ${loaded.name}? Its tokens stop working.`}
+            label={t('applications.delete')}
+            question={t('applications.confirmDelete', { name: loaded.name })}
             path={`applications/${id}`}
             back="/applications"
           />
@@ -141,16 +142,21 @@ function Settings({ application, onSaved }: { application: Application; onSaved:
     });
   };
   return (
-    <form class="card" onSubmit={save} aria-label="Settings">
-      <h2>Settings</h2>
+    <form class="card" onSubmit={save} aria-label={t('common.settings')}>
+      <h2>{t('common.settings')}</h2>
       <p>
-        Type: <strong>{application.type}</strong>
+        {t('applications.typeIs')} <strong>{typeLabel(application.type)}</strong>
       </p>
-      <Field label="Name" name="name" defaultValue={application.name} error={action.error} required />
-      <Field label="Description" name="description" defaultValue={application.description ?? ''} error={action.error} />
+      <Field label={t('common.name')} name="name" defaultValue={application.name} error={action.error} required />
+      <Field
+        label={t('common.description')}
+        name="description"
+        defaultValue={application.description ?? ''}
+        error={action.error}
+      />
       {application.type !== 'MachineToMachine' && (
         <>
-          <Field label="Redirect URIs (one a line)" name="oidcClientMetadata" error={action.error}>
+          <Field label={t('applications.redirectUris')} name="oidcClientMetadata" error={action.error}>
             {(id) => (
               <textarea
                 id={id}
@@ -160,7 +166,7 @@ function Settings({ application, onSaved }: { application: Application; onSaved:
               />
             )}
           </Field>
-          <Field label="Post sign-out redirect URIs (one a line)" name="postLogoutRedirectUris">
+          <Field label={t('applications.postLogoutRedirectUris')} name="postLogoutRedirectUris">
             {(id) => (
               <textarea
                 id={id}
@@ -174,9 +180,9 @@ function Settings({ application, onSaved }: { application: Application; onSaved:
       )}
       <FormError error={action.error} fields={['name', 'description', 'oidcClientMetadata']} />
       <button class="primary" disabled={action.busy}>
-        Save
+        {t('common.save')}
       </button>
-      {action.done && <span role="status"> Saved.</span>}
+      {action.done && <span role="status"> {t('common.saved')}</span>}
     </form>
   );
 }
@@ -190,24 +196,25 @@ function Credentials({ application, onChanged }: { application: Application; onC
       onChanged();
     });
   return (
-    <section class="card" aria-label="Credentials">
-      <h2>Credentials</h2>
+    <section class="card" aria-label={t('applications.credentials')}>
+      <h2>{t('applications.credentials')}</h2>
       <dl>
-        <dt>Application id (client_id)</dt>
+        <dt>{t('applications.clientId')}</dt>
         <dd>
           <code>{application.id}</code>
         </dd>
         {!isPublic(application.type) && application.secret !== undefined && (
           <>
-            <dt>Legacy secret</dt>
+            {/* The secret it was created with (the API's "legacy" secret, beside its named ones). */}
+            <dt>{t('applications.defaultSecret')}</dt>
             <dd>
               <code data-testid="secret">{shown ? application.secret : '••••••••••••'}</code>{' '}
               <button type="button" onClick={() => setShown(!shown)}>
-                {shown ? 'Hide secret' : 'Show secret'}
+                {shown ? t('applications.hideSecret') : t('applications.showSecret')}
               </button>{' '}
               <ConfirmButton
-                label="Delete secret"
-                question="Delete the secret this application was created with? Clients still using it are refused at once; its named secrets keep working."
+                label={t('applications.deleteSecret')}
+                question={t('applications.confirmDeleteDefault')}
                 onConfirm={deleteLegacy}
               />
             </dd>
@@ -215,22 +222,45 @@ function Credentials({ application, onChanged }: { application: Application; onC
         )}
       </dl>
       <FormError error={action.error} />
-      {isPublic(application.type) ? (
-        <p>A public application has no secret: it signs users in with PKCE.</p>
-      ) : (
-        <NamedSecrets id={application.id} />
-      )}
+      {isPublic(application.type) ? <p>{t('applications.publicNoSecret')}</p> : <NamedSecrets id={application.id} />}
     </section>
   );
 }
 
-/** `datetime-local`'s value (local time) as milliseconds since the epoch; empty: never expires. */
-const expiryOf = (value: string | undefined) => (value ? new Date(value).getTime() : undefined);
+function SecretRow({ secret, onDelete }: { secret: ApplicationSecret; onDelete: () => unknown }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <tr>
+      <td>{secret.name}</td>
+      <td>
+        {shown && <code data-testid="secret-value">{secret.value}</code>}{' '}
+        <button type="button" onClick={() => setShown(!shown)}>
+          {shown ? t('common.hide') : t('common.show')}
+        </button>
+      </td>
+      <td>{formatTime(secret.createdAt)}</td>
+      <td>
+        {secret.expiresAt === null
+          ? t('common.never')
+          : secret.expiresAt <= Date.now()
+            ? t('applications.expired', { time: formatTime(secret.expiresAt) })
+            : formatTime(secret.expiresAt)}
+      </td>
+      <td>
+        <ConfirmButton
+          label={t('common.delete')}
+          question={t('applications.confirmDeleteSecret', { name: secret.name })}
+          onConfirm={onDelete}
+        />
+      </td>
+    </tr>
+  );
+}
 
 /**
- * The application's named secrets: any of them that has not expired authenticates it, so a secret
- * is rotated by adding one, moving the clients to it and deleting the old one. A value is shown
- * once, when it is created.
+ * The application's named secrets (a confidential application is created with its "Default secret"):
+ * any of them that has not expired authenticates it, so a secret is rotated by adding one, moving the
+ * clients to it and deleting the old one. A value is hidden until asked for, as the legacy secret is.
  */
 function NamedSecrets({ id }: { id: string }) {
   const secrets = useLoad<ApplicationSecret[]>(`applications/${id}/secrets`);
@@ -239,11 +269,13 @@ function NamedSecrets({ id }: { id: string }) {
   const deleting = useAction();
   const add = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement;
-    const { name, expiresAt } = formValues(event);
+    const values = formValues(event);
     void adding.run(async () => {
+      // Empty: the secret never expires.
+      const expiresAt = enteredInstant(values, 'expiresAt');
       const secret = await api<ApplicationSecret>('POST', `applications/${id}/secrets`, {
-        name,
-        ...(expiresAt && { expiresAt: expiryOf(expiresAt) }),
+        name: values.name,
+        ...(expiresAt !== undefined && { expiresAt }),
       });
       setCreated(secret);
       form.reset();
@@ -260,43 +292,26 @@ function NamedSecrets({ id }: { id: string }) {
     });
   return (
     <>
-      <h3>Secrets</h3>
-      <p>
-        Any secret that has not expired authenticates the application: add a new one, move the clients to it, then
-        delete the old one.
-      </p>
+      <h3>{t('applications.secrets')}</h3>
+      <p>{t('applications.secretsIntro')}</p>
       <Loaded state={secrets}>
         {(list) =>
           list.length === 0 ? (
-            <p>No named secrets.</p>
+            <p>{t('applications.noSecrets')}</p>
           ) : (
-            <table aria-label="Secrets">
+            <table aria-label={t('applications.secrets')}>
               <thead>
                 <tr>
-                  <th>Name</th>
-                  <th>Created</th>
-                  <th>Expires</th>
+                  <th>{t('common.name')}</th>
+                  <th>{t('applications.value')}</th>
+                  <th>{t('applications.created')}</th>
+                  <th>{t('applications.expires')}</th>
                   <th />
                 </tr>
               </thead>
               <tbody>
                 {list.map((secret) => (
-                  <tr key={secret.name}>
-                    <td>{secret.name}</td>
-                    <td>{formatTime(secret.createdAt)}</td>
-                    <td>
-                      {secret.expiresAt === null
-                        ? 'Never'
-                        : `${formatTime(secret.expiresAt)}${secret.expiresAt <= Date.now() ? ' (expired)' : ''}`}
-                    </td>
-                    <td>
-                      <ConfirmButton
-                        label="Delete"
-                        question={`Delete the secret ${secret.name}? Clients still using it are refused at once.`}
-                        onConfirm={() => remove(secret.name)}
-                      />
-                    </td>
-                  </tr>
+                  <SecretRow key={secret.name} secret={secret} onDelete={() => remove(secret.name)} />
                 ))}
               </tbody>
             </table>
@@ -307,15 +322,15 @@ function NamedSecrets({ id }: { id: string }) {
       {created && (
         <div role="status" class="notice">
           <p>
-            New secret <strong>{created.name}</strong>: copy it now, it is not shown again.
+            <Rich text={t('applications.newSecret', { name: created.name })} />
           </p>
           <code data-testid="new-secret">{created.value}</code>
         </div>
       )}
-      <form class="inline" onSubmit={add} aria-label="Add secret">
-        <Field label="Secret name" name="name" error={adding.error} required />
-        <Field label="Expires (optional)" name="expiresAt" type="datetime-local" error={adding.error} />
-        <button disabled={adding.busy}>Add secret</button>
+      <form class="inline" onSubmit={add} aria-label={t('applications.addSecret')}>
+        <Field label={t('applications.secretName')} name="name" error={adding.error} required />
+        <DateTimeField label={t('applications.expiresOptional')} name="expiresAt" error={adding.error} />
+        <button disabled={adding.busy}>{t('applications.addSecret')}</button>
         <FormError error={adding.error} fields={['name', 'expiresAt']} />
       </form>
     </>
@@ -331,19 +346,20 @@ function TokenExchange({ application, onSaved }: { application: Application; onS
   const allowed = application.customClientMetadata.allowTokenExchange === true;
   const toggle = (value: boolean) =>
     action.run(async () => {
-      await api('PATCH', `applications/${application.id}`, { customClientMetadata: { allowTokenExchange: value } });
+      await api('PATCH', `applications/${application.id}`, {
+        // A PATCH replaces customClientMetadata whole (as Logto's): send the rest with the switch.
+        customClientMetadata: { ...application.customClientMetadata, allowTokenExchange: value },
+      });
       onSaved();
     });
   return (
     <section class="card" aria-labelledby="token-exchange">
-      <h2 id="token-exchange">Token exchange</h2>
+      <h2 id="token-exchange">{t('applications.tokenExchange')}</h2>
       <p id="token-exchange-help">
-        {isPublic(application.type)
-          ? "Public applications (single-page and native) cannot keep a secret, so they cannot exchange tokens on a user's behalf."
-          : "When on, this application may swap a user's access token for one for another API (RFC 8693), keeping the user as the subject; scopes are cut to what the user holds."}
+        {isPublic(application.type) ? t('applications.tokenExchangePublic') : t('applications.tokenExchangeHelp')}
       </p>
       <Switch
-        label="Allow token exchange"
+        label={t('applications.allowTokenExchange')}
         checked={allowed}
         disabled={isPublic(application.type) || action.busy}
         onChange={toggle}
@@ -357,37 +373,50 @@ function TokenExchange({ application, onSaved }: { application: Application; onS
 
 function DelegationPolicy({ application, onSaved }: { application: Application; onSaved: () => void }) {
   const action = useAction();
-  const allowed = application.customClientMetadata.delegation?.allowedActorClientIds ?? [];
+  const others = useLoad<Application[]>('applications');
+  const allowed = new Set(application.customClientMetadata.delegation?.allowedActorClientIds ?? []);
   const save = (event: Event) => {
-    const values = formValues(event);
+    event.preventDefault();
+    const chosen = new FormData(event.currentTarget as HTMLFormElement).getAll('allowedActorClientIds');
     void action.run(async () => {
       await api('PATCH', `applications/${application.id}`, {
-        customClientMetadata: { delegation: { allowedActorClientIds: lines(values.allowedActorClientIds) } },
+        customClientMetadata: {
+          ...application.customClientMetadata,
+          delegation: { allowedActorClientIds: chosen.map(String) },
+        },
       });
       onSaved();
     });
   };
   return (
-    <form onSubmit={save} aria-label="Delegation">
-      <h3>Delegation</h3>
+    <form onSubmit={save} aria-label={t('applications.delegation')}>
+      <h3>{t('applications.delegation')}</h3>
       <p id="delegation-help">
-        Which applications may act for this application's users (an exchange with an <code>actor_token</code>). Empty:
-        any. One: the user tokens this application receives carry <code>may_act</code> naming it.
+        <Rich text={t('applications.delegationHelp')} />
       </p>
-      <Field label="Applications that may act (ids, one a line)" name="customClientMetadata" error={action.error}>
-        {(id) => (
-          <textarea
-            id={id}
-            name="allowedActorClientIds"
-            rows={3}
-            aria-describedby="delegation-help"
-            defaultValue={allowed.join('\n')}
-          />
+      <Loaded state={others}>
+        {(applications) => (
+          <fieldset aria-describedby="delegation-help">
+            <legend>{t('applications.mayAct')}</legend>
+            {applications
+              .filter((other) => other.id !== application.id)
+              .map((other) => (
+                <label key={other.id} class="check">
+                  <input
+                    type="checkbox"
+                    name="allowedActorClientIds"
+                    value={other.id}
+                    defaultChecked={allowed.has(other.id)}
+                  />{' '}
+                  {other.name} <span class="hint">({typeLabel(other.type)})</span>
+                </label>
+              ))}
+          </fieldset>
         )}
-      </Field>
+      </Loaded>
       <FormError error={action.error} fields={['customClientMetadata']} />
-      <button disabled={action.busy}>Save delegation</button>
-      {action.done && <span role="status"> Saved.</span>}
+      <button disabled={action.busy}>{t('applications.saveDelegation')}</button>
+      {action.done && <span role="status"> {t('common.saved')}</span>}
     </form>
   );
 }
@@ -401,8 +430,8 @@ function ApplicationRoles({ id }: { id: string }) {
     void action.run(() => api('POST', `applications/${id}/roles`, { roleIds: [roleId] }).then(held.reload));
   };
   return (
-    <section class="card" aria-label="Roles">
-      <h2>Roles</h2>
+    <section class="card" aria-label={t('common.roles')}>
+      <h2>{t('common.roles')}</h2>
       <Loaded state={held}>
         {(roles) => (
           <ul>
@@ -410,8 +439,8 @@ function ApplicationRoles({ id }: { id: string }) {
               <li key={role.id}>
                 <Link to={`/roles/${role.id}`}>{role.name}</Link>{' '}
                 <ConfirmButton
-                  label="Remove"
-                  question={`Remove the role ${role.name} from this application?`}
+                  label={t('common.remove')}
+                  question={t('applications.confirmRemoveRole', { name: role.name })}
                   onConfirm={() =>
                     action.run(() => api('DELETE', `applications/${id}/roles/${role.id}`).then(held.reload))
                   }
@@ -422,7 +451,7 @@ function ApplicationRoles({ id }: { id: string }) {
         )}
       </Loaded>
       <form class="inline" onSubmit={add}>
-        <Field label="Add a role" name="roleId">
+        <Field label={t('applications.addRole')} name="roleId">
           {(id) => (
             <select id={id} name="roleId" required>
               {(all.data ?? []).map((role) => (
@@ -431,7 +460,7 @@ function ApplicationRoles({ id }: { id: string }) {
             </select>
           )}
         </Field>
-        <button disabled={action.busy}>Add role</button>
+        <button disabled={action.busy}>{t('applications.addRoleButton')}</button>
       </form>
       <FormError error={action.error} />
     </section>

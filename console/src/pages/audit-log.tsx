@@ -1,6 +1,9 @@
 import { useState } from 'preact/hooks';
 
-import { Field, formatTime, formValues, Loaded, useLoadPage } from '../ui.tsx';
+import { toApiError, type ApiError } from '../api.ts';
+import { enteredInstant, formatTime } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
+import { DateTimeField, Field, formValues, Loaded, useLoadPage } from '../ui.tsx';
 
 type Payload = {
   result?: string;
@@ -19,15 +22,17 @@ type Payload = {
 };
 type Entry = { id: string; key: string; createdAt: number; payload: Payload; names?: Record<string, string> };
 
-/** What each kind asks GET /api/logs for. */
-const kinds: Array<[string, string, Record<string, string>]> = [
-  ['all', 'All', {}],
-  ['management', 'Management changes', { logKey: 'Management.Write' }],
-  ['sign-ins', 'Sign-ins', { logKey: 'Interaction.SignIn.Submit' }],
-  ['failed-sign-ins', 'Failed sign-ins and verifications', { logKeyPrefix: 'Interaction.', result: 'Error' }],
-  ['account', 'Account API verifications', { logKeyPrefix: 'Account.' }],
-  ['exchanges', 'Token exchanges', { logKey: 'ExchangeTokenBy.TokenExchange' }],
-];
+/** What each kind asks GET /api/logs for (its label is `auditLog.kinds.<kind>`). */
+const kinds = {
+  all: {},
+  management: { logKey: 'Management.Write' },
+  signIns: { logKey: 'Interaction.SignIn.Submit' },
+  failedSignIns: { logKeyPrefix: 'Interaction.', result: 'Error' },
+  account: { logKeyPrefix: 'Account.' },
+  exchanges: { logKey: 'ExchangeTokenBy.TokenExchange' },
+} satisfies Record<string, Record<string, string>>;
+type Kind = keyof typeof kinds;
+const isKind = (value: string): value is Kind => Object.hasOwn(kinds, value);
 const pageSize = 20;
 
 function describeError(error: unknown): string {
@@ -68,15 +73,15 @@ type Actor = { sub: string; clientId?: string };
 function ActorChain({ chain, names }: { chain: Actor[]; names: Record<string, string> | undefined }) {
   return (
     <div>
-      acting for the user:
-      <ol class="actor-chain" aria-label="Actor chain, current actor first">
+      {t('auditLog.actingFor')}
+      <ol class="actor-chain" aria-label={t('auditLog.actorChain')}>
         {chain.map((actor, index) => (
           <li key={index}>
             <Named id={actor.sub} names={names} />
             {actor.clientId && actor.clientId !== actor.sub && (
               <>
                 {' '}
-                through <Named id={actor.clientId} names={names} />
+                {t('auditLog.through')} <Named id={actor.clientId} names={names} />
               </>
             )}
           </li>
@@ -90,7 +95,7 @@ const isActorChain = (value: unknown): value is Actor[] =>
   Array.isArray(value) &&
   value.every((actor) => typeof actor === 'object' && actor !== null && typeof (actor as Actor).sub === 'string');
 
-const scopeList = (value: unknown) => (Array.isArray(value) ? value.join(' ') || '(none)' : undefined);
+const scopeList = (value: unknown) => (Array.isArray(value) ? value.join(' ') || t('auditLog.noScopes') : undefined);
 
 function Details({ entry }: { entry: Entry }) {
   const { payload, names } = entry;
@@ -111,20 +116,24 @@ function Details({ entry }: { entry: Entry }) {
             {name}: <Named id={String(value)} names={names} />
           </div>
         ))}
-      {typeof payload.params?.resource === 'string' && <small>resource {payload.params.resource}</small>}
+      {typeof payload.params?.resource === 'string' && (
+        <small>{t('auditLog.resource', { resource: payload.params.resource })}</small>
+      )}
       {isActorChain(payload.params?.actorChain) && <ActorChain chain={payload.params.actorChain} names={names} />}
       {!payload.route && scopeList(payload.params?.scopesRequested) && (
         <div>
           <small>
-            scopes asked {scopeList(payload.params?.scopesRequested)}; issued{' '}
-            {scopeList(payload.params?.scopesIssued) ?? '(none)'}
+            {t('auditLog.scopes', {
+              asked: scopeList(payload.params?.scopesRequested),
+              issued: scopeList(payload.params?.scopesIssued) ?? t('auditLog.noScopes'),
+            })}
           </small>
         </div>
       )}
-      {payload.params?.dpopBound === true && <small> DPoP-bound</small>}
+      {payload.params?.dpopBound === true && <small> {t('auditLog.dpopBound')}</small>}
       {payload.createdId && (
         <div>
-          created: <Named id={payload.createdId} names={names} />
+          {t('auditLog.created')} <Named id={payload.createdId} names={names} />
         </div>
       )}
       {Object.entries(payload.bodyIds ?? {}).map(([name, ids]) => (
@@ -135,14 +144,14 @@ function Details({ entry }: { entry: Entry }) {
           ))}
         </div>
       ))}
-      {payload.fields && <div>fields: {payload.fields.join(', ')}</div>}
+      {payload.fields && <div>{t('auditLog.fields', { fields: payload.fields.join(', ') })}</div>}
       {payload.identifier && (
         <div>
           {payload.identifier.type}: <code>{payload.identifier.value}</code>
         </div>
       )}
       {error && <div class="bad">{error}</div>}
-      {payload.identifier && payload.ip && <small>from {payload.ip}</small>}
+      {payload.identifier && payload.ip && <small>{t('auditLog.from', { ip: payload.ip })}</small>}
     </>
   );
 }
@@ -157,61 +166,67 @@ export function AuditLogPage() {
       continue;
     }
     if (name === 'kind') {
-      for (const [param, wanted] of Object.entries(kinds.find(([kind]) => kind === value)?.[2] ?? {})) {
+      for (const [param, wanted] of Object.entries<string>(isKind(value) ? kinds[value] : {})) {
         query.set(param, wanted);
       }
     } else {
-      query.set(name, name === 'start_time' ? String(new Date(value).getTime()) : value);
+      query.set(name, value);
     }
   }
   const entries = useLoadPage<Entry>(`logs?${query}`);
+  const [error, setError] = useState<ApiError>();
   const apply = (event: Event) => {
-    setFilter(formValues(event));
-    setPage(1);
+    const values = formValues(event);
+    try {
+      const since = enteredInstant(values, 'start_time');
+      setFilter({ ...values, start_time: since === undefined ? undefined : String(since) });
+      setError(undefined);
+      setPage(1);
+    } catch (caught) {
+      setError(toApiError(caught));
+    }
   };
   return (
     <>
-      <h1>Audit log</h1>
-      <form class="card inline" onSubmit={apply} aria-label="Filter">
-        <Field label="Kind" name="kind">
+      <h1>{t('nav.auditLog')}</h1>
+      <form class="card inline" onSubmit={apply} aria-label={t('auditLog.filter')}>
+        <Field label={t('auditLog.kind')} name="kind">
           {(id) => (
             <select id={id} name="kind">
-              {kinds.map(([value, label]) => (
-                <option value={value}>{label}</option>
+              {Object.keys(kinds).map((kind) => (
+                <option value={kind}>{t(`auditLog.kinds.${kind as Kind}`)}</option>
               ))}
             </select>
           )}
         </Field>
-        <Field label="Result" name="result">
+        <Field label={t('webhooks.result')} name="result">
           {(id) => (
             <select id={id} name="result">
-              <option value="">Any</option>
-              <option value="Success">Success</option>
-              <option value="Error">Error</option>
+              <option value="">{t('auditLog.anyResult')}</option>
+              <option value="Success">{t('webhooks.results.Success')}</option>
+              <option value="Error">{t('webhooks.results.Error')}</option>
             </select>
           )}
         </Field>
-        <Field label="User id" name="userId" />
-        <Field label="Application id" name="applicationId" />
-        <Field label="Target id" name="targetId" />
-        <Field label="Since" name="start_time" type="datetime-local" />
-        <button>Filter</button>
+        <Field label={t('auditLog.userId')} name="userId" />
+        <Field label={t('applications.applicationId')} name="applicationId" />
+        <Field label={t('auditLog.targetId')} name="targetId" />
+        <DateTimeField label={t('deliveries.since')} name="start_time" error={error} />
+        <button>{t('auditLog.filter')}</button>
       </form>
       <Loaded state={entries}>
         {({ items, total }) => (
           <>
-            <p>
-              {total} entr{total === 1 ? 'y' : 'ies'}
-            </p>
+            <p>{t('auditLog.entries', { count: total })}</p>
             <table>
               <thead>
                 <tr>
-                  <th>Time</th>
-                  <th>Event</th>
-                  <th>Result</th>
-                  <th>User</th>
-                  <th>Application</th>
-                  <th>Details</th>
+                  <th>{t('webhooks.time')}</th>
+                  <th>{t('webhooks.event')}</th>
+                  <th>{t('webhooks.result')}</th>
+                  <th>{t('common.user')}</th>
+                  <th>{t('roles.application')}</th>
+                  <th>{t('auditLog.details')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -219,7 +234,11 @@ export function AuditLogPage() {
                   <tr key={entry.id}>
                     <td>{formatTime(entry.createdAt)}</td>
                     <td>{entry.key}</td>
-                    <td class={entry.payload.result === 'Success' ? 'ok' : 'bad'}>{entry.payload.result}</td>
+                    <td class={entry.payload.result === 'Success' ? 'ok' : 'bad'}>
+                      {entry.payload.result === 'Success' || entry.payload.result === 'Error'
+                        ? t(`webhooks.results.${entry.payload.result}`)
+                        : entry.payload.result}
+                    </td>
                     <td>
                       <Named id={entry.payload.userId} names={entry.names} />
                     </td>
@@ -233,15 +252,13 @@ export function AuditLogPage() {
                 ))}
               </tbody>
             </table>
-            <nav class="pager" aria-label="Pages">
+            <nav class="pager" aria-label={t('auditLog.pages')}>
               <button type="button" disabled={page === 1} onClick={() => setPage(page - 1)}>
-                Newer
+                {t('auditLog.newer')}
               </button>
-              <span>
-                Page {page} of {Math.max(1, Math.ceil(total / pageSize))}
-              </span>
+              <span>{t('auditLog.page', { page, pages: Math.max(1, Math.ceil(total / pageSize)) })}</span>
               <button type="button" disabled={page * pageSize >= total} onClick={() => setPage(page + 1)}>
-                Older
+                {t('auditLog.older')}
               </button>
             </nav>
           </>

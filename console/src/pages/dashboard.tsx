@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 
+import { formatDay } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
 import { Loaded, useLoad } from '../ui.tsx';
 
 type Pair = { success: number; failure: number };
@@ -10,8 +12,6 @@ type Dashboard = {
 type Series = { label: string; values: number[]; tone: 'good' | 'bad' | 'plain' };
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const dayLabel = (day: number) =>
-  new Date(day).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 /** Stacked daily bars drawn in SVG (no chart library: a few rectangles are all it takes). */
 function BarChart({ title, days, series, note }: { title: string; days: number[]; series: Series[]; note?: string }) {
@@ -34,13 +34,13 @@ function BarChart({ title, days, series, note }: { title: string; days: number[]
           {note && <span>{note}</span>}
         </p>
       </figcaption>
-      <svg viewBox={`0 0 ${width} ${height + 16}`} role="img" aria-label={`${title} per day. ${summary}`}>
+      <svg viewBox={`0 0 ${width} ${height + 16}`} role="img" aria-label={t('dashboard.perDay', { title, summary })}>
         <line x1="0" y1={height} x2={width} y2={height} class="axis" />
         {days.map((day, index) => {
           let y = height;
           return (
             <g key={day}>
-              <title>{`${dayLabel(day)}: ${series.map((one) => `${one.label} ${one.values[index] ?? 0}`).join(', ')}`}</title>
+              <title>{`${formatDay(day)}: ${series.map((one) => `${one.label} ${one.values[index] ?? 0}`).join(', ')}`}</title>
               {series.map((one) => {
                 const barHeight = ((one.values[index] ?? 0) / top) * (height - 4);
                 y -= barHeight;
@@ -59,10 +59,10 @@ function BarChart({ title, days, series, note }: { title: string; days: number[]
           );
         })}
         <text x="0" y={height + 13} class="tick">
-          {dayLabel(days[0])}
+          {formatDay(days[0])}
         </text>
         <text x={width} y={height + 13} class="tick" text-anchor="end">
-          {dayLabel(days[days.length - 1])}
+          {formatDay(days[days.length - 1])}
         </text>
       </svg>
     </figure>
@@ -74,11 +74,11 @@ export function DashboardPage() {
   const dashboard = useLoad<Dashboard>(`dashboard?days=${range}`);
   return (
     <>
-      <h1>Dashboard</h1>
-      <div class="range" role="group" aria-label="Period">
+      <h1>{t('nav.dashboard')}</h1>
+      <div class="range" role="group" aria-label={t('dashboard.period')}>
         {([7, 30] as const).map((days) => (
           <button key={days} type="button" aria-pressed={range === days} onClick={() => setRange(days)}>
-            Last {days} days
+            {t('dashboard.lastDays', { count: days })}
           </button>
         ))}
       </div>
@@ -88,35 +88,59 @@ export function DashboardPage() {
           const delivered = data.days.map((entry) => entry.webhookDeliveries);
           const attempts = sum(delivered.map((pair) => pair.success + pair.failure));
           const rate = attempts
-            ? `${Math.round((sum(delivered.map((pair) => pair.success)) / attempts) * 100)}% succeeded`
-            : 'no deliveries';
+            ? t('dashboard.successRate', {
+                percent: Math.round((sum(delivered.map((pair) => pair.success)) / attempts) * 100),
+              })
+            : t('dashboard.noDeliveries');
           return (
             <div class="charts">
               <BarChart
-                title="Sign-ins"
-                days={days}
-                series={[{ label: 'Sign-ins', values: data.days.map((entry) => entry.signIns), tone: 'plain' }]}
-              />
-              <BarChart
-                title="Registrations"
-                days={days}
-                series={[{ label: 'New users', values: data.days.map((entry) => entry.registrations), tone: 'plain' }]}
-              />
-              <BarChart
-                title="Token exchanges"
+                title={t('dashboard.signIns')}
                 days={days}
                 series={[
-                  { label: 'Succeeded', values: data.days.map((entry) => entry.tokenExchanges.success), tone: 'good' },
-                  { label: 'Refused', values: data.days.map((entry) => entry.tokenExchanges.failure), tone: 'bad' },
+                  { label: t('dashboard.signIns'), values: data.days.map((entry) => entry.signIns), tone: 'plain' },
                 ]}
               />
               <BarChart
-                title="Webhook deliveries"
+                title={t('dashboard.registrations')}
                 days={days}
-                note={`${rate}; median ${data.webhookLatencyP50Ms === null ? '—' : `${data.webhookLatencyP50Ms} ms`}`}
                 series={[
-                  { label: 'Succeeded', values: delivered.map((pair) => pair.success), tone: 'good' },
-                  { label: 'Failed', values: delivered.map((pair) => pair.failure), tone: 'bad' },
+                  {
+                    label: t('dashboard.newUsers'),
+                    values: data.days.map((entry) => entry.registrations),
+                    tone: 'plain',
+                  },
+                ]}
+              />
+              <BarChart
+                title={t('dashboard.tokenExchanges')}
+                days={days}
+                series={[
+                  {
+                    label: t('dashboard.succeeded'),
+                    values: data.days.map((entry) => entry.tokenExchanges.success),
+                    tone: 'good',
+                  },
+                  {
+                    label: t('dashboard.refused'),
+                    values: data.days.map((entry) => entry.tokenExchanges.failure),
+                    tone: 'bad',
+                  },
+                ]}
+              />
+              <BarChart
+                title={t('dashboard.webhookDeliveries')}
+                days={days}
+                note={t('dashboard.median', {
+                  rate,
+                  latency:
+                    data.webhookLatencyP50Ms === null
+                      ? t('common.none')
+                      : t('dashboard.milliseconds', { count: data.webhookLatencyP50Ms }),
+                })}
+                series={[
+                  { label: t('dashboard.succeeded'), values: delivered.map((pair) => pair.success), tone: 'good' },
+                  { label: t('dashboard.failed'), values: delivered.map((pair) => pair.failure), tone: 'bad' },
                 ]}
               />
             </div>

@@ -3,25 +3,28 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { MessagePurpose } from '../../../lib/messages/codes.ts';
 
 import { api } from '../api.ts';
-import { ConfirmButton, Field, FormError, formatTime, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
+import { formatTime } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
+import { Rich } from '../i18n/rich.tsx';
+import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type Details = { subject: string; content: string; contentType?: string; replyTo?: string; sendFrom?: string };
 type Template = { id: string; languageTag: string; templateType: MessagePurpose; details: Details; createdAt: number };
 type Preview = { subject: string; text: string; html?: string; replyTo?: string; senderName?: string };
 
 /** Every purpose an email is sent for, the common ones first (Logto's template types). */
-const purposes: Array<[MessagePurpose, string]> = [
-  ['SignIn', 'Sign-in code'],
-  ['Register', 'Registration code'],
-  ['ForgotPassword', 'Password reset code'],
-  ['OrganizationInvitation', 'Organization invitation'],
-  ['Generic', 'Generic code (for any code purpose without a template)'],
-  ['UserPermissionValidation', 'Code to confirm a sensitive action'],
-  ['BindNewIdentifier', 'Code to link a new email'],
-  ['MfaVerification', 'Second-factor code at sign-in'],
-  ['BindMfa', 'Code to set up email as a second factor'],
+const purposes: MessagePurpose[] = [
+  'SignIn',
+  'Register',
+  'ForgotPassword',
+  'OrganizationInvitation',
+  'Generic',
+  'UserPermissionValidation',
+  'BindNewIdentifier',
+  'MfaVerification',
+  'BindMfa',
 ];
-const labelOf = (type: MessagePurpose) => purposes.find(([purpose]) => purpose === type)?.[1] ?? type;
+const labelOf = (type: MessagePurpose) => t(`emailTemplates.purposes.${type}`);
 
 const codeVariables = ['{{code}}', '{{expiresInMinutes}}'];
 const invitationVariables = [
@@ -131,18 +134,16 @@ function TemplateEditor({
   };
   const error = action.error ?? previewing.error;
   return (
-    <section class="card" aria-label="Template">
+    <section class="card" aria-label={t('emailTemplates.template')}>
       <h2>
         {labelOf(type)} · {languageTag}
       </h2>
       <p class="hint">
-        {stored
-          ? `Saved ${formatTime(stored.createdAt)}: this template is sent instead of the built-in email.`
-          : 'No template saved: the built-in email is sent. Below is a starting point.'}
+        {stored ? t('emailTemplates.saved', { time: formatTime(stored.createdAt) }) : t('emailTemplates.notSaved')}
       </p>
-      <form ref={form} onSubmit={save} aria-label="Email template">
-        <Field label="Subject" name="subject" defaultValue={details.subject} required />
-        <Field label="Body" name="content">
+      <form ref={form} onSubmit={save} aria-label={t('emailTemplates.emailTemplate')}>
+        <Field label={t('emailTemplates.subject')} name="subject" defaultValue={details.subject} required />
+        <Field label={t('emailTemplates.body')} name="content">
           {(id) => (
             <textarea id={id} name="content" class="mono" rows={14} spellcheck={false}>
               {details.content}
@@ -150,32 +151,32 @@ function TemplateEditor({
           )}
         </Field>
         <p class="hint">
-          Variables (Mustache, escaped in HTML):{' '}
+          {t('emailTemplates.variables')}{' '}
           {(type === 'OrganizationInvitation' ? invitationVariables : codeVariables).map((variable) => (
             <code key={variable}>{variable} </code>
           ))}
         </p>
-        <Field label="Body type" name="contentType">
+        <Field label={t('emailTemplates.bodyType')} name="contentType">
           {(id) => (
             <select id={id} name="contentType">
               <option value="text/html" selected={details.contentType !== 'text/plain'}>
-                HTML (a plain-text part is made from it)
+                {t('emailTemplates.html')}
               </option>
               <option value="text/plain" selected={details.contentType === 'text/plain'}>
-                Plain text
+                {t('emailTemplates.plain')}
               </option>
             </select>
           )}
         </Field>
         <Field
-          label="Sender name (optional)"
+          label={t('emailTemplates.sendFrom')}
           name="sendFrom"
 
           defaultValue={details.sendFrom ?? ''}
-          hint="Shown as the sender, with the address of SMTP_FROM."
+          hint={t('emailTemplates.sendFromHint')}
         />
         <Field
-          label="Reply-to address (optional)"
+          label={t('emailTemplates.replyTo')}
           name="replyTo"
           type="email"
 
@@ -184,46 +185,46 @@ function TemplateEditor({
         <FormError error={error} />
         <div class="actions">
           <button type="button" onClick={showPreview} disabled={previewing.busy}>
-            Preview
+            {t('emailTemplates.preview')}
           </button>
           <button class="primary" disabled={action.busy}>
-            Save
+            {t('common.save')}
           </button>
           {stored && (
             <ConfirmButton
-              label="Delete template"
-              question={`Delete the ${labelOf(type)} template in ${languageTag}? The built-in email is sent again.`}
+              label={t('emailTemplates.delete')}
+              question={t('emailTemplates.confirmDelete', { purpose: labelOf(type), language: languageTag })}
               onConfirm={() => action.run(() => api('DELETE', `email-templates/${stored.id}`).then(onChange))}
             />
           )}
-          {action.done && <span role="status"> Saved.</span>}
+          {action.done && <span role="status"> {t('common.saved')}</span>}
         </div>
       </form>
       {/* The frame's document comes from this form's answer: see the editor's comment. */}
       <form ref={frameForm} method="post" action="/console/email-preview" target="email-preview" hidden>
         <input ref={frameHtml} type="hidden" name="html" />
       </form>
-      <section aria-label="Preview" class="preview" hidden={!preview}>
-        <h3>Preview, with sample values</h3>
+      <section aria-label={t('emailTemplates.preview')} class="preview" hidden={!preview}>
+        <h3>{t('emailTemplates.previewHeading')}</h3>
         <dl>
-          <dt>Subject</dt>
+          <dt>{t('emailTemplates.subject')}</dt>
           <dd data-testid="preview-subject">{preview?.subject}</dd>
           {preview?.senderName && (
             <>
-              <dt>From</dt>
+              <dt>{t('emailTemplates.from')}</dt>
               <dd>{preview.senderName}</dd>
             </>
           )}
         </dl>
         <iframe
           name="email-preview"
-          title="Email preview"
+          title={t('emailTemplates.previewFrame')}
           sandbox=""
           hidden={preview?.html === undefined}
           class="email-preview"
         />
         <details open={preview?.html === undefined}>
-          <summary>Plain-text part</summary>
+          <summary>{t('emailTemplates.plainPart')}</summary>
           <pre>{preview?.text}</pre>
         </details>
       </section>
@@ -238,25 +239,23 @@ export function EmailTemplatesPage() {
   const [languageTag, setLanguageTag] = useState('en');
   return (
     <>
-      <h1>Email templates</h1>
+      <h1>{t('nav.emailTemplates')}</h1>
       <p>
-        What the email connector sends for each purpose and language. Where no template matches, a code email takes the
-        Generic template of its language, then the built-in email; templates in <code>en</code> serve every language
-        that has none.
+        <Rich text={t('emailTemplates.intro')} />
       </p>
       <Loaded state={templates}>
         {(list) => (
           <>
             {list.length > 0 && (
               <table>
-                <caption>Saved templates</caption>
+                <caption>{t('emailTemplates.savedTemplates')}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Purpose</th>
-                    <th scope="col">Language</th>
-                    <th scope="col">Subject</th>
+                    <th scope="col">{t('emailTemplates.purpose')}</th>
+                    <th scope="col">{t('shell.language')}</th>
+                    <th scope="col">{t('emailTemplates.subject')}</th>
                     <th scope="col">
-                      <span class="skip">Edit</span>
+                      <span class="skip">{t('emailTemplates.edit')}</span>
                     </th>
                   </tr>
                 </thead>
@@ -275,7 +274,10 @@ export function EmailTemplatesPage() {
                             setLanguageTag(template.languageTag);
                           }}
                         >
-                          Edit {labelOf(template.templateType)} in {template.languageTag}
+                          {t('emailTemplates.editOne', {
+                            purpose: labelOf(template.templateType),
+                            language: template.languageTag,
+                          })}
                         </button>
                       </td>
                     </tr>
@@ -283,23 +285,27 @@ export function EmailTemplatesPage() {
                 </tbody>
               </table>
             )}
-            <form class="card inline" aria-label="Choose a template" onSubmit={(event) => event.preventDefault()}>
-              <Field label="Purpose" name="templateType">
+            <form
+              class="card inline"
+              aria-label={t('emailTemplates.choose')}
+              onSubmit={(event) => event.preventDefault()}
+            >
+              <Field label={t('emailTemplates.purpose')} name="templateType">
                 {(id) => (
                   <select
                     id={id}
                     name="templateType"
                     onChange={(event) => setType(event.currentTarget.value as MessagePurpose)}
                   >
-                    {purposes.map(([purpose, label]) => (
+                    {purposes.map((purpose) => (
                       <option key={purpose} value={purpose} selected={purpose === type}>
-                        {label}
+                        {labelOf(purpose)}
                       </option>
                     ))}
                   </select>
                 )}
               </Field>
-              <Field label="Language tag" name="languageTag">
+              <Field label={t('emailTemplates.languageTag')} name="languageTag">
                 {(id) => (
                   <input
                     id={id}

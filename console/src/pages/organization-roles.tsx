@@ -1,4 +1,5 @@
 import { api } from '../api.ts';
+import { t } from '../i18n/index.ts';
 import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type OrganizationScope = { id: string; name: string; description: string | null };
@@ -39,16 +40,16 @@ export function OrganizationRolesPage() {
     );
   return (
     <>
-      <h1>Organization roles</h1>
+      <h1>{t('nav.organizationRoles')}</h1>
       <FormError error={action.error} fields={[]} />
       <Loaded state={roles}>
         {(items) => (
           <table>
             <thead>
               <tr>
-                <th>Role</th>
-                <th>Type</th>
-                <th>Permissions</th>
+                <th>{t('common.role')}</th>
+                <th>{t('common.type')}</th>
+                <th>{t('resources.permissions')}</th>
                 <th />
               </tr>
             </thead>
@@ -60,7 +61,7 @@ export function OrganizationRolesPage() {
                     <br />
                     <small>{role.description}</small>
                   </td>
-                  <td>{role.type}</td>
+                  <td>{t(`roles.types.${role.type === 'MachineToMachine' ? 'MachineToMachine' : 'User'}`)}</td>
                   <td>
                     {role.scopes.map((scope) => (
                       <span key={scope.id} class="tag">
@@ -68,7 +69,7 @@ export function OrganizationRolesPage() {
                         <button
                           type="button"
                           class="link"
-                          aria-label={`Remove ${scope.name} from ${role.name}`}
+                          aria-label={t('organizationRoles.removeFrom', { permission: scope.name, role: role.name })}
                           onClick={() =>
                             void action.run(() =>
                               api('DELETE', `organization-roles/${role.id}/scopes/${scope.id}`).then(roles.reload),
@@ -80,10 +81,10 @@ export function OrganizationRolesPage() {
                       </span>
                     ))}
                     <select
-                      aria-label={`Add a permission to ${role.name}`}
+                      aria-label={t('organizationRoles.addTo', { role: role.name })}
                       onChange={(event) => event.currentTarget.value && grant(role.id, event.currentTarget.value)}
                     >
-                      <option value="">Add permission…</option>
+                      <option value="">{t('organizationRoles.addPermission')}</option>
                       {(scopes.data ?? [])
                         .filter((scope) => !role.scopes.some((held) => held.id === scope.id))
                         .map((scope) => (
@@ -93,8 +94,8 @@ export function OrganizationRolesPage() {
                   </td>
                   <td>
                     <ConfirmButton
-                      label="Delete"
-                      question={`Delete the organization role ${role.name}?`}
+                      label={t('common.delete')}
+                      question={t('organizationRoles.confirmDeleteRole', { name: role.name })}
                       onConfirm={() =>
                         action.run(() => api('DELETE', `organization-roles/${role.id}`).then(roles.reload))
                       }
@@ -106,22 +107,22 @@ export function OrganizationRolesPage() {
           </table>
         )}
       </Loaded>
-      <form class="card inline" onSubmit={createRole} aria-label="Create an organization role">
-        <Field label="Role name" name="name" required />
-        <Field label="Description" name="description" />
-        <Field label="Type" name="type">
+      <form class="card inline" onSubmit={createRole} aria-label={t('organizationRoles.createRole')}>
+        <Field label={t('organizationRoles.roleName')} name="name" required />
+        <Field label={t('common.description')} name="description" />
+        <Field label={t('common.type')} name="type">
           {(id) => (
             <select id={id} name="type">
-              <option value="User">User</option>
-              <option value="MachineToMachine">Machine-to-machine</option>
+              <option value="User">{t('roles.types.User')}</option>
+              <option value="MachineToMachine">{t('roles.types.MachineToMachine')}</option>
             </select>
           )}
         </Field>
         <button class="primary" disabled={action.busy}>
-          Create role
+          {t('roles.createButton')}
         </button>
       </form>
-      <h2>Organization permissions</h2>
+      <h2>{t('organizationRoles.permissions')}</h2>
       <Loaded state={scopes}>
         {(items) => (
           <ul>
@@ -129,8 +130,8 @@ export function OrganizationRolesPage() {
               <li key={scope.id}>
                 <code>{scope.name}</code> {scope.description}{' '}
                 <ConfirmButton
-                  label="Delete"
-                  question={`Delete the organization permission ${scope.name}?`}
+                  label={t('common.delete')}
+                  question={t('organizationRoles.confirmDeletePermission', { name: scope.name })}
                   onConfirm={() =>
                     action.run(() =>
                       api('DELETE', `organization-scopes/${scope.id}`).then(() => {
@@ -145,11 +146,11 @@ export function OrganizationRolesPage() {
           </ul>
         )}
       </Loaded>
-      <form class="card inline" onSubmit={createScope} aria-label="Create an organization permission">
-        <Field label="Permission name" name="name" placeholder="invite:member" required />
-        <Field label="Description" name="description" />
+      <form class="card inline" onSubmit={createScope} aria-label={t('organizationRoles.createPermission')}>
+        <Field label={t('resources.permissionName')} name="name" placeholder="invite:member" required />
+        <Field label={t('common.description')} name="description" />
         <button class="primary" disabled={action.busy}>
-          Create permission
+          {t('organizationRoles.createPermissionButton')}
         </button>
       </form>
     </>

@@ -1,16 +1,8 @@
 import { api } from '../api.ts';
+import { formatTime } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
 import { Link, navigate } from '../router.tsx';
-import {
-  ConfirmButton,
-  DeleteCard,
-  Field,
-  FormError,
-  formatTime,
-  formValues,
-  Loaded,
-  useAction,
-  useLoad,
-} from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type Organization = { id: string; name: string; description: string | null; createdAt: number };
 type Member = {
@@ -32,6 +24,9 @@ type Invitation = {
 type User = { id: string; username: string | null; name: string | null };
 
 const week = 7 * 24 * 60 * 60 * 1000;
+/** An invitation's status as the catalogue names it (Logto's values; an unknown one reads as pending). */
+const invitationStatus = (status: string) =>
+  (['Pending', 'Accepted', 'Expired', 'Revoked'] as const).find((known) => known === status) ?? 'Pending';
 const who = (user: { id: string; username: string | null; name: string | null }) =>
   user.name ?? user.username ?? user.id;
 
@@ -47,12 +42,12 @@ export function OrganizationsPage() {
   };
   return (
     <>
-      <h1>Organizations</h1>
-      <form class="card inline" onSubmit={create} aria-label="Create an organization">
-        <Field label="Name" name="name" error={action.error} required />
-        <Field label="Description" name="description" error={action.error} />
+      <h1>{t('nav.organizations')}</h1>
+      <form class="card inline" onSubmit={create} aria-label={t('organizations.create')}>
+        <Field label={t('common.name')} name="name" error={action.error} required />
+        <Field label={t('common.description')} name="description" error={action.error} />
         <button class="primary" disabled={action.busy}>
-          Create organization
+          {t('organizations.createButton')}
         </button>
         <FormError error={action.error} fields={['name', 'description']} />
       </form>
@@ -61,9 +56,9 @@ export function OrganizationsPage() {
           <table>
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Description</th>
-                <th>Created</th>
+                <th>{t('common.name')}</th>
+                <th>{t('common.description')}</th>
+                <th>{t('applications.created')}</th>
               </tr>
             </thead>
             <tbody>
@@ -99,21 +94,21 @@ export function OrganizationPage({ id }: { id: string }) {
       {(loaded) => (
         <>
           <p>
-            <Link to="/organizations">← Organizations</Link>
+            <Link to="/organizations">{t('organizations.back')}</Link>
           </p>
           <h1>{loaded.name}</h1>
-          <form class="card" onSubmit={save} aria-label="Settings">
-            <h2>Settings</h2>
-            <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
+          <form class="card" onSubmit={save} aria-label={t('common.settings')}>
+            <h2>{t('common.settings')}</h2>
+            <Field label={t('common.name')} name="name" defaultValue={loaded.name} error={action.error} required />
             <Field
-              label="Description"
+              label={t('common.description')}
               name="description"
               defaultValue={loaded.description ?? ''}
               error={action.error}
             />
             <FormError error={action.error} fields={['name', 'description']} />
             <button class="primary" disabled={action.busy}>
-              Save
+              {t('common.save')}
             </button>
           </form>
           <Members organizationId={id} roles={(roles.data ?? []).filter((role) => role.type === 'User')} />
@@ -121,8 +116,8 @@ export function OrganizationPage({ id }: { id: string }) {
           <Invitations organizationId={id} roles={(roles.data ?? []).filter((role) => role.type === 'User')} />
           <JitDomains organizationId={id} />
           <DeleteCard
-            label="Delete organization"
-            question={`Delete the organization ${loaded.name}? Members lose its roles.`}
+            label={t('organizations.delete')}
+            question={t('organizations.confirmDelete', { name: loaded.name })}
             path={`organizations/${id}`}
             back="/organizations"
           />
@@ -150,14 +145,14 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
     );
   return (
     <section class="card" aria-labelledby="members">
-      <h2 id="members">Members</h2>
+      <h2 id="members">{t('organizations.members')}</h2>
       <Loaded state={members}>
         {(items) => (
           <table>
             <thead>
               <tr>
-                <th>Member</th>
-                <th>Roles</th>
+                <th>{t('organizations.member')}</th>
+                <th>{t('common.roles')}</th>
                 <th />
               </tr>
             </thead>
@@ -174,7 +169,7 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
                         <button
                           type="button"
                           class="link"
-                          aria-label={`Remove role ${role.name} from ${who(member)}`}
+                          aria-label={t('organizations.removeRole', { role: role.name, member: who(member) })}
                           onClick={() =>
                             void action.run(() =>
                               api('DELETE', `organizations/${organizationId}/users/${member.id}/roles/${role.id}`).then(
@@ -188,10 +183,10 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
                       </span>
                     ))}
                     <select
-                      aria-label={`Give ${who(member)} a role`}
+                      aria-label={t('organizations.giveRole', { member: who(member) })}
                       onChange={(event) => event.currentTarget.value && giveRole(member.id, event.currentTarget.value)}
                     >
-                      <option value="">Add role…</option>
+                      <option value="">{t('organizations.addRole')}</option>
                       {roles
                         .filter((role) => !member.organizationRoles.some((held) => held.id === role.id))
                         .map((role) => (
@@ -201,8 +196,8 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
                   </td>
                   <td>
                     <ConfirmButton
-                      label="Remove"
-                      question={`Remove ${who(member)} from this organization?`}
+                      label={t('common.remove')}
+                      question={t('organizations.confirmRemove', { name: who(member) })}
                       onConfirm={() =>
                         action.run(() =>
                           api('DELETE', `organizations/${organizationId}/users/${member.id}`).then(members.reload),
@@ -216,8 +211,8 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
           </table>
         )}
       </Loaded>
-      <form class="inline" onSubmit={add} aria-label="Add a member">
-        <Field label="User" name="userId">
+      <form class="inline" onSubmit={add} aria-label={t('organizations.addMember')}>
+        <Field label={t('common.user')} name="userId">
           {(id) => (
             <select id={id} name="userId" required>
               {(users.data ?? []).map((user) => (
@@ -226,7 +221,7 @@ function Members({ organizationId, roles }: { organizationId: string; roles: Org
             </select>
           )}
         </Field>
-        <button disabled={action.busy}>Add member</button>
+        <button disabled={action.busy}>{t('organizations.addMemberButton')}</button>
       </form>
       <FormError error={action.error} />
     </section>
@@ -247,8 +242,8 @@ function Applications({ organizationId }: { organizationId: string }) {
   };
   return (
     <section class="card" aria-labelledby="organization-applications">
-      <h2 id="organization-applications">Applications</h2>
-      <p>Machine-to-machine applications can be members, to get organization tokens.</p>
+      <h2 id="organization-applications">{t('nav.applications')}</h2>
+      <p>{t('organizations.applicationsHelp')}</p>
       <Loaded state={members}>
         {(items) => (
           <ul>
@@ -256,8 +251,8 @@ function Applications({ organizationId }: { organizationId: string }) {
               <li key={application.id}>
                 <Link to={`/applications/${application.id}`}>{application.name}</Link>{' '}
                 <ConfirmButton
-                  label="Remove"
-                  question={`Remove ${application.name} from this organization?`}
+                  label={t('common.remove')}
+                  question={t('organizations.confirmRemove', { name: application.name })}
                   onConfirm={() =>
                     action.run(() =>
                       api('DELETE', `organizations/${organizationId}/applications/${application.id}`).then(
@@ -271,8 +266,8 @@ function Applications({ organizationId }: { organizationId: string }) {
           </ul>
         )}
       </Loaded>
-      <form class="inline" onSubmit={add} aria-label="Add an application">
-        <Field label="Application" name="applicationId">
+      <form class="inline" onSubmit={add} aria-label={t('organizations.addApplication')}>
+        <Field label={t('roles.application')} name="applicationId">
           {(id) => (
             <select id={id} name="applicationId" required>
               {(applications.data ?? []).map((application) => (
@@ -281,7 +276,7 @@ function Applications({ organizationId }: { organizationId: string }) {
             </select>
           )}
         </Field>
-        <button disabled={action.busy}>Add application</button>
+        <button disabled={action.busy}>{t('organizations.addApplicationButton')}</button>
       </form>
       <FormError error={action.error} />
     </section>
@@ -307,16 +302,16 @@ function Invitations({ organizationId, roles }: { organizationId: string; roles:
   };
   return (
     <section class="card" aria-labelledby="invitations">
-      <h2 id="invitations">Invitations</h2>
+      <h2 id="invitations">{t('organizations.invitations')}</h2>
       <Loaded state={invitations}>
         {(items) => (
           <table>
             <thead>
               <tr>
-                <th>Invitee</th>
-                <th>Status</th>
-                <th>Roles</th>
-                <th>Expires</th>
+                <th>{t('organizations.invitee')}</th>
+                <th>{t('users.status')}</th>
+                <th>{t('common.roles')}</th>
+                <th>{t('applications.expires')}</th>
                 <th />
               </tr>
             </thead>
@@ -324,14 +319,14 @@ function Invitations({ organizationId, roles }: { organizationId: string; roles:
               {items.map((invitation) => (
                 <tr key={invitation.id}>
                   <td>{invitation.invitee}</td>
-                  <td>{invitation.status}</td>
+                  <td>{t(`organizations.statuses.${invitationStatus(invitation.status)}`)}</td>
                   <td>{invitation.organizationRoles.map((role) => role.name).join(', ')}</td>
                   <td>{formatTime(invitation.expiresAt)}</td>
                   <td>
                     {invitation.status === 'Pending' && (
                       <ConfirmButton
-                        label="Revoke"
-                        question={`Revoke the invitation of ${invitation.invitee}?`}
+                        label={t('users.revoke')}
+                        question={t('organizations.confirmRevoke', { invitee: invitation.invitee })}
                         onConfirm={() =>
                           action.run(() =>
                             api('PUT', `organization-invitations/${invitation.id}/status`, { status: 'Revoked' }).then(
@@ -348,19 +343,19 @@ function Invitations({ organizationId, roles }: { organizationId: string; roles:
           </table>
         )}
       </Loaded>
-      <form class="inline" onSubmit={invite} aria-label="Invite">
-        <Field label="Email" name="invitee" type="email" error={action.error} required />
-        <Field label="Role" name="organizationRoleId">
+      <form class="inline" onSubmit={invite} aria-label={t('organizations.invite')}>
+        <Field label={t('common.email')} name="invitee" type="email" error={action.error} required />
+        <Field label={t('common.role')} name="organizationRoleId">
           {(id) => (
             <select id={id} name="organizationRoleId">
-              <option value="">None</option>
+              <option value="">{t('organizations.noRole')}</option>
               {roles.map((role) => (
                 <option value={role.id}>{role.name}</option>
               ))}
             </select>
           )}
         </Field>
-        <button disabled={action.busy}>Invite (valid 7 days)</button>
+        <button disabled={action.busy}>{t('organizations.inviteButton')}</button>
       </form>
       <FormError error={action.error} fields={['invitee']} />
     </section>
@@ -381,8 +376,8 @@ function JitDomains({ organizationId }: { organizationId: string }) {
   };
   return (
     <section class="card" aria-labelledby="jit">
-      <h2 id="jit">Just-in-time membership</h2>
-      <p>Users who register or link a verified email at these domains join this organization.</p>
+      <h2 id="jit">{t('organizations.jit')}</h2>
+      <p>{t('organizations.jitHelp')}</p>
       <Loaded state={domains}>
         {(items) => (
           <ul>
@@ -390,8 +385,8 @@ function JitDomains({ organizationId }: { organizationId: string }) {
               <li key={emailDomain}>
                 {emailDomain}{' '}
                 <ConfirmButton
-                  label="Remove"
-                  question={`Stop adding users of ${emailDomain}?`}
+                  label={t('common.remove')}
+                  question={t('organizations.confirmRemoveDomain', { domain: emailDomain })}
                   onConfirm={() =>
                     action.run(() =>
                       api(
@@ -406,9 +401,15 @@ function JitDomains({ organizationId }: { organizationId: string }) {
           </ul>
         )}
       </Loaded>
-      <form class="inline" onSubmit={add} aria-label="Add an email domain">
-        <Field label="Email domain" name="emailDomain" placeholder="example.com" error={action.error} required />
-        <button disabled={action.busy}>Add domain</button>
+      <form class="inline" onSubmit={add} aria-label={t('organizations.addDomain')}>
+        <Field
+          label={t('organizations.emailDomain')}
+          name="emailDomain"
+          placeholder="example.com"
+          error={action.error}
+          required
+        />
+        <button disabled={action.busy}>{t('organizations.addDomainButton')}</button>
       </form>
       <FormError error={action.error} fields={['emailDomain']} />
     </section>

@@ -1,4 +1,5 @@
 import { api } from '../api.ts';
+import { t } from '../i18n/index.ts';
 import { Link, navigate } from '../router.tsx';
 import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
@@ -19,11 +20,11 @@ export function ResourcesPage() {
   };
   return (
     <>
-      <h1>API resources</h1>
-      <form class="card inline" onSubmit={create} aria-label="Create an API resource">
-        <Field label="Name" name="name" error={action.error} required />
+      <h1>{t('nav.resources')}</h1>
+      <form class="card inline" onSubmit={create} aria-label={t('resources.create')}>
+        <Field label={t('common.name')} name="name" error={action.error} required />
         <Field
-          label="Identifier (indicator)"
+          label={t('resources.indicator')}
           name="indicator"
           type="url"
           placeholder="https://api.example.com"
@@ -31,7 +32,7 @@ export function ResourcesPage() {
           required
         />
         <button class="primary" disabled={action.busy}>
-          Create API
+          {t('resources.createButton')}
         </button>
         <FormError error={action.error} fields={['name', 'indicator']} />
       </form>
@@ -40,9 +41,9 @@ export function ResourcesPage() {
           <table>
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Identifier</th>
-                <th>Token TTL</th>
+                <th>{t('common.name')}</th>
+                <th>{t('resources.identifier')}</th>
+                <th>{t('resources.tokenTtl')}</th>
               </tr>
             </thead>
             <tbody>
@@ -54,7 +55,7 @@ export function ResourcesPage() {
                   <td>
                     <code>{resource.indicator}</code>
                   </td>
-                  <td>{resource.accessTokenTtl} s</td>
+                  <td>{t('resources.seconds', { count: resource.accessTokenTtl })}</td>
                 </tr>
               ))}
             </tbody>
@@ -81,19 +82,19 @@ export function ResourcePage({ id }: { id: string }) {
       {(loaded) => (
         <>
           <p>
-            <Link to="/resources">← API resources</Link>
+            <Link to="/resources">{t('resources.back')}</Link>
           </p>
           <h1>{loaded.name}</h1>
           <p>
-            Identifier: <code>{loaded.indicator}</code>
+            {t('resources.identifierIs')} <code>{loaded.indicator}</code>
           </p>
-          {fixed && <p>The management API belongs to the service: it cannot be changed.</p>}
+          {fixed && <p>{t('resources.fixed')}</p>}
           {!fixed && (
-            <form class="card" onSubmit={save} aria-label="Settings">
-              <h2>Settings</h2>
-              <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
+            <form class="card" onSubmit={save} aria-label={t('common.settings')}>
+              <h2>{t('common.settings')}</h2>
+              <Field label={t('common.name')} name="name" defaultValue={loaded.name} error={action.error} required />
               <Field
-                label="Access token lifetime (seconds)"
+                label={t('resources.lifetime')}
                 name="accessTokenTtl"
                 type="number"
                 min={1}
@@ -103,16 +104,16 @@ export function ResourcePage({ id }: { id: string }) {
               />
               <FormError error={action.error} fields={['name', 'accessTokenTtl']} />
               <button class="primary" disabled={action.busy}>
-                Save
+                {t('common.save')}
               </button>
-              {action.done && <span role="status"> Saved.</span>}
+              {action.done && <span role="status"> {t('common.saved')}</span>}
             </form>
           )}
           <Permissions resourceId={id} fixed={fixed} />
           {!fixed && (
             <DeleteCard
-              label="Delete API"
-              question={`Delete the API ${loaded.name} and its permissions?`}
+              label={t('resources.delete')}
+              question={t('resources.confirmDelete', { name: loaded.name })}
               path={`resources/${id}`}
               back="/resources"
             />
@@ -137,14 +138,14 @@ function Permissions({ resourceId, fixed }: { resourceId: string; fixed: boolean
   };
   return (
     <section class="card" aria-labelledby="permissions">
-      <h2 id="permissions">Permissions</h2>
+      <h2 id="permissions">{t('resources.permissions')}</h2>
       <Loaded state={scopes}>
         {(items) => (
           <table>
             <thead>
               <tr>
-                <th>Permission</th>
-                <th>Description</th>
+                <th>{t('resources.permission')}</th>
+                <th>{t('common.description')}</th>
                 <th />
               </tr>
             </thead>
@@ -158,8 +159,8 @@ function Permissions({ resourceId, fixed }: { resourceId: string; fixed: boolean
                   <td>
                     {!fixed && (
                       <ConfirmButton
-                        label="Delete"
-                        question={`Delete the permission ${scope.name}? Roles lose it.`}
+                        label={t('common.delete')}
+                        question={t('resources.confirmDeletePermission', { name: scope.name })}
                         onConfirm={() =>
                           action.run(() =>
                             api('DELETE', `resources/${resourceId}/scopes/${scope.id}`).then(scopes.reload),
@@ -175,10 +176,16 @@ function Permissions({ resourceId, fixed }: { resourceId: string; fixed: boolean
         )}
       </Loaded>
       {!fixed && (
-        <form class="inline" onSubmit={add} aria-label="Add a permission">
-          <Field label="Permission name" name="name" placeholder="read:orders" error={action.error} required />
-          <Field label="Description" name="description" error={action.error} />
-          <button disabled={action.busy}>Add permission</button>
+        <form class="inline" onSubmit={add} aria-label={t('resources.addPermission')}>
+          <Field
+            label={t('resources.permissionName')}
+            name="name"
+            placeholder="read:orders"
+            error={action.error}
+            required
+          />
+          <Field label={t('common.description')} name="description" error={action.error} />
+          <button disabled={action.busy}>{t('resources.addPermissionButton')}</button>
         </form>
       )}
       <FormError error={action.error} fields={['name', 'description']} />

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
+import { t } from '../i18n/index.ts';
 import { Link, navigate } from '../router.tsx';
 import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
@@ -21,20 +22,20 @@ export function RolesPage() {
   };
   return (
     <>
-      <h1>Roles</h1>
-      <form class="card inline" onSubmit={create} aria-label="Create a role">
-        <Field label="Name" name="name" error={action.error} required />
-        <Field label="Description" name="description" error={action.error} required />
-        <Field label="Type" name="type">
+      <h1>{t('nav.roles')}</h1>
+      <form class="card inline" onSubmit={create} aria-label={t('roles.create')}>
+        <Field label={t('common.name')} name="name" error={action.error} required />
+        <Field label={t('common.description')} name="description" error={action.error} required />
+        <Field label={t('common.type')} name="type">
           {(id) => (
             <select id={id} name="type">
-              <option value="User">User</option>
-              <option value="MachineToMachine">Machine-to-machine</option>
+              <option value="User">{t('roles.types.User')}</option>
+              <option value="MachineToMachine">{t('roles.types.MachineToMachine')}</option>
             </select>
           )}
         </Field>
         <button class="primary" disabled={action.busy}>
-          Create role
+          {t('roles.createButton')}
         </button>
         <FormError error={action.error} fields={['name', 'description']} />
       </form>
@@ -43,9 +44,9 @@ export function RolesPage() {
           <table>
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Type</th>
-                <th>Description</th>
+                <th>{t('common.name')}</th>
+                <th>{t('common.type')}</th>
+                <th>{t('common.description')}</th>
               </tr>
             </thead>
             <tbody>
@@ -53,9 +54,9 @@ export function RolesPage() {
                 <tr key={role.id}>
                   <td>
                     <Link to={`/roles/${role.id}`}>{role.name}</Link>
-                    {role.isDefault ? ' (default)' : ''}
+                    {role.isDefault ? ` ${t('roles.default')}` : ''}
                   </td>
-                  <td>{role.type}</td>
+                  <td>{t(`roles.types.${role.type}`)}</td>
                   <td>{role.description}</td>
                 </tr>
               ))}
@@ -82,14 +83,14 @@ export function RolePage({ id }: { id: string }) {
       {(loaded) => (
         <>
           <p>
-            <Link to="/roles">← Roles</Link>
+            <Link to="/roles">{t('roles.back')}</Link>
           </p>
           <h1>{loaded.name}</h1>
-          <form class="card" onSubmit={save} aria-label="Settings">
-            <h2>Settings ({loaded.type})</h2>
-            <Field label="Name" name="name" defaultValue={loaded.name} error={action.error} required />
+          <form class="card" onSubmit={save} aria-label={t('common.settings')}>
+            <h2>{t('roles.settingsOf', { type: t(`roles.types.${loaded.type}`) })}</h2>
+            <Field label={t('common.name')} name="name" defaultValue={loaded.name} error={action.error} required />
             <Field
-              label="Description"
+              label={t('common.description')}
               name="description"
               defaultValue={loaded.description}
               error={action.error}
@@ -97,15 +98,15 @@ export function RolePage({ id }: { id: string }) {
             />
             <FormError error={action.error} fields={['name', 'description']} />
             <button class="primary" disabled={action.busy}>
-              Save
+              {t('common.save')}
             </button>
-            {action.done && <span role="status"> Saved.</span>}
+            {action.done && <span role="status"> {t('common.saved')}</span>}
           </form>
           <RolePermissions roleId={id} />
           <RoleHolders roleId={id} kind={loaded.type === 'User' ? 'users' : 'applications'} />
           <DeleteCard
-            label="Delete role"
-            question={`Delete the role ${loaded.name}? Its holders lose its permissions.`}
+            label={t('roles.delete')}
+            question={t('roles.confirmDelete', { name: loaded.name })}
             path={`roles/${id}`}
             back="/roles"
           />
@@ -127,7 +128,7 @@ function RolePermissions({ roleId }: { roleId: string }) {
   };
   return (
     <section class="card" aria-labelledby="role-permissions">
-      <h2 id="role-permissions">Permissions</h2>
+      <h2 id="role-permissions">{t('resources.permissions')}</h2>
       <Loaded state={scopes}>
         {(items) => (
           <ul>
@@ -135,8 +136,8 @@ function RolePermissions({ roleId }: { roleId: string }) {
               <li key={scope.id}>
                 <code>{scope.name}</code> {scope.resource && <small>({scope.resource.name})</small>}{' '}
                 <ConfirmButton
-                  label="Remove"
-                  question={`Remove the permission ${scope.name} from this role?`}
+                  label={t('common.remove')}
+                  question={t('roles.confirmRemovePermission', { name: scope.name })}
                   onConfirm={() =>
                     action.run(() => api('DELETE', `roles/${roleId}/scopes/${scope.id}`).then(scopes.reload))
                   }
@@ -146,18 +147,18 @@ function RolePermissions({ roleId }: { roleId: string }) {
           </ul>
         )}
       </Loaded>
-      <form class="inline" onSubmit={add} aria-label="Add a permission">
-        <Field label="API" name="resource">
+      <form class="inline" onSubmit={add} aria-label={t('resources.addPermission')}>
+        <Field label={t('roles.api')} name="resource">
           {(id) => (
             <select id={id} onChange={(event) => setResourceId(event.currentTarget.value || undefined)}>
-              <option value="">Choose an API…</option>
+              <option value="">{t('roles.chooseApi')}</option>
               {(resources.data ?? []).map((resource) => (
                 <option value={resource.id}>{resource.name}</option>
               ))}
             </select>
           )}
         </Field>
-        <Field label="Permission" name="scopeId">
+        <Field label={t('resources.permission')} name="scopeId">
           {(id) => (
             <select id={id} name="scopeId" required>
               {(available.data ?? []).map((scope) => (
@@ -166,7 +167,7 @@ function RolePermissions({ roleId }: { roleId: string }) {
             </select>
           )}
         </Field>
-        <button disabled={action.busy || !resourceId}>Add permission</button>
+        <button disabled={action.busy || !resourceId}>{t('resources.addPermissionButton')}</button>
       </form>
       <FormError error={action.error} />
     </section>
@@ -187,7 +188,7 @@ function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applic
   };
   return (
     <section class="card" aria-labelledby="role-holders">
-      <h2 id="role-holders">Assigned {kind}</h2>
+      <h2 id="role-holders">{t(`roles.assigned.${kind}`)}</h2>
       <Loaded state={holders}>
         {(items) => (
           <ul>
@@ -195,8 +196,8 @@ function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applic
               <li key={holder.id}>
                 <Link to={`/${kind}/${holder.id}`}>{label(holder)}</Link>{' '}
                 <ConfirmButton
-                  label="Remove"
-                  question={`Take this role from ${label(holder)}?`}
+                  label={t('common.remove')}
+                  question={t('roles.confirmTake', { name: label(holder) })}
                   onConfirm={() =>
                     action.run(() => api('DELETE', `roles/${roleId}/${kind}/${holder.id}`).then(holders.reload))
                   }
@@ -206,8 +207,8 @@ function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applic
           </ul>
         )}
       </Loaded>
-      <form class="inline" onSubmit={add} aria-label={`Assign to ${kind}`}>
-        <Field label={kind === 'users' ? 'User' : 'Application'} name="holderId">
+      <form class="inline" onSubmit={add} aria-label={t(`roles.assignTo.${kind}`)}>
+        <Field label={kind === 'users' ? t('common.user') : t('roles.application')} name="holderId">
           {(id) => (
             <select id={id} name="holderId" required>
               {(candidates.data ?? []).map((holder) => (
@@ -216,7 +217,7 @@ function RoleHolders({ roleId, kind }: { roleId: string; kind: 'users' | 'applic
             </select>
           )}
         </Field>
-        <button disabled={action.busy}>Assign</button>
+        <button disabled={action.busy}>{t('roles.assign')}</button>
       </form>
       <FormError error={action.error} />
     </section>

@@ -1,4 +1,5 @@
 import { api } from '../api.ts';
+import { t } from '../i18n/index.ts';
 import { Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
 type Identifier = 'username' | 'email' | 'phone';
@@ -24,30 +25,13 @@ type Settings = {
 };
 
 const identifiers: Identifier[] = ['username', 'email', 'phone'];
-const signInModes: Array<[Settings['signInMode'], string]> = [
-  ['SignInAndRegister', 'Sign in and register'],
-  ['SignIn', 'Sign in only'],
-  ['Register', 'Register only'],
-];
+/** The choices, in the order offered; each is named by `signInExperience.<list>.<value>`. */
+const signInModes: Array<Settings['signInMode']> = ['SignInAndRegister', 'SignIn', 'Register'];
 /** The second factors the service implements, in Logto's order. */
-const mfaFactors: Array<[string, string]> = [
-  ['Totp', 'Authenticator app (TOTP)'],
-  ['WebAuthn', 'Passkey (WebAuthn)'],
-  ['EmailVerificationCode', "Code sent to the user's email"],
-  ['PhoneVerificationCode', "Code sent to the user's phone"],
-  ['BackupCode', 'Backup codes (beside another factor)'],
-];
+const mfaFactors = ['Totp', 'WebAuthn', 'EmailVerificationCode', 'PhoneVerificationCode', 'BackupCode'] as const;
 /** Logto's `passkeySignIn` switches. */
-const passkeySignInOptions: Array<[keyof Settings['passkeySignIn'], string]> = [
-  ['enabled', 'Users may sign in with a passkey alone (no password)'],
-  ['showPasskeyButton', 'Show a "Sign in with a passkey" button'],
-  ['allowAutofill', "Offer passkeys in the username field's autofill"],
-];
-const mfaPolicies: Array<[string, string]> = [
-  ['UserControlled', 'Users choose whether to set up MFA'],
-  ['Mandatory', 'Every user must set up MFA'],
-  ['NoPrompt', 'Never ask for MFA'],
-];
+const passkeySignInOptions: Array<keyof Settings['passkeySignIn']> = ['enabled', 'showPasskeyButton', 'allowAutofill'];
+const mfaPolicies = ['UserControlled', 'Mandatory', 'NoPrompt'] as const;
 
 /** Identifiers, password policy, lockout, MFA policy and passkey sign-in: GET/PATCH /api/sign-in-exp. */
 export function SignInExperiencePage() {
@@ -81,7 +65,7 @@ export function SignInExperiencePage() {
     body.sentinelPolicy = { maxAttempts: Number(values.maxAttempts), lockoutDuration: Number(values.lockoutDuration) };
     body.mfa = { factors: form.getAll('mfaFactors').map(String), policy: values.mfaPolicy };
     const passkeySignIn = form.getAll('passkeySignIn').map(String);
-    body.passkeySignIn = Object.fromEntries(passkeySignInOptions.map(([name]) => [name, passkeySignIn.includes(name)]));
+    body.passkeySignIn = Object.fromEntries(passkeySignInOptions.map((name) => [name, passkeySignIn.includes(name)]));
     void action.run(async () => {
       await api('PATCH', 'sign-in-exp', body);
       settings.reload();
@@ -89,23 +73,23 @@ export function SignInExperiencePage() {
   };
   return (
     <>
-      <h1>Sign-in experience</h1>
+      <h1>{t('nav.signInExperience')}</h1>
       <Loaded state={settings}>
         {(current) => (
-          <form class="card" onSubmit={(event) => save(event, current)} aria-label="Sign-in experience">
-            <Field label="Who may come in" name="signInMode">
+          <form class="card" onSubmit={(event) => save(event, current)} aria-label={t('nav.signInExperience')}>
+            <Field label={t('signInExperience.mode')} name="signInMode">
               {(id) => (
                 <select id={id} name="signInMode">
-                  {signInModes.map(([mode, label]) => (
+                  {signInModes.map((mode) => (
                     <option value={mode} selected={mode === current.signInMode}>
-                      {label}
+                      {t(`signInExperience.modes.${mode}`)}
                     </option>
                   ))}
                 </select>
               )}
             </Field>
             <fieldset>
-              <legend>Sign-up identifiers</legend>
+              <legend>{t('signInExperience.signUpIdentifiers')}</legend>
               {identifiers.map((identifier) => (
                 <label key={identifier} class="check">
                   <input
@@ -114,12 +98,12 @@ export function SignInExperiencePage() {
                     value={identifier}
                     defaultChecked={current.signUp.identifiers.includes(identifier)}
                   />{' '}
-                  {identifier}
+                  {t(`signInExperience.identifiers.${identifier}`)}
                 </label>
               ))}
             </fieldset>
             <fieldset>
-              <legend>Sign-in identifiers</legend>
+              <legend>{t('signInExperience.signInIdentifiers')}</legend>
               {identifiers.map((identifier) => (
                 <label key={identifier} class="check">
                   <input
@@ -128,14 +112,14 @@ export function SignInExperiencePage() {
                     value={identifier}
                     defaultChecked={current.signIn.methods.some((method) => method.identifier === identifier)}
                   />{' '}
-                  {identifier}
+                  {t(`signInExperience.identifiers.${identifier}`)}
                 </label>
               ))}
             </fieldset>
             <fieldset>
-              <legend>Password policy</legend>
+              <legend>{t('signInExperience.passwordPolicy')}</legend>
               <Field
-                label="Minimum length"
+                label={t('signInExperience.minLength')}
                 name="minLength"
                 type="number"
                 min={1}
@@ -143,7 +127,7 @@ export function SignInExperiencePage() {
                 defaultValue={String(current.passwordPolicy.length.min)}
               />
               <Field
-                label="Character types required (of lower, upper, digit, symbol)"
+                label={t('signInExperience.characterTypes')}
                 name="characterTypes"
                 type="number"
                 min={1}
@@ -152,9 +136,9 @@ export function SignInExperiencePage() {
               />
             </fieldset>
             <fieldset>
-              <legend>Lockout</legend>
+              <legend>{t('signInExperience.lockout')}</legend>
               <Field
-                label="Failed attempts before lockout"
+                label={t('signInExperience.maxAttempts')}
                 name="maxAttempts"
                 type="number"
                 min={1}
@@ -162,7 +146,7 @@ export function SignInExperiencePage() {
                 defaultValue={String(current.sentinelPolicy.maxAttempts)}
               />
               <Field
-                label="Lockout duration (minutes)"
+                label={t('signInExperience.lockoutDuration')}
                 name="lockoutDuration"
                 type="number"
                 min={1}
@@ -171,8 +155,8 @@ export function SignInExperiencePage() {
               />
             </fieldset>
             <fieldset>
-              <legend>Multi-factor authentication</legend>
-              {mfaFactors.map(([factor, label]) => (
+              <legend>{t('signInExperience.mfa')}</legend>
+              {mfaFactors.map((factor) => (
                 <label key={factor} class="check">
                   <input
                     type="checkbox"
@@ -180,18 +164,16 @@ export function SignInExperiencePage() {
                     value={factor}
                     defaultChecked={current.mfa.factors.includes(factor)}
                   />{' '}
-                  {label}
+                  {t(`signInExperience.factors.${factor}`)}
                 </label>
               ))}
-              <small class="hint">
-                An email or phone code is a second factor only where signing in with that code is off.
-              </small>
-              <Field label="MFA policy" name="mfaPolicy">
+              <small class="hint">{t('signInExperience.codeFactorHint')}</small>
+              <Field label={t('signInExperience.mfaPolicy')} name="mfaPolicy">
                 {(id) => (
                   <select id={id} name="mfaPolicy">
-                    {mfaPolicies.map(([policy, label]) => (
+                    {mfaPolicies.map((policy) => (
                       <option value={policy} selected={policy === current.mfa.policy}>
-                        {label}
+                        {t(`signInExperience.policies.${policy}`)}
                       </option>
                     ))}
                   </select>
@@ -199,8 +181,8 @@ export function SignInExperiencePage() {
               </Field>
             </fieldset>
             <fieldset>
-              <legend>Passkey sign-in</legend>
-              {passkeySignInOptions.map(([name, label]) => (
+              <legend>{t('signInExperience.passkeySignIn')}</legend>
+              {passkeySignInOptions.map((name) => (
                 <label key={name} class="check">
                   <input
                     type="checkbox"
@@ -208,16 +190,16 @@ export function SignInExperiencePage() {
                     value={name}
                     defaultChecked={current.passkeySignIn[name]}
                   />{' '}
-                  {label}
+                  {t(`signInExperience.passkeyOptions.${name}`)}
                 </label>
               ))}
-              <small class="hint">People add passkeys as their passkey (WebAuthn) factor, or in their account.</small>
+              <small class="hint">{t('signInExperience.passkeyHint')}</small>
             </fieldset>
             <FormError error={action.error} />
             <button class="primary" disabled={action.busy}>
-              Save
+              {t('common.save')}
             </button>
-            {action.done && <span role="status"> Saved.</span>}
+            {action.done && <span role="status"> {t('common.saved')}</span>}
           </form>
         )}
       </Loaded>

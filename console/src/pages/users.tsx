@@ -2,13 +2,15 @@ import { useState } from 'preact/hooks';
 
 import { isUrlClientId } from '../../../lib/shared/url-client-ids.ts';
 import { api, ApiError } from '../api.ts';
+import { formatTime } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
+import { Rich } from '../i18n/rich.tsx';
 import { Link, navigate } from '../router.tsx';
 import {
   ConfirmButton,
   DeleteCard,
   Field,
   FormError,
-  formatTime,
   formValues,
   Loaded,
   Switch,
@@ -61,23 +63,29 @@ export function UsersPage() {
   };
   return (
     <>
-      <h1>Users</h1>
-      <form class="card inline" onSubmit={create} aria-label="Create a user">
-        <Field label="Username" name="username" error={action.error} autocomplete="off" />
-        <Field label="Email" name="primaryEmail" type="email" error={action.error} autocomplete="off" />
-        <Field label="Name" name="name" error={action.error} autocomplete="off" />
-        <Field label="Password" name="password" type="password" error={action.error} autocomplete="new-password" />
+      <h1>{t('nav.users')}</h1>
+      <form class="card inline" onSubmit={create} aria-label={t('users.create')}>
+        <Field label={t('common.username')} name="username" error={action.error} autocomplete="off" />
+        <Field label={t('common.email')} name="primaryEmail" type="email" error={action.error} autocomplete="off" />
+        <Field label={t('common.name')} name="name" error={action.error} autocomplete="off" />
+        <Field
+          label={t('common.password')}
+          name="password"
+          type="password"
+          error={action.error}
+          autocomplete="new-password"
+        />
         <button class="primary" disabled={action.busy}>
-          Create user
+          {t('users.createButton')}
         </button>
         <FormError error={action.error} fields={['username', 'primaryEmail', 'name', 'password']} />
       </form>
       <form role="search" onSubmit={(event) => setSearch(formValues(event).search ?? '')}>
         <Field
-          label="Search users"
+          label={t('users.search')}
           name="search"
           type="search"
-          placeholder="name, username, email, phone or id"
+          placeholder={t('users.searchPlaceholder')}
           defaultValue={search}
         />
       </form>
@@ -85,16 +93,17 @@ export function UsersPage() {
         {(page) => (
           <>
             <p>
-              {page.total} user{page.total === 1 ? '' : 's'}
-              {page.total > page.items.length ? `, the first ${page.items.length} shown` : ''}
+              {page.total > page.items.length
+                ? t('users.firstShown', { total: t('users.count', { count: page.total }), shown: page.items.length })
+                : t('users.count', { count: page.total })}
             </p>
             <table>
               <thead>
                 <tr>
-                  <th>User</th>
-                  <th>Email</th>
-                  <th>Last sign-in</th>
-                  <th>Status</th>
+                  <th>{t('common.user')}</th>
+                  <th>{t('common.email')}</th>
+                  <th>{t('users.lastSignIn')}</th>
+                  <th>{t('users.status')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -105,7 +114,7 @@ export function UsersPage() {
                     </td>
                     <td>{user.primaryEmail}</td>
                     <td>{formatTime(user.lastSignInAt)}</td>
-                    <td>{user.isSuspended ? 'Suspended' : 'Active'}</td>
+                    <td>{user.isSuspended ? t('users.suspended') : t('users.active')}</td>
                   </tr>
                 ))}
               </tbody>
@@ -125,26 +134,31 @@ export function UserPage({ id }: { id: string }) {
       {(loaded) => (
         <>
           <p>
-            <Link to="/users">← Users</Link>
+            <Link to="/users">{t('users.back')}</Link>
           </p>
           <h1>{loaded.name ?? loaded.username ?? loaded.id}</h1>
           <p>
-            User id <code>{loaded.id}</code> · created {formatTime(loaded.createdAt)} · last sign-in{' '}
-            {formatTime(loaded.lastSignInAt)}
+            <Rich
+              text={t('users.summary', {
+                id: loaded.id,
+                created: formatTime(loaded.createdAt),
+                lastSignIn: formatTime(loaded.lastSignInAt),
+              })}
+            />
           </p>
           <Profile user={loaded} onSaved={user.reload} />
           <CustomData user={loaded} onSaved={user.reload} />
           <Password userId={id} />
           <section class="card" aria-labelledby="standing">
-            <h2 id="standing">Account standing</h2>
+            <h2 id="standing">{t('users.standing')}</h2>
             <Switch
-              label="Suspended"
+              label={t('users.suspended')}
               checked={loaded.isSuspended}
               onChange={(isSuspended) =>
                 action.run(() => api('PATCH', `users/${id}/is-suspended`, { isSuspended }).then(user.reload))
               }
             />
-            <p>A suspended user cannot sign in; their sessions and refresh tokens end at once.</p>
+            <p>{t('users.suspendedHelp')}</p>
             <Unlock user={loaded} />
             <FormError error={action.error} />
           </section>
@@ -153,8 +167,8 @@ export function UserPage({ id }: { id: string }) {
           <MfaFactors userId={id} />
           <AppsWithAccess userId={id} />
           <DeleteCard
-            label="Delete user"
-            question={`Delete ${loaded.username ?? loaded.id}? This cannot be undone.`}
+            label={t('users.delete')}
+            question={t('users.confirmDelete', { name: loaded.username ?? loaded.id })}
             path={`users/${id}`}
             back="/users"
           />
@@ -179,23 +193,29 @@ function Profile({ user, onSaved }: { user: User; onSaved: () => void }) {
     });
   };
   return (
-    <form class="card" onSubmit={save} aria-label="Profile">
-      <h2>Profile</h2>
-      <Field label="Username" name="username" defaultValue={user.username ?? ''} error={action.error} />
+    <form class="card" onSubmit={save} aria-label={t('users.profile')}>
+      <h2>{t('users.profile')}</h2>
+      <Field label={t('common.username')} name="username" defaultValue={user.username ?? ''} error={action.error} />
       <Field
-        label="Email"
+        label={t('common.email')}
         name="primaryEmail"
         type="email"
         defaultValue={user.primaryEmail ?? ''}
         error={action.error}
       />
-      <Field label="Phone" name="primaryPhone" type="tel" defaultValue={user.primaryPhone ?? ''} error={action.error} />
-      <Field label="Name" name="name" defaultValue={user.name ?? ''} error={action.error} />
+      <Field
+        label={t('common.phone')}
+        name="primaryPhone"
+        type="tel"
+        defaultValue={user.primaryPhone ?? ''}
+        error={action.error}
+      />
+      <Field label={t('common.name')} name="name" defaultValue={user.name ?? ''} error={action.error} />
       <FormError error={action.error} fields={['username', 'primaryEmail', 'primaryPhone', 'name']} />
       <button class="primary" disabled={action.busy}>
-        Save profile
+        {t('users.saveProfile')}
       </button>
-      {action.done && <span role="status"> Saved.</span>}
+      {action.done && <span role="status"> {t('common.saved')}</span>}
     </form>
   );
 }
@@ -209,8 +229,8 @@ function CustomData({ user, onSaved }: { user: User; onSaved: () => void }) {
       try {
         parsed = JSON.parse(customData || '{}');
       } catch {
-        throw new ApiError(400, 'console.invalid_json', 'Custom data must be a JSON object.', undefined, [
-          { in: 'body', path: 'customData', message: 'not valid JSON' },
+        throw new ApiError(400, 'console.invalid_json', t('users.customDataInvalid'), undefined, [
+          { in: 'body', path: 'customData', message: t('users.notJson') },
         ]);
       }
       await api('PATCH', `users/${user.id}/custom-data`, { customData: parsed });
@@ -218,9 +238,9 @@ function CustomData({ user, onSaved }: { user: User; onSaved: () => void }) {
     });
   };
   return (
-    <form class="card" onSubmit={save} aria-label="Custom data">
-      <h2>Custom data</h2>
-      <Field label="Custom data (JSON)" name="customData" error={action.error}>
+    <form class="card" onSubmit={save} aria-label={t('users.customData')}>
+      <h2>{t('users.customData')}</h2>
+      <Field label={t('users.customDataJson')} name="customData" error={action.error}>
         {(id) => (
           <textarea
             id={id}
@@ -232,7 +252,7 @@ function CustomData({ user, onSaved }: { user: User; onSaved: () => void }) {
         )}
       </Field>
       <FormError error={action.error} fields={['customData']} />
-      <button disabled={action.busy}>Save custom data</button>
+      <button disabled={action.busy}>{t('users.saveCustomData')}</button>
     </form>
   );
 }
@@ -248,10 +268,10 @@ function Password({ userId }: { userId: string }) {
     });
   };
   return (
-    <form class="card" onSubmit={save} aria-label="Reset password">
-      <h2>Reset password</h2>
+    <form class="card" onSubmit={save} aria-label={t('users.resetPassword')}>
+      <h2>{t('users.resetPassword')}</h2>
       <Field
-        label="New password"
+        label={t('users.newPassword')}
         name="password"
         type="password"
         autocomplete="new-password"
@@ -259,8 +279,8 @@ function Password({ userId }: { userId: string }) {
         required
       />
       <FormError error={action.error} fields={['password']} />
-      <button disabled={action.busy}>Set password</button>
-      {action.done && <span role="status"> Password changed.</span>}
+      <button disabled={action.busy}>{t('users.setPassword')}</button>
+      {action.done && <span role="status"> {t('users.passwordChanged')}</span>}
     </form>
   );
 }
@@ -278,12 +298,12 @@ function Unlock({ user }: { user: User }) {
         disabled={action.busy || targets.length === 0}
         onClick={() => void action.run(() => api('POST', 'sentinel-activities/delete', { targets }))}
       >
-        Unlock sign-in
+        {t('users.unlock')}
       </button>{' '}
       {action.done ? (
-        <span role="status">Failed attempts cleared; the user can sign in again.</span>
+        <span role="status">{t('users.unlocked')}</span>
       ) : (
-        <small>Clears failed sign-in attempts on {targets.join(', ') || 'no identifier'}.</small>
+        <small>{t('users.unlockHelp', { identifiers: targets.join(', ') || t('users.noIdentifier') })}</small>
       )}
       <FormError error={action.error} />
     </p>
@@ -300,7 +320,7 @@ function UserRoles({ userId }: { userId: string }) {
   };
   return (
     <section class="card" aria-labelledby="user-roles">
-      <h2 id="user-roles">Roles</h2>
+      <h2 id="user-roles">{t('common.roles')}</h2>
       <Loaded state={held}>
         {(roles) => (
           <ul>
@@ -308,8 +328,8 @@ function UserRoles({ userId }: { userId: string }) {
               <li key={role.id}>
                 <Link to={`/roles/${role.id}`}>{role.name}</Link>{' '}
                 <ConfirmButton
-                  label="Remove"
-                  question={`Take the role ${role.name} from this user?`}
+                  label={t('common.remove')}
+                  question={t('users.confirmRemoveRole', { name: role.name })}
                   onConfirm={() =>
                     action.run(() => api('DELETE', `users/${userId}/roles/${role.id}`).then(held.reload))
                   }
@@ -319,8 +339,8 @@ function UserRoles({ userId }: { userId: string }) {
           </ul>
         )}
       </Loaded>
-      <form class="inline" onSubmit={add} aria-label="Assign a role">
-        <Field label="Role" name="roleId">
+      <form class="inline" onSubmit={add} aria-label={t('users.assignRole')}>
+        <Field label={t('common.role')} name="roleId">
           {(id) => (
             <select id={id} name="roleId" required>
               {(all.data ?? []).map((role) => (
@@ -329,7 +349,7 @@ function UserRoles({ userId }: { userId: string }) {
             </select>
           )}
         </Field>
-        <button disabled={action.busy}>Assign role</button>
+        <button disabled={action.busy}>{t('users.assignRoleButton')}</button>
       </form>
       <FormError error={action.error} />
     </section>
@@ -340,11 +360,11 @@ function UserOrganizations({ userId }: { userId: string }) {
   const organizations = useLoad<Organization[]>(`users/${userId}/organizations`);
   return (
     <section class="card" aria-labelledby="user-organizations">
-      <h2 id="user-organizations">Organizations</h2>
+      <h2 id="user-organizations">{t('users.organizations')}</h2>
       <Loaded state={organizations}>
         {(items) =>
           items.length === 0 ? (
-            <p>Not a member of any organization.</p>
+            <p>{t('users.noOrganizations')}</p>
           ) : (
             <ul>
               {items.map((organization) => (
@@ -366,23 +386,23 @@ function MfaFactors({ userId }: { userId: string }) {
   const action = useAction();
   return (
     <section class="card" aria-labelledby="user-mfa">
-      <h2 id="user-mfa">MFA factors</h2>
+      <h2 id="user-mfa">{t('users.mfa')}</h2>
       <Loaded state={factors}>
         {(items) =>
           items.length === 0 ? (
-            <p>No MFA factor set up.</p>
+            <p>{t('users.noMfa')}</p>
           ) : (
             <ul>
               {items.map((factor) => (
                 <li key={factor.id}>
                   {factor.type}{' '}
                   <small>
-                    added {formatTime(Date.parse(factor.createdAt))}
-                    {factor.remainCodes !== undefined && `, ${factor.remainCodes} codes left`}
+                    {t('users.factorAdded', { time: formatTime(Date.parse(factor.createdAt)) })}
+                    {factor.remainCodes !== undefined && `, ${t('users.codesLeft', { count: factor.remainCodes })}`}
                   </small>{' '}
                   <ConfirmButton
-                    label="Remove"
-                    question={`Remove this ${factor.type} factor? The user sets it up again at next sign-in.`}
+                    label={t('common.remove')}
+                    question={t('users.confirmRemoveFactor', { type: factor.type })}
                     onConfirm={() =>
                       action.run(() =>
                         api('DELETE', `users/${userId}/mfa-verifications/${factor.id}`).then(factors.reload),
@@ -428,23 +448,26 @@ function AppsWithAccess({ userId }: { userId: string }) {
   const action = useAction();
   return (
     <section class="card" aria-labelledby="user-grants">
-      <h2 id="user-grants">Apps with access</h2>
+      <h2 id="user-grants">{t('users.apps')}</h2>
       <Loaded state={grants}>
         {({ grants: items }) =>
           items.length === 0 ? (
-            <p>No application has access.</p>
+            <p>{t('users.noApps')}</p>
           ) : (
             <ul>
               {items.map((grant) => (
                 <li key={grant.id}>
                   <ApplicationName id={grant.payload.clientId} />{' '}
                   <small>
-                    since {formatTime(grant.payload.iat * 1000)}, until {formatTime(grant.expiresAt)}
+                    {t('users.grantPeriod', {
+                      since: formatTime(grant.payload.iat * 1000),
+                      until: formatTime(grant.expiresAt),
+                    })}
                     {grantedScopes(grant).length > 0 && ` · ${grantedScopes(grant).join(', ')}`}
                   </small>{' '}
                   <ConfirmButton
-                    label="Revoke"
-                    question="Revoke this application's access? Its refresh tokens end now; the user is asked for consent again."
+                    label={t('users.revoke')}
+                    question={t('users.confirmRevoke')}
                     onConfirm={() =>
                       action.run(() => api('DELETE', `users/${userId}/grants/${grant.id}`).then(grants.reload))
                     }

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
-import { Field, FormError, formatTime, formValues, Loaded, useAction, useLoad, useLoadPage } from '../ui.tsx';
+import { enteredInstant, formatTime } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
+import { DateTimeField, FormError, formValues, Loaded, useAction, useLoad, useLoadPage } from '../ui.tsx';
 
 type Delivery = {
   id: string;
@@ -23,8 +25,8 @@ type Job = {
 /** Where a delivery stands: a pending one says when it is tried next. */
 const standing = (delivery: Delivery) =>
   delivery.status === 'pending' && delivery.nextAttemptAt !== null
-    ? `pending, next try ${formatTime(delivery.nextAttemptAt)}`
-    : delivery.status;
+    ? t('deliveries.nextTry', { time: formatTime(delivery.nextAttemptAt) })
+    : t(`deliveries.statuses.${delivery.status}`);
 
 /** The hook's deliveries, newest first; a failed one can be re-sent (with its webhook-id). */
 export function Deliveries({ hookId }: { hookId: string }) {
@@ -34,24 +36,24 @@ export function Deliveries({ hookId }: { hookId: string }) {
     void action.run(() => api('POST', `hooks/${hookId}/deliveries/${id}/resend`).then(deliveries.reload));
   return (
     <section class="card" aria-labelledby="deliveries">
-      <h2 id="deliveries">Deliveries</h2>
+      <h2 id="deliveries">{t('deliveries.heading')}</h2>
       <button type="button" onClick={deliveries.reload}>
-        Refresh
+        {t('webhooks.refresh')}
       </button>
       <FormError error={action.error} />
       <Loaded state={deliveries}>
         {({ items }) =>
           items.length === 0 ? (
-            <p>No delivery kept (they are kept 14 days).</p>
+            <p>{t('deliveries.none')}</p>
           ) : (
             <table>
               <thead>
                 <tr>
-                  <th>Time</th>
-                  <th>Event</th>
-                  <th>Status</th>
-                  <th>Attempts</th>
-                  <th>Last error</th>
+                  <th>{t('webhooks.time')}</th>
+                  <th>{t('webhooks.event')}</th>
+                  <th>{t('users.status')}</th>
+                  <th>{t('deliveries.attempts')}</th>
+                  <th>{t('deliveries.lastError')}</th>
                   <th />
                 </tr>
               </thead>
@@ -72,7 +74,7 @@ export function Deliveries({ hookId }: { hookId: string }) {
                     <td>
                       {delivery.status === 'failed' && (
                         <button type="button" onClick={() => resend(delivery.id)} disabled={action.busy}>
-                          Re-send
+                          {t('deliveries.resend')}
                         </button>
                       )}
                     </td>
@@ -103,16 +105,18 @@ function JobProgress({ hookId, jobId }: { hookId: string; jobId: string }) {
     <Loaded state={job}>
       {(loaded) => (
         <p role="status">
-          {loaded.kind === 'recover' ? 'Recover' : 'Replay'}: {loaded.status}, {loaded.done} of {loaded.total}{' '}
+          {t('deliveries.progress', {
+            kind: t(`deliveries.kinds.${loaded.kind}`),
+            status: t(`deliveries.jobStatuses.${loaded.status}`),
+            done: loaded.done,
+            total: loaded.total,
+          })}{' '}
           <progress max={Math.max(loaded.total, loaded.done, 1)} value={loaded.done} />
         </p>
       )}
     </Loaded>
   );
 }
-
-/** `datetime-local` gives local time without a zone: the API takes an instant. */
-const instant = (local: string | undefined) => (local ? new Date(local).toISOString() : undefined);
 
 /** Recover (re-queue the failed deliveries) or replay (send every logged event again) since a time. */
 export function RecoverReplay({ hookId }: { hookId: string }) {
@@ -123,28 +127,27 @@ export function RecoverReplay({ hookId }: { hookId: string }) {
     const kind = submitter?.value === 'replay' ? 'replay' : 'recover';
     const values = formValues(event);
     void action.run(async () => {
+      // The API takes instants; what was typed is local time. No "until": up to now.
+      const [since, until] = [enteredInstant(values, 'since'), enteredInstant(values, 'until')];
       const job = await api<{ id: string }>('POST', `hooks/${hookId}/${kind}`, {
-        since: instant(values.since),
-        until: instant(values.until),
+        since: since === undefined ? undefined : new Date(since).toISOString(),
+        until: until === undefined ? undefined : new Date(until).toISOString(),
       });
       setJobId(job.id);
     });
   };
   return (
     <form class="card" aria-labelledby="recover" onSubmit={start}>
-      <h2 id="recover">Recover and replay</h2>
-      <p>
-        Recover queues again every failed delivery since the time given (same webhook-id). Replay sends again every
-        event since then that this webhook subscribes to, delivered or not, as new deliveries.
-      </p>
-      <Field label="Since" name="since" type="datetime-local" error={action.error} required />
-      <Field label="Until (empty: now)" name="until" type="datetime-local" error={action.error} />
+      <h2 id="recover">{t('deliveries.recoverReplay')}</h2>
+      <p>{t('deliveries.recoverReplayHelp')}</p>
+      <DateTimeField label={t('deliveries.since')} name="since" error={action.error} required />
+      <DateTimeField label={t('deliveries.until')} name="until" error={action.error} />
       <FormError error={action.error} fields={['since', 'until']} />
       <button class="primary" name="kind" value="recover" disabled={action.busy}>
-        Recover failed deliveries
+        {t('deliveries.recover')}
       </button>{' '}
       <button name="kind" value="replay" disabled={action.busy}>
-        Replay events
+        {t('deliveries.replay')}
       </button>
       {jobId && <JobProgress key={jobId} hookId={hookId} jobId={jobId} />}
     </form>

@@ -3,20 +3,12 @@ import { useState } from 'preact/hooks';
 import { hookEventGroups } from '../../../lib/hooks/events.ts';
 
 import { api, type ApiError } from '../api.ts';
+import { formatTime } from '../i18n/dates.ts';
+import { t } from '../i18n/index.ts';
+import { Rich } from '../i18n/rich.tsx';
 import { Link, navigate } from '../router.tsx';
 import { Deliveries, RecoverReplay } from './webhook-deliveries.tsx';
-import {
-  ConfirmButton,
-  DeleteCard,
-  Field,
-  FormError,
-  formatTime,
-  formValues,
-  Loaded,
-  Switch,
-  useAction,
-  useLoad,
-} from '../ui.tsx';
+import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
 
 type Hook = {
   id: string;
@@ -45,11 +37,7 @@ type Attempt = {
 };
 
 /** The specification's three groups of events, headed as the specification heads them. */
-const eventGroups: Array<[string, readonly string[]]> = [
-  ['User interaction events', hookEventGroups.interaction],
-  ['Data mutation events', hookEventGroups.data],
-  ['Exception events', hookEventGroups.exception],
-];
+const eventGroups = Object.entries(hookEventGroups) as Array<[keyof typeof hookEventGroups, readonly string[]]>;
 
 /** Headers typed as `Name: value` lines. */
 function parseHeaders(text: string): Record<string, string> {
@@ -73,7 +61,7 @@ function EventPicker({ selected }: { selected: string[] }) {
     <div class="events">
       {eventGroups.map(([group, events]) => (
         <fieldset key={group}>
-          <legend>{group}</legend>
+          <legend>{t(`webhooks.groups.${group}`)}</legend>
           {events.map((event) => (
             <label key={event} class="check">
               <input type="checkbox" name="events" value={event} defaultChecked={selected.includes(event)} /> {event}
@@ -111,9 +99,9 @@ function HookForm({
   };
   return (
     <form class="card" onSubmit={submit} aria-label={submitLabel}>
-      <Field label="Name" name="name" defaultValue={hook?.name ?? ''} error={error} required />
+      <Field label={t('common.name')} name="name" defaultValue={hook?.name ?? ''} error={error} required />
       <Field
-        label="Endpoint URL"
+        label={t('webhooks.url')}
         name="url"
         type="url"
         defaultValue={hook?.config.url ?? ''}
@@ -121,7 +109,7 @@ function HookForm({
         required
         placeholder="https://example.com/webhooks"
       />
-      <Field label="Headers (one a line, `Header: value`)" name="headers">
+      <Field label={t('webhooks.headers')} name="headers">
         {(id) => <textarea id={id} name="headers" rows={2} defaultValue={headerText(hook?.config.headers)} />}
       </Field>
       <EventPicker selected={hook?.events ?? []} />
@@ -143,16 +131,16 @@ export function WebhooksPage() {
     });
   return (
     <>
-      <h1>Webhooks</h1>
+      <h1>{t('nav.webhooks')}</h1>
       <Loaded state={list}>
         {(hooks) => (
           <table>
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Endpoint</th>
-                <th>Events</th>
-                <th>Last 24 h</th>
+                <th>{t('common.name')}</th>
+                <th>{t('webhooks.endpoint')}</th>
+                <th>{t('webhooks.events')}</th>
+                <th>{t('webhooks.last24h')}</th>
               </tr>
             </thead>
             <tbody>
@@ -160,7 +148,7 @@ export function WebhooksPage() {
                 <tr key={hook.id}>
                   <td>
                     <Link to={`/webhooks/${hook.id}`}>{hook.name}</Link>
-                    {hook.enabled ? '' : ' (disabled)'}
+                    {hook.enabled ? '' : ` ${t('webhooks.disabled')}`}
                   </td>
                   <td>
                     <code>{hook.config.url}</code>
@@ -168,8 +156,11 @@ export function WebhooksPage() {
                   <td>{hook.events.length}</td>
                   <td>
                     {hook.executionStats
-                      ? `${hook.executionStats.successCount}/${hook.executionStats.requestCount} succeeded`
-                      : '—'}
+                      ? t('webhooks.succeeded', {
+                          success: hook.executionStats.successCount,
+                          count: hook.executionStats.requestCount,
+                        })
+                      : t('common.none')}
                   </td>
                 </tr>
               ))}
@@ -177,8 +168,8 @@ export function WebhooksPage() {
           </table>
         )}
       </Loaded>
-      <h2>Create a webhook</h2>
-      <HookForm onSubmit={create} busy={action.busy} error={action.error} submitLabel="Create webhook" />
+      <h2>{t('webhooks.create')}</h2>
+      <HookForm onSubmit={create} busy={action.busy} error={action.error} submitLabel={t('webhooks.createButton')} />
     </>
   );
 }
@@ -197,34 +188,40 @@ export function WebhookPage({ id }: { id: string }) {
       {(loaded) => (
         <>
           <p>
-            <Link to="/webhooks">← Webhooks</Link>
+            <Link to="/webhooks">{t('webhooks.back')}</Link>
           </p>
           <h1>{loaded.name}</h1>
           {loaded.disabledReason && (
             <div role="alert" class="notice warning">
               <p>
-                <strong>Disabled by the service:</strong> {loaded.disabledReason}
+                <strong>{t('webhooks.disabledByService')}</strong> {loaded.disabledReason}
               </p>
-              <p>It receives no events. Fix the endpoint, then switch it on again below.</p>
+              <p>{t('webhooks.disabledHelp')}</p>
             </div>
           )}
           <section class="card">
             <Switch
-              label="Enabled"
+              label={t('webhooks.enabled')}
               checked={loaded.enabled}
               onChange={(enabled) => action.run(() => api('PATCH', `hooks/${id}`, { enabled }).then(hook.reload))}
             />
           </section>
-          <HookForm hook={loaded} onSubmit={save} busy={action.busy} error={action.error} submitLabel="Save webhook" />
-          {action.done && <p role="status">Saved.</p>}
+          <HookForm
+            hook={loaded}
+            onSubmit={save}
+            busy={action.busy}
+            error={action.error}
+            submitLabel={t('webhooks.save')}
+          />
+          {action.done && <p role="status">{t('common.saved')}</p>}
           <SigningKey hook={loaded} onRotated={hook.reload} />
           <SendTest hook={loaded} />
           <Deliveries hookId={id} />
           <RecoverReplay hookId={id} />
           <Attempts hookId={id} />
           <DeleteCard
-            label="Delete webhook"
-            question={`Delete the webhook ${loaded.name} and its pending deliveries?`}
+            label={t('webhooks.delete')}
+            question={t('webhooks.confirmDelete', { name: loaded.name })}
             path={`hooks/${id}`}
             back="/webhooks"
           />
@@ -239,20 +236,19 @@ function SigningKey({ hook, onRotated }: { hook: Hook; onRotated: () => void }) 
   const action = useAction();
   return (
     <section class="card" aria-labelledby="signing-key">
-      <h2 id="signing-key">Signing key</h2>
+      <h2 id="signing-key">{t('webhooks.signingKey')}</h2>
       <p>
-        Receivers check the <code>logto-signature-sha-256</code> header (and Standard Webhooks'{' '}
-        <code>webhook-signature</code>) with this key.
+        <Rich text={t('webhooks.signingKeyHelp')} />
       </p>
       <p>
         <code data-testid="signing-key">{shown ? hook.signingKey : '••••••••••••••••'}</code>{' '}
         <button type="button" onClick={() => setShown(!shown)}>
-          {shown ? 'Hide key' : 'Reveal key'}
+          {shown ? t('webhooks.hideKey') : t('webhooks.revealKey')}
         </button>{' '}
         <ConfirmButton
-          label="Rotate key"
+          label={t('webhooks.rotateKey')}
           class=""
-          question="Replace the signing key? Receivers need the new one for deliveries from now on."
+          question={t('webhooks.confirmRotate')}
           onConfirm={() => action.run(() => api('PATCH', `hooks/${hook.id}/signing-key`).then(onRotated))}
         />
       </p>
@@ -268,27 +264,22 @@ function SendTest({ hook }: { hook: Hook }) {
     setResult(undefined);
     void action.run(async () => {
       await api('POST', `hooks/${hook.id}/test`, { events: hook.events, config: hook.config });
-      setResult(
-        `Sent ${hook.events.length} sample event${hook.events.length === 1 ? '' : 's'}: the endpoint answered 2xx.`,
-      );
+      setResult(t('webhooks.testSent', { count: hook.events.length }));
     });
   };
   return (
     <section class="card" aria-labelledby="send-test">
-      <h2 id="send-test">Send test</h2>
-      <p>
-        Sends one signed sample payload per subscribed event to the saved endpoint (test sends are not listed under
-        deliveries).
-      </p>
+      <h2 id="send-test">{t('webhooks.sendTest')}</h2>
+      <p>{t('webhooks.sendTestHelp')}</p>
       <button type="button" onClick={send} disabled={action.busy}>
-        Send test events
+        {t('webhooks.sendTestButton')}
       </button>
       {result && <p role="status">{result}</p>}
       {action.error && (
         <p class="error" role="alert">
           {action.error.text}
           {(action.error.data as { responseStatus?: number } | undefined)?.responseStatus !== undefined &&
-            ` (status ${(action.error.data as { responseStatus: number }).responseStatus})`}
+            ` ${t('webhooks.responseStatus', { status: (action.error.data as { responseStatus: number }).responseStatus })}`}
         </p>
       )}
     </section>
@@ -300,24 +291,24 @@ function Attempts({ hookId }: { hookId: string }) {
   const attempts = useLoad<Attempt[]>(`hooks/${hookId}/recent-logs?page_size=20`);
   return (
     <section class="card" aria-labelledby="attempts">
-      <h2 id="attempts">Recent attempts</h2>
+      <h2 id="attempts">{t('webhooks.attempts')}</h2>
       <button type="button" onClick={attempts.reload}>
-        Refresh
+        {t('webhooks.refresh')}
       </button>
       <Loaded state={attempts}>
         {(items) =>
           items.length === 0 ? (
-            <p>No delivery attempt in the last 24 hours.</p>
+            <p>{t('webhooks.noAttempts')}</p>
           ) : (
             <table>
               <thead>
                 <tr>
-                  <th>Time</th>
-                  <th>Event</th>
-                  <th>Result</th>
-                  <th>Status</th>
-                  <th>Duration</th>
-                  <th>Response</th>
+                  <th>{t('webhooks.time')}</th>
+                  <th>{t('webhooks.event')}</th>
+                  <th>{t('webhooks.result')}</th>
+                  <th>{t('users.status')}</th>
+                  <th>{t('webhooks.duration')}</th>
+                  <th>{t('webhooks.response')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -325,11 +316,14 @@ function Attempts({ hookId }: { hookId: string }) {
                   <tr key={attempt.id}>
                     <td>{formatTime(attempt.createdAt)}</td>
                     <td>
-                      {attempt.key.replace(/^TriggerHook\./, '')} <small>attempt {attempt.payload.attempt}</small>
+                      {attempt.key.replace(/^TriggerHook\./, '')}{' '}
+                      <small>{t('webhooks.attempt', { number: attempt.payload.attempt })}</small>
                     </td>
-                    <td class={attempt.payload.result === 'Success' ? 'ok' : 'bad'}>{attempt.payload.result}</td>
-                    <td>{attempt.payload.response.statusCode ?? '—'}</td>
-                    <td>{attempt.payload.durationMs} ms</td>
+                    <td class={attempt.payload.result === 'Success' ? 'ok' : 'bad'}>
+                      {t(`webhooks.results.${attempt.payload.result}`)}
+                    </td>
+                    <td>{attempt.payload.response.statusCode ?? t('common.none')}</td>
+                    <td>{t('dashboard.milliseconds', { count: attempt.payload.durationMs })}</td>
                     <td>
                       <code class="clip">{attempt.payload.response.body ?? attempt.payload.error ?? ''}</code>
                     </td>

@@ -1,12 +1,17 @@
 import { de } from './de.ts';
 import { en, type Catalogue } from './en.ts';
+import { es } from './es.ts';
 import { fr } from './fr.ts';
+import { ja } from './ja.ts';
+import { matchLanguage } from './language-tags.ts';
+import { zhCN } from './zh-cn.ts';
 
 export type { Catalogue } from './en.ts';
+export { matchLanguage } from './language-tags.ts';
 export { listOf, translator, type PhraseKey, type Translate } from './translate.ts';
 
-/** The languages the service ships complete; an operator's custom phrases may add others. */
-export const catalogues: Record<string, Catalogue> = { en, de, fr };
+/** The languages the service ships complete, by tag; an operator's custom phrases may add others. */
+export const catalogues: Record<string, Catalogue> = { en, de, fr, es, ja, 'zh-CN': zhCN };
 
 /** Part of a catalogue, as an operator's custom phrases hold it (Logto's `TranslationObject`). */
 export type Translation = { [key: string]: string | Translation };
@@ -29,13 +34,13 @@ function overlay(base: Translation, over: Translation | undefined): Translation 
 }
 
 /**
- * What a page or email in `language` says: English, under the shipped catalogue of the language
- * (or of its primary language: `de` for `de-AT`), under the operator's custom phrases for it.
- * Complete whatever the custom phrases leave out, so that no key ever shows.
+ * What a page or email in `language` says: English, under the shipped catalogue that serves the
+ * language (`de` for `de-AT`, `zh-CN` for `zh-SG`: matchLanguage), under the operator's custom
+ * phrases for it. Complete whatever the custom phrases leave out, so that no key ever shows.
  */
 export function catalogueFor(language: string, custom?: Translation): Catalogue {
-  const shipped = catalogues[language] ?? catalogues[language.split('-')[0]];
-  return overlay(overlay(en, shipped), custom) as Catalogue;
+  const shipped = matchLanguage(language, Object.keys(catalogues));
+  return overlay(overlay(en, shipped === undefined ? undefined : catalogues[shipped]), custom) as Catalogue;
 }
 
 /** The keys a translation names that no catalogue has (custom phrases may only change known texts). */

@@ -4,7 +4,8 @@ import type { Catalogue } from './en.ts';
 
 /*
  * Filling in a catalogue's texts, apart from the catalogues themselves (index.ts): the hosted pages'
- * bundle takes this and the one catalogue its page is sent with, not every language.
+ * bundle takes this and the one catalogue its page is sent with, not every language. The console's
+ * catalogue (console/src/i18n/) is another shape, so the shape is a parameter (the hosted pages' by default).
  */
 
 /** A phrase's key, dotted (`signIn.submit`); plural forms by their base key (`passwordIssues.tooShort`). */
@@ -15,9 +16,9 @@ type Paths<T> = {
       : K
     : `${K}.${Paths<T[K]>}`;
 }[keyof T & string];
-export type PhraseKey = Paths<Catalogue>;
+export type PhraseKey<Shape = Catalogue> = Paths<Shape>;
 
-export type Translate = ((key: PhraseKey, values?: Record<string, unknown>) => string) & {
+export type Translate<Shape = Catalogue> = ((key: PhraseKey<Shape>, values?: Record<string, unknown>) => string) & {
   /** The text of a key known only when the page runs (an API error's code), if the catalogue has it. */
   optional(key: string): string | undefined;
 };
@@ -26,7 +27,10 @@ export type Translate = ((key: PhraseKey, values?: Record<string, unknown>) => s
  * A catalogue's texts by key, filled in (i18next: `{{name}}` and plural forms by `count`). Texts
  * are plain: HTML escaping is the caller's, as for any other text it places.
  */
-export function translator(language: string, catalogue: Catalogue): Translate {
+export function translator<Shape extends Record<string, unknown> = Catalogue>(
+  language: string,
+  catalogue: Shape,
+): Translate<Shape> {
   const instance = i18next.createInstance();
   void instance.init({
     lng: language,
@@ -35,7 +39,7 @@ export function translator(language: string, catalogue: Catalogue): Translate {
     interpolation: { escapeValue: false },
     showSupportNotice: false,
   });
-  const translate = (key: PhraseKey, values?: Record<string, unknown>) => instance.t(key, values ?? {});
+  const translate = (key: PhraseKey<Shape>, values?: Record<string, unknown>) => instance.t(key, values ?? {});
   return Object.assign(translate, {
     optional: (key: string) => {
       const text: unknown = instance.t(key, { returnObjects: true, defaultValue: '' });

@@ -7,8 +7,9 @@ import { Action, Form, useForm } from '../ui.tsx';
 
 /**
  * The consent page (where /oidc/auth sends a signed-in person whom a third-party application, or
- * `prompt=consent`, asks for access): the application, who is signed in, what it asks for (and which of
- * the person's organizations it would see); Allow
+ * `prompt=consent`, asks for access): the application, who is signed in, what it asks for (profile
+ * claims, staying signed in, each API's permissions under the API's name; and which of the person's
+ * organizations it would see); Allow
  * records the grant, Cancel sends the application `access_denied`.
  */
 export function ConsentPage() {
@@ -19,12 +20,8 @@ export function ConsentPage() {
   }, []);
   const { user } = info ?? {};
   const who = user && (user.name ?? user.username ?? user.primaryEmail ?? user.primaryPhone);
-  const asked = [
-    ...(info?.missingOIDCScope ?? []).map((scope) => phrases.consent.scopes[scope] ?? scope),
-    ...(info?.missingResourceScopes ?? []).flatMap(({ resource, scopes }) =>
-      scopes.map(({ name, description }) => phrases.consent.resourceScope(resource.name, description ?? name)),
-    ),
-  ];
+  const asked = (info?.missingOIDCScope ?? []).map((scope) => phrases.consent.scopes[scope] ?? scope);
+  const resources = info?.missingResourceScopes ?? [];
   return (
     <section id="consent" aria-labelledby="title">
       {info ? (
@@ -36,14 +33,30 @@ export function ConsentPage() {
             </p>
           )}
           {who && <p class="hint">{phrases.consent.signedInAs(who)}</p>}
-          {asked.length > 0 ? (
+          {asked.length > 0 || resources.length > 0 ? (
             <>
               <p>{phrases.consent.asksFor}</p>
-              <ul id="consent-scopes" class="scopes">
-                {asked.map((text) => (
-                  <li key={text}>{text}</li>
-                ))}
-              </ul>
+              {asked.length > 0 && (
+                <ul id="consent-scopes" class="scopes">
+                  {asked.map((text) => (
+                    <li key={text}>{text}</li>
+                  ))}
+                </ul>
+              )}
+              {/* Each API by its name, each permission by its description, its name beside it. */}
+              {resources.map(({ resource, scopes }) => (
+                <section key={resource.name} class="consent-resource" aria-label={resource.name}>
+                  <p class="consent-resource-name">{phrases.consent.onResource(resource.name)}</p>
+                  <ul class="scopes">
+                    {scopes.map((scope) => (
+                      <li key={scope.name}>
+                        {scope.description ?? scope.name}
+                        {scope.description && <code class="scope-name">{scope.name}</code>}
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              ))}
             </>
           ) : (
             <p>{phrases.consent.nothing}</p>
