@@ -55,6 +55,11 @@ export const settings = {
     unset: 'true (false when NODE_ENV=production)',
     meaning: 'allow webhook URLs on loopback and private addresses',
   },
+  HTTP_REQUEST_TIMEOUT: {
+    default: '30',
+    meaning:
+      "seconds, 1 to 3600, within which a request's headers and body must have arrived; a slower one (a trickled body) gets 408 request.timeout and its connection is closed. An idle keep-alive connection is not a request",
+  },
   NODE_ENV: { default: 'development', meaning: '`production` turns off development-only endpoints and logs JSON' },
   LOG_LEVEL: { default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
   TRUST_PROXY: {
@@ -82,16 +87,17 @@ export const settings = {
   CLIENT_AUTH_FAILURE_WINDOW: {
     default: '300',
     meaning:
-      'seconds over which failed client authentications (token, revocation, introspection) are counted, and how long a key over its limit is refused with 429',
+      'seconds over which failed client authentications (token, revocation, introspection) and bad management API tokens are counted, and how long a source over its limit has its failures answered 429 (a right secret or valid token is never refused)',
   },
   CLIENT_AUTH_FAILURES_PER_CLIENT: {
     default: '20',
-    meaning: 'failed client authentications per client id in a window before that client id is refused',
+    meaning:
+      "failed client authentications per client id from one source address in a window before that source's wrong secrets for it get 429",
   },
   CLIENT_AUTH_FAILURES_PER_ADDRESS: {
     default: '100',
     meaning:
-      'failed client authentications per source address (IPv6: per /64) in a window before that address is refused',
+      "failed client authentications per source address (IPv6: per /64), whatever client they name, and bad management API tokens per source address, in a window before that source's failures get 429",
   },
   TOKEN_EXCHANGE_MAX_ACT_DEPTH: {
     default: '5',
@@ -105,7 +111,7 @@ export const settings = {
   },
   CLIENT_ID_METADATA_DOCUMENT_HOSTS: {
     meaning:
-      'comma-separated hosts whose URLs may be client ids: `agent.example.com` (that host), `*.example.com` (its subdomains) or `*` (any public host); required when CLIENT_ID_METADATA_DOCUMENTS=true. A client id on another host is refused with invalid_client before anything is fetched',
+      'comma-separated hosts whose URLs may be client ids: `agent.example.com` (that host), `*.example.com` (its subdomains) or `*` (any public host); required when CLIENT_ID_METADATA_DOCUMENTS=true. A client id on another host is refused with invalid_client before anything is fetched, and one with a query string unless its host is named exactly (not by a pattern)',
   },
   METRICS_TOKEN: {
     meaning:

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 
 import Koa from 'koa';
 
@@ -10,10 +10,11 @@ import { faviconRoute } from './experience/pages/favicon.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
 import { brandingStylesheet } from './experience/pages/branding-css.ts';
 import { experienceSessions } from './experience/session.ts';
+import { DatabaseOutage } from './health/outage.ts';
 import { ReadinessCheck } from './health/readiness.ts';
 import { healthRoutes } from './health/routes.ts';
-import { Dispatcher } from './hooks/dispatcher.ts';
-import { JobRunner } from './hooks/job-runner.ts';
+import { Dispatcher } from './hooks/delivery/dispatcher.ts';
+import { JobRunner } from './hooks/jobs/job-runner.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
 import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
 import { countRequestsAsHttps } from './http/secure-cookies.ts';
@@ -22,6 +23,7 @@ import { createConnectors } from './messages/index.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';
 import { httpMetrics } from './metrics/http.ts';
 import { createOidcService } from './oidc/mount.ts';
+import { signOutScript } from './oidc/pages/sign-out-script.ts';
 import {
   afterListening,
   housekeepingInterval,
@@ -60,12 +62,14 @@ export async function createService(
 ): Promise<Service> {
   const db = await connectDatabase(config, (reason) => logger.warn({ reason }, 'database not reachable yet, retrying'));
   const starting: StartingService = { config, db, logger, notices };
+  // Asks whether a database that is gone is back by the read every request makes first.
+  const outage = new DatabaseOutage(logger, () => cache.sync());
   let readiness: ReadinessCheck;
   try {
     for (const step of prepare ? onDatabase : []) {
       await step(starting);
     }
-    readiness = await ReadinessCheck.create(db, config.dbUrl, logger);
+    readiness = await ReadinessCheck.create(db, config.dbUrl, logger, outage);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -95,20 +99,19 @@ export async function createService(
   if (config.metrics.enabled) {
     app.use(metricsEndpoint(config, db));
   }
-  app.use(async (_ctx, next) => {
-    await cache.sync();
-    await next();
-  });
-  const audit = new AuditLog(db, logger);
+  // Every request but the probes and metrics above: while the database is gone, a JSON 503 at once.
+  app.use(outage.gate(() => cache.sync()));
+  const audit = new AuditLog(db, logger, undefined, outage);
   // Built once and handed to every domain's routes (the provider needs all but itself and its sessions).
   const services = { config, db, cache, logger, audit, messages: createConnectors(config, db, cache) };
   const oidc = createOidcService(app, services);
   const context: ExperienceContext = { ...services, oidc, sessions: experienceSessions(db, oidc) };
   app.use(oidc.routes);
   app.use(faviconRoute(services));
+  app.use(signOutScript());
   app.use(pageRoutes(context));
   app.use(brandingStylesheet(services));
-  app.use(consolePages());
+  app.use(consolePages(services));
   useApi(app, context);
 
   // Webhook deliveries run in every instance; more can run alone (`npm run dispatcher`).
@@ -117,12 +120,13 @@ export async function createService(
     db,
     config,
     logger,
+    outage,
     notices: { audit, email: services.messages.email },
     options: { stopTimeoutMs: 5000 },
   });
   dispatcher.start();
   // Recover and replay jobs, in every instance: a job is held by one at a time.
-  const jobRunner = new JobRunner({ db, logger });
+  const jobRunner = new JobRunner({ db, logger, outage });
   jobRunner.start();
 
   const housekeeping = setInterval(() => {
@@ -140,12 +144,23 @@ export async function createService(
     app,
     logger,
     async listen(port = config.port) {
-      const listening = app.listen(port);
+      // A request's headers and body must arrive within the limit, or a slow sender (a body trickled a
+      // byte at a time) would hold a connection and its memory for as long as it likes: 408
+      // request.timeout through the clientError listener, then the connection is closed. Node counts
+      // from a request's first byte, so an idle keep-alive connection is not cut; it checks every second.
+      const handle = app.callback();
+      const listening = createServer(
+        {
+          requestTimeout: config.requestTimeoutMs,
+          headersTimeout: config.requestTimeoutMs,
+          connectionsCheckingInterval: 1000,
+        },
+        (request, response) => void handle(request, response),
+      ).listen(port);
       listening.on('clientError', answerMalformedRequest(logger));
       // Longer than a load balancer's or a client's idle timeout (60 s at AWS and GCP): the server must
       // not close an idle keep-alive connection while the other side may be sending on it.
       listening.keepAliveTimeout = 65_000;
-      listening.headersTimeout = 66_000;
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('listening', resolve);
@@ -161,6 +176,7 @@ export async function createService(
     /** Stops accepting connections, lets requests in flight finish, then closes the pool. */
     async close() {
       readiness.drain();
+      outage.close();
       clearInterval(housekeeping);
       await Promise.all([dispatcher.stop(), jobRunner.stop()]);
       if (server) {

@@ -230,9 +230,12 @@ async function importCommand(args: string[]): Promise<void> {
   }
   const source = path === '-' ? 'stdin' : path;
   const file = parseConfigFile(readFileSync(path === '-' ? 0 : path, 'utf8'), source);
-  const report = await withDatabase(async (db) => {
+  const report = await withDatabase(async (db, config) => {
     await checkSecretKeys(db);
-    return importConfiguration(db, file, source);
+    return importConfiguration(db, file, source, {
+      hooksAllowPrivateTargets: config.hooksAllowPrivateTargets,
+      issuer: config.issuer,
+    });
   });
   console.log(`Imported ${source}: ${report.created} created, ${report.updated} updated.`);
   for (const note of report.notes) {

@@ -6,12 +6,12 @@ import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
 import { purgeExpiredStates } from './experience/state-queries.ts';
 import { pruneEventLog } from './hooks/event-log.ts';
+import { purgeFailures } from './http/failure-throttle.ts';
 import type { Logger, NoticeStream } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
 import { purgeExpiredModels } from './sessions/queries.ts';
-import { purgeClientAuthFailures } from './oidc/client-auth-throttle.ts';
-import { ensureKeys, pruneRetiredKeys } from './oidc/keys.ts';
-import { pruneRevokedTokens } from './oidc/revoked-tokens.ts';
+import { ensureKeys, pruneRetiredKeys } from './oidc/keys/keys.ts';
+import { pruneRevokedTokens } from './oidc/tokens/revoked-tokens.ts';
 import { migrateToLatest, migrationsFromNewerRelease } from './storage/migrate.ts';
 import { checkSecretKeys } from './storage/sealed-columns.ts';
 
@@ -75,6 +75,6 @@ export const housekeepingTasks: ((service: StartingService) => Promise<unknown>)
   ({ db }) => purgeExpiredStates(db),
   ({ db }) => purgeExpiredVerifications(db),
   ({ db }) => pruneRevokedTokens(db),
-  ({ db, config }) => purgeClientAuthFailures(db, config.clientAuthThrottle),
+  ({ db, config }) => purgeFailures(db, config.clientAuthThrottle.windowSeconds),
   ({ db, config }) => pruneEventLog(db, Date.now() - config.hooksEventRetentionMs),
 ];

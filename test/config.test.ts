@@ -105,7 +105,7 @@ describe('configuration', () => {
     ['a port out of range', { PORT: '70000' }, /PORT/],
     ['a port that is not a number', { PORT: 'http' }, /PORT/],
     ['an ENDPOINT that is not an http(s) URL', { ENDPOINT: 'ftp://x' }, /ENDPOINT/],
-    ['an unknown database scheme', { DB_URL: 'postgres://localhost/db' }, /DB_URL/],
+    ['an unknown database scheme', { DB_URL: 'mssql://localhost/db' }, /DB_URL/],
     ['a database wait that is not a number of seconds', { DB_CONNECT_TIMEOUT: '30s' }, /DB_CONNECT_TIMEOUT/],
     ['an unknown NODE_ENV', { NODE_ENV: 'staging' }, /NODE_ENV/],
     ['a retry schedule that is not a list of seconds', { HOOKS_RETRY_SCHEDULE: '5,soon' }, /HOOKS_RETRY_SCHEDULE/],

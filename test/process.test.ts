@@ -9,7 +9,8 @@ import { expect } from 'chai';
 import { got } from 'got';
 
 import { builtScripts, production, useBuild } from './support/build.ts';
-import { emptyDatabaseUrl, freshDatabaseUrl, mysqlServerUrl, testDatabase } from './support/database.ts';
+import { emptyDatabaseUrl, freshDatabaseUrl, serverUrl, testDatabase } from './support/database.ts';
+import { eventually } from './support/eventually.ts';
 import { freePort, startService } from './support/service.ts';
 
 type Started = { child: ChildProcess; output: () => string; errors: () => string; exited: Promise<number> };
@@ -42,15 +43,8 @@ function startProcess(
   return { child, output: () => output, errors: () => errors, exited };
 }
 
-async function waitFor(check: () => boolean, what: string, timeout = 90_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeout) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How long a child process may take to print what a test waits for, on a loaded machine. */
+const slowMs = 90_000;
 
 /**
  * What a failed start printed, but oidc-provider's own notice on Node 20 ("Unsupported runtime"),
@@ -82,7 +76,7 @@ describe('the service process (the build)', () => {
     const dbUrl = await emptyDatabaseUrl();
     const port = await freePort();
     const first = startProcess({ DB_URL: dbUrl, PORT: String(port) });
-    await waitFor(() => first.output().includes('identity service started'), 'start');
+    await eventually(() => first.output().includes('identity service started'), slowMs, 'start');
     const line = first
       .errors()
       .split('\n')
@@ -114,7 +108,7 @@ describe('the service process (the build)', () => {
     await first.exited;
 
     const second = startProcess({ DB_URL: dbUrl, PORT: String(port) });
-    await waitFor(() => second.output().includes('identity service started'), 'restart');
+    await eventually(() => second.output().includes('identity service started'), slowMs, 'restart');
     expect(second.output()).to.not.include(secret!);
     expect(second.output()).to.not.include('clientSecret');
     second.child.kill('SIGTERM');
@@ -129,7 +123,7 @@ describe('the service process (the build)', () => {
       PORT: String(port),
       ENDPOINT: endpoint,
     });
-    await waitFor(() => output().includes('identity service started'), 'start');
+    await eventually(() => output().includes('identity service started'), slowMs, 'start');
     const line = output()
       .split('\n')
       .find((text) => text.includes('identity service started'))!;
@@ -158,10 +152,10 @@ describe('the service process (the build)', () => {
       DB_URL: await freshDatabaseUrl(),
       PORT: String(await freePort()),
     });
-    await waitFor(() => output().includes('identity service started'), 'start');
+    await eventually(() => output().includes('identity service started'), slowMs, 'start');
     const port = Number(/"port":(\d+)/.exec(output())?.[1]);
     await got(`http://127.0.0.1:${port}/api/status`);
-    await waitFor(() => output().includes('/api/status'), 'request log');
+    await eventually(() => output().includes('/api/status'), slowMs, 'request log');
     const line = output()
       .split('\n')
       .find((text) => text.includes('/api/status'))!;
@@ -193,26 +187,28 @@ describe('the service process (the build)', () => {
 
     // Credentials made but never shown would be lost: the start that binds its port shows them.
     const next = startProcess({ DB_URL: dbUrl, PORT: String(await freePort()) });
-    await waitFor(() => next.output().includes('identity service started'), 'start');
+    await eventually(() => next.output().includes('identity service started'), slowMs, 'start');
     expect(next.errors()).to.include('"clientSecret"');
     expect(next.errors()).to.include('"setupToken"');
     next.child.kill('SIGTERM');
     await next.exited;
   });
 
-  it('stops on an unreachable database after DB_CONNECT_TIMEOUT with one line naming DB_URL, without its password', async () => {
-    const closedPort = await freePort();
-    const started = startProcess({
-      DB_URL: `mysql://someone:hunter2-secret@127.0.0.1:${closedPort}/identity`,
-      DB_CONNECT_TIMEOUT: '1',
-      PORT: String(await freePort()),
+  for (const scheme of ['mysql', 'postgres', 'postgresql']) {
+    it(`stops on an unreachable ${scheme}:// database after DB_CONNECT_TIMEOUT with one line naming DB_URL, without its password`, async () => {
+      const closedPort = await freePort();
+      const started = startProcess({
+        DB_URL: `${scheme}://someone:hunter2-secret@127.0.0.1:${closedPort}/identity`,
+        DB_CONNECT_TIMEOUT: '1',
+        PORT: String(await freePort()),
+      });
+      const line = await failedStart(started);
+      expect(line).to.equal(
+        `cannot reach the database at 127.0.0.1:${closedPort} (ECONNREFUSED) within 1 s: start it, or correct the host and port in DB_URL (DB_CONNECT_TIMEOUT sets how long start-up waits)`,
+      );
+      expect(started.output()).to.not.include('hunter2');
     });
-    const line = await failedStart(started);
-    expect(line).to.equal(
-      `cannot reach the database at 127.0.0.1:${closedPort} (ECONNREFUSED) within 1 s: start it, or correct the host and port in DB_URL (DB_CONNECT_TIMEOUT sets how long start-up waits)`,
-    );
-    expect(started.output()).to.not.include('hunter2');
-  });
+  }
 
   it('stops on a SQLite path it cannot create with one line naming DB_URL', async () => {
     // A folder that cannot be made: its parent is a file.
@@ -248,32 +244,35 @@ describe('the service process (the build)', () => {
     }
   });
 
-  describe('on MySQL/MariaDB', function () {
+  describe('on a database server (MySQL/MariaDB, PostgreSQL)', function () {
     before(function () {
-      if (testDatabase !== 'mysql') {
+      if (serverUrl === undefined) {
         this.skip();
       }
     });
+    const server = () => new URL(serverUrl ?? '');
+    const scheme = () => server().protocol.replace(/:$/, '');
 
     it('stops on wrong credentials at once, with one line naming the user and DB_URL, without the password', async () => {
-      const server = new URL(mysqlServerUrl);
+      const { host } = server();
       const started = startProcess({
-        DB_URL: `mysql://nobody-here:wrong-password-42@${server.host}/identity`,
+        DB_URL: `${scheme()}://nobody-here:wrong-password-42@${host}/identity`,
         PORT: String(await freePort()),
       });
       const line = await failedStart(started);
       expect(line).to.equal(
-        `the database at ${server.host} refused user "nobody-here" (access denied): correct the user and password in DB_URL`,
+        `the database at ${host} refused user "nobody-here" (access denied): correct the user and password in DB_URL`,
       );
       expect(started.output()).to.not.include('wrong-password-42');
     });
 
     it('stops on a database that does not exist, naming it', async () => {
-      const url = new URL(mysqlServerUrl);
+      const url = server();
       url.pathname = '/no_such_database_here';
       const line = await failedStart(startProcess({ DB_URL: url.toString(), PORT: String(await freePort()) }));
+      const encoding = testDatabase === 'postgres' ? 'encoding UTF8' : 'character set utf8mb4';
       expect(line).to.equal(
-        `the database "no_such_database_here" does not exist at ${url.host}: create it (character set utf8mb4), or correct its name in DB_URL`,
+        `the database "no_such_database_here" does not exist at ${url.host}: create it (${encoding}), or correct its name in DB_URL`,
       );
     });
 
@@ -288,16 +287,16 @@ describe('the service process (the build)', () => {
         DB_CONNECT_TIMEOUT: '60',
         PORT: String(await freePort()),
       });
-      await waitFor(() => started.output().includes('database not reachable yet'), 'a retry');
+      await eventually(() => started.output().includes('database not reachable yet'), slowMs, 'a retry');
       const relay = createServer((socket) => {
-        const upstream = connect(Number(target.port || 3306), target.hostname);
+        const upstream = connect(Number(target.port), target.hostname);
         socket.pipe(upstream).pipe(socket);
         socket.on('error', () => upstream.destroy());
         upstream.on('error', () => socket.destroy());
       });
       relay.listen(relayPort, '127.0.0.1');
       try {
-        await waitFor(() => started.output().includes('identity service started'), 'start', 60_000);
+        await eventually(() => started.output().includes('identity service started'), 60_000, 'start');
         started.child.kill('SIGTERM');
         expect(await started.exited).to.equal(0);
       } finally {

@@ -9,8 +9,9 @@ import { got } from 'got';
 
 import { builtScripts, useBuild } from './support/build.ts';
 import { freshDatabaseUrl } from './support/database.ts';
+import { eventually } from './support/eventually.ts';
 import { freePort } from './support/service.ts';
-import { eventually, Receiver } from './hooks/receiver.ts';
+import { Receiver } from './hooks/receiver.ts';
 
 type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null>; url: string };
 
@@ -116,9 +117,13 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
 
     // An application made through one worker works at once at both; once deleted, at neither.
     for (let round = 0; round < 3; round++) {
-      const { body: application } = await api.post<{ id: string; secret: string }>('applications', {
+      const { body: created } = await api.post<{ id: string }>('applications', {
         json: { name: `round ${round}`, type: 'MachineToMachine' },
       });
+      const { body: secrets } = await api.get<Array<{ name: string; value: string }>>(
+        `applications/${created.id}/secrets`,
+      );
+      const application = { ...created, secret: secrets.find(({ name }) => name === 'Default secret')!.value };
       for (let request = 0; request < 6; request++) {
         const answer = await fresh.post(`${service.url}/oidc/token`, {
           form: { grant_type: 'client_credentials' },

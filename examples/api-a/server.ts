@@ -63,11 +63,11 @@ type Trusted = { keys: () => Promise<KeySet>; audience: string; typ?: string; to
 
 /** The caller's fault: 401 (a token is no good) or 403 (the actor may not act for this user). Anything else is 502. */
 class Refused extends Error {
-  constructor(
-    readonly status: 401 | 403,
-    message: string,
-  ) {
+  readonly status: 401 | 403;
+
+  constructor(status: 401 | 403, message: string) {
     super(message);
+    this.status = status;
   }
 }
 

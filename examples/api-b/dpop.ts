@@ -17,11 +17,11 @@ const maxAge = 60;
 const clockTolerance = 5;
 
 export class DpopRefused extends Error {
-  constructor(
-    readonly error: 'invalid_dpop_proof' | 'invalid_token',
-    message: string,
-  ) {
+  readonly error: 'invalid_dpop_proof' | 'invalid_token';
+
+  constructor(error: 'invalid_dpop_proof' | 'invalid_token', message: string) {
     super(message);
+    this.error = error;
   }
 }
 

@@ -18,6 +18,7 @@ import {
   webAuthnRegistrationPayload,
 } from '../mfa/webauthn.ts';
 import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
+import { entityId } from '../shared/entity-id.ts';
 
 const tag = 'Account MFA';
 
@@ -207,7 +208,7 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       path: '/my-account/mfa-verifications/:verificationId',
       summary: 'Remove one of my second factors',
       tag,
-      params: z.object({ verificationId: z.string().min(1).max(21) }),
+      params: z.object({ verificationId: entityId }),
       errors: [401, 404],
     },
     async ({ params }, ctx) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/sentinel.ts';
+import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/lockout/lockout.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';
 import { codeIdentifierSchema, sendEndUserCode, verifyCodeGuarded } from '../experience/guarded-checks.ts';
@@ -11,10 +11,10 @@ import { withTransaction } from '../storage/transaction.ts';
 import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
-import { hashPassword, verifyPassword } from '../users/passwords.ts';
+import { hashPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
-import { changeUser, userInfoOf } from '../users/users.ts';
+import { changeUser, userInfoOf, verifyUserPassword } from '../users/users.ts';
 import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
 import { accountUser } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';
@@ -65,7 +65,7 @@ export function accountRoutes(
       // The same lock as the account's sign-in: guessing here must not add to the attempts there.
       const target = accountTarget(user.id);
       await assertNotLocked(db, target);
-      if (!(await verifyPassword(user.password_digest, body.password))) {
+      if (!(await verifyUserPassword(db, user, body.password))) {
         const { sentinelPolicy } = await currentSignInExperience(db, cache);
         return failVerification(
           db,

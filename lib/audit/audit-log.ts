@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import type { Logger } from '../http/logger.ts';
+import { isUniqueViolation, type OutageNotes } from '../storage/database.ts';
 import { generateTimeOrderedId } from '../storage/ids.ts';
 import {
   insertLogRows,
@@ -13,6 +14,8 @@ import {
 
 /** Entries per insert statement. */
 const chunkSize = 100;
+/** While the database is gone, entries are tried again this often. */
+const outageRetryMs = 1000;
 
 /** A client's user agent is its own text: kept, but not at any length. */
 const userAgentLength = 512;
@@ -27,11 +30,17 @@ export class AuditLog {
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly db: Knex,
-    private readonly logger: Logger,
-    private readonly flushMs = 100,
-  ) {}
+  private readonly db: Knex;
+  private readonly logger: Logger;
+  private readonly flushMs: number;
+  private readonly outage?: OutageNotes;
+
+  constructor(db: Knex, logger: Logger, flushMs = 100, outage?: OutageNotes) {
+    this.db = db;
+    this.logger = logger;
+    this.flushMs = flushMs;
+    this.outage = outage;
+  }
 
   /** `targets`: the ids the entry is about (what `GET /api/logs?targetId=` finds it by). */
   record(key: string, payload: LogPayload, targets: string[] = []): void {
@@ -50,8 +59,8 @@ export class AuditLog {
     const batch = this.#pending.splice(0);
     const targets = this.#pendingTargets.splice(0);
     this.#flushing = this.#flushing.then(async () => {
-      await this.#insertInChunks(batch, insertLogRows);
-      await this.#insertInChunks(targets, insertLogTargetRows);
+      await this.#insertInChunks(batch, insertLogRows, this.#pending);
+      await this.#insertInChunks(targets, insertLogTargetRows, this.#pendingTargets);
     });
     return this.#flushing;
   }
@@ -61,7 +70,11 @@ export class AuditLog {
    * thread, and 500 entries at once (what 100 ms of token exchanges under load make) held every
    * request waiting behind them for about 5 ms.
    */
-  async #insertInChunks<Row>(rows: Row[], insert: (db: Knex, rows: Row[]) => Promise<void>): Promise<void> {
+  async #insertInChunks<Row>(
+    rows: Row[],
+    insert: (db: Knex, rows: Row[]) => Promise<void>,
+    pending: Row[],
+  ): Promise<void> {
     for (let start = 0; start < rows.length; start += chunkSize) {
       if (start > 0) {
         await new Promise((resolve) => setImmediate(resolve));
@@ -69,6 +82,18 @@ export class AuditLog {
       try {
         await insert(this.db, rows.slice(start, start + chunkSize));
       } catch (error) {
+        if (isUniqueViolation(error)) {
+          // Written before: a chunk kept when its connection was lost may have been committed by
+          // then, and the ids are otherwise unique. One statement, so all of it was.
+          continue;
+        }
+        if (this.outage?.noteFailure(error)) {
+          // The database is gone (reported once, by the outage): kept for a later flush. Few come
+          // meanwhile, as requests are refused until it is back.
+          pending.unshift(...rows.slice(start));
+          this.#timer ??= setTimeout(() => void this.flush(), outageRetryMs);
+          return;
+        }
         this.logger.error({ err: error, entries: rows.length }, 'audit log write failed');
       }
     }

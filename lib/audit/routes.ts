@@ -9,6 +9,7 @@ import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { currentNames } from './names.ts';
 import { findLog, listLogs, type Log } from './queries.ts';
+import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Audit logs';
 const logSchema = z.object({
@@ -132,7 +133,7 @@ export function auditLogRoutes(api: Api, { db, cache }: ServiceContext): void {
       path: '/logs/:id',
       summary: 'Get an audit log entry',
       tag,
-      params: z.object({ id: z.string().min(1).max(21) }),
+      params: idParams,
       response: logSchema,
       errors: [404],
     },

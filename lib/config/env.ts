@@ -18,7 +18,12 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535),
   WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   ENDPOINT: url.optional(),
-  DB_URL: z.string().regex(/^(sqlite:.+|mysql:\/\/.+)$/, 'must be sqlite:<path> or mysql://user:pass@host:port/db'),
+  DB_URL: z
+    .string()
+    .regex(
+      /^(sqlite:.+|(mysql|postgres|postgresql):\/\/.+)$/,
+      'must be sqlite:<path>, mysql://user:pass@host:port/db or postgres://user:pass@host:port/db',
+    ),
   DB_CONNECT_TIMEOUT: z.coerce.number().int().min(0).max(3600),
   BOOTSTRAP_ADMIN_CLIENT_ID: z
     .string()
@@ -39,6 +44,7 @@ const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   TRUST_PROXY: z.enum(['true', 'false']),
+  HTTP_REQUEST_TIMEOUT: z.coerce.number().int().min(1).max(3600),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).max(256),
   PWNED_PASSWORDS_URL: url,
@@ -109,6 +115,8 @@ export type Config = {
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
   trustProxy: boolean;
+  /** Milliseconds within which a request's headers and body must arrive (Node's requestTimeout). */
+  requestTimeoutMs: number;
   /** Absent: verification emails go to the development message store. */
   smtp?: { url: string; from: string };
   /** Base URL of the breached-password range API (the policy's `rejects.pwned`). */
@@ -186,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,
     trustProxy: values.TRUST_PROXY === 'true',
+    requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT * 1000,
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
     pwnedPasswordsUrl: values.PWNED_PASSWORDS_URL,
     secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS ?? [] },
@@ -206,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 const ourPrefixes = [
   'DB_',
   'HOOKS_',
+  'HTTP_',
   'SMTP_',
   'CLIENT_',
   'SECRETS_',

@@ -61,17 +61,22 @@ export type IdpStage = 'configuration' | 'discovery' | 'callback' | 'token' | 'u
 /**
  * A sign-in at another IdP that failed there. The user reads `message`, a plain sentence; what the
  * IdP or the network said stays in `cause` and `idpError` (its OAuth error code) for the operator's
- * log line (lib/experience/external-sign-in-routes.ts), since it can name internal hosts.
+ * log line (lib/experience/external/external-sign-in-routes.ts), since it can name internal hosts.
  */
 export class IdpFailure extends RequestError<'connector.invalid_configuration' | 'connector.authorization_failed'> {
+  readonly stage: IdpStage;
+  readonly idpError?: string;
+
   constructor(
-    readonly stage: IdpStage,
+    stage: IdpStage,
     code: 'connector.invalid_configuration' | 'connector.authorization_failed',
     message: string,
     cause: unknown,
-    readonly idpError?: string,
+    idpError?: string,
   ) {
     super(code, { reason: message }, { cause });
+    this.stage = stage;
+    this.idpError = idpError;
   }
 }
 

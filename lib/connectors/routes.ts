@@ -30,9 +30,9 @@ import {
 import { assertIdpReachable } from './reachability.ts';
 import type { IdpSettings } from './external-idp.ts';
 import { mergeConfig } from './secrets.ts';
+import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Connectors';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 const factorySchema = connectorSchema
   .pick({

@@ -4,6 +4,7 @@ import { RequestError } from '../http/errors.ts';
 import { boundedRecord, foreignJsonInput } from '../http/limits.ts';
 
 import type { IdpSettings } from './external-idp.ts';
+import { entityId } from '../shared/entity-id.ts';
 
 // Plain http only to this machine (a development IdP): a code, a client secret and tokens cross it.
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -261,7 +262,7 @@ export const createConnectorBody = z.strictObject({
   metadata: connectorMetadata.optional(),
   syncProfile: z.boolean().optional(),
   enableTokenStorage: z.literal(false).optional(),
-  id: z.string().min(1).max(21).optional(),
+  id: entityId.optional(),
 });
 
 export const updateConnectorBody = z.strictObject({

@@ -1,8 +1,11 @@
 import type Koa from 'koa';
 
 import { packageFolder } from '../config/package-folder.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../http/vite-build.ts';
+import { brandingImageOrigins } from '../sign-in-experience/image-origins.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { emailPreview, emailPreviewPath } from './email-preview.ts';
 
 /** Where Vite writes the console (`npm run build`, which `npm start` runs when the sources changed). */
@@ -15,7 +18,7 @@ const prefix = '/console';
  * /console is a client route and gets the application's page (the SPA fallback). The one other
  * method: the email templates page's preview frame (`email-preview.ts`).
  */
-export function consolePages(): Koa.Middleware {
+export function consolePages({ db, cache }: Pick<ServiceContext, 'db' | 'cache'>): Koa.Middleware {
   const build = loadViteBuild(distFolder, `${prefix}/`);
   return async (ctx, next) => {
     if (ctx.method === 'POST' && ctx.path === emailPreviewPath) {
@@ -40,7 +43,8 @@ export function consolePages(): Koa.Middleware {
       sendAsset(ctx, build.assets.get(ctx.path));
       return;
     }
-    ctx.set(pageHeaders);
+    // Its icon, /favicon.ico, may redirect to the sign-in experience's favicon, and its pages show the logos.
+    ctx.set(pageHeaders({ images: brandingImageOrigins(await currentSignInExperience(db, cache)) }));
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = build.index;
   };

@@ -38,7 +38,7 @@ export function consoleRoutes(api: Api, { db, cache, config, logger }: ServiceCo
     },
     async (_input, ctx) => {
       const open = await firstRunOpen(db, config.production);
-      const firstRun: FirstRun = !open ? 'closed' : isLocalRequest(ctx, config.trustProxy) ? 'local' : 'setup-token';
+      const firstRun: FirstRun = !open ? 'closed' : isLocalRequest(ctx, config) ? 'local' : 'setup-token';
       return {
         clientId: consoleApp.applicationId,
         issuer: config.issuer,
@@ -69,7 +69,7 @@ export function consoleRoutes(api: Api, { db, cache, config, logger }: ServiceCo
     },
     async ({ body: { setupToken, ...input } }, ctx, trx, effects) =>
       createAdministrator(trx, cache, input, {
-        firstRun: { local: isLocalRequest(ctx, config.trustProxy), setupToken, production: config.production },
+        firstRun: { local: isLocalRequest(ctx, config), setupToken, production: config.production },
         effects,
         isPwned,
       }),

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { tokenExchangeLogKey } from '../oidc/grants/token-exchange.ts';
+import { tokenExchangeLogKey } from '../oidc/grants/token-exchange/token-exchange.ts';
 
 export const dayMs = 24 * 60 * 60 * 1000;
 

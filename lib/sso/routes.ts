@@ -21,9 +21,9 @@ import {
   type StoredSsoConnector,
 } from './queries.ts';
 import { createSsoConnectorBody, ssoConfigSchema, ssoConnectorSchema, updateSsoConnectorBody } from './schemas.ts';
+import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'SSO connectors';
-const idParams = z.object({ id: z.string().min(1).max(21) });
 
 const validConfig = (config: Record<string, unknown>): StoredSsoConnector['config'] =>
   parseConnectorConfig(ssoConfigSchema, config);

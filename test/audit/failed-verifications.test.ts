@@ -5,8 +5,6 @@ import { Browser } from '../experience/browser.ts';
 import {
   createSpa,
   createUser,
-  expectError,
-  expectStatus,
   identify,
   latestCode,
   newEmail,
@@ -19,6 +17,7 @@ import {
   verifyEmail,
   wrongCode,
 } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 import { waitForLog, type AuditEntry } from './support.ts';

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 
 import type { Browser } from '../experience/browser.ts';
-import { createSpa, expectStatus, openExperience } from '../experience/experience-helpers.ts';
+import { createSpa, openExperience } from '../experience/experience-helpers.ts';
+import { expectStatus } from '../support/expect.ts';
 import { scrape } from '../support/metrics.ts';
 import { createIdpUser, newState, signInAtIdp, startIdp, type Idp } from '../support/idp.ts';
 import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';

@@ -3,13 +3,12 @@ import { expect } from 'chai';
 import type { Browser } from '../experience/browser.ts';
 import {
   createUser,
-  expectError,
-  expectStatus,
   identify,
   openExperience,
   passwordVerification,
   submitToApplication,
 } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startExternalSignIn, verifyAtIdp, type ExternalSignIn } from '../support/external-sign-in.ts';
 import { createIdpUser, newState, signInAtIdp, type Idp, type IdpUser } from '../support/idp.ts';
@@ -258,10 +257,13 @@ describe('social sign-in through generic OIDC and OAuth 2.0 connectors', () => {
     // Nothing to link to by email: the user proves an account of theirs instead.
     expectError(await identify(browser, { verificationId, linkSocialIdentity: true }), 404, 'user.identity_not_exist');
 
-    expectStatus(await browser.call('post', 'api/experience/profile', { type: 'social', verificationId }), 204);
+    // As in Logto, a sign-in stages the identity once identified (before its second factor, if any).
+    const link = () => browser.call('post', 'api/experience/profile', { type: 'social', verificationId });
+    expectError(await link(), 404, 'session.identifier_not_found');
     const proof = await passwordVerification(browser, { type: 'username', value: username }, password);
     expectStatus(proof, 200);
     expectStatus(await identify(browser, { verificationId: proof.body.verificationId }), 204);
+    expectStatus(await link(), 204);
     const { payloads } = await events.expect(['User.Data.Updated', 'PostSignIn'], () => submitToApplication(browser));
     expect(payloads['User.Data.Updated'][0].data.id).to.equal(account.id);
     expect(payloads['User.Data.Updated'][0].data.identities[oidc.target].userId).to.equal(upstream.id);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { expectError, expectStatus } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 

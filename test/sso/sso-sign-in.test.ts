@@ -3,14 +3,13 @@ import { expect } from 'chai';
 import type { Browser } from '../experience/browser.ts';
 import {
   createUser,
-  expectError,
-  expectStatus,
   identify,
   openExperience,
   passwordVerification,
   submitToApplication,
   verifyEmail,
 } from '../experience/experience-helpers.ts';
+import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startExternalSignIn, verifyAtIdp, type ExternalSignIn } from '../support/external-sign-in.ts';
 import { createIdpUser, newState, signInAtIdp, type Idp, type IdpUser } from '../support/idp.ts';

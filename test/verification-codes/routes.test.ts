@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { expectError } from '../support/expect.ts';
+import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 type Message = {
@@ -18,11 +19,6 @@ describe('management API: verification codes and the development message store',
   let counter = 0;
   const newEmail = () => `${unique('user')}@example.com`;
   const newPhone = () => `1555${String(Date.now() % 1_000_000).padStart(6, '0')}${++counter % 10}`;
-
-  const expectError = (response: HttpResponse, status: number, code: string) => {
-    expect(response.statusCode, JSON.stringify(response.body)).to.equal(status);
-    expect((response.body as ErrorBody).code).to.equal(code);
-  };
 
   const messagesTo = async (recipient: string) => {
     const response = await service.api.get<Message[]>('verification-messages', { searchParams: { recipient } });

@@ -9,12 +9,12 @@ import {
   assertSendAllowed,
   maxSendsPerWindow,
   sendWindowMs,
-} from '../../lib/experience/send-rate-limit.ts';
+} from '../../lib/experience/verification/send-rate-limit.ts';
 import {
   maxCodeAttempts,
   sendVerificationCode,
   verifyVerificationCode,
-} from '../../lib/experience/verification-codes.ts';
+} from '../../lib/experience/verification/verification-codes.ts';
 import { RequestError } from '../../lib/http/errors.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
@@ -307,7 +307,7 @@ describe('verification codes and the send rate limit', () => {
       }
       // A second pool, as another instance would have. Not on SQLite: its driver is synchronous, so two
       // pools in one process would block each other's event loop (instances there are processes).
-      const other = testDatabase === 'mysql' ? openDatabase(url) : db;
+      const other = testDatabase === 'sqlite' ? db : openDatabase(url);
       try {
         const results = await Promise.allSettled(
           Array.from({ length: 6 }, (_, index) => assertSendAllowed(index % 2 ? other : db, recipient, now)),
