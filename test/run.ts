@@ -143,5 +143,14 @@ for (const counts of runs) {
     exitCode = 1;
   }
 }
+// The failures again, last: a long run's log is often read from its end.
+for (const [index, counts] of runs.entries()) {
+  const failing = /^ *\d+ failing$/m.exec(counts.output);
+  if (failing) {
+    const lines = counts.output.slice(failing.index).split('\n');
+    console.log(`\n=== failures on ${databases[index]} ===`);
+    console.log(lines.slice(0, 400).join('\n'));
+  }
+}
 console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(exitCode);
