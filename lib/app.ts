@@ -17,7 +17,7 @@ import { Dispatcher } from './hooks/delivery/dispatcher.ts';
 import { JobRunner } from './hooks/jobs/job-runner.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
 import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
-import { countRequestsAsHttps } from './http/secure-cookies.ts';
+import { countRequestsAsHttps } from './http/pages/secure-cookies.ts';
 import { useApi } from './api.ts';
 import { createConnectors } from './messages/index.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';

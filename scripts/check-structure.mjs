@@ -184,20 +184,17 @@ for (const component of cycles([...subFolderEdges.keys()], (folder) => subFolder
 }
 /**
  * A folder holds at most this many files directly; past it, its mechanisms get sub-folders named for
- * them (docs/architecture.md). The folders still above it may only leave the list.
+ * them (docs/architecture.md).
  */
 const filesPerFolder = 16;
-const crowdedAllowed = new Set(['http']);
 const filesIn = new Map();
 for (const file of fileEdges.keys()) {
   const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.';
   filesIn.set(folder, (filesIn.get(folder) ?? 0) + 1);
 }
 for (const [folder, count] of [...filesIn].sort()) {
-  if (count > filesPerFolder && !crowdedAllowed.has(folder)) {
+  if (count > filesPerFolder) {
     problems.push(`lib/${folder}/ holds ${count} files (at most ${filesPerFolder}): give its mechanisms sub-folders`);
-  } else if (count <= filesPerFolder && crowdedAllowed.has(folder)) {
-    problems.push(`lib/${folder}/ holds ${count} files: take it off crowdedAllowed in scripts/check-structure.mjs`);
   }
 }
 const folders = new Set([...fileEdges.keys()].map(folderOf));
@@ -221,5 +218,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `structure: ${fileEdges.size} files in lib/, no file, folder or sub-folder cycles, at most ${filesPerFolder} files per folder (${crowdedAllowed.size} allowlisted), imports down the layers of scripts/layers.json only; tables addressed in query modules only, ${tableAccessAllowed.size} files allowlisted`,
+  `structure: ${fileEdges.size} files in lib/, no file, folder or sub-folder cycles, at most ${filesPerFolder} files per folder, imports down the layers of scripts/layers.json only; tables addressed in query modules only, ${tableAccessAllowed.size} files allowlisted`,
 );

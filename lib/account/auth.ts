@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 
 import { noteAuditSubject } from '../shared/request-subject.ts';
-import { bearerToken } from '../http/bearer.ts';
+import { bearerToken } from '../http/api/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import type { Queryable } from '../storage/database.ts';

@@ -5,7 +5,7 @@ import { consumeVerifications, markVerified } from './verification-queries.ts';
 import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
 import { recordUserDataEvent } from '../experience/events.ts';
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { newBackupCodes, storedBackupCodes } from '../mfa/backup-codes.ts';

@@ -5,7 +5,7 @@ import { currentSignInExperience } from '../sign-in-experience/sign-in-experienc
 import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';
 import { codeIdentifierSchema, sendEndUserCode, verifyCodeGuarded } from '../experience/guarded-checks.ts';
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ExperienceContext } from '../experience/context.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { consoleApp } from '../shared/console-ids.ts';
 import { customDataInput } from '../http/limits.ts';
 import { RequestError } from '../http/errors.ts';
-import { pageOf, setTotal } from '../http/pagination.ts';
-import { queryBoolean, queryList, type Api } from '../http/route.ts';
-import { searchListQuery } from '../http/search.ts';
+import { pageOf, setTotal } from '../http/api/pagination.ts';
+import { queryBoolean, queryList, type Api } from '../http/api/route.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { assertDeviceFlowUnchanged, assertSettingsFitType, buildApplication } from './applications.ts';
 import {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import type { ServiceContext } from '../http/context.ts';
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';

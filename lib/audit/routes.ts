@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import type { Api } from '../http/route.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';

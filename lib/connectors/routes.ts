@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { isUniqueViolation } from '../storage/database.ts';
 import { withTransaction } from '../storage/transaction.ts';

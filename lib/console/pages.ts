@@ -2,8 +2,8 @@ import type Koa from 'koa';
 
 import { packageFolder } from '../config/package-folder.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { pageHeaders } from '../http/page-headers.ts';
-import { loadViteBuild, sendAsset } from '../http/vite-build.ts';
+import { pageHeaders } from '../http/pages/page-headers.ts';
+import { loadViteBuild, sendAsset } from '../http/pages/vite-build.ts';
 import { brandingImageOrigins } from '../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { emailPreview, emailPreviewPath } from './email-preview.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { isLocalRequest } from '../http/local-request.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
 import { userSchema, username } from '../users/schemas.ts';

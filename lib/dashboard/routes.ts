@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { readDashboard } from './queries.ts';
 

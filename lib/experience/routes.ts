@@ -14,7 +14,7 @@ import { addFactor } from '../mfa/factors.ts';
 import { mfaOwed } from '../mfa/sign-in-requirement.ts';
 import { linkSocialIdentity } from '../users/identities.ts';
 import { updateUser } from '../users/queries.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ExperienceContext } from './context.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';

@@ -1,4 +1,4 @@
-import type { RouteEffects } from '../http/route.ts';
+import type { RouteEffects } from '../http/api/route.ts';
 import type { Effects } from '../shared/event-data.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { jsonSchema } from '../http/openapi.ts';
+import { jsonSchema } from '../http/api/openapi.ts';
 import { userSchema } from '../users/schemas.ts';
 import { hookEventGroup, hookEvents, type DataHookEvent, type HookEvent } from './events.ts';
 import { samplePayload } from './samples.ts';

@@ -1,9 +1,9 @@
 import { RequestError } from '../http/errors.ts';
-import { refusalAhead } from '../http/outbound-guard.ts';
+import { refusalAhead } from '../http/outbound/outbound-guard.ts';
 
 /**
  * A webhook target's URL: http(s), and, unless private targets are allowed, a public address
- * (`http/outbound-guard.ts`). Checked when a hook is saved and again when it is sent.
+ * (`http/outbound/outbound-guard.ts`). Checked when a hook is saved and again when it is sent.
  */
 
 /** How the guard names a webhook target in its refusals (the attempt's error, the 400's reason). */

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
 
 import type { Config } from '../config/env.ts';
-import { bearerToken } from '../http/bearer.ts';
+import { bearerToken } from '../http/api/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import { addressKey, FailureThrottle, retryAfterSeconds } from '../http/failure-throttle.ts';
 import {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import type { DataHookEvent } from '../hooks/events.ts';
-import type { AnySpec } from '../http/route.ts';
+import type { AnySpec } from '../http/api/route.ts';
 import { organizationRoleSchema, organizationSchema, organizationScopeSchema } from '../organizations/schemas.ts';
 import { scopeSchema } from '../resources/schemas.ts';
 import { roleSchema } from '../roles/schemas.ts';

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 
 import { outboxEffects } from '../hooks/effects.ts';
 import { requestOf } from '../hooks/payloads.ts';
-import type { AnyRouteInput, AnySpec, RouteEffects } from '../http/route.ts';
+import type { AnyRouteInput, AnySpec, RouteEffects } from '../http/api/route.ts';
 import type { EventData, EventName } from '../shared/event-data.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { ServiceContext } from '../http/context.ts';
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { variablesOf } from './compose-email.ts';

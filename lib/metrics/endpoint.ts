@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import { Gauge, Registry } from 'prom-client';
 
 import type { Config } from '../config/env.ts';
-import { bearerToken } from '../http/bearer.ts';
+import { bearerToken } from '../http/api/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import { knexClient } from '../storage/database.ts';
 import { collectProcessMetrics, registry } from './metrics.ts';

@@ -2,7 +2,7 @@ import { Provider, type Configuration } from 'oidc-provider';
 
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { countRequestsAsHttps } from '../http/secure-cookies.ts';
+import { countRequestsAsHttps } from '../http/pages/secure-cookies.ts';
 import { claimsByScope, findAccount, oidcScopes } from './account.ts';
 import { createAdapter } from './adapter.ts';
 import { consentPolicy, loadGrant } from './consent-policy.ts';

@@ -1,4 +1,4 @@
-import type { LinkStore } from '../http/link-set-routes.ts';
+import type { LinkStore } from '../http/api/link-set-routes.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, type Page } from '../storage/list.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
@@ -138,7 +138,7 @@ export async function removeLinks(db: Queryable, links: Links, ids: string[]): P
   return removed;
 }
 
-/** A link table as the store of a link set (lib/http/link-set-routes.ts). */
+/** A link table as the store of a link set (lib/http/api/link-set-routes.ts). */
 export const linkStore = <Parent>(links: (parent: Parent) => Links): LinkStore<Parent> => ({
   ids: (db, parent) => linkedIds(db, links(parent)),
   add: (trx, parent, ids) => addLinks(trx, links(parent), ids),

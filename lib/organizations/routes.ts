@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-import { pageOf, setTotal } from '../http/pagination.ts';
-import { searchListQuery } from '../http/search.ts';
-import type { Api } from '../http/route.ts';
+import { pageOf, setTotal } from '../http/api/pagination.ts';
+import { searchListQuery } from '../http/api/search.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import type { Connectors } from '../messages/index.ts';
 import { applicationMemberRoutes } from './members/application-member-routes.ts';

@@ -3,9 +3,9 @@ import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
 import { RequestError, orNotFound } from '../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../http/pagination.ts';
-import { queryBoolean, type Api } from '../http/route.ts';
-import { searchListQuery } from '../http/search.ts';
+import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
+import { queryBoolean, type Api } from '../http/api/route.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { applicationSearchColumns, listApplications } from '../applications/queries.ts';
 import { applicationSchema } from '../applications/schemas.ts';
 import { RequestError } from '../http/errors.ts';
-import { linkSetRoutes } from '../http/link-set-routes.ts';
-import { pageOf } from '../http/pagination.ts';
-import { searchListQuery } from '../http/search.ts';
-import type { Api } from '../http/route.ts';
+import { linkSetRoutes } from '../http/api/link-set-routes.ts';
+import { pageOf } from '../http/api/pagination.ts';
+import { searchListQuery } from '../http/api/search.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import {
   addRolesToApplication,

@@ -2,10 +2,10 @@ import { z } from 'zod';
 
 import { tenantId } from '../shared/tenant.ts';
 import { RequestError } from '../http/errors.ts';
-import { pageOf, setTotal } from '../http/pagination.ts';
-import { searchListQuery } from '../http/search.ts';
+import { pageOf, setTotal } from '../http/api/pagination.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import { consoleApp } from '../shared/console-ids.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { managementApi } from '../shared/management-api.ts';
 import { scopeSearchColumns } from '../resources/queries.ts';

@@ -4,7 +4,7 @@ import { isSqlite, type Queryable } from './database.ts';
 
 /**
  * Logto's list search (`search`, `search.<field>`, `mode[.<field>]`, `joint`, `isCaseSensitive`), as
- * the HTTP layer parsed and checked it (http/search.ts), and the SQL it becomes: the same matches on
+ * the HTTP layer parsed and checked it (http/api/search.ts), and the SQL it becomes: the same matches on
  * SQLite, MySQL/MariaDB and PostgreSQL.
  *
  * - `exact`: the whole value equals one of the values.
@@ -65,7 +65,9 @@ function tokensOf(mode: SearchMode, value: string): Token[] {
   }
   const tokens = likeTokens(value);
   if (!tokens) {
-    throw new Error('a LIKE pattern ending with its escape character reached the query (http/search.ts refuses it)');
+    throw new Error(
+      'a LIKE pattern ending with its escape character reached the query (http/api/search.ts refuses it)',
+    );
   }
   return tokens;
 }

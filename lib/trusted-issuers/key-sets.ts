@@ -1,7 +1,7 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 
-import { GuardedGetError, guardedGetJson } from '../http/guarded-get.ts';
+import { GuardedGetError, guardedGetJson } from '../http/outbound/guarded-get.ts';
 
 /** An outside issuer's key set could not be had: the grant says so as its refusal. */
 export class KeySetUnavailable extends Error {

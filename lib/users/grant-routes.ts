@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import { appTypeQuery, grantsResponse, listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
 import { getUserRow } from './users.ts';
 import { userParams } from '../shared/entity-id.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { foreignJsonInput } from '../http/limits.ts';
-import type { Api } from '../http/route.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { linkSocialIdentity, unlinkSocialIdentity, unlinkSsoIdentity } from './identities.ts';
 import { listSsoIdentities } from './sso-identity-queries.ts';

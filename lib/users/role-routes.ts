@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
-import { linkSetRoutes } from '../http/link-set-routes.ts';
-import { pageOf } from '../http/pagination.ts';
-import { searchListQuery } from '../http/search.ts';
-import type { Api } from '../http/route.ts';
+import { linkSetRoutes } from '../http/api/link-set-routes.ts';
+import { pageOf } from '../http/api/pagination.ts';
+import { searchListQuery } from '../http/api/search.ts';
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { listUsers, userSearchColumns } from './queries.ts';
 import { userSchema } from './schemas.ts';

@@ -2,11 +2,11 @@ import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import { customDataInput } from '../http/limits.ts';
-import { pageOf, setTotal } from '../http/pagination.ts';
-import { searchListQuery } from '../http/search.ts';
+import { pageOf, setTotal } from '../http/api/pagination.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
-import { queryBoolean, type Api } from '../http/route.ts';
+import { queryBoolean, type Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
 import { deleteUser, listUsers, toUser, userSearchColumns } from './queries.ts';

@@ -10,7 +10,7 @@ import { decideOutcome, parseRetryAfter } from '../../lib/hooks/delivery/retry.t
 import { samplePayloads } from '../../lib/hooks/samples.ts';
 import { requestHeaders, signatureHeaders } from '../../lib/hooks/signing/signature.ts';
 import { hmacSigner } from '../../lib/hooks/signing/signing-keys.ts';
-import { isPublicAddress } from '../../lib/http/outbound-guard.ts';
+import { isPublicAddress } from '../../lib/http/outbound/outbound-guard.ts';
 
 describe('hooks: event catalogue', () => {
   it('has the 27 events of the specification in three groups, and a sample for each', () => {

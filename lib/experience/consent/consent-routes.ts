@@ -2,7 +2,7 @@ import type { Interaction } from 'oidc-provider';
 import { z } from 'zod';
 
 import { RequestError } from '../../http/errors.ts';
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import { organizationsScope } from '../../oidc/account.ts';
 import { organizationIdsOfMember } from '../../organizations/members/member-queries.ts';
 import { findOrganization } from '../../organizations/queries.ts';

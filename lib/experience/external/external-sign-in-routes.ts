@@ -12,7 +12,7 @@ import { idpSettingsOf } from '../../connectors/schemas.ts';
 import { RequestError } from '../../http/errors.ts';
 import { foreignJsonInput } from '../../http/limits.ts';
 import type { Logger } from '../../http/logger.ts';
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import type { ExperienceContext } from '../context.ts';
 import { connectorFailures } from '../../metrics/metrics.ts';
 import { inSpan } from '../../tracing/spans.ts';

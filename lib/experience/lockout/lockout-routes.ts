@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import { clearClientThrottles } from '../../oidc/clients/client-auth-throttle.ts';
 import { findUserIdsByAnyIdentifier } from '../../users/queries.ts';
 import { clearTargets } from './lockout-queries.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { getRecord } from '../state.ts';
 import { RequestError } from '../../http/errors.ts';
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import type { ExperienceContext } from '../context.ts';
 import { identifiedUser, mfaTag, saveRecord, verificationResponse, verifiedInteraction } from './mfa-steps.ts';
 import { generateId } from '../../storage/ids.ts';

@@ -1,8 +1,8 @@
 import type Koa from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
-import { pageHeaders } from '../../http/page-headers.ts';
-import { loadViteBuild, sendAsset } from '../../http/vite-build.ts';
+import { pageHeaders } from '../../http/pages/page-headers.ts';
+import { loadViteBuild, sendAsset } from '../../http/pages/vite-build.ts';
 import { brandingImageOrigins, imageOrigins } from '../../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { iconLinks } from './favicon.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import type { ExperienceContext } from '../context.ts';
 import { email, phone } from '../../users/schemas.ts';
 import type { CodeIdentifier } from '../../messages/codes.ts';

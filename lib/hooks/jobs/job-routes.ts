@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { RequestError, orNotFound } from '../../http/errors.ts';
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import { findJob, findRunningJob, type JobKind } from './job-queries.ts';
 import { createJob } from './jobs.ts';

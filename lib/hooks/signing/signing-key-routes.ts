@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { ServiceContext } from '../../http/context.ts';
 import { orNotFound } from '../../http/errors.ts';
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import type { Queryable } from '../../storage/database.ts';
 import { findHookForUpdate, findSigningHook, updateHook } from '../queries.ts';
 import { hookSchema, type Hook } from '../schemas.ts';

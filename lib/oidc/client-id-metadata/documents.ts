@@ -1,7 +1,7 @@
 import { errors, type ClientMetadata } from 'oidc-provider';
 
 import type { Config } from '../../config/env.ts';
-import { GuardedGetError, guardedGetJson } from '../../http/guarded-get.ts';
+import { GuardedGetError, guardedGetJson } from '../../http/outbound/guarded-get.ts';
 import type { Logger } from '../../http/logger.ts';
 import { hostAllowed, parseClientIdUrl } from './client-id-url.ts';
 import { documentClientMetadata, readClientDocument } from './document.ts';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 import { foreignJsonInput } from '../../http/limits.ts';
-import type { Api } from '../../http/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import type { ManagementAuth } from '../../shared/management-api.ts';
 import { generateId } from '../../storage/ids.ts';
 import { getUserRow } from '../../users/users.ts';

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
 import { languageFor, type Language } from '../../custom-phrases/languages.ts';
-import { pageHeaders } from '../../http/page-headers.ts';
+import { pageHeaders } from '../../http/pages/page-headers.ts';
 import { brandingImageOrigins } from '../../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { catalogueFor, translator, type Translate } from '../../shared/phrases/index.ts';

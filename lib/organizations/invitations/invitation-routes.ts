@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 import { RequestError } from '../../http/errors.ts';
-import { pageOf, paginationQuery, setTotal } from '../../http/pagination.ts';
-import type { Api } from '../../http/route.ts';
+import { pageOf, paginationQuery, setTotal } from '../../http/api/pagination.ts';
+import type { Api } from '../../http/api/route.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import type { Connectors } from '../../messages/index.ts';
 import { withTransaction } from '../../storage/transaction.ts';

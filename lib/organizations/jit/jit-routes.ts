@@ -2,13 +2,13 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { tenantId } from '../../shared/tenant.ts';
-import { pageOf, paginationQuery } from '../../http/pagination.ts';
-import type { Api } from '../../http/route.ts';
+import { pageOf, paginationQuery } from '../../http/api/pagination.ts';
+import type { Api } from '../../http/api/route.ts';
 import { listSsoConnectors, toSsoConnector } from '../../sso/queries.ts';
 import { ssoConnectorSchema } from '../../sso/schemas.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { RequestError } from '../../http/errors.ts';
-import { linkSetRoutes } from '../../http/link-set-routes.ts';
+import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
 import { addJitEmailDomain, requireSsoConnectors } from './jit.ts';
 import { linkedIds, linkStore, organizationLinks, pageOfLinkedIds } from '../links.ts';
 import { organizationParent, requireOrganizationRoles } from '../lookups.ts';

@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../../http/errors.ts';
-import { pageOf, paginationQuery } from '../../http/pagination.ts';
-import type { Api } from '../../http/route.ts';
+import { pageOf, paginationQuery } from '../../http/api/pagination.ts';
+import type { Api } from '../../http/api/route.ts';
 import { findUser } from '../../users/queries.ts';
 import { userSchema } from '../../users/schemas.ts';
-import { linkSetRoutes } from '../../http/link-set-routes.ts';
+import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
 import { linkedIds, linkStore, organizationLinks } from '../links.ts';
 import { getOrganization, organizationParent, requireMembers, requireUsers } from '../lookups.ts';
 import { listMemberUsers, organizationIdsOfMember, rolesOfMembers, scopesOfMember } from './member-queries.ts';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import type { LinkChange } from '../../http/link-set-routes.ts';
+import type { LinkChange } from '../../http/api/link-set-routes.ts';
 import type { Effects, MembershipDelta } from '../../shared/event-data.ts';
 import { addLinks, organizationLinks } from '../links.ts';
 

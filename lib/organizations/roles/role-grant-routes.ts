@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../../http/errors.ts';
-import { linkSetRoutes } from '../../http/link-set-routes.ts';
-import { pageOf, paginationQuery } from '../../http/pagination.ts';
-import type { Api } from '../../http/route.ts';
+import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
+import { pageOf, paginationQuery } from '../../http/api/pagination.ts';
+import type { Api } from '../../http/api/route.ts';
 import { scopeSchema } from '../../resources/schemas.ts';
 import { linkedIds, linkStore, organizationLinks } from '../links.ts';
 import { organizationRoleParent, requireOrganizationScopes, requireResourceScopes } from '../lookups.ts';

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { pageOf, setTotal } from '../../http/pagination.ts';
-import { searchListQuery } from '../../http/search.ts';
-import type { Api } from '../../http/route.ts';
+import { pageOf, setTotal } from '../../http/api/pagination.ts';
+import { searchListQuery } from '../../http/api/search.ts';
+import type { Api } from '../../http/api/route.ts';
 import { getOrganizationScope } from '../lookups.ts';
 import { createOrganizationScope, patchOrganizationScope, removeOrganizationScope } from './organization-scopes.ts';
 import { listOrganizationScopes, organizationScopeSearchColumns } from '../roles/role-queries.ts';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 import type Koa from 'koa';
 
-import { logQuietly } from './logger.ts';
+import { logQuietly } from '../logger.ts';
 
 const types: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -1,4 +1,4 @@
-import { RequestError } from './errors.ts';
+import { RequestError } from '../errors.ts';
 
 /** RFC 6750 §2.1: `Bearer`, exactly one space, one b64token, nothing after (the scheme in any case, RFC 7235). */
 const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;

@@ -3,10 +3,10 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { z } from 'zod';
 
-import type { Effects } from '../shared/event-data.ts';
-import { withTransaction } from '../storage/transaction.ts';
-import { holdsNul, nulRefused } from './body.ts';
-import { RequestError } from './errors.ts';
+import type { Effects } from '../../shared/event-data.ts';
+import { withTransaction } from '../../storage/transaction.ts';
+import { holdsNul, nulRefused } from '../body.ts';
+import { RequestError } from '../errors.ts';
 import { flattenSearchParams } from './search.ts';
 import type { ApiTag } from './tags.ts';
 

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 
-import type { Page } from '../storage/list.ts';
+import type { Page } from '../../storage/list.ts';
 
 /**
  * `page` and `page_size`, as Logto's lists take them. Without either, a list returns everything

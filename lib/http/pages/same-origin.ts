@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 
-import { RequestError } from './errors.ts';
+import { RequestError } from '../errors.ts';
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** `none`: the person typed the address or used a bookmark; not another site's doing. */

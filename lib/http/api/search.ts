@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { likeTokens, type Search, type SearchColumns, type SearchMatch } from '../storage/search.ts';
+import { likeTokens, type Search, type SearchColumns, type SearchMatch } from '../../storage/search.ts';
 import { paginationQuery } from './pagination.ts';
 
 /**
