@@ -72,13 +72,21 @@ const onlyUnder =
   };
 
 /**
- * Everything under /api, in three groups: open (`/status`, `/swagger.json`, the console's sign-in
- * settings and first run), the end user's (the experience, authenticated by the interaction cookie;
- * the account, by the user's own access token), and the management API (a management token). Each
- * domain's routes are registered the one way, `xRoutes(group, context)`.
+ * Everything under /api, in groups that say who may call them: open (`/status`, `/swagger.json`, the
+ * hooks' public keys, the sign-in experience), the console's first run and the experience (they act
+ * on the browser's cookie or address, so a write from another site is refused), the account (the
+ * user's own access token, which each route checks), and the management API (a management token,
+ * required of anything else under /api). Each domain's routes are registered the one way,
+ * `xRoutes(group, context)`.
  */
 export function useApi(app: Koa, context: ExperienceContext): void {
   const { config, db, cache, logger, audit } = context;
+  // What runs ahead of a group's routes: a group acting on the browser's cookie or address refuses
+  // another site's writes; the account's routes check the user's token themselves.
+  const callers = {
+    browser: [refuseCrossSite(config.endpoint), jsonBody],
+    user: [jsonBody],
+  };
 
   const management = new Api(db, { effects: managementEvents(cache) });
   applicationRoutes(management, context);
@@ -112,7 +120,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   hookDeliveryRoutes(management, context);
   dashboardRoutes(management, context);
 
-  const experience = new Api(db, { writes: 'own-transactions' });
+  const experience = new Api(db, { writes: 'own-transactions', before: callers.browser });
   experienceRoutes(experience, context);
   experienceVerificationRoutes(experience, context);
   oneTimeTokenVerificationRoutes(experience, context);
@@ -122,13 +130,18 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   experienceWebAuthnRoutes(experience, context);
   passkeySignInRoutes(experience, context);
   consentRoutes(experience, context);
-  accountRoutes(experience, context);
-  accountMfaRoutes(experience, context);
-  accountGrantRoutes(experience, context);
 
-  const open = new Api(db, { effects: emittedEvents(cache) });
+  const account = new Api(db, { writes: 'own-transactions', before: callers.user });
+  accountRoutes(account, context);
+  accountMfaRoutes(account, context);
+  accountGrantRoutes(account, context);
+
+  const firstRun = new Api(db, { effects: emittedEvents(cache), before: callers.browser });
+  consoleRoutes(firstRun, context);
+
+  // Reads only: nothing to parse, no one to check.
+  const open = new Api(db);
   publicSignInExperienceRoutes(open, context);
-  consoleRoutes(open, context);
   publicKeyRoutes(open, context);
   open.add(
     {
@@ -152,7 +165,10 @@ export function useApi(app: Koa, context: ExperienceContext): void {
     },
     () => {
       document ??= buildOpenApiDocument(
-        { open: open.specs, authenticated: [...experience.specs, ...management.specs] },
+        {
+          open: [...open.specs, ...firstRun.specs],
+          authenticated: [...experience.specs, ...account.specs, ...management.specs],
+        },
         {
           title: 'Identity service API',
           version: '1',
@@ -164,20 +180,16 @@ export function useApi(app: Koa, context: ExperienceContext): void {
     },
   );
 
-  for (const group of [open, experience, management]) {
+  for (const group of [open, firstRun, experience, account, management]) {
     group.router.prefix('/api');
   }
   const requireToken = requireManagementToken(config, db, cache);
   // Outside the error handler: the trail reads each answer as the client gets it, errors included.
   app.use(auditTrail(audit, management.specs));
   app.use(errorHandler(logger));
-  // The experience and the console's first run act on the browser's cookie or address, not on a token.
-  const cookieAuthenticated = /^\/api\/(experience(\/|$)|interaction(\/|$)|console\/first-administrator$)/;
-  app.use(refuseCrossSite(config.endpoint, (path) => cookieAuthenticated.test(path)));
-  const tokenlessBodies = /^\/api\/(experience|interaction|verifications|my-account|console)(\/|$)/;
-  app.use(onlyUnder((path) => tokenlessBodies.test(path), jsonBody));
-  app.use(open.router.routes());
-  app.use(experience.router.routes());
+  for (const group of [open, firstRun, experience, account]) {
+    app.use(group.router.routes());
+  }
   const underApi = (path: string) => path === '/api' || path.startsWith('/api/');
   app.use(onlyUnder(underApi, requireToken));
   app.use(noteManagementActor);

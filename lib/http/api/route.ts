@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 
 import type { Effects } from '../../shared/event-data.ts';
@@ -139,10 +139,16 @@ export class Api<W extends Writes = 'in-transaction'> {
    * `writes: 'own-transactions'`: the group's write routes get the pool and open their own
    * transactions (the end user's flows: their state lives in the provider's interaction, they send
    * messages, and a failed verification must be counted even though the request fails).
+   * `before`: what runs ahead of each of the group's routes, and only of them: who may call the
+   * group (the cross-site check of a group that acts on the browser's cookie), then its body parser.
    */
-  constructor(db: Knex, options: { effects?: RouteEffects; writes?: W } = {}) {
+  constructor(db: Knex, options: { effects?: RouteEffects; writes?: W; before?: Middleware[] } = {}) {
     this.db = db;
     this.options = options;
+    // Registered ahead of every route: the router runs them for a request one of its routes matches.
+    for (const middleware of options.before ?? []) {
+      this.router.use(middleware);
+    }
   }
 
   add<
