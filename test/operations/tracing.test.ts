@@ -86,7 +86,8 @@ async function startProcess(
       // Refused until the service listens.
       return (await got(`${url}/health/ready`, { retry: { limit: 0 } }).catch(() => undefined))?.statusCode === 200;
     },
-    60_000,
+    // A minute was not enough once, with three databases' suites beside it on two cores.
+    120_000,
     () => `the service ready: ${errors}`,
   );
   return { child, url, errors: () => errors };
@@ -98,8 +99,8 @@ const attribute = (span: ExportedSpan, key: string) => {
 };
 
 describe('tracing with OpenTelemetry (OTLP over HTTP to a collector)', function () {
-  // A test starts the service as a process and waits up to 60 s for it to be ready.
-  this.timeout(150_000);
+  // A test starts the service as a process and waits up to 120 s for it to be ready.
+  this.timeout(200_000);
 
   it("sends a span per request, named by its route and joined to the caller's trace, with its database queries under it", async () => {
     const collector = await startCollector();
