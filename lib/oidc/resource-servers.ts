@@ -15,7 +15,7 @@ export const accessTokenAlgorithm = 'ES256';
  * A resource by its indicator. With `managementApiResource` (this instance's MANAGEMENT_API_RESOURCE),
  * that indicator names the management API whatever indicator the database holds: an instance started
  * on the same database with another ENDPOINT rewrites the stored one, and this instance goes on
- * answering to its own (docs/decisions.md, "A second start with another ENDPOINT").
+ * answering to its own (docs/decisions.md, "Settings and endpoints").
  */
 export const findResourceCached =
   (db: Queryable, cache: SharedCache, managementApiResource?: string) =>

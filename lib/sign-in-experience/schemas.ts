@@ -82,7 +82,8 @@ export const signInExperienceSchema = z.object({
     policy: z.enum(mfaPolicies),
     /**
      * Whether members of an organization that requires MFA must set it up at sign-in. Logto treats
-     * an absent value as `NoPrompt`; we as `Mandatory` (docs/decisions.md, "Multi-factor authentication").
+     * an absent value as `NoPrompt`; we as `Mandatory` (docs/decisions.md, "Multi-factor authentication
+     * and passkeys").
      */
     organizationRequiredMfaPolicy: z.enum(['NoPrompt', 'Mandatory']).optional(),
   }),
