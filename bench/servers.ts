@@ -83,7 +83,16 @@ export async function startServer(
   const since = Date.now();
   for (;;) {
     try {
-      await got(`http://127.0.0.1:${port}/`, { retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false });
+      // The service binds its port before it has made the bootstrap administrator, and says 503 on
+      // /health/ready until then (a token request would meet 401); the bare provider answers 404.
+      const { statusCode } = await got(`http://127.0.0.1:${port}/health/ready`, {
+        retry: { limit: 0 },
+        throwHttpErrors: false,
+        followRedirect: false,
+      });
+      if (statusCode === 503) {
+        throw new Error('not ready yet');
+      }
       break;
     } catch (error) {
       if (Date.now() - since > 60_000 || child.exitCode !== null) {
