@@ -2,7 +2,7 @@
  * The baseline: bare oidc-provider with its memory adapter, one static client and one resource,
  * issuing client-credentials JWTs with the same algorithm as the service (ES256).
  */
-import { generateKeyPair, exportJWK } from 'jose';
+import { exportJWK, generateKeyPair } from 'jose';
 import { Provider } from 'oidc-provider';
 
 import { baselineClient, baselineResource } from './fixtures.ts';

@@ -6,7 +6,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
 import knex, { type Knex } from 'knex';
 
 import { mysqlServerUrl, postgresServerUrl } from '../test/support/database.ts';

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-
 import { got } from 'got';
 import { CookieJar } from 'tough-cookie';
 

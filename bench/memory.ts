@@ -12,12 +12,12 @@ import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { freePort } from '../test/support/service.ts';
-import { dropBenchDatabases, freshBenchDatabase, singleBenchDatabase, type DatabaseKind } from './databases.ts';
-import { generateLoad, loadGenerator, type Load } from './load.ts';
+import { type DatabaseKind, dropBenchDatabases, freshBenchDatabase, singleBenchDatabase } from './databases.ts';
+import { generateLoad, type Load, loadGenerator } from './load.ts';
 import { startOutsideIssuer } from './outside-issuer.ts';
 import { table, whole } from './report.ts';
 import { baselineLoad, prepareService, serviceAdmin } from './scenarios.ts';
-import { assertBuildCurrent, baselineEntry, serviceEntry, startServer, type Server } from './servers.ts';
+import { assertBuildCurrent, baselineEntry, type Server, serviceEntry, startServer } from './servers.ts';
 
 const seconds = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const idle = seconds('BENCH_IDLE', 10);

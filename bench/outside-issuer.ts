@@ -4,10 +4,9 @@
  * SSRF guard), and a JWT it signs for one of the service's users. The service fetches the set once
  * and keeps it (docs/token-exchange.md), so serving it from the bench process does not disturb the load.
  */
-import { createServer } from 'node:http';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 
 export type OutsideIssuer = {

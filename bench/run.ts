@@ -18,36 +18,36 @@
  *                                 token-exchange-actor, token-exchange-outside-issuer
  *   BENCH_PROFILE=<dir>           V8 CPU profiles of the server processes, written there when they stop
  */
-import { cpus, loadavg, release, type } from 'node:os';
 import { readFileSync } from 'node:fs';
+import { cpus, loadavg, release, type } from 'node:os';
 
 import { freePort } from '../test/support/service.ts';
 import {
+  benchDatabases,
+  type DatabaseKind,
   databaseVersion,
   dropBenchDatabases,
   freshBenchDatabase,
-  benchDatabases,
-  type DatabaseKind,
 } from './databases.ts';
-import { generateLoad, loadGenerator, type Load, type LoadOptions, type Measured } from './load.ts';
-import { startOutsideIssuer, type OutsideIssuer } from './outside-issuer.ts';
+import { generateLoad, type Load, loadGenerator, type LoadOptions, type Measured } from './load.ts';
+import { type OutsideIssuer, startOutsideIssuer } from './outside-issuer.ts';
 import { hundredths, median, medianAndRange, range, table, tenths, whole } from './report.ts';
 import {
   assertAnswers,
   baselineLoad,
   prepareService,
+  type ScenarioName,
   scenarioNames,
   scenarioTitles,
   serviceAdmin,
-  type ScenarioName,
 } from './scenarios.ts';
 import {
   assertBuildCurrent,
   baselineEntry,
+  type Server,
   serviceCommand,
   serviceEntry,
   startServer,
-  type Server,
 } from './servers.ts';
 
 function positive(name: string, fallback: number): number {

@@ -2,11 +2,10 @@
  * The servers under load, each a process of its own: how they start (optionally pinned to CPUs with
  * `taskset`), when they answer, how much CPU their process tree used, how they stop.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-
 import { got } from 'got';
 
 /**

@@ -9,7 +9,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-
 import { got } from 'got';
 
 import { freshDatabaseUrl } from '../test/support/database.ts';

@@ -22,11 +22,10 @@
  * BENCH_ROUNDS=3: HTTP rounds without and with the hook, interleaved (medians reported).
  * BENCH_PROFILE=<dir> writes a V8 CPU profile of the service (as `npm run bench` does) there.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { cpus } from 'node:os';
-
 import autocannon from 'autocannon';
 import { got } from 'got';
 import type { Knex } from 'knex';
@@ -43,8 +42,8 @@ import { insertOrganization } from '../lib/organizations/queries.ts';
 import { openDatabase } from '../lib/storage/database.ts';
 import { generateId, generateSecret } from '../lib/storage/ids.ts';
 import { migrateToLatest } from '../lib/storage/migrate.ts';
-import { withTransaction } from '../lib/storage/transaction.ts';
 import { bumpCacheVersion, SharedCache } from '../lib/storage/shared-cache.ts';
+import { withTransaction } from '../lib/storage/transaction.ts';
 import { freePort } from '../test/support/service.ts';
 import { dropBenchDatabases, freshBenchDatabase, singleBenchDatabase } from './databases.ts';
 import { assertBuildCurrent, serviceEntry, startServer } from './servers.ts';

@@ -1,14 +1,14 @@
 import { createServer, type Server } from 'node:http';
-
 import Koa from 'koa';
 
+import { useApi } from './api.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/env.ts';
 import { consolePages } from './console/pages.ts';
 import type { ExperienceContext } from './experience/context.ts';
+import { brandingStylesheet } from './experience/pages/branding-css.ts';
 import { faviconRoute } from './experience/pages/favicon.ts';
 import { pageRoutes } from './experience/pages/routes.ts';
-import { brandingStylesheet } from './experience/pages/branding-css.ts';
 import { experienceSessions } from './experience/session.ts';
 import { DatabaseOutage } from './health/outage.ts';
 import { ReadinessCheck } from './health/readiness.ts';
@@ -16,9 +16,8 @@ import { healthRoutes } from './health/routes.ts';
 import { Dispatcher } from './hooks/delivery/dispatcher.ts';
 import { JobRunner } from './hooks/jobs/job-runner.ts';
 import { answerMalformedRequest } from './http/client-error.ts';
-import { createLogger, requestLogger, type Logger, type NoticeStream } from './http/logger.ts';
+import { createLogger, type Logger, type NoticeStream, requestLogger } from './http/logger.ts';
 import { countRequestsAsHttps } from './http/pages/secure-cookies.ts';
-import { useApi } from './api.ts';
 import { createConnectors } from './messages/index.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';
 import { httpMetrics } from './metrics/http.ts';
@@ -33,8 +32,8 @@ import {
   type StartingService,
 } from './start-up.ts';
 import { connectDatabase, sqliteFile } from './storage/database.ts';
-import { startWalCheckpoints } from './storage/wal-checkpoints.ts';
 import { SharedCache } from './storage/shared-cache.ts';
+import { startWalCheckpoints } from './storage/wal-checkpoints.ts';
 
 /** Asked every few seconds by probes and scrapers: logged at debug, not info. */
 const probePaths = new Set(['/health/live', '/health/ready', '/metrics']);

@@ -3,13 +3,12 @@
  * (the same environment as the service: DB_URL, SECRETS_ENCRYPTION_KEY, ENDPOINT).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-
 import type { Knex } from 'knex';
 
-import { ConfigError, loadConfig, type Config } from './config/env.ts';
+import { type Config, ConfigError, loadConfig } from './config/env.ts';
 import { exportConfiguration } from './config-transfer/export.ts';
 import { configFileProblems, importConfiguration, parseConfigFile } from './config-transfer/import.ts';
 import { createAdministrator } from './console/administrators.ts';

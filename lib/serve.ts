@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 
 import { createService } from './app.ts';
-import { ConfigError, type Config } from './config/env.ts';
+import { type Config, ConfigError } from './config/env.ts';
 import { consoleUrl } from './console/console-app.ts';
 import { signInUrl } from './experience/pages/routes.ts';
 import type { StartLine, WorkerStarted } from './workers.ts';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import { purgeExpiredVerifications } from './account/verification-queries.ts';
-import { configWarnings, type Config } from './config/env.ts';
+import { type Config, configWarnings } from './config/env.ts';
 import { syncConsoleApplication } from './console/console-app.ts';
 import { offerSetupToken } from './console/first-run.ts';
 import { purgeExpiredStates } from './experience/state-queries.ts';
@@ -9,9 +9,9 @@ import { pruneEventLog } from './hooks/event-log.ts';
 import { purgeFailures } from './http/failure-throttle.ts';
 import type { Logger, NoticeStream } from './http/logger.ts';
 import { ensureBootstrapAdmin, syncManagementApiIndicator } from './management/bootstrap.ts';
-import { purgeExpiredModels } from './sessions/queries.ts';
 import { ensureKeys, pruneRetiredKeys } from './oidc/keys/keys.ts';
 import { pruneRevokedTokens } from './oidc/tokens/revoked-tokens.ts';
+import { purgeExpiredModels } from './sessions/queries.ts';
 import { migrateToLatest, migrationsFromNewerRelease } from './storage/migrate.ts';
 import { checkSecretKeys } from './storage/sealed-columns.ts';
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-
 import type { Knex } from 'knex';
 
 // Fixed ids (lib/shared/console-ids.ts names them). The application's redirect URIs follow ENDPOINT: start-up sets them.

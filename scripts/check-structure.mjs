@@ -9,7 +9,7 @@
 //
 //   node scripts/check-structure.mjs           # the check
 //   node scripts/check-structure.mjs --edges   # every folder-to-folder edge with its import count
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { hookEventGroups, type HookEventGroup } from '../lib/hooks/events.ts';
+import { type HookEventGroup, hookEventGroups } from '../lib/hooks/events.ts';
 import { samplePayload } from '../lib/hooks/samples.ts';
 import { errorCodes } from '../lib/http/error-codes.ts';
 import layers from './layers.json' with { type: 'json' };

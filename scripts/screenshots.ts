@@ -11,7 +11,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
 import { chromium, type Page } from 'playwright-core';
 
 import { createService } from '../lib/app.ts';

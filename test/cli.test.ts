@@ -3,7 +3,6 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-
 import { expect } from 'chai';
 
 import { builtScripts, useBuild } from './support/build.ts';

@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-
 import { expect } from 'chai';
 
 import { settings } from '../config/defaults.ts';
-
 import { ConfigError, configWarnings, loadConfig } from '../lib/config/env.ts';
 
 describe('configuration', () => {

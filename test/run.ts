@@ -16,7 +16,6 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-
 import knex from 'knex';
 
 import { mysqlServerUrl, postgresServerUrl, type TestDatabase } from './support/database.ts';

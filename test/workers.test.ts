@@ -1,17 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { createServer } from 'node:net';
-
 import { expect } from 'chai';
 import { got } from 'got';
 
+import { Receiver } from './hooks/receiver.ts';
 import { builtScripts, useBuild } from './support/build.ts';
 import { freshDatabaseUrl } from './support/database.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort } from './support/service.ts';
-import { Receiver } from './hooks/receiver.ts';
 
 type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null>; url: string };
 

@@ -3,21 +3,21 @@ import { useEffect, useState } from 'preact/hooks';
 import { whenUnauthorized } from './api.ts';
 import {
   completeSignIn,
+  type ConsoleConfig,
   currentSession,
   isAdministrator,
   loadConfig,
   signIn,
   signInAs,
   signOut,
-  type ConsoleConfig,
 } from './auth.ts';
-import { languages, setLanguage, t, useLanguage, type Language } from './i18n/index.ts';
+import { type Language, languages, setLanguage, t, useLanguage } from './i18n/index.ts';
 import { ApplicationPage, ApplicationsPage } from './pages/applications.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { EmailTemplatesPage } from './pages/email-templates.tsx';
-import { OrganizationPage, OrganizationsPage } from './pages/organizations.tsx';
 import { OrganizationRolesPage } from './pages/organization-roles.tsx';
+import { OrganizationPage, OrganizationsPage } from './pages/organizations.tsx';
 import { ResourcePage, ResourcesPage } from './pages/resources.tsx';
 import { RolePage, RolesPage } from './pages/roles.tsx';
 import { FirstAdministrator } from './pages/setup.tsx';

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 
-import { api, apiPage, ApiError, toApiError } from './api.ts';
+import { api, ApiError, apiPage, toApiError } from './api.ts';
 import { entryExample } from './i18n/dates.ts';
 import { t } from './i18n/index.ts';
 import { navigate } from './router.tsx';

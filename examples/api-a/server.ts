@@ -25,7 +25,6 @@
  *     node --import tsx examples/api-a/server.ts
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 

@@ -5,7 +5,6 @@
  * a proof by another key than the token's is `invalid_token` (as §7.1's example, "Invalid DPoP key binding").
  */
 import { createHash } from 'node:crypto';
-
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
 
 /** Asymmetric only (§4.3 check 5): the identity service's own list, so a key it binds API B accepts. */

@@ -16,8 +16,7 @@
  * API_B_PUBLIC_URL is where clients reach it (default `http://localhost:$PORT`): DPoP proofs name that URL.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
 
 import { dpopAlgorithms, dpopProofChecker, DpopRefused } from './dpop.ts';
 

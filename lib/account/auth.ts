@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 
-import { noteAuditSubject } from '../shared/request-subject.ts';
 import { bearerToken } from '../http/api/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
+import { noteAuditSubject } from '../shared/request-subject.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { UserRow } from '../users/queries.ts';
 import { findUserRow } from '../users/queries.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/api/route.ts';
 import type { ExperienceContext } from '../experience/context.ts';
+import type { Api } from '../http/api/route.ts';
+import { RequestError } from '../http/errors.ts';
 import { appTypeQuery, grantsResponse, listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
 import { accountUser } from './auth.ts';
 import { consumeVerifications } from './verification-queries.ts';

@@ -1,24 +1,24 @@
 import { z } from 'zod';
 
-import { accountUser } from './auth.ts';
-import { consumeVerifications, markVerified } from './verification-queries.ts';
-import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
-import { recordUserDataEvent } from '../experience/events.ts';
-import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/api/route.ts';
 import type { ExperienceContext } from '../experience/context.ts';
-import { withTransaction } from '../storage/transaction.ts';
+import { recordUserDataEvent } from '../experience/events.ts';
+import type { Api } from '../http/api/route.ts';
+import { RequestError } from '../http/errors.ts';
 import { newBackupCodes, storedBackupCodes } from '../mfa/backup-codes.ts';
 import { addFactor, deleteFactor, mfaVerificationSchema, toMfaVerification } from '../mfa/factors.ts';
 import { findWebAuthnFactor, listFactors } from '../mfa/queries.ts';
+import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 import {
   registrationOptions,
   relyingPartyOf,
   verifyRegistration,
   webAuthnRegistrationPayload,
 } from '../mfa/webauthn.ts';
-import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 import { entityId } from '../shared/entity-id.ts';
+import { withTransaction } from '../storage/transaction.ts';
+import { accountUser } from './auth.ts';
+import { consumeVerifications, markVerified } from './verification-queries.ts';
+import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
 
 const tag = 'Account MFA';
 

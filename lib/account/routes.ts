@@ -1,21 +1,21 @@
 import { z } from 'zod';
 
-import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/lockout/lockout.ts';
-import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import type { ExperienceContext } from '../experience/context.ts';
 import { recordExceptionEvent, recordUserDataEvent } from '../experience/events.ts';
 import { codeIdentifierSchema, sendEndUserCode, verifyCodeGuarded } from '../experience/guarded-checks.ts';
-import { RequestError } from '../http/errors.ts';
+import { accountTarget, assertNotLocked, failVerification, recordSuccess } from '../experience/lockout/lockout.ts';
 import type { Api } from '../http/api/route.ts';
-import type { ExperienceContext } from '../experience/context.ts';
-import { withTransaction } from '../storage/transaction.ts';
+import { RequestError } from '../http/errors.ts';
+import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
 import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { withTransaction } from '../storage/transaction.ts';
 import { hashPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
 import { changeUser, userInfoOf, verifyUserPassword } from '../users/users.ts';
-import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
 import { accountUser } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';
 import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';

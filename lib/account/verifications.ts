@@ -1,7 +1,7 @@
 import { RequestError } from '../http/errors.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { findLiveVerification, insertVerification, type AccountVerification } from './verification-queries.ts';
+import { type AccountVerification, findLiveVerification, insertVerification } from './verification-queries.ts';
 
 /** An Account API verification lives ten minutes, as Logto's. */
 export const verificationTtl = 10 * 60 * 1000;

@@ -1,7 +1,7 @@
 import { RequestError } from '../http/errors.ts';
-import { generateId } from '../storage/ids.ts';
 import { tenantId } from '../shared/tenant.ts';
-import { confidentialTypes, type Application, type ApplicationType, type CustomClientMetadata } from './schemas.ts';
+import { generateId } from '../storage/ids.ts';
+import { type Application, type ApplicationType, confidentialTypes, type CustomClientMetadata } from './schemas.ts';
 
 export type NewApplication = {
   id?: string;

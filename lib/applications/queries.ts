@@ -3,18 +3,18 @@ import type { Knex } from 'knex';
 import { managementApi } from '../shared/management-api.ts';
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
-import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
-import { listPage, whereContains, type Page } from '../storage/list.ts';
-import { whereSearch, type Search } from '../storage/search.ts';
-import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { generateSecret } from '../storage/ids.ts';
+import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
+import { listPage, type Page, whereContains } from '../storage/list.ts';
+import { openSecret, sealedColumns, sealSecret } from '../storage/sealed-columns.ts';
+import { type Search, whereSearch } from '../storage/search.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import {
-  customClientMetadataSchema,
-  oidcClientMetadataSchema,
-  internalSecretPrefix,
   type Application,
   type ApplicationType,
+  customClientMetadataSchema,
+  internalSecretPrefix,
+  oidcClientMetadataSchema,
 } from './schemas.ts';
 
 type ApplicationRow = {

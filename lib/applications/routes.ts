@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
-import { consoleApp } from '../shared/console-ids.ts';
-import { customDataInput } from '../http/limits.ts';
-import { RequestError } from '../http/errors.ts';
 import { pageOf, setTotal } from '../http/api/pagination.ts';
-import { queryBoolean, queryList, type Api } from '../http/api/route.ts';
+import { type Api, queryBoolean, queryList } from '../http/api/route.ts';
 import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
+import { customDataInput } from '../http/limits.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import { assertDeviceFlowUnchanged, assertSettingsFitType, buildApplication } from './applications.ts';
 import {
   applicationSearchColumns,

@@ -1,7 +1,7 @@
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
-import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
+import { openSecret, sealedColumns, sealSecret } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 
 /* `application_secrets`: an application's named client secrets (Logto's application secrets). */

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/api/route.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
 import { findApplication, findApplicationForUpdate, replaceLegacySecret } from './queries.ts';
-import { applicationSchema, confidentialTypes, type Application } from './schemas.ts';
+import { type Application, applicationSchema, confidentialTypes } from './schemas.ts';
 import {
   countApplicationSecrets,
   deleteApplicationSecret,

@@ -6,9 +6,9 @@ import { generateTimeOrderedId } from '../storage/ids.ts';
 import {
   insertLogRows,
   insertLogTargetRows,
-  logRowOf,
   type LogPayload,
   type LogRow,
+  logRowOf,
   type LogTargetRow,
 } from './queries.ts';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
-import { listPage, whereStartsWith, type Page } from '../storage/list.ts';
+import { listPage, type Page, whereStartsWith } from '../storage/list.ts';
 
 /* `logs`, the audit log, and `log_targets`, which indexes each entry by the ids it is about. */
 

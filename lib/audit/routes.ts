@@ -1,15 +1,15 @@
 import { z } from 'zod';
 
-import { tenantId } from '../shared/tenant.ts';
-import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
+import { idParams } from '../shared/entity-id.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { currentNames } from './names.ts';
 import { findLog, listLogs, type Log } from './queries.ts';
-import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Audit logs';
 const logSchema = z.object({

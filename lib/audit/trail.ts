@@ -2,9 +2,9 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 
 import type { AnySpec } from '../http/api/route.ts';
+import { type AuditSubject, auditSubjectOf } from '../shared/request-subject.ts';
 import type { AuditLog } from './audit-log.ts';
 import type { LogPayload } from './queries.ts';
-import { auditSubjectOf, type AuditSubject } from '../shared/request-subject.ts';
 
 const managementWriteLogKey = 'Management.Write';
 

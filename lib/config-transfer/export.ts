@@ -1,6 +1,6 @@
 import { readSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
-import { formatVersion, type ConfigFile } from './file.ts';
+import { type ConfigFile, formatVersion } from './file.ts';
 import type { ExportOptions, ListName } from './kind.ts';
 import { kinds } from './kinds/all.ts';
 

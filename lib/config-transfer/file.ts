@@ -1,12 +1,10 @@
 import { z } from 'zod';
 
 import { applicationTypes, customClientMetadataSchema, oidcClientMetadataSchema } from '../applications/schemas.ts';
+import { connectorFactories, connectorMetadata, type FactoryId, factoryIds } from '../connectors/schemas.ts';
 import { phraseLanguageTagSchema, translationSchema } from '../custom-phrases/schemas.ts';
-import { languageTagSchema, templateDetailsSchema, templateTypeSchema } from '../messages/email-template-schemas.ts';
-import { consoleApp } from '../shared/console-ids.ts';
-import { connectorFactories, connectorMetadata, factoryIds, type FactoryId } from '../connectors/schemas.ts';
-import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
 import { deliveryFieldsInput, hookConfigSchema, subscribableEventSchema } from '../hooks/schemas.ts';
+import { languageTagSchema, templateDetailsSchema, templateTypeSchema } from '../messages/email-template-schemas.ts';
 import {
   customCssMaxLength,
   emailDomain,
@@ -14,12 +12,14 @@ import {
   organizationColorSchema,
   organizationRoleTypes,
 } from '../organizations/schemas.ts';
-import { managementApi } from '../shared/management-api.ts';
 import { accessTokenTtl, resourceIndicator, scopeName } from '../resources/schemas.ts';
 import { roleTypes } from '../roles/schemas.ts';
+import { consoleApp } from '../shared/console-ids.ts';
+import { entityId as id } from '../shared/entity-id.ts';
+import { managementApi } from '../shared/management-api.ts';
+import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
 import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';
 import { trustedIssuerFields } from '../trusted-issuers/schemas.ts';
-import { entityId as id } from '../shared/entity-id.ts';
 
 /**
  * The configuration file `npm run cli -- export` writes and `import` applies: what an operator sets

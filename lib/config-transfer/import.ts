@@ -1,22 +1,22 @@
 import type { Knex } from 'knex';
 
 import { assertDeviceFlowUnchanged, assertSettingsFitType } from '../applications/applications.ts';
-import { confidentialTypes, type ApplicationType, type CustomClientMetadata } from '../applications/schemas.ts';
-import { assertHookTarget } from '../hooks/target-guard.ts';
+import { type ApplicationType, confidentialTypes, type CustomClientMetadata } from '../applications/schemas.ts';
 import { ConfigError } from '../config/env.ts';
+import { assertHookTarget } from '../hooks/target-guard.ts';
 import { RequestError } from '../http/errors.ts';
 import { assertOrganizationRoleTypes } from '../organizations/lookups.ts';
 import type { OrganizationRoleType } from '../organizations/schemas.ts';
 import { assertMachineToMachineRoles, assertRoleHolderType, assertScopesFitRoleType } from '../roles/assignments.ts';
 import type { RoleType } from '../roles/schemas.ts';
-import { unknownKeys, type Translation } from '../shared/phrases/index.ts';
+import { type Translation, unknownKeys } from '../shared/phrases/index.ts';
 import { defaultSignInExperience } from '../sign-in-experience/schemas.ts';
-import { assertNotOwnIssuer } from '../trusted-issuers/policy-rules.ts';
 import { assertSignInExperienceChange, saveSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { builtIn, configFileSchema, type ConfigFile } from './file.ts';
+import { assertNotOwnIssuer } from '../trusted-issuers/policy-rules.ts';
+import { builtIn, type ConfigFile, configFileSchema } from './file.ts';
 import type { Entry, ImportProgress, Kind, ListName } from './kind.ts';
 import { kinds } from './kinds/all.ts';
 import { storedById, storedValues } from './queries.ts';

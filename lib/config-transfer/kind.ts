@@ -1,7 +1,7 @@
 import type { Queryable } from '../storage/database.ts';
 import { generateSecret } from '../storage/ids.ts';
 import type { ConfigFile } from './file.ts';
-import { storedRow, type Counts } from './queries.ts';
+import { type Counts, storedRow } from './queries.ts';
 import type { ConfigTable } from './tables.ts';
 
 /** The file's lists (every field but `version` and `signInExperience`). */

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/env.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
-import { uniqueWhat, type ConfigTable, type Row } from './tables.ts';
+import { type ConfigTable, type Row, uniqueWhat } from './tables.ts';
 
 /**
  * Every table access of an export or an import: generic over the configuration's tables

@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os';
-
 import { z } from 'zod';
 
-import { settings, type SettingName } from '../../config/defaults.ts';
+import { type SettingName, settings } from '../../config/defaults.ts';
 import { isLoopback } from './loopback.ts';
 
 /** 32 bytes in base64 (standard or URL-safe alphabet), as `openssl rand -base64 32` prints them. */

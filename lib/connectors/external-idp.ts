@@ -4,7 +4,7 @@ import * as oidc from 'openid-client';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
-import { verifyIdToken, type IdTokenChecks } from './id-token.ts';
+import { type IdTokenChecks, verifyIdToken } from './id-token.ts';
 
 /** An external sign-in under way: what the callback must match (RFC 6749 state, OIDC nonce, PKCE). */
 export const externalAuthorizationSchema = z.object({

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
 
 /** How an ID token from explicitly configured endpoints is checked (Logto's `idTokenVerificationConfig`). */
 export type IdTokenChecks = {

@@ -6,10 +6,10 @@ import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import {
-  connectorFactories,
-  connectorMetadata,
   type Connector,
+  connectorFactories,
   type ConnectorMetadata,
+  connectorMetadata,
   type FactoryId,
 } from './schemas.ts';
 import { withMaskedSecret } from './secrets.ts';

@@ -1,4 +1,4 @@
-import { got, TimeoutError, type Response } from 'got';
+import { got, type Response, TimeoutError } from 'got';
 
 import { RequestError } from '../http/errors.ts';
 import type { IdpSettings } from './external-idp.ts';

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
+import { idParams } from '../shared/entity-id.ts';
 import { isUniqueViolation } from '../storage/database.ts';
-import { withTransaction } from '../storage/transaction.ts';
 import { generateId } from '../storage/ids.ts';
+import { withTransaction } from '../storage/transaction.ts';
+import type { IdpSettings } from './external-idp.ts';
 import {
   deleteConnector,
   findConnector,
@@ -13,24 +15,22 @@ import {
   findConnectorForUpdate,
   insertConnector,
   listConnectors,
+  type StoredConnector,
   toConnector,
   updateConnector,
-  type StoredConnector,
 } from './queries.ts';
+import { assertIdpReachable } from './reachability.ts';
 import {
   connectorFactories,
   connectorSchema,
   createConnectorBody,
+  type FactoryId,
   factoryIds,
   idpSettingsOf,
   parseConnectorConfig,
   updateConnectorBody,
-  type FactoryId,
 } from './schemas.ts';
-import { assertIdpReachable } from './reachability.ts';
-import type { IdpSettings } from './external-idp.ts';
 import { mergeConfig } from './secrets.ts';
-import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Connectors';
 

@@ -2,9 +2,8 @@ import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
 import { boundedRecord, foreignJsonInput } from '../http/limits.ts';
-
-import type { IdpSettings } from './external-idp.ts';
 import { entityId } from '../shared/entity-id.ts';
+import type { IdpSettings } from './external-idp.ts';
 
 // Plain http only to this machine (a development IdP): a code, a client secret and tokens cross it.
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
 
-import type { PwnedLookup } from '../sign-in-experience/password-policy.ts';
-import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { administratorEverExisted } from '../administrators/first-administrator.ts';
 import { RequestError } from '../http/errors.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import type { Effects } from '../shared/event-data.ts';
+import type { PwnedLookup } from '../sign-in-experience/password-policy.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { lockCache, type SharedCache } from '../storage/shared-cache.ts';
 import type { User } from '../users/schemas.ts';
 import { createUser } from '../users/users.ts';
-import { consoleApp } from '../shared/console-ids.ts';
-import { administratorEverExisted } from '../administrators/first-administrator.ts';
 import { hasAdministrator, spendSetupToken } from './first-run.ts';
 
 export type NewAdministrator = { username: string; password: string };

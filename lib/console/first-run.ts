@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-import type { Config } from '../config/env.ts';
-import { writeOneTimeSecret, type NoticeStream } from '../http/logger.ts';
-import type { Queryable } from '../storage/database.ts';
-import { consoleUrl } from './console-app.ts';
 import { administratorEverExisted } from '../administrators/first-administrator.ts';
 import { deleteSetupToken, insertSetupToken } from '../administrators/setup-token-queries.ts';
+import type { Config } from '../config/env.ts';
+import { type NoticeStream, writeOneTimeSecret } from '../http/logger.ts';
 import { roleHasUsers } from '../roles/queries.ts';
 import { consoleApp } from '../shared/console-ids.ts';
+import type { Queryable } from '../storage/database.ts';
+import { consoleUrl } from './console-app.ts';
 
 /**
  * The console's first run, the unauthenticated creation of the first administrator. Open while no

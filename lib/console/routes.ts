@@ -1,14 +1,14 @@
 import { z } from 'zod';
 
-import { isLocalRequest } from '../http/local-request.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { isLocalRequest } from '../http/local-request.ts';
+import { consoleApp } from '../shared/console-ids.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
-import { userSchema, username } from '../users/schemas.ts';
+import { username, userSchema } from '../users/schemas.ts';
 import { createAdministrator } from './administrators.ts';
 import { consoleRedirectUri, consoleUrl } from './console-app.ts';
-import { consoleApp } from '../shared/console-ids.ts';
-import { firstRunOpen, hasAdministrator, type FirstRun } from './first-run.ts';
+import { type FirstRun, firstRunOpen, hasAdministrator } from './first-run.ts';
 
 const tag = 'Console';
 

@@ -1,8 +1,8 @@
-import type { Queryable } from '../storage/database.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
-import { catalogueFor, catalogues, matchLanguage, type Catalogue } from '../shared/phrases/index.ts';
+import { type Catalogue, catalogueFor, catalogues, matchLanguage } from '../shared/phrases/index.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
 import { listCustomPhrases } from './queries.ts';
 import type { CustomPhrase } from './schemas.ts';
 

@@ -2,7 +2,7 @@ import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { jsonColumn } from '../storage/json-column.ts';
-import { translationSchema, type CustomPhrase } from './schemas.ts';
+import { type CustomPhrase, translationSchema } from './schemas.ts';
 
 /* `custom_phrases`: the operator's texts, one row per language tag. */
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { orNotFound, RequestError } from '../http/errors.ts';
-import type { Api } from '../http/api/route.ts';
 import { unknownKeys } from '../shared/phrases/index.ts';
 import { readSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { developmentMessagesPageSize, listDevelopmentMessages } from '../messages/development.ts';
 import { messagePurposes } from '../messages/codes.ts';
+import { developmentMessagesPageSize, listDevelopmentMessages } from '../messages/development.ts';
 
 /** A verification code has its `code`; an organization invitation its `link` (and a `code` if its sender gave one). */
 const message = z.object({

@@ -2,19 +2,19 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
+import type { CodeIdentifier, CodePurpose } from '../messages/codes.ts';
+import type { Connectors, MessageAbout } from '../messages/index.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
 import { findUserByIdentifier } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
+import { recordExceptionEvent } from './events.ts';
 import {
   assertNotLocked,
   failVerification,
   recordSuccess,
-  sentinelTarget,
   type SentinelPolicy,
+  sentinelTarget,
 } from './lockout/lockout.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
-import type { CodeIdentifier, CodePurpose } from '../messages/codes.ts';
-import type { Connectors, MessageAbout } from '../messages/index.ts';
-import { recordExceptionEvent } from './events.ts';
 import { MessageRateLimited } from './verification/send-rate-limit.ts';
 import { sendVerificationCode, verifyVerificationCode } from './verification/verification-codes.ts';
 

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
-import type { Queryable } from '../storage/database.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
-import { ssoConnectorsForEmail } from '../sso/queries.ts';
-import { findUserByIdentifier, findUserRow, identitiesOf, type UserRow } from '../users/queries.ts';
-import { createUser } from '../users/users.ts';
 import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import type { SignInExperience } from '../sign-in-experience/schemas.ts';
-import type { ExperienceState, PendingProfile } from './state-queries.ts';
+import { ssoConnectorsForEmail } from '../sso/queries.ts';
+import type { Queryable } from '../storage/database.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { findUserByIdentifier, findUserRow, identitiesOf, type UserRow } from '../users/queries.ts';
+import { createUser } from '../users/users.ts';
 import { getRecord, requireVerified } from './state.ts';
+import type { ExperienceState, PendingProfile } from './state-queries.ts';
 
 function assertActive(user: UserRow): UserRow {
   if (user.is_suspended) {

@@ -1,4 +1,4 @@
-import { errors, type ClientMetadata } from 'oidc-provider';
+import { type ClientMetadata, errors } from 'oidc-provider';
 
 import { findApplication } from '../applications/queries.ts';
 import type { Application } from '../applications/schemas.ts';

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import type { Interaction } from 'oidc-provider';
@@ -7,31 +6,30 @@ import { z } from 'zod';
 
 import type { AuditLog } from '../audit/audit-log.ts';
 import { findConnector } from '../connectors/queries.ts';
+import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { signIns } from '../metrics/metrics.ts';
 import { storedBackupCodes } from '../mfa/backup-codes.ts';
 import { addFactor } from '../mfa/factors.ts';
 import { mfaOwed } from '../mfa/sign-in-requirement.ts';
-import { linkSocialIdentity } from '../users/identities.ts';
-import { updateUser } from '../users/queries.ts';
-import type { Api } from '../http/api/route.ts';
-import type { ExperienceContext } from './context.ts';
-import type { SharedCache } from '../storage/shared-cache.ts';
-import { withTransaction } from '../storage/transaction.ts';
-import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
-import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
-import { hashPassword, verifyPassword } from '../users/passwords.ts';
-import { username } from '../users/schemas.ts';
-import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
 import { provisionByEmailDomain, provisionByOneTimeToken } from '../organizations/jit/jit-provisioning.ts';
 import { isMemberOfMfaOrganization } from '../organizations/members/member-queries.ts';
+import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
+import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
+import type { SignInExperience } from '../sign-in-experience/schemas.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import type { SharedCache } from '../storage/shared-cache.ts';
+import { withTransaction } from '../storage/transaction.ts';
+import { linkSocialIdentity } from '../users/identities.ts';
+import { hashPassword, verifyPassword } from '../users/passwords.ts';
+import { updateUser } from '../users/queries.ts';
+import { username } from '../users/schemas.ts';
+import { assertIdentifiersFree, changeUser, getUserRow, userInfoOf } from '../users/users.ts';
+import type { ExperienceContext } from './context.ts';
 import { recordInteractionEvent, recordUserDataEvent } from './events.ts';
 import { identifyExternal } from './external/external-identification.ts';
 import { assertEmailForAccount, identifyUser, profileFromRecord, registerUser } from './identification.ts';
-import type { SignInExperience } from '../sign-in-experience/schemas.ts';
-import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import { deleteState, interactionEvents, type ExperienceState, type InteractionEvent } from './state-queries.ts';
-import { getRecord, newState, requireVerified } from './state.ts';
+import { verifiedInteraction } from './mfa/mfa-steps.ts';
 import {
   addressFromRecord,
   afterRegistration,
@@ -39,8 +37,9 @@ import {
   assertNotInAccount,
   assertProfileFulfilled,
 } from './sign-in-profile.ts';
+import { getRecord, newState, requireVerified } from './state.ts';
+import { deleteState, type ExperienceState, type InteractionEvent, interactionEvents } from './state-queries.ts';
 import { finishSignIn } from './submit.ts';
-import { verifiedInteraction } from './mfa/mfa-steps.ts';
 
 const tag = 'Experience';
 const eventBody = z.strictObject({ interactionEvent: z.enum(interactionEvents) });

@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import { errors, type Interaction } from 'oidc-provider';
 
-import { noteAuditSubject } from '../shared/request-subject.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
+import { noteAuditSubject } from '../shared/request-subject.ts';
 import type { Queryable } from '../storage/database.ts';
-import { findState, saveState, type ExperienceState } from './state-queries.ts';
+import { type ExperienceState, findState, saveState } from './state-queries.ts';
 
 export type ExperienceSession = {
   interaction: Interaction;

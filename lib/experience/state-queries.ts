@@ -5,7 +5,7 @@ import { mfaProgressSchema } from '../mfa/sign-in-requirement.ts';
 import { newPasskeySchema } from '../mfa/webauthn.ts';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
-import { openSecret, sealSecret, type SealedColumn } from '../storage/sealed-columns.ts';
+import { openSecret, type SealedColumn, sealSecret } from '../storage/sealed-columns.ts';
 
 /*
  * `experience_states`: an interaction's progress through the Experience API, one JSON document per

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import type { Knex } from 'knex';
 
 import type { Logger } from '../http/logger.ts';

@@ -3,7 +3,7 @@ import type { Effects } from '../shared/event-data.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { enqueueEvent } from './outbox.ts';
-import { buildPayload, requestOf, type EventRequest } from './payloads.ts';
+import { buildPayload, type EventRequest, requestOf } from './payloads.ts';
 
 /**
  * Effects written to the outbox at once, in `trx`, each payload built by `buildPayload` for the

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { jsonSchema } from '../http/api/openapi.ts';
 import { userSchema } from '../users/schemas.ts';
-import { hookEventGroup, hookEvents, type DataHookEvent, type HookEvent } from './events.ts';
+import { type DataHookEvent, type HookEvent, hookEventGroup, hookEvents } from './events.ts';
 import { samplePayload } from './samples.ts';
 
 const actorSchema = z

@@ -4,10 +4,10 @@ import type { Queryable } from '../storage/database.ts';
 import { generateId, generateTimeOrderedId, nextSequence } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { insertDeliveries, type NewDelivery } from './delivery/delivery-queries.ts';
+import { entityKeyOf } from './delivery/ordering.ts';
 import { insertEvent } from './event-log-queries.ts';
 import type { HookEvent } from './events.ts';
-import { entityKeyOf } from './delivery/ordering.ts';
-import { thinPayload, type Actor } from './payloads.ts';
+import { type Actor, thinPayload } from './payloads.ts';
 import { anyHookExists, hooksCache, loadSubscriptions, type Subscription } from './queries.ts';
 
 /**

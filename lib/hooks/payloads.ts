@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 
 import type { EventData, EventName, MembershipDelta } from '../shared/event-data.ts';
-import { auditSubjectOf, type AuditSubject } from '../shared/request-subject.ts';
+import { type AuditSubject, auditSubjectOf } from '../shared/request-subject.ts';
 import { hookEventGroup } from './events.ts';
 
 /** Who made a change: the application of a management token, or the end user of the Account or Experience API. */

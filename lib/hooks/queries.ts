@@ -4,9 +4,9 @@ import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
-import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
+import { openSecret, sealedColumns, sealSecret } from '../storage/sealed-columns.ts';
 import { bumpCacheVersion, type CacheName } from '../storage/shared-cache.ts';
-import { hookConfigSchema, hookOrderingSchema, hookSchema, type Hook } from './schemas.ts';
+import { type Hook, hookConfigSchema, hookOrderingSchema, hookSchema } from './schemas.ts';
 import { hmacSigner, type HookKeys, type SigningKey } from './signing/signing-keys.ts';
 
 /** The cache of enabled hooks the outbox reads (its `cache_versions` row comes from 0007_hooks). */

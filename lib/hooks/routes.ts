@@ -1,37 +1,37 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../shared/tenant.ts';
-import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { generateId, generateSecret } from '../storage/ids.ts';
+import { orNotFound, RequestError } from '../http/errors.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
+import { generateId, generateSecret } from '../storage/ids.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { executionStats, listAttempts } from './delivery/attempt-queries.ts';
 import { findDeliveryStatus, requeueDeliveries } from './delivery/delivery-queries.ts';
 import { setFailingSince } from './delivery/dispatch-queries.ts';
+import { WebhookSender } from './delivery/send.ts';
 import type { HookEvent } from './events.ts';
 import { notifyAfter } from './outbox.ts';
 import { deleteHook, findHook, findHookForUpdate, insertHook, listHooks, updateHook } from './queries.ts';
 import { samplePayload } from './samples.ts';
 import {
   createHookBody,
+  type Hook,
+  type HookConfig,
   hookLogSchema,
   hookSchema,
   hookWithStatsSchema,
   testHookBody,
   updateHookBody,
-  type Hook,
-  type HookConfig,
 } from './schemas.ts';
-import { WebhookSender } from './delivery/send.ts';
 import { requestHeaders } from './signing/signature.ts';
 import { getSigningHook, signingKeyRoutes } from './signing/signing-key-routes.ts';
 import { keyFor, rotatedKeys } from './signing/signing-keys.ts';
 import { assertHookTarget } from './target-guard.ts';
-import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Hooks';
 const day = 24 * 60 * 60 * 1000;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
 import { boundedRecord } from '../http/limits.ts';
-
 import { hookEvents, subscribableHookEvents } from './events.ts';
 import { signatureSchemes } from './signing/signing-keys.ts';
 

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-
 import type { Context, Middleware } from 'koa';
 
 import { RequestError } from './errors.ts';

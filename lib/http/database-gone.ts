@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 
-import { errorCodes, type ErrorCode } from './error-codes.ts';
+import { type ErrorCode, errorCodes } from './error-codes.ts';
 
 /** Long enough for a restarted server or a failed-over node, short enough that a client soon gets through. */
 const retryAfterSeconds = 5;

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-
 import type { Middleware } from 'koa';
 
 import { isDatabaseGone, isForeignKeyViolation, isUniqueViolation, isUnstorableText } from '../storage/database.ts';
 import { nulRefused } from './body.ts';
 import { answerDatabaseGone } from './database-gone.ts';
-import { errorCodes, type ErrorCode } from './error-codes.ts';
+import { type ErrorCode, errorCodes } from './error-codes.ts';
 import { RequestError } from './errors.ts';
 import type { Logger } from './logger.ts';
 

@@ -1,4 +1,4 @@
-import { errorCodes, type ErrorCode } from './error-codes.ts';
+import { type ErrorCode, errorCodes } from './error-codes.ts';
 
 type Catalogue = typeof errorCodes;
 type MessageOf<C extends ErrorCode> = Catalogue[C]['message'];

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-
 import type { Context, Middleware } from 'koa';
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import pretty from 'pino-pretty';
 
 import type { Config } from '../config/env.ts';

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 
-import { noteAuditSubject } from '../shared/request-subject.ts';
 import type { ManagementAuth } from '../shared/management-api.ts';
+import { noteAuditSubject } from '../shared/request-subject.ts';
 
 /**
  * Names the management token's holder for the audit trail: the application it was issued to, and

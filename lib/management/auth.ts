@@ -5,16 +5,16 @@ import type { Config } from '../config/env.ts';
 import { bearerToken } from '../http/api/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import { addressKey, FailureThrottle, retryAfterSeconds } from '../http/failure-throttle.ts';
+import { findClient } from '../oidc/clients/clients.ts';
 import {
+  type AccessTokenClaims,
   AccessTokenRefused,
   audiencesOf,
   isApplicationToken,
   isDpopBound,
   scopesOf,
   verifyAccessToken,
-  type AccessTokenClaims,
 } from '../oidc/tokens/access-tokens.ts';
-import { findClient } from '../oidc/clients/clients.ts';
 import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
 import { managementApi, type ManagementAuth } from '../shared/management-api.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';

@@ -1,5 +1,5 @@
-import { translator, type Catalogue, type Translate } from '../shared/phrases/index.ts';
-import { codeTtlMs, type CodePurpose } from './codes.ts';
+import { type Catalogue, type Translate, translator } from '../shared/phrases/index.ts';
+import { type CodePurpose, codeTtlMs } from './codes.ts';
 import type { HookDisabledMessage, InvitationMessage, VerificationMessage } from './message-connector.ts';
 import { oneLine } from './render-template.ts';
 

@@ -1,10 +1,10 @@
 import type { Queryable } from '../storage/database.ts';
-import { renderCodeEmail, renderHookDisabledEmail, renderInvitationEmail, type EmailLook } from './built-in-emails.ts';
+import { type EmailLook, renderCodeEmail, renderHookDisabledEmail, renderInvitationEmail } from './built-in-emails.ts';
 import { codeTtlMs, type MessagePurpose } from './codes.ts';
 import { findEmailTemplateFor } from './email-template-queries.ts';
 import { languageTagSchema } from './email-template-schemas.ts';
 import type { Message, TemplatedMessage } from './message-connector.ts';
-import { renderTemplate, type RenderedEmail, type TemplateDetails, type TemplateVariables } from './render-template.ts';
+import { type RenderedEmail, renderTemplate, type TemplateDetails, type TemplateVariables } from './render-template.ts';
 
 /** The language of templates looked up when the message's own has none (Logto's default fallback language). */
 export const defaultLanguage = 'en';

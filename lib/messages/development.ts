@@ -5,9 +5,9 @@ import { recipientKey } from './codes.ts';
 import type { MessageConnector } from './message-connector.ts';
 import {
   deleteDevelopmentMessagesBefore,
+  type DevelopmentMessage,
   insertDevelopmentMessage,
   listDevelopmentMessageRows,
-  type DevelopmentMessage,
 } from './queries.ts';
 
 /** Codes outlive their 10 minutes here only to explain what happened; a day is plenty. */

@@ -4,7 +4,7 @@ import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
 import type { MessagePurpose } from './codes.ts';
-import { storedDetailsSchema, type EmailTemplate } from './email-template-schemas.ts';
+import { type EmailTemplate, storedDetailsSchema } from './email-template-schemas.ts';
 
 /* `email_templates`: operators' email templates, one per language tag and template type. */
 

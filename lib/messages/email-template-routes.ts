@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
+import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { RequestError } from '../http/errors.ts';
-import type { Api } from '../http/api/route.ts';
+import { idParams } from '../shared/entity-id.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import { variablesOf } from './compose-email.ts';
@@ -15,15 +16,14 @@ import {
   upsertEmailTemplate,
 } from './email-template-queries.ts';
 import {
+  type EmailTemplate,
   emailTemplateSchema,
   languageTagSchema,
   templateDetailsSchema,
   templateTypeSchema,
-  type EmailTemplate,
 } from './email-template-schemas.ts';
 import type { TemplatedMessage } from './message-connector.ts';
 import { renderTemplate } from './render-template.ts';
-import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Email templates';
 const filterQuery = z.object({

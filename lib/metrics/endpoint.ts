@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import { Gauge, Registry } from 'prom-client';

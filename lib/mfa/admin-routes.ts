@@ -1,14 +1,14 @@
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
+import { entityId, userParams } from '../shared/entity-id.ts';
 import { getUserRow, getUserRowForUpdate } from '../users/users.ts';
 import { isBackupCodeSet, newBackupCodes, storedBackupCodes } from './backup-codes.ts';
 import { addFactor, deleteFactor, hasUsableFactor, mfaVerificationSchema, toMfaVerification } from './factors.ts';
 import { listFactors } from './queries.ts';
 import { isTotpSecret, newTotpSecret, totpEnrolment } from './totp.ts';
-import { entityId, userParams } from '../shared/entity-id.ts';
 
 const tag = 'User MFA';
 

@@ -8,6 +8,8 @@ import { remainingCodes, type StoredBackupCode } from './backup-codes.ts';
 import {
   codesOf,
   deleteFactorRow,
+  type FactorRow,
+  type FactorType,
   factorTypes,
   findFactor,
   findWebAuthnFactor,
@@ -15,8 +17,6 @@ import {
   recordTotpStep,
   recordWebAuthnUse,
   replaceBackupCodes,
-  type FactorRow,
-  type FactorType,
 } from './queries.ts';
 import type { NewPasskey } from './webauthn.ts';
 

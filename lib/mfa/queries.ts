@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
-import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
+import { openSecret, sealedColumns, sealSecret } from '../storage/sealed-columns.ts';
 import type { StoredBackupCode } from './backup-codes.ts';
 
 export const factorTypes = ['Totp', 'WebAuthn', 'BackupCode'] as const;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
-import type { MfaPolicy, SignInExperience } from '../sign-in-experience/schemas.ts';
 import { RequestError } from '../http/errors.ts';
+import type { MfaPolicy, SignInExperience } from '../sign-in-experience/schemas.ts';
 import type { Queryable } from '../storage/database.ts';
-import { codeFactorsOf, maskedIdentifiers, type ChannelAddresses } from './code-factors.ts';
+import { type ChannelAddresses, codeFactorsOf, maskedIdentifiers } from './code-factors.ts';
 import { hasUsableFactor } from './factors.ts';
-import { listFactors, type FactorRow } from './queries.ts';
+import { type FactorRow, listFactors } from './queries.ts';
 import { newPasskeySchema } from './webauthn.ts';
 
 /** Second factors in this interaction: proven, declined, or newly enrolled (bound at submit). */

@@ -2,7 +2,7 @@ import type { AuthenticatorTransportFuture } from '@simplewebauthn/server';
 import { z } from 'zod';
 
 import { foreignJsonInput } from '../http/limits.ts';
-import { transportsOf, type FactorRow } from './queries.ts';
+import { type FactorRow, transportsOf } from './queries.ts';
 
 /*
  * Passkeys (WebAuthn): @simplewebauthn/server does the protocol; this module says who the relying

@@ -1,7 +1,7 @@
 import type { Account, FindAccount } from 'oidc-provider';
 
-import type { Queryable } from '../storage/database.ts';
 import { organizationIdsOfMember, rolesOfMembers } from '../organizations/members/member-queries.ts';
+import type { Queryable } from '../storage/database.ts';
 import { findUserRow, profileOfRow } from '../users/queries.ts';
 
 /** Logto's scope for the organizations a user belongs to (the `organizations` claim: their ids). */

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import { consumeModel, deleteModel, deleteModelsOfGrant, findModel, upsertModel } from '../sessions/queries.ts';

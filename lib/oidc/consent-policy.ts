@@ -1,12 +1,12 @@
-import { interactionPolicy, type Client, type Grant, type KoaContextWithOIDC, type UnknownObject } from 'oidc-provider';
+import { type Client, type Grant, interactionPolicy, type KoaContextWithOIDC, type UnknownObject } from 'oidc-provider';
 
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { oidcScopes } from './account.ts';
 import { policyOf } from './clients/application-policy.ts';
-import { organizationScopesHeld, organizationsResource } from './tokens/organization-tokens.ts';
 import { findResourceCached } from './resource-servers.ts';
+import { organizationScopesHeld, organizationsResource } from './tokens/organization-tokens.ts';
 
 const providerScopes = new Set(oidcScopes);
 

@@ -3,11 +3,11 @@ import mount from 'koa-mount';
 import type { Provider } from 'oidc-provider';
 
 import { metadataPaths, serveMetadata } from './authorization-server-metadata.ts';
-import { formPostEndpoints, redirectFormPost } from './form-post.ts';
-import { askConsentForOfflineAccess } from './tokens/offline-access.ts';
 import { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
+import { formPostEndpoints, redirectFormPost } from './form-post.ts';
 import { currentKeySet } from './keys/keys.ts';
 import { createProvider, type OidcDependencies } from './provider.ts';
+import { askConsentForOfflineAccess } from './tokens/offline-access.ts';
 
 export type OidcService = {
   /** Serves /oidc. */

@@ -1,39 +1,38 @@
-import { Provider, type Configuration } from 'oidc-provider';
+import { type Configuration, Provider } from 'oidc-provider';
 
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { countRequestsAsHttps } from '../http/pages/secure-cookies.ts';
+import { catalogues } from '../shared/phrases/index.ts';
+import { isUrlClientId } from '../shared/url-client-ids.ts';
 import { claimsByScope, findAccount, oidcScopes } from './account.ts';
 import { createAdapter } from './adapter.ts';
+import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
+import { allowsOrigin, applicationPolicyProperties, policyOf } from './clients/application-policy.ts';
+import { ClientAuthThrottle } from './clients/client-auth-throttle.ts';
+import { findAuthenticatingClient } from './clients/clients.ts';
 import { consentPolicy, loadGrant } from './consent-policy.ts';
-import { dropImpliedOpenid, impliedOpenidParam, impliesOpenid } from './implied-openid.ts';
+import { limitGrants } from './grant-limit.ts';
+import { auditJwtBearerFailures, jwtBearerGrant, jwtBearerParameters } from './grants/jwt-bearer.ts';
+import { mayActClaim } from './grants/token-exchange/delegation-policy.ts';
 import {
   tokenExchangeGrant,
   tokenExchangeLogKey,
   tokenExchangeParameters,
   tokenExchangeRepeatableParameters,
 } from './grants/token-exchange/token-exchange.ts';
-import { mayActClaim } from './grants/token-exchange/delegation-policy.ts';
-import { jwtBearerGrantType, tokenExchangeGrantType } from './urns.ts';
-
-import { auditJwtBearerFailures, jwtBearerGrant, jwtBearerParameters } from './grants/jwt-bearer.ts';
-import { allowsOrigin, applicationPolicyProperties, policyOf } from './clients/application-policy.ts';
-import { findAuthenticatingClient } from './clients/clients.ts';
-import { limitGrants } from './grant-limit.ts';
-import { organizationTokens } from './tokens/organization-tokens.ts';
-import { refreshTokenTtl, rotatesRefreshToken } from './tokens/refresh-tokens.ts';
-import { catalogues } from '../shared/phrases/index.ts';
-import { isUrlClientId } from '../shared/url-client-ids.ts';
-import type { ClientIdMetadataDocuments } from './client-id-metadata/documents.ts';
-import { ClientAuthThrottle } from './clients/client-auth-throttle.ts';
+import { dropImpliedOpenid, impliedOpenidParam, impliesOpenid } from './implied-openid.ts';
 import type { KeySet } from './keys/keys.ts';
-import { resourceServerInfo } from './resource-servers.ts';
-import { countTokenRequests } from './tokens/token-metrics.ts';
-import { answerJwtRefusals } from './tokens/jwt-refusals.ts';
 import { renderError } from './pages/error-page.ts';
 import { logoutPages } from './pages/logout-pages.ts';
+import { resourceServerInfo } from './resource-servers.ts';
+import { answerJwtRefusals } from './tokens/jwt-refusals.ts';
+import { organizationTokens } from './tokens/organization-tokens.ts';
+import { refreshTokenTtl, rotatesRefreshToken } from './tokens/refresh-tokens.ts';
 import { introspectJwtAccessToken, mayIntrospect } from './tokens/token-introspection.ts';
+import { countTokenRequests } from './tokens/token-metrics.ts';
 import { mayRevoke, revokeJwtAccessToken } from './tokens/token-revocation.ts';
+import { jwtBearerGrantType, tokenExchangeGrantType } from './urns.ts';
 
 /** fetch without the provider's dispatcher (the one that refuses special-use addresses). */
 const withoutAddressGuard = (input: string | URL | Request, init?: RequestInit) => {

@@ -2,11 +2,11 @@ import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provi
 
 import { scopesHeldByApplication, scopesHeldByUser } from '../permissions/held-scopes.ts';
 import { findResource, findResourceByIndicator, scopeNamesOfResource } from '../resources/queries.ts';
-import { managementApi } from '../shared/management-api.ts';
 import type { Resource } from '../resources/schemas.ts';
+import { managementApi } from '../shared/management-api.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { organizationTokens, organizationsResource } from './tokens/organization-tokens.ts';
+import { organizationsResource, organizationTokens } from './tokens/organization-tokens.ts';
 
 /** Access tokens for API resources are ES256 JWTs (RFC 9068): small and fast to sign and verify. */
 export const accessTokenAlgorithm = 'ES256';

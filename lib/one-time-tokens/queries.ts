@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
-import { openSecret, sealSecret, sealedColumns } from '../storage/sealed-columns.ts';
-import { oneTimeTokenContextSchema, type OneTimeToken, type OneTimeTokenStatus } from './schemas.ts';
-import { tenantId } from '../shared/tenant.ts';
+import { openSecret, sealedColumns, sealSecret } from '../storage/sealed-columns.ts';
+import { type OneTimeToken, oneTimeTokenContextSchema, type OneTimeTokenStatus } from './schemas.ts';
 
 type Row = {
   id: string;

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 
-import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { orNotFound, RequestError } from '../http/errors.ts';
+import { idParams } from '../shared/entity-id.ts';
 import { email } from '../users/schemas.ts';
 import { deleteOneTimeToken, findOneTimeToken, listOneTimeTokens, updateOneTimeTokenStatus } from './queries.ts';
 import { createOneTimeTokenBody, oneTimeTokenSchema, oneTimeTokenStatuses } from './schemas.ts';
 import { consumeOneTimeToken, createOneTimeToken } from './tokens.ts';
-import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'One-time tokens';
 

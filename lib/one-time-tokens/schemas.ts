@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { email } from '../users/schemas.ts';
 import { entityId } from '../shared/entity-id.ts';
+import { email } from '../users/schemas.ts';
 
 export const oneTimeTokenStatuses = ['active', 'consumed', 'revoked', 'expired'] as const;
 export type OneTimeTokenStatus = (typeof oneTimeTokenStatuses)[number];

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 import { listApplications } from '../applications/queries.ts';
-import { RequestError, orNotFound } from '../http/errors.ts';
-import { assertScopesFitRoleType } from '../roles/assignments.ts';
+import { orNotFound, RequestError } from '../http/errors.ts';
 import { findScopesByIds } from '../resources/queries.ts';
+import { assertScopesFitRoleType } from '../roles/assignments.ts';
 import type { Queryable } from '../storage/database.ts';
 import { findUsersByIds } from '../users/queries.ts';
 import { findInvitation } from './invitations/invitation-queries.ts';

@@ -3,10 +3,10 @@ import type { Knex } from 'knex';
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
-import { listPage, whereContains, type Page } from '../storage/list.ts';
-import { whereSearch, type Search } from '../storage/search.ts';
+import { listPage, type Page, whereContains } from '../storage/list.ts';
+import { type Search, whereSearch } from '../storage/search.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
-import { organizationBrandingSchema, organizationColorSchema, type Organization } from './schemas.ts';
+import { type Organization, organizationBrandingSchema, organizationColorSchema } from './schemas.ts';
 
 type OrganizationRow = {
   id: string;

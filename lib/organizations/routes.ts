@@ -1,19 +1,20 @@
 import { z } from 'zod';
 
 import { pageOf, setTotal } from '../http/api/pagination.ts';
-import { searchListQuery } from '../http/api/search.ts';
 import type { Api } from '../http/api/route.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
 import type { Connectors } from '../messages/index.ts';
-import { applicationMemberRoutes } from './members/application-member-routes.ts';
+import { idParams } from '../shared/entity-id.ts';
 import { invitationRoutes } from './invitations/invitation-routes.ts';
 import { jitRoutes } from './jit/jit-routes.ts';
 import { getOrganization } from './lookups.ts';
+import { applicationMemberRoutes } from './members/application-member-routes.ts';
 import { memberRoutes } from './members/member-routes.ts';
 import { createOrganization, patchOrganization, removeOrganization } from './organizations.ts';
 import { featuredMembers, listOrganizations, organizationSearchColumns } from './queries.ts';
-import { organizationRoleRoutes } from './roles/role-routes.ts';
 import { roleGrantRoutes } from './roles/role-grant-routes.ts';
+import { organizationRoleRoutes } from './roles/role-routes.ts';
 import {
   createOrganizationBody,
   organizationListItemSchema,
@@ -21,7 +22,6 @@ import {
   updateOrganizationBody,
 } from './schemas.ts';
 import { organizationScopeRoutes } from './scopes/scope-routes.ts';
-import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Organizations';
 

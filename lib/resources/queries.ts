@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { listPage, type Page } from '../storage/list.ts';
-import { whereSearch, type Search } from '../storage/search.ts';
+import { type Search, whereSearch } from '../storage/search.ts';
 import { bumpCacheVersion } from '../storage/shared-cache.ts';
 import type { Resource, Scope } from './schemas.ts';
 

@@ -1,15 +1,16 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../shared/tenant.ts';
-import { RequestError, orNotFound } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
-import { queryBoolean, type Api } from '../http/api/route.ts';
+import { type Api, queryBoolean } from '../http/api/route.ts';
 import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { orNotFound, RequestError } from '../http/errors.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
+import { managementApi } from '../shared/management-api.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { managementApi } from '../shared/management-api.ts';
 import {
   deleteResource,
   deleteScope,
@@ -17,8 +18,8 @@ import {
   findResourceByIndicator,
   findResourceForUpdate,
   findScope,
-  findScopeForUpdate,
   findScopeByName,
+  findScopeForUpdate,
   insertResource,
   insertScope,
   listResources,
@@ -37,7 +38,6 @@ import {
   updateResourceBody,
   updateScopeBody,
 } from './schemas.ts';
-import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Resources';
 const scopeParams = z.object({ resourceId: entityId, scopeId: entityId });

@@ -2,12 +2,13 @@ import { z } from 'zod';
 
 import { applicationSearchColumns, listApplications } from '../applications/queries.ts';
 import { applicationSchema } from '../applications/schemas.ts';
-import { RequestError } from '../http/errors.ts';
 import { linkSetRoutes } from '../http/api/link-set-routes.ts';
 import { pageOf } from '../http/api/pagination.ts';
-import { searchListQuery } from '../http/api/search.ts';
 import type { Api } from '../http/api/route.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
 import {
   addRolesToApplication,
   assertMachineToMachineRoles,
@@ -23,7 +24,6 @@ import {
   roleSearchColumns,
 } from './queries.ts';
 import { idList, roleSchema } from './schemas.ts';
-import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Roles';
 const applicationParams = z.object({ applicationId: z.string().min(1).max(64) });

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 
+import { noteAdministrator } from '../administrators/first-administrator.ts';
 import { findApplication, findApplicationForUpdate } from '../applications/queries.ts';
 import type { Application } from '../applications/schemas.ts';
-import { consoleApp } from '../shared/console-ids.ts';
-import { noteAdministrator } from '../administrators/first-administrator.ts';
-import { RequestError, orNotFound } from '../http/errors.ts';
-import { managementApi } from '../shared/management-api.ts';
+import { orNotFound, RequestError } from '../http/errors.ts';
 import { findScopesByIds } from '../resources/queries.ts';
+import { consoleApp } from '../shared/console-ids.ts';
+import { managementApi } from '../shared/management-api.ts';
 import type { Queryable } from '../storage/database.ts';
 import {
   addApplicationRoles,

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { RequestError } from '../http/errors.ts';
+import { entityId } from '../shared/entity-id.ts';
 import { getRole, getRoles } from './assignments.ts';
 import { idList, type Role } from './schemas.ts';
-import { entityId } from '../shared/entity-id.ts';
 
 // Users and machine-to-machine applications hold roles alike, and Logto answers both sides of either
 // relation the same way but for the role type each may hold. These are the parts of the two link-set

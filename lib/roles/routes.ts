@@ -1,15 +1,16 @@
 import { z } from 'zod';
 
-import { tenantId } from '../shared/tenant.ts';
-import { RequestError } from '../http/errors.ts';
 import { pageOf, setTotal } from '../http/api/pagination.ts';
-import { searchListQuery } from '../http/api/search.ts';
-import { consoleApp } from '../shared/console-ids.ts';
 import type { Api } from '../http/api/route.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { managementApi } from '../shared/management-api.ts';
+import { RequestError } from '../http/errors.ts';
 import { scopeSearchColumns } from '../resources/queries.ts';
 import { scopeSchema } from '../resources/schemas.ts';
+import { consoleApp } from '../shared/console-ids.ts';
+import { entityId, idParams } from '../shared/entity-id.ts';
+import { managementApi } from '../shared/management-api.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { generateId } from '../storage/ids.ts';
 import { getRole, getRoleForUpdate, linkScopesToRole } from './assignments.ts';
 import {
@@ -17,8 +18,8 @@ import {
   findRoleByName,
   holdersOfRoles,
   insertRole,
-  listRoleScopes,
   listRoles,
+  listRoleScopes,
   removeRoleScope,
   roleSearchColumns,
   updateRole,
@@ -32,7 +33,6 @@ import {
   roleTypes,
   updateRoleBody,
 } from './schemas.ts';
-import { entityId, idParams } from '../shared/entity-id.ts';
 
 const tag = 'Roles';
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
-import { signInExperienceSchema, type SignInExperience } from './schemas.ts';
+import { type SignInExperience, signInExperienceSchema } from './schemas.ts';
 
 /** One row, `default`. */
 const id = 'default';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
-import { tenantId } from '../shared/tenant.ts';
 import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { tenantId } from '../shared/tenant.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
-import { passwordPolicySchema, type PasswordPolicy } from './password-policy.ts';
+import { type PasswordPolicy, passwordPolicySchema } from './password-policy.ts';
 import { signInExperienceSchema } from './schemas.ts';
 import {
   assertSignInExperienceChange,

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../shared/tenant.ts';
 import { withMaskedSecret } from '../connectors/secrets.ts';
+import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { openConfigSecret, sealConfigSecret, sealedColumns } from '../storage/sealed-columns.ts';

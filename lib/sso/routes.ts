@@ -3,10 +3,11 @@ import { z } from 'zod';
 
 import { parseConnectorConfig } from '../connectors/schemas.ts';
 import { mergeConfig } from '../connectors/secrets.ts';
-import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
+import { idParams } from '../shared/entity-id.ts';
 import { isUniqueViolation } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import {
@@ -16,12 +17,11 @@ import {
   findSsoConnectorIdByName,
   insertSsoConnector,
   listSsoConnectors,
+  type StoredSsoConnector,
   toSsoConnector,
   updateSsoConnector,
-  type StoredSsoConnector,
 } from './queries.ts';
 import { createSsoConnectorBody, ssoConfigSchema, ssoConnectorSchema, updateSsoConnectorBody } from './schemas.ts';
-import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'SSO connectors';
 

@@ -2,10 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import knex, { type Knex } from 'knex';
 
-import { ConfigError, type Config } from '../config/env.ts';
+import { type Config, ConfigError } from '../config/env.ts';
 import { SecretBox, type SecretKeys } from './secret-box.ts';
 import { walAutocheckpointPages } from './wal-checkpoints.ts';
 

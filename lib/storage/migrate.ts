@@ -1,7 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-
 import type { Knex } from 'knex';
 
 import { runsBuild } from '../config/package-folder.ts';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import { ConfigError } from '../config/env.ts';
-import { secretsOf, type Queryable } from './database.ts';
+import { type Queryable, secretsOf } from './database.ts';
 import { missingKeyMessage } from './secret-box.ts';
 
 /** A column that holds a secret (or a JSON column with a secret in `field`), keyed by `id`. */

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import type { Knex } from 'knex';
 
 import { isSqlite, postgresCodes, type Queryable } from './database.ts';

@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -14,7 +14,7 @@ import type { Middleware } from 'koa';
 import type { Config } from '../config/env.ts';
 import { routeLabel } from '../http/route-label.ts';
 import { engineOf } from '../storage/database.ts';
-import { traceSpansWith, type SpanAttributes } from './spans.ts';
+import { type SpanAttributes, traceSpansWith } from './spans.ts';
 
 /**
  * OpenTelemetry tracing, imported only when configured (lib/app.ts): a span per HTTP request (named

@@ -1,14 +1,14 @@
-import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, errors as joseErrors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Context } from 'koa';
 
 import type { Config } from '../config/env.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { KeySetUnavailable, OutsideKeySets, type KeySet } from './key-sets.ts';
+import { type KeySet, KeySetUnavailable, OutsideKeySets } from './key-sets.ts';
 import { listTrustedIssuers } from './queries.ts';
 import type { TrustedIssuer } from './schemas.ts';
-import { localUserOf, OutsideTokenRefused, type LocalUser } from './user-mapping.ts';
+import { type LocalUser, localUserOf, OutsideTokenRefused } from './user-mapping.ts';
 
 export { OutsideTokenRefused, type LocalUser } from './user-mapping.ts';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
-import { outsideAlgorithms, trustedIssuerSchema, type TrustedIssuer } from './schemas.ts';
+import { outsideAlgorithms, type TrustedIssuer, trustedIssuerSchema } from './schemas.ts';
 
 type TrustedIssuerRow = {
   id: string;

@@ -2,14 +2,15 @@ import { z } from 'zod';
 
 import { findApplication } from '../applications/queries.ts';
 import { findConnector } from '../connectors/queries.ts';
-import type { ServiceContext } from '../http/context.ts';
-import { RequestError } from '../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../http/api/pagination.ts';
 import type { Api } from '../http/api/route.ts';
+import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
+import { idParams } from '../shared/entity-id.ts';
+import { findSsoConnector } from '../sso/queries.ts';
 import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
-import { findSsoConnector } from '../sso/queries.ts';
 import { assertNotOwnIssuer } from './policy-rules.ts';
 import {
   deleteTrustedIssuer,
@@ -21,11 +22,10 @@ import {
 } from './queries.ts';
 import {
   createTrustedIssuerBody,
+  type TrustedIssuer,
   trustedIssuerSchema,
   updateTrustedIssuerBody,
-  type TrustedIssuer,
 } from './schemas.ts';
-import { idParams } from '../shared/entity-id.ts';
 
 const tag = 'Trusted issuers';
 const entity = 'trusted issuer';

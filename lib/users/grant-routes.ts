@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/api/route.ts';
+import { RequestError } from '../http/errors.ts';
 import { appTypeQuery, grantsResponse, listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
-import { getUserRow } from './users.ts';
 import { userParams } from '../shared/entity-id.ts';
+import { getUserRow } from './users.ts';
 
 const tag = 'Users';
 const grantParams = userParams.extend({ grantId: z.string().min(1).max(64) });

@@ -6,17 +6,17 @@ import { isUniqueViolation, type Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import {
   deleteSocialIdentityIndex,
+  findUserRowBySocialIdentity,
   identitiesOf,
   insertSocialIdentityIndex,
-  findUserRowBySocialIdentity,
   updateIdentities,
 } from './queries.ts';
 import type { User } from './schemas.ts';
 import {
   deleteSsoIdentity,
   insertSsoIdentity,
-  updateSsoIdentityDetail,
   type SsoIdentityLink,
+  updateSsoIdentityDetail,
 } from './sso-identity-queries.ts';
 import { getUserRowForUpdate } from './users.ts';
 

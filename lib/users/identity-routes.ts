@@ -1,14 +1,14 @@
 import { z } from 'zod';
 
-import { foreignJsonInput } from '../http/limits.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { foreignJsonInput } from '../http/limits.ts';
+import { entityId, userParams } from '../shared/entity-id.ts';
 import { linkSocialIdentity, unlinkSocialIdentity, unlinkSsoIdentity } from './identities.ts';
-import { listSsoIdentities } from './sso-identity-queries.ts';
 import { toUser } from './queries.ts';
 import { userSchema } from './schemas.ts';
+import { listSsoIdentities } from './sso-identity-queries.ts';
 import { getUserRow, getUserRowForUpdate } from './users.ts';
-import { entityId, userParams } from '../shared/entity-id.ts';
 
 const tag = 'User identities';
 const targetParams = userParams.extend({ target: z.string().min(1).max(64) });

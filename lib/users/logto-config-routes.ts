@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { userParams } from '../shared/entity-id.ts';
 import type { UserRow } from './queries.ts';
 import { changeUser, getUserRow, getUserRowForUpdate } from './users.ts';
-import { userParams } from '../shared/entity-id.ts';
 
 const tag = 'Users';
 

@@ -1,6 +1,5 @@
 import { createCipheriv, createHash, pbkdf2, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
 import { z } from 'zod';

@@ -3,11 +3,11 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../storage/database.ts';
 import { anyJsonObject, jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
-import { whereSearch, type Search } from '../storage/search.ts';
+import { type Search, whereSearch } from '../storage/search.ts';
 import { bumpCacheVersion, type SharedCache } from '../storage/shared-cache.ts';
 import { ownAlgorithm } from './password-digests.ts';
 import { phoneForms, phoneMatches } from './phone-numbers.ts';
-import { userProfileSchema, userSchema, type User, type UserProfile } from './schemas.ts';
+import { type User, type UserProfile, userProfileSchema, userSchema } from './schemas.ts';
 
 export type UserRow = {
   id: string;

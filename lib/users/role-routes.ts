@@ -1,19 +1,19 @@
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
 import { linkSetRoutes } from '../http/api/link-set-routes.ts';
 import { pageOf } from '../http/api/pagination.ts';
-import { searchListQuery } from '../http/api/search.ts';
 import type { Api } from '../http/api/route.ts';
+import { searchListQuery } from '../http/api/search.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { listUsers, userSearchColumns } from './queries.ts';
-import { userSchema } from './schemas.ts';
-import { getUserRow, getUserRowForUpdate } from './users.ts';
+import { RequestError } from '../http/errors.ts';
 import { addRolesToUser, assertUserRoles } from '../roles/assignments.ts';
 import { assignRoles, heldRoles, roleOfHolders } from '../roles/held-roles.ts';
 import { listRoles, removeUserRoles, roleIdsOfUser, roleSearchColumns, userIdsOfRole } from '../roles/queries.ts';
 import { idList, roleSchema } from '../roles/schemas.ts';
 import { entityId, idParams, userParams } from '../shared/entity-id.ts';
+import { listUsers, userSearchColumns } from './queries.ts';
+import { userSchema } from './schemas.ts';
+import { getUserRow, getUserRowForUpdate } from './users.ts';
 
 const tag = 'Roles';
 

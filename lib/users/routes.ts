@@ -1,20 +1,20 @@
 import { z } from 'zod';
 
+import { pageOf, setTotal } from '../http/api/pagination.ts';
+import { type Api, queryBoolean } from '../http/api/route.ts';
+import { searchListQuery } from '../http/api/search.ts';
+import type { ServiceContext } from '../http/context.ts';
 import { RequestError } from '../http/errors.ts';
 import { customDataInput } from '../http/limits.ts';
-import { pageOf, setTotal } from '../http/api/pagination.ts';
-import { searchListQuery } from '../http/api/search.ts';
-import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
-import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
-import { queryBoolean, type Api } from '../http/api/route.ts';
-import type { ServiceContext } from '../http/context.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
-import { deleteUser, listUsers, toUser, userSearchColumns } from './queries.ts';
+import { userParams } from '../shared/entity-id.ts';
+import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { parseLegacyDigest, type PasswordAlgorithm } from './password-digests.ts';
+import { deleteUser, listUsers, toUser, userSearchColumns } from './queries.ts';
 import { createUserBody, detailedUserSchema, updateUserBody, userProfileSchema, userSchema } from './schemas.ts';
 import { listSsoIdentities } from './sso-identity-queries.ts';
 import { changeUser, createUser, getUserRow, getUserRowForUpdate, setPassword, verifyUserPassword } from './users.ts';
-import { userParams } from '../shared/entity-id.ts';
 
 const tag = 'Users';
 const jsonObject = z.record(z.string(), z.unknown());

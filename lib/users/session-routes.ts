@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { RequestError } from '../http/errors.ts';
 import type { Api } from '../http/api/route.ts';
+import { RequestError } from '../http/errors.ts';
 import {
   findUserSession,
   listUserSessions,
@@ -9,8 +9,8 @@ import {
   revokeUserSession,
   userSessionSchema,
 } from '../sessions/user-sessions.ts';
-import { getUserRow } from './users.ts';
 import { userParams } from '../shared/entity-id.ts';
+import { getUserRow } from './users.ts';
 
 const tag = 'Users';
 const sessionParams = userParams.extend({ sessionId: z.string().min(1).max(64) });

@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 
 import { RequestError } from '../http/errors.ts';
 import { assertJsonFits, customDataBytes } from '../http/limits.ts';
-import { revokeAccount } from '../sessions/revoke.ts';
 import { addRolesToUser } from '../roles/assignments.ts';
 import { defaultUserRoleIds } from '../roles/queries.ts';
+import { revokeAccount } from '../sessions/revoke.ts';
+import { assertPasswordAccepted, type PasswordRules, type UserInfo } from '../sign-in-experience/password-policy.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
-import { assertPasswordAccepted, type PasswordRules, type UserInfo } from '../sign-in-experience/password-policy.ts';
 import type { PasswordAlgorithm } from './password-digests.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import {

@@ -2,9 +2,9 @@ import { useRef, useState } from 'preact/hooks';
 
 import { api, type CodeChannel } from './api.ts';
 import { required, requiredNewPassword } from './checks.ts';
+import { NewPasswordFields, NewUsernameField } from './credential-fields.tsx';
 import { alternativesOf, type ProfileStep } from './flow.ts';
 import { phrases } from './phrases.ts';
-import { NewPasswordFields, NewUsernameField } from './credential-fields.tsx';
 import { Form, useForm } from './ui.tsx';
 import { useVerificationCode, VerificationCode } from './verification-code.tsx';
 

@@ -1,6 +1,6 @@
 import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 
-import { api, ApiError, fieldsOf, type ExternalKind, type MfaFactor } from './api.ts';
+import { api, ApiError, type ExternalKind, fieldsOf, type MfaFactor } from './api.ts';
 
 let leaving = false;
 

@@ -1,4 +1,4 @@
-import { en, type Catalogue } from '../../lib/shared/phrases/en.ts';
+import { type Catalogue, en } from '../../lib/shared/phrases/en.ts';
 import { listOf, translator } from '../../lib/shared/phrases/translate.ts';
 
 /**

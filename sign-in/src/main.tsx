@@ -1,9 +1,10 @@
+import './styles.css';
+
 import { render } from 'preact';
 
-import { App, pages, type PageName } from './app.tsx';
+import { App, type PageName, pages } from './app.tsx';
 import { linkBrandingStylesheet } from './branding.ts';
 import { phrases } from './phrases.ts';
-import './styles.css';
 
 // The service serves this application at /sign-in, /register, /reset-password, /consent and /callback[/sso]/<connector id>.
 const path = window.location.pathname;

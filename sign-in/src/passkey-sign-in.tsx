@@ -1,9 +1,9 @@
 import {
+  type AuthenticationResponseJSON,
   browserSupportsWebAuthn,
   browserSupportsWebAuthnAutofill,
   startAuthentication,
   WebAuthnAbortService,
-  type AuthenticationResponseJSON,
 } from '@simplewebauthn/browser';
 import { useEffect, useState } from 'preact/hooks';
 

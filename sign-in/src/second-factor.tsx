@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, type CodeChannel, type MfaFactor } from './api.ts';
 import { requiredCode, sixDigits } from './checks.ts';
 import type { SecondFactorStep } from './flow.ts';
-import { PasskeyEnrol, PasskeyVerify, passkeyPhrases } from './passkey.tsx';
+import { PasskeyEnrol, passkeyPhrases, PasskeyVerify } from './passkey.tsx';
 import { phrases } from './phrases.ts';
 import { Action, Field, Form, useFocusOnMount, useForm } from './ui.tsx';
 

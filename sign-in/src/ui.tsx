@@ -1,4 +1,4 @@
-import { createContext, Fragment, type ComponentChildren } from 'preact';
+import { type ComponentChildren, createContext, Fragment } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 
 import { ApiError } from './api.ts';

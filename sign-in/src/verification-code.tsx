@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 
 import { api, type CodeChannel, type InteractionEvent } from './api.ts';
 import { requiredCode, requiredEmail, requiredPhone, sixDigits } from './checks.ts';
-import { phrases, type CodePhrases } from './phrases.ts';
+import { type CodePhrases, phrases } from './phrases.ts';
 import { Action, Field, Form, useForm } from './ui.tsx';
 
 /** Where a code step is: the address typed, and once sent, the code's verification. */

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 
-import { createApplication } from '../support/fixtures.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
 import { Browser } from '../experience/browser.ts';
+import { createApplication } from '../support/fixtures.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 
 const redirectUri = 'http://app.test/callback';
 

@@ -20,7 +20,7 @@ import {
 import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
-import { waitForLog, type AuditEntry } from './support.ts';
+import { type AuditEntry, waitForLog } from './support.ts';
 
 const password = 'Quartz-Falcon-81';
 

@@ -14,7 +14,7 @@ import {
 import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
-import { waitForLog, type AuditEntry } from './support.ts';
+import { type AuditEntry, waitForLog } from './support.ts';
 
 describe('GET /api/logs: filters, names, and no secrets', () => {
   let service: TestService;

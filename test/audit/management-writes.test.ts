@@ -2,7 +2,7 @@ import { expect } from 'chai';
 
 import { adminClient, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
-import { administratorToken, waitForLog, type AuditEntry } from './support.ts';
+import { administratorToken, type AuditEntry, waitForLog } from './support.ts';
 
 const writes = { logKey: 'Management.Write' };
 

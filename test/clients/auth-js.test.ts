@@ -3,8 +3,8 @@ import { expect } from 'chai';
 
 import { Browser } from '../experience/browser.ts';
 import { createApplication } from '../support/fixtures.ts';
-import { submitPasswordSignIn } from '../support/sign-in.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { submitPasswordSignIn } from '../support/sign-in.ts';
 
 const app = 'http://app.test';
 

@@ -4,8 +4,8 @@ import { decodeJwt } from 'jose';
 
 import { Browser } from '../experience/browser.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
-import { submitPasswordSignIn } from '../support/sign-in.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { submitPasswordSignIn } from '../support/sign-in.ts';
 
 const redirectUri = 'http://app.test/callback';
 

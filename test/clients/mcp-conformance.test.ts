@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-
 import { expect } from 'chai';
 
 import { buildIfStale } from '../support/build.ts';

@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-
 import { expect } from 'chai';
 import express from 'express';
 import { auth, requiredScopes } from 'express-oauth2-jwt-bearer';
@@ -7,8 +6,8 @@ import * as oauth from 'oauth4webapi';
 
 import { Browser } from '../experience/browser.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
-import { submitPasswordSignIn } from '../support/sign-in.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { submitPasswordSignIn } from '../support/sign-in.ts';
 
 const redirectUri = 'http://app.test/callback';
 

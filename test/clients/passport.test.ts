@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-
 import { expect } from 'chai';
 import express from 'express';
 import passport from 'passport';
@@ -7,8 +6,8 @@ import OpenIDConnectStrategy, { type Profile } from 'passport-openidconnect';
 
 import { Browser } from '../experience/browser.ts';
 import { createApplication } from '../support/fixtures.ts';
-import { submitPasswordSignIn } from '../support/sign-in.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { submitPasswordSignIn } from '../support/sign-in.ts';
 
 /**
  * passport-openidconnect in an Express application, configured as its README says (issuer, the

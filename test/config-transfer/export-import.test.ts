@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-
 import { expect } from 'chai';
 
 import { configColumns } from '../../lib/config-transfer/tables.ts';
@@ -14,7 +13,7 @@ import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { builtScripts, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { createResource, defaultSecretOf } from '../support/fixtures.ts';
-import { adminClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { adminClient, type HttpResponse, startService, type TestService } from '../support/service.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'identity-transfer-'));
 const fileIn = (name: string) => join(folder, name);

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import type { Browser } from '../experience/browser.ts';
 import { createSpa, openExperience } from '../experience/experience-helpers.ts';
 import { expectStatus } from '../support/expect.ts';
+import { createIdpUser, type Idp, newState, signInAtIdp, startIdp } from '../support/idp.ts';
 import { scrape } from '../support/metrics.ts';
-import { createIdpUser, newState, signInAtIdp, startIdp, type Idp } from '../support/idp.ts';
-import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
+import { type HttpResponse, type Json, startService, type TestService } from '../support/service.ts';
 import { startForwarder, startStandInIssuer } from '../support/stand-in-idp.ts';
 import { ifSet } from '../support/values.ts';
 

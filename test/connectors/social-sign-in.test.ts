@@ -9,9 +9,9 @@ import {
   submitToApplication,
 } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
+import { type ExternalSignIn, startExternalSignIn, verifyAtIdp } from '../support/external-sign-in.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { startExternalSignIn, verifyAtIdp, type ExternalSignIn } from '../support/external-sign-in.ts';
-import { createIdpUser, newState, signInAtIdp, type Idp, type IdpUser } from '../support/idp.ts';
+import { createIdpUser, type Idp, type IdpUser, newState, signInAtIdp } from '../support/idp.ts';
 import { logtoManagementClient, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-
 import { expect } from 'chai';
 
 import { createSpa, createUser, signInWithPassword } from '../experience/experience-helpers.ts';

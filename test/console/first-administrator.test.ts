@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-
 import { expect } from 'chai';
 
 import { Receiver } from '../hooks/receiver.ts';

@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-
 import { expect } from 'chai';
 
-import { startService, type TestService } from '../support/service.ts';
 import { buildIfStale, builtScripts, useBuild } from '../support/build.ts';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
+import { startService, type TestService } from '../support/service.ts';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-
 import { expect } from 'chai';
 
 import { printedDocuments } from '../../scripts/print-docs.ts';

@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 

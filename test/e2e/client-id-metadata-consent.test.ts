@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-
 import { expect } from 'chai';
 import type { BrowserContext } from 'playwright-core';
 
 import { buildIfStale } from '../support/build.ts';
 import { launchChromium, screenshotAtWidths, skipWithoutChromium, type TestBrowser } from '../support/chromium.ts';
-import { startDocumentServer, type DocumentServer } from '../support/document-server.ts';
+import { type DocumentServer, startDocumentServer } from '../support/document-server.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 import { startApplication } from './support.ts';

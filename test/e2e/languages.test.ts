@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-
 import { expect } from 'chai';
 import { type BrowserContext, type Page } from 'playwright-core';
 

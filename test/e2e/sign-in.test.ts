@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-
 import { assert, expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { generate } from 'otplib';

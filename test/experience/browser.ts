@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-
-import { got, type Got } from 'got';
+import { type Got, got } from 'got';
 import { CookieJar } from 'tough-cookie';
 
 import type { HttpResponse, ServiceClient } from '../support/service.ts';

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
-import { Browser } from './browser.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
+import { Browser } from './browser.ts';
 
 /** Shared steps of the Experience API tests: a sign-in page's calls, and what an admin reads back. */
 

@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 
 import { expectStatus } from '../support/expect.ts';
+import type { TestService } from '../support/service.ts';
+import { ifSet, unique } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {
   createUser,
   identify,
   passwordVerification,
   redirectUri,
-  startSignInSetting,
   type SignInSetting,
+  startSignInSetting,
 } from './experience-helpers.ts';
-import type { TestService } from '../support/service.ts';
-import { ifSet, unique } from '../support/values.ts';
 
 /**
  * A first-party application's consent prompt (`prompt=consent`, which Logto's SDK always sends) as

@@ -10,10 +10,10 @@ import {
   newEmail,
   openExperience,
   passwordVerification,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
   verifyEmail,
-  type SignInSetting,
 } from './experience-helpers.ts';
 
 const password = 'Quiet-Meadow-47';

@@ -11,6 +11,7 @@ import { Browser } from './browser.ts';
 import {
   createSpa,
   createUser,
+  type Identifier,
   identify,
   latestCode,
   newEmail,
@@ -18,13 +19,12 @@ import {
   passwordVerification,
   redirectUri,
   sendCode,
+  type SignInSetting,
   signInWithPassword,
   startSignInSetting,
   submitToApplication,
   verifyCode,
   wrongCode,
-  type SignInSetting,
-  type Identifier,
 } from './experience-helpers.ts';
 
 const blocked = 'session.verification_blocked_too_many_attempts';

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../support/expect.ts';
+import type { TestService } from '../support/service.ts';
+import { ifSet, unique } from '../support/values.ts';
 import {
   createUser,
   identify,
@@ -10,14 +12,12 @@ import {
   openExperience,
   passwordVerification,
   sendCode,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
   verifyCode,
   verifyEmail,
-  type SignInSetting,
 } from './experience-helpers.ts';
-import type { TestService } from '../support/service.ts';
-import { ifSet, unique } from '../support/values.ts';
 
 /**
  * Verification codes in the Experience API as Logto's integration tests expect them

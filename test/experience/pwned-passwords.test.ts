@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
 import { expect } from 'chai';
 
 import { expectStatus } from '../support/expect.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 import { Browser } from './browser.ts';
 import {

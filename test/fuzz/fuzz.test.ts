@@ -1,5 +1,4 @@
 import { Agent } from 'node:http';
-
 import { expect } from 'chai';
 import { got } from 'got';
 
@@ -7,7 +6,7 @@ import { Browser } from '../experience/browser.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
 import { apiOperations, type Operation } from '../support/openapi.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
-import { badBodies, badPathValue, badStrings, bodyText, mutate, plausible, random, type Random } from './bad-inputs.ts';
+import { badBodies, badPathValue, badStrings, bodyText, mutate, plausible, type Random, random } from './bad-inputs.ts';
 
 /**
  * Bad input over every operation of the OpenAPI document (management, Experience and Account APIs)

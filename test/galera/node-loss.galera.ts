@@ -6,7 +6,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 
 import { Receiver } from '../hooks/receiver.ts';

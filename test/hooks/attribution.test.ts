@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 
-import { identify, openExperience, startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { identify, openExperience, type SignInSetting, startSignInSetting } from '../experience/experience-helpers.ts';
 import { eventually } from '../support/eventually.ts';
 import { expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { unique } from '../support/values.ts';
-import { Receiver, type Received } from './receiver.ts';
-import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
+import { type Received, Receiver } from './receiver.ts';
+import { createHook, deliveryRows, type HooksService, startHooksService } from './support.ts';
 
 describe('hooks: actor, excluded applications and thin payloads', () => {
   let service: HooksService;

@@ -3,12 +3,12 @@ import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 
 import { hookEvents } from '../../lib/hooks/events.ts';
-import { identify, openExperience, startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { identify, openExperience, type SignInSetting, startSignInSetting } from '../experience/experience-helpers.ts';
 import { expectStatus } from '../support/expect.ts';
 import type { HttpResponse } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 import { Receiver } from './receiver.ts';
-import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
+import { createHook, deliveryRows, type HooksService, startHooksService } from './support.ts';
 
 type WebhookEntry = {
   post: {

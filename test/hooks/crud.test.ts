@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { hookEvents } from '../../lib/hooks/events.ts';
 import { eventually } from '../support/eventually.ts';
 import { Receiver } from './receiver.ts';
-import { createHook, startHooksService, type HooksService } from './support.ts';
+import { createHook, type HooksService, startHooksService } from './support.ts';
 
 describe('hooks: management', () => {
   let service: HooksService;

@@ -1,14 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 
-import { insertHook, hooksCache } from '../../lib/hooks/queries.ts';
+import { hooksCache, insertHook } from '../../lib/hooks/queries.ts';
 import { generateId, generateSecret } from '../../lib/storage/ids.ts';
 import { bumpCacheVersion } from '../../lib/storage/shared-cache.ts';
 import { eventually } from '../support/eventually.ts';
-import { Receiver, type Received } from './receiver.ts';
+import { type Received, Receiver } from './receiver.ts';
 import { createHook, deleteAllHooks, deliveryRows, type HooksService, startHooksService } from './support.ts';
 
 const verifyStandard = (signingKey: string, request: Received) =>

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-
 import { expect } from 'chai';
 
 import { enqueueEvent } from '../../lib/hooks/outbox.ts';

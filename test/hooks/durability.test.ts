@@ -1,7 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
-
 import type { Knex } from 'knex';
 
 import type { HookEvent } from '../../lib/hooks/events.ts';
@@ -11,7 +9,7 @@ import { SharedCache } from '../../lib/storage/shared-cache.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { Receiver } from './receiver.ts';
-import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
+import { createHook, deliveryRows, type HooksService, startHooksService } from './support.ts';
 
 /** The database of a stopped service, opened alone (on SQLite two connections in one process would stall each other). */
 async function whileStopped<T>(dbUrl: string, use: (db: Knex) => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { failedTooLong, failingSinceAfter } from '../../lib/hooks/delivery/endpoint-health.ts';
 import { eventually } from '../support/eventually.ts';
 import { Receiver } from './receiver.ts';
-import { createHook, deliveryRows, startHooksService, type HooksService } from './support.ts';
+import { createHook, deliveryRows, type HooksService, startHooksService } from './support.ts';
 
 describe('hooks: endpoint health (auto-disable)', () => {
   let service: HooksService;

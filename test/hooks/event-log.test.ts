@@ -2,7 +2,7 @@ import { expect } from 'chai';
 
 import { loadConfig } from '../../lib/config/env.ts';
 import { pruneEventLog } from '../../lib/hooks/event-log.ts';
-import { createHook, startHooksService, type HooksService } from './support.ts';
+import { createHook, type HooksService, startHooksService } from './support.ts';
 
 describe('hooks: the event log', () => {
   let service: HooksService;

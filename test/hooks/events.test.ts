@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
@@ -21,9 +20,9 @@ import {
 } from '../experience/experience-helpers.ts';
 import { eventually } from '../support/eventually.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
-import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
+import { type HttpResponse, type Json, startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
-import { Receiver, type Received } from './receiver.ts';
+import { type Received, Receiver } from './receiver.ts';
 
 /**
  * Which event each management endpoint and each end-user action emits (the specification's two

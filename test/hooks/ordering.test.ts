@@ -2,8 +2,8 @@ import { expect } from 'chai';
 
 import { entityKeyOf } from '../../lib/hooks/delivery/ordering.ts';
 import { eventually } from '../support/eventually.ts';
-import { Receiver, type Received } from './receiver.ts';
-import { createHook, startHooksService, type HooksService } from './support.ts';
+import { type Received, Receiver } from './receiver.ts';
+import { createHook, type HooksService, startHooksService } from './support.ts';
 
 const changes = 5;
 const bodyOf = (request: Received) =>

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 
 import { activeJobRunners } from '../../lib/hooks/jobs/job-runner.ts';
@@ -11,9 +10,9 @@ import {
   createHook,
   deleteAllHooks,
   deliveryRows,
+  type HooksService,
   settleByHand,
   startHooksService,
-  type HooksService,
 } from './support.ts';
 
 type JobView = { id: string; kind: string; status: string; total: number; done: number };

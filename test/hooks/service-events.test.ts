@@ -2,7 +2,7 @@ import { expect } from 'chai';
 
 import { ifSet } from '../support/values.ts';
 import { Receiver } from './receiver.ts';
-import { createHook, startHooksService, type HooksService } from './support.ts';
+import { createHook, type HooksService, startHooksService } from './support.ts';
 
 /** Events produced by the service's own routes. */
 describe('hooks: events from the management API', () => {

@@ -1,13 +1,12 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 
 import { hmacSigner, rotatedKeys, signingKeysAt } from '../../lib/hooks/signing/signing-keys.ts';
 import { eventually } from '../support/eventually.ts';
-import { Receiver, type Received } from './receiver.ts';
-import { createHook, startHooksService, type HooksService } from './support.ts';
+import { type Received, Receiver } from './receiver.ts';
+import { createHook, type HooksService, startHooksService } from './support.ts';
 
 /** The 32 raw bytes of a `whpk_` key, as the public key node:crypto verifies with (SPKI = fixed prefix + raw key). */
 const publicKeyFromWhpk = (whpk: string) =>

@@ -5,9 +5,9 @@ import {
   claimByHand,
   createHook,
   deliveryRows,
+  type HooksService,
   settleByHand,
   startHooksService,
-  type HooksService,
 } from './support.ts';
 
 /**

@@ -9,7 +9,7 @@ import type { HookEvent } from '../../lib/hooks/events.ts';
 import { enqueueEvent } from '../../lib/hooks/outbox.ts';
 import { SharedCache } from '../../lib/storage/shared-cache.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
-import { startService, type HttpClient } from '../support/service.ts';
+import { type HttpClient, startService } from '../support/service.ts';
 
 export type HooksService = {
   url: string;

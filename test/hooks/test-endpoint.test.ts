@@ -1,10 +1,9 @@
 import { createHmac } from 'node:crypto';
-
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 
 import { Receiver } from './receiver.ts';
-import { createHook, startHooksService, type HooksService } from './support.ts';
+import { createHook, type HooksService, startHooksService } from './support.ts';
 
 describe('hooks: POST /hooks/:id/test', () => {
   let service: HooksService;

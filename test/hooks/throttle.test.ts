@@ -6,7 +6,7 @@ import { createLogger } from '../../lib/http/logger.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { Receiver } from './receiver.ts';
-import { createHook, startHooksService, type HooksService } from './support.ts';
+import { createHook, type HooksService, startHooksService } from './support.ts';
 
 /**
  * Two dispatchers on one database: on a server two service instances; on SQLite (one connection per

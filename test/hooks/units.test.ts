@@ -1,12 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 
+import { decideOutcome, parseRetryAfter } from '../../lib/hooks/delivery/retry.ts';
 import { hookEventGroup, hookEventGroups, hookEvents, isHookEvent } from '../../lib/hooks/events.ts';
 import { deliveriesOf } from '../../lib/hooks/outbox.ts';
-import { decideOutcome, parseRetryAfter } from '../../lib/hooks/delivery/retry.ts';
 import { samplePayloads } from '../../lib/hooks/samples.ts';
 import { requestHeaders, signatureHeaders } from '../../lib/hooks/signing/signature.ts';
 import { hmacSigner } from '../../lib/hooks/signing/signing-keys.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { errorCodes, type ErrorCode } from '../../lib/http/error-codes.ts';
+import { type ErrorCode, errorCodes } from '../../lib/http/error-codes.ts';
 import { RequestError } from '../../lib/http/errors.ts';
 import { openDatabase, quotedName, refuseUpdates } from '../support/database.ts';
 import { startService, type TestService } from '../support/service.ts';

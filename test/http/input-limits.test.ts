@@ -3,13 +3,13 @@ import { expect } from 'chai';
 import {
   alternatives,
   apiOperations,
+  type Operation,
   operationUrl,
   requiredQuery,
   sample,
-  type Operation,
   type Schema,
 } from '../support/openapi.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 
 /**
  * Driven by the OpenAPI document (built from the routes' own schemas), so a new route is covered

@@ -1,7 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
-
 import { expect } from 'chai';
 
 import { logtoManagementClient, startService, type TestService } from '../support/service.ts';

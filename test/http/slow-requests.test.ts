@@ -1,5 +1,4 @@
 import { connect } from 'node:net';
-
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';

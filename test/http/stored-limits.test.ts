@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
 import { expectStatus } from '../support/expect.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 
 /**
  * Whatever the API accepts, the database stores: values at the limits, in characters that take the

@@ -1,15 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 
+import { freshDatabaseUrl } from '../support/database.ts';
 import { expectError } from '../support/expect.ts';
 import { createApplication, createMachineWithScopes, createResource } from '../support/fixtures.ts';
-import { freshDatabaseUrl } from '../support/database.ts';
 import {
   adminClient,
   logtoManagementClient,
-  startService,
   type ServiceClient,
+  startService,
   type TestService,
   type TokenResponse,
 } from '../support/service.ts';

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-
 import { got } from 'got';
 
 import { adminClient, startService, type TestService } from '../support/service.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
 import { freshDatabaseUrl } from '../support/database.ts';
-import { adminClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { adminClient, type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
 /** A management API token of the bootstrap administrator application. */

@@ -6,7 +6,7 @@ import { Browser } from '../experience/browser.ts';
 import { Receiver } from '../hooks/receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { createApplication } from '../support/fixtures.ts';
-import { startService, type HttpResponse, type Json, type TestService } from '../support/service.ts';
+import { type HttpResponse, type Json, startService, type TestService } from '../support/service.ts';
 
 type Schema = Record<string, unknown>;
 type Operation = { responses: Record<string, { content?: Record<string, { schema: Schema }> }> };

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type Router from '@koa/router';
 import { expect } from 'chai';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { logtoManagementClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, logtoManagementClient, startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
 
 type Entity = { id: string };

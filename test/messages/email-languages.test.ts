@@ -5,7 +5,7 @@ import { newEmail, redirectUri } from '../experience/experience-helpers.ts';
 import { expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { readableMail, startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
+import { readableMail, type SmtpTestServer, startSmtpServer, subjectOf } from '../support/smtp.ts';
 import { ifSet } from '../support/values.ts';
 
 /**

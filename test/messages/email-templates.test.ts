@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { Browser } from '../experience/browser.ts';
 import { createSpa, newEmail, redirectUri } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
-import { logtoManagementClient, startService, type HttpResponse, type TestService } from '../support/service.ts';
-import { readableMail, startSmtpServer, subjectOf, type ReceivedMail, type SmtpTestServer } from '../support/smtp.ts';
+import { type HttpResponse, logtoManagementClient, startService, type TestService } from '../support/service.ts';
+import { readableMail, type ReceivedMail, type SmtpTestServer, startSmtpServer, subjectOf } from '../support/smtp.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 type Details = { subject: string; content: string; contentType?: string; replyTo?: string; sendFrom?: string };

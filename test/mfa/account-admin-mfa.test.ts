@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { generate } from 'otplib';
 
 import { Browser } from '../experience/browser.ts';
-import { createUser, redirectUri, startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { createUser, redirectUri, type SignInSetting, startSignInSetting } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { logtoManagementClient, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, logtoManagementClient, type TestService } from '../support/service.ts';
 import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import { ifSet, unique } from '../support/values.ts';
 

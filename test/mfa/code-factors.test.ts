@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { waitForLog } from '../audit/support.ts';
 import type { Browser } from '../experience/browser.ts';
 import {
   identify,
@@ -8,13 +9,12 @@ import {
   newEmail,
   openExperience,
   passwordVerification,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
   verifyEmail,
   wrongCode,
-  type SignInSetting,
 } from '../experience/experience-helpers.ts';
-import { waitForLog } from '../audit/support.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import type { TestService } from '../support/service.ts';

@@ -6,14 +6,14 @@ import {
   identify,
   openExperience,
   passwordVerification,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
-  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
-import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import type { HookEvents } from '../support/hook-events.ts';
 import type { TestService } from '../support/service.ts';
+import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**

@@ -8,10 +8,10 @@ import {
   newEmail,
   openExperience,
   passwordVerification,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
   verifyEmail,
-  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import type { TestService } from '../support/service.ts';

@@ -7,13 +7,13 @@ import {
   identify,
   openExperience,
   passwordVerification,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
-  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
-import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import type { TestService } from '../support/service.ts';
+import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**

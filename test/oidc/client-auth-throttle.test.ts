@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 import * as client from 'openid-client';
 
-import { createApplication, createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
+import { createApplication, createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import {
   adminClient,
-  startService,
   type HttpResponse,
+  startService,
   type TestService,
   type TokenResponse,
 } from '../support/service.ts';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 
 import { createLogger } from '../../lib/http/logger.ts';
 import { ClientIdMetadataDocuments } from '../../lib/oidc/client-id-metadata/documents.ts';
-import { startDocumentServer, type DocumentServer } from '../support/document-server.ts';
+import { type DocumentServer, startDocumentServer } from '../support/document-server.ts';
 import { unique } from '../support/values.ts';
 
 const minute = 60_000;

@@ -3,12 +3,12 @@ import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 
 import { Browser } from '../experience/browser.ts';
-import { startDocumentServer, type Answer, type DocumentServer } from '../support/document-server.ts';
+import { type Answer, type DocumentServer, startDocumentServer } from '../support/document-server.ts';
 import { createResource } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { signIn, submitPasswordSignIn } from '../support/sign-in.ts';
-import { delegationSetup, exchange, accessTokenType, expectIssued, waitForLog } from '../token-exchange/support.ts';
 import { unique } from '../support/values.ts';
+import { accessTokenType, delegationSetup, exchange, expectIssued, waitForLog } from '../token-exchange/support.ts';
 
 const redirectUri = 'http://agent.test/callback';
 const person = { username: 'ada', password: 'Correct-Horse-9' };

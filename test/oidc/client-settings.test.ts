@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 

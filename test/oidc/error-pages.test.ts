@@ -2,7 +2,7 @@ import { expect } from 'chai';
 
 import { buildIfStale } from '../support/build.ts';
 import { createApplication } from '../support/fixtures.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 
 /**
  * The provider's error pages over plain HTTP: a browser (Accept: text/html) gets our page, a client

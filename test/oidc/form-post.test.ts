@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-
 import { expect } from 'chai';
 import * as client from 'openid-client';
 

@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
-
 import { expect } from 'chai';
 import * as client from 'openid-client';
 
 import { createApplication } from '../support/fixtures.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { unique } from '../support/values.ts';
-import { federationSetup, stopFederation, type Federation } from '../token-exchange/outside-issuer-support.ts';
+import { type Federation, federationSetup, stopFederation } from '../token-exchange/outside-issuer-support.ts';
 import {
   claimsOf,
+  type DpopKey,
   dpopKey,
   dpopProof,
   expectIssued,
   expectOAuthError,
   signWithServiceKey,
   waitForLog,
-  type DpopKey,
 } from '../token-exchange/support.ts';
 
 const jwtBearer = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

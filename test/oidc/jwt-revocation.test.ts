@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 
-import { openDatabase } from '../../lib/storage/database.ts';
 import { pruneRevokedTokens } from '../../lib/oidc/tokens/revoked-tokens.ts';
+import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 
 import { adminClient, startService, type TestService } from '../support/service.ts';
 

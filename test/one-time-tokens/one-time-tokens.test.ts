@@ -1,20 +1,19 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
+import { openDatabase } from '../../lib/storage/database.ts';
 import type { Browser } from '../experience/browser.ts';
 import {
   createUser,
   identify,
   newEmail,
   openExperience,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
-  type SignInSetting,
 } from '../experience/experience-helpers.ts';
-import { openDatabase } from '../../lib/storage/database.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import type { TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 
+import { Receiver } from '../hooks/receiver.ts';
 import { startBuiltService, useBuild } from '../support/build.ts';
 import { removeDatabase, testDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { scrape } from '../support/metrics.ts';
 import type { ServiceClient } from '../support/service.ts';
-import { Receiver } from '../hooks/receiver.ts';
 import { delegationSetup, exchange, expectIssued, tokenExchange, userAccessToken } from '../token-exchange/support.ts';
 
 const metricsToken = 'built-service-metrics-token-0123456789';

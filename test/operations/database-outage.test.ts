@@ -1,11 +1,10 @@
-import { createServer, Socket, type Server } from 'node:net';
+import { createServer, type Server, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { freePort, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { freePort, type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
 /**

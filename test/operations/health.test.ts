@@ -1,12 +1,11 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { removeDatabase, testDatabase } from '../support/database.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
 const expectReady = (response: HttpResponse) => {

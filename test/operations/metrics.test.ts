@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 
+import { createUser, openExperience, passwordVerification } from '../experience/experience-helpers.ts';
+import { Receiver } from '../hooks/receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
-import { scrape, type Scrape } from '../support/metrics.ts';
+import { type Scrape, scrape } from '../support/metrics.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { Receiver } from '../hooks/receiver.ts';
-import { createUser, openExperience, passwordVerification } from '../experience/experience-helpers.ts';
 import { ifSet, unique } from '../support/values.ts';
 import { delegationSetup, exchange, expectIssued, tokenExchange, userAccessToken } from '../token-exchange/support.ts';
 

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import {
-  organizationFixtures,
   type Application,
   type Organization,
+  organizationFixtures,
   type OrganizationRole,
   type RoleReference,
 } from './support.ts';

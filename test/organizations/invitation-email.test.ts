@@ -4,9 +4,9 @@ import { renderInvitationEmail } from '../../lib/messages/built-in-emails.ts';
 import { builtInLook } from '../support/email-look.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { freePort, logtoManagementClient, startService, type TestService } from '../support/service.ts';
-import { readableMail, startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
+import { readableMail, type SmtpTestServer, startSmtpServer, subjectOf } from '../support/smtp.ts';
 import { ifSet, unique } from '../support/values.ts';
-import { organizationFixtures, type Invitation, type Organization } from './support.ts';
+import { type Invitation, type Organization, organizationFixtures } from './support.ts';
 
 type StoredMessage = { recipient: string; type: string; purpose: string; code?: string; link?: string };
 

@@ -4,7 +4,7 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
-import { organizationFixtures, type Invitation, type Member, type Organization, type User } from './support.ts';
+import { type Invitation, type Member, type Organization, organizationFixtures, type User } from './support.ts';
 
 describe('management API: organization invitations', () => {
   let service: TestService;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { organizationFixtures, type Organization, type OrganizationRole } from './support.ts';
+import { type Organization, organizationFixtures, type OrganizationRole } from './support.ts';
 
 type EmailDomain = { tenantId: string; organizationId: string; emailDomain: string };
 

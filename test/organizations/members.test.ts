@@ -4,7 +4,7 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
-import { organizationFixtures, type Member, type Organization, type OrganizationRole } from './support.ts';
+import { type Member, type Organization, organizationFixtures, type OrganizationRole } from './support.ts';
 
 describe('management API: organization members', () => {
   let service: TestService;

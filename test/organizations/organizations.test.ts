@@ -2,8 +2,8 @@ import { expect } from 'chai';
 
 import { expectError, expectStatus } from '../support/expect.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { organizationFixtures, type Member, type Organization } from './support.ts';
 import { unique } from '../support/values.ts';
+import { type Member, type Organization, organizationFixtures } from './support.ts';
 
 type ListItem = Organization & {
   usersCount?: number;

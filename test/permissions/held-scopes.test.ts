@@ -5,7 +5,7 @@ import { scopesHeldByUser } from '../../lib/permissions/held-scopes.ts';
 import { readUserScopes } from '../../lib/permissions/queries.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
-import { SharedCache, bumpCacheVersion } from '../../lib/storage/shared-cache.ts';
+import { bumpCacheVersion, SharedCache } from '../../lib/storage/shared-cache.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 
 /**

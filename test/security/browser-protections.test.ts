@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-
 import { expect } from 'chai';
 
 import { Browser } from '../experience/browser.ts';
 import { createSpa, redirectUri } from '../experience/experience-helpers.ts';
-import { freePort, startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { freePort, type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
 const crossSite = 'request.cross_site_forbidden';

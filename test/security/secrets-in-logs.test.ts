@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { createSpa, redirectUri } from '../experience/experience-helpers.ts';
 import { Browser } from '../experience/browser.ts';
+import { createSpa, redirectUri } from '../experience/experience-helpers.ts';
 import { openDatabase, placeholder, quotedName, refuseUpdates, testDatabase } from '../support/database.ts';
 import { defaultSecretOf } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 
-import { up as digestStoredTokens } from '../../migrations/0021_token_digests.ts';
 import { tokenDigest } from '../../lib/oidc/adapter.ts';
+import { up as digestStoredTokens } from '../../migrations/0021_token_digests.ts';
 import { openDatabase } from '../support/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';

@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import { expect } from 'chai';
 import { got } from 'got';
 import type { Knex } from 'knex';
@@ -14,9 +13,9 @@ import { expectAllOk } from '../support/expect.ts';
 import {
   adminClient,
   freePort,
-  startService,
   type HttpClient,
   type HttpResponse,
+  startService,
   type TestService,
 } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';

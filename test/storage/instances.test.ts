@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 
-import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { emptyDatabaseUrl, freshDatabaseUrl, openDatabase, testDatabase } from '../support/database.ts';
+import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 
 describe('one database, several lives', () => {

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
-
+import { once } from 'node:events';
 import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { generate } from 'otplib';
@@ -24,7 +23,7 @@ import { builtScripts, production, useBuild } from '../support/build.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { expectStatus } from '../support/expect.ts';
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
-import { createIdpUser, newState, signInAtIdp, startIdp, type Idp, type IdpUser } from '../support/idp.ts';
+import { createIdpUser, type Idp, type IdpUser, newState, signInAtIdp, startIdp } from '../support/idp.ts';
 import { adminClient, freePort, startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 import { bumpCacheVersion } from '../../lib/storage/shared-cache.ts';
 import { freshDatabaseUrl, openDatabase } from '../support/database.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet } from '../support/values.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { loadConfig } from '../../lib/config/env.ts';
 import { freshDatabaseUrl } from './database.ts';
 import { eventually } from './eventually.ts';
-import { adminClient, freePort, serviceClient, type ServiceClient } from './service.ts';
+import { adminClient, freePort, type ServiceClient, serviceClient } from './service.ts';
 
 let built = false;
 

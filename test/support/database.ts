@@ -1,7 +1,6 @@
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
 import knex, { type Knex } from 'knex';
 
 import { migrateToLatest } from '../../lib/storage/migrate.ts';

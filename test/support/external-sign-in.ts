@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 
 import type { Browser } from '../experience/browser.ts';
-import { startSignInSetting, type SignInSetting } from '../experience/experience-helpers.ts';
+import { type SignInSetting, startSignInSetting } from '../experience/experience-helpers.ts';
 import { expectStatus } from './expect.ts';
-import { newState, signInAtIdp, startIdp, type Idp, type IdpUser } from './idp.ts';
+import { type Idp, type IdpUser, newState, signInAtIdp, startIdp } from './idp.ts';
 
 /**
  * The setting of a social or enterprise SSO sign-in test: the service with its events and SPA, and

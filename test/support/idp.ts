@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-
 import { expect } from 'chai';
 
 import { Browser } from '../experience/browser.ts';

@@ -1,12 +1,11 @@
 import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
-
 import { createManagementApi } from '@logto/api/management';
-import { got, type Got } from 'got';
+import { type Got, got } from 'got';
 
 import { createService, type Service } from '../../lib/app.ts';
-import { loadConfig, type Config } from '../../lib/config/env.ts';
+import { type Config, loadConfig } from '../../lib/config/env.ts';
 import { createLogger } from '../../lib/http/logger.ts';
 import { freshDatabaseUrl } from './database.ts';
 

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 import {
   accessTokenType,
   delegationSetup,
@@ -15,7 +16,6 @@ import {
   userAccessToken,
   userTokens,
 } from './support.ts';
-import { unique } from '../support/values.ts';
 
 const notAllowed = 'token exchange is not allowed for this application';
 /** Logto's words for the same refusal (its grant refuses third-party applications first). */

@@ -1,16 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
 import { expect } from 'chai';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { calculateJwkThumbprint, type CryptoKey, exportJWK, generateKeyPair, SignJWT } from 'jose';
 
 import { callApiAForUser } from '../../examples/agent/agent.ts';
-import { createApiA, type ApiAOptions } from '../../examples/api-a/server.ts';
+import { type ApiAOptions, createApiA } from '../../examples/api-a/server.ts';
 import { createApiB } from '../../examples/api-b/server.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { freePort } from '../support/service.ts';
-import { federationSetup, stopFederation, type Federation } from './outside-issuer-support.ts';
+import { type Federation, federationSetup, stopFederation } from './outside-issuer-support.ts';
 import { accessTokenType, claimsOf, exchange, signWithServiceKey, tokenExchange, userAccessToken } from './support.ts';
 
 const listen = (server: Server) =>

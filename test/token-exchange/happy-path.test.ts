@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 
 import { createApplication, defaultSecretOf } from '../support/fixtures.ts';

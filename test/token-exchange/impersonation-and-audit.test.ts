@@ -4,8 +4,10 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { adminClient, startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 import {
   accessTokenType,
+  type AuditEntry,
   auditLog,
   claimsOf,
   delegationSetup,
@@ -16,9 +18,7 @@ import {
   tokenExchange,
   userAccessToken,
   waitForLog,
-  type AuditEntry,
 } from './support.ts';
-import { unique } from '../support/values.ts';
 
 const logKey = 'ExchangeTokenBy.TokenExchange';
 

@@ -6,7 +6,7 @@ import { createApplication } from '../support/fixtures.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { startService } from '../support/service.ts';
 import { unique } from '../support/values.ts';
-import { federationSetup, stopFederation, type Federation } from './outside-issuer-support.ts';
+import { type Federation, federationSetup, stopFederation } from './outside-issuer-support.ts';
 import {
   accessTokenType,
   claimsOf,

@@ -1,26 +1,25 @@
 import { randomUUID } from 'node:crypto';
-
 import { expect } from 'chai';
 import {
   calculateJwkThumbprint,
+  type CryptoKey,
   decodeJwt,
   exportJWK,
   generateKeyPair,
   importJWK,
-  SignJWT,
-  type CryptoKey,
   type JWK,
   type JWTHeaderParameters,
   type JWTPayload,
+  SignJWT,
 } from 'jose';
 
 import { openDatabase } from '../../lib/storage/database.ts';
+import { Browser } from '../experience/browser.ts';
 import { eventually } from '../support/eventually.ts';
 import { createApplication, createResource } from '../support/fixtures.ts';
 import type { Json, ServiceClient, TestService } from '../support/service.ts';
-import { Browser } from '../experience/browser.ts';
-import { unique } from '../support/values.ts';
 import { submitPasswordSignIn } from '../support/sign-in.ts';
+import { unique } from '../support/values.ts';
 
 const redirectUri = 'http://frontend.test/callback';
 

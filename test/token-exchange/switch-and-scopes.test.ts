@@ -2,6 +2,7 @@ import { expect } from 'chai';
 
 import { createApplication, createResource } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { unique } from '../support/values.ts';
 import {
   accessTokenType,
   claimsOf,
@@ -11,7 +12,6 @@ import {
   expectOAuthError,
   userAccessToken,
 } from './support.ts';
-import { unique } from '../support/values.ts';
 
 const notAllowed = 'token exchange is not allowed for this application';
 const publicClientCode = 'application.token_exchange_not_allowed_for_public_client';

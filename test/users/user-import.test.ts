@@ -1,5 +1,4 @@
 import { createHash, pbkdf2Sync } from 'node:crypto';
-
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
 import { expect } from 'chai';

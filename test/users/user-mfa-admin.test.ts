@@ -7,9 +7,9 @@ import {
   identify,
   openExperience,
   passwordVerification,
+  type SignInSetting,
   startSignInSetting,
   submitToApplication,
-  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import type { TestService } from '../support/service.ts';

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 
 import {
   createUser,
+  type SignInSetting,
   signInWithPassword,
   startSignInSetting,
-  type SignInSetting,
 } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import type { TestService } from '../support/service.ts';

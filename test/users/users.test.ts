@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 import { openDatabase } from '../../lib/storage/database.ts';
 import { expectError } from '../support/expect.ts';
-import { startService, type HttpResponse, type TestService } from '../support/service.ts';
+import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 type UserProfile = Record<string, unknown>;

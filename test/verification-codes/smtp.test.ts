@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 
-import { smtpConnector } from '../../lib/messages/smtp.ts';
 import { codePurposes } from '../../lib/messages/codes.ts';
+import { smtpConnector } from '../../lib/messages/smtp.ts';
 import { builtInLook } from '../support/email-look.ts';
 import { freePort, startService, type TestService } from '../support/service.ts';
-import { startSmtpServer, subjectOf, type SmtpTestServer } from '../support/smtp.ts';
+import { type SmtpTestServer, startSmtpServer, subjectOf } from '../support/smtp.ts';
 import { ifSet } from '../support/values.ts';
 
 /** No operator's template: the built-in emails. */

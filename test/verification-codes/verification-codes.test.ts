@@ -1,13 +1,10 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 
-import { developmentConnector, listDevelopmentMessages } from '../../lib/messages/development.ts';
-import { recipientKey, type CodeIdentifier } from '../../lib/messages/codes.ts';
-import type { Connectors } from '../../lib/messages/index.ts';
 import {
-  MessageRateLimited,
   assertSendAllowed,
   maxSendsPerWindow,
+  MessageRateLimited,
   sendWindowMs,
 } from '../../lib/experience/verification/send-rate-limit.ts';
 import {
@@ -16,6 +13,9 @@ import {
   verifyVerificationCode,
 } from '../../lib/experience/verification/verification-codes.ts';
 import { RequestError } from '../../lib/http/errors.ts';
+import { type CodeIdentifier, recipientKey } from '../../lib/messages/codes.ts';
+import { developmentConnector, listDevelopmentMessages } from '../../lib/messages/development.ts';
+import type { Connectors } from '../../lib/messages/index.ts';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { freshDatabaseUrl, testDatabase } from '../support/database.ts';

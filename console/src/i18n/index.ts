@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { translator, type PhraseKey } from '../../../lib/shared/phrases/translate.ts';
+import { type PhraseKey, translator } from '../../../lib/shared/phrases/translate.ts';
 import { de } from './de.ts';
-import { en, type ConsoleCatalogue } from './en.ts';
+import { type ConsoleCatalogue, en } from './en.ts';
 import { es } from './es.ts';
 import { fr } from './fr.ts';
 import { ja } from './ja.ts';

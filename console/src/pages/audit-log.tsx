@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 
-import { toApiError, type ApiError } from '../api.ts';
+import { type ApiError, toApiError } from '../api.ts';
 import { enteredInstant, formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
 import { DateTimeField, Field, formValues, Loaded, useLoadPage } from '../ui.tsx';

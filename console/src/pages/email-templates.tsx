@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import type { MessagePurpose } from '../../../lib/messages/codes.ts';
-
 import { api } from '../api.ts';
 import { formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';

@@ -1,14 +1,13 @@
 import { useState } from 'preact/hooks';
 
 import { hookEventGroups } from '../../../lib/hooks/events.ts';
-
 import { api, type ApiError } from '../api.ts';
 import { formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
 import { Rich } from '../i18n/rich.tsx';
 import { Link, navigate } from '../router.tsx';
-import { Deliveries, RecoverReplay } from './webhook-deliveries.tsx';
 import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
+import { Deliveries, RecoverReplay } from './webhook-deliveries.tsx';
 
 type Hook = {
   id: string;

@@ -1,13 +1,13 @@
 import type { Kind, ListName } from '../kind.ts';
-import { applicationSecrets, applications } from './applications.ts';
+import { applications, applicationSecrets } from './applications.ts';
 import { socialConnectors, ssoConnectors } from './connectors.ts';
+import { customPhrases } from './custom-phrases.ts';
+import { emailTemplates } from './email-templates.ts';
 import { hooks } from './hooks.ts';
 import { organizationRoles, organizationScopes } from './organization-template.ts';
 import { organizations } from './organizations.ts';
 import { resources } from './resources.ts';
 import { roles } from './roles.ts';
-import { customPhrases } from './custom-phrases.ts';
-import { emailTemplates } from './email-templates.ts';
 import { trustedIssuers } from './trusted-issuers.ts';
 
 /**

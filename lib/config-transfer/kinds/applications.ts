@@ -1,15 +1,15 @@
-import { openSecret, sealSecret, sealedColumns } from '../../storage/sealed-columns.ts';
+import { openSecret, sealedColumns, sealSecret } from '../../storage/sealed-columns.ts';
 import { builtIn } from '../file.ts';
 import {
   boolean,
+  type Entry,
+  type ExportOptions,
   json,
+  type Kind,
   number,
   once,
   secretToWrite,
   text,
-  type Entry,
-  type ExportOptions,
-  type Kind,
 } from '../kind.ts';
 import { linksOf, replaceLinks, rowsOf, upsert } from '../queries.ts';
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../storage/database.ts';
 import { openConfigSecret, sealConfigSecret, sealedColumns } from '../../storage/sealed-columns.ts';
 import { connectorSecretField } from '../file.ts';
-import { boolean, json, number, type Entry, type ExportOptions, type ImportProgress, type Kind } from '../kind.ts';
+import { boolean, type Entry, type ExportOptions, type ImportProgress, json, type Kind, number } from '../kind.ts';
 import { rowsOf, storedRow, upsert } from '../queries.ts';
 
 type ConnectorTable = 'social_connectors' | 'sso_connectors';

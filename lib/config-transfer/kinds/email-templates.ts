@@ -1,4 +1,4 @@
-import { json, number, type Entry, type Kind } from '../kind.ts';
+import { type Entry, json, type Kind, number } from '../kind.ts';
 import { rowsOf, upsert } from '../queries.ts';
 
 /** An operator's email templates, by language and purpose. */

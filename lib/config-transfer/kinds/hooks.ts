@@ -1,6 +1,6 @@
 import { newEd25519Key } from '../../hooks/signing/signing-keys.ts';
-import { openSecret, sealSecret, sealedColumns } from '../../storage/sealed-columns.ts';
-import { boolean, json, number, secretToWrite, text, type Entry, type Kind } from '../kind.ts';
+import { openSecret, sealedColumns, sealSecret } from '../../storage/sealed-columns.ts';
+import { boolean, type Entry, json, type Kind, number, secretToWrite, text } from '../kind.ts';
 import { rowsOf, upsert } from '../queries.ts';
 
 /** Webhooks with their delivery settings and (when secrets are asked for) their signing keys. */

@@ -1,4 +1,4 @@
-import { number, once, text, type Entry, type Kind } from '../kind.ts';
+import { type Entry, type Kind, number, once, text } from '../kind.ts';
 import { linksOf, replaceLinks, rowsOf, upsert } from '../queries.ts';
 
 /** The organization template's permissions (Logto's organization scopes). */

@@ -1,4 +1,4 @@
-import { boolean, json, number, once, text, type Kind } from '../kind.ts';
+import { boolean, json, type Kind, number, once, text } from '../kind.ts';
 import { linkRows, linksOf, replaceLinks, rowsOf, upsert } from '../queries.ts';
 
 /** Organizations with their member applications (and those applications' roles) and just-in-time settings. */

@@ -1,5 +1,5 @@
 import { builtIn } from '../file.ts';
-import { boolean, number, text, type Entry, type Kind } from '../kind.ts';
+import { boolean, type Entry, type Kind, number, text } from '../kind.ts';
 import { deleteOthers, rowsOf, updateOthers, upsert } from '../queries.ts';
 
 /** API resources with their scopes (permissions); the management API is built in. */

@@ -1,5 +1,5 @@
 import { builtIn } from '../file.ts';
-import { boolean, number, once, type Entry, type Kind } from '../kind.ts';
+import { boolean, type Entry, type Kind, number, once } from '../kind.ts';
 import { linksOf, replaceLinks, rowsOf, upsert } from '../queries.ts';
 
 /** Roles with the scopes they grant; the management API's and the console's roles are built in. */

@@ -1,8 +1,8 @@
 import type { Interaction } from 'oidc-provider';
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
 import { organizationsScope } from '../../oidc/account.ts';
 import { organizationIdsOfMember } from '../../organizations/members/member-queries.ts';
 import { findOrganization } from '../../organizations/queries.ts';
@@ -12,8 +12,8 @@ import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { findUserRow } from '../../users/queries.ts';
 import type { ExperienceContext } from '../context.ts';
-import { consentTo } from './consent.ts';
 import { findPublicClient } from '../public-client.ts';
+import { consentTo } from './consent.ts';
 
 const tag = 'Experience';
 

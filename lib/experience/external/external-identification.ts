@@ -1,18 +1,18 @@
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 
+import type { ExternalUserInfo } from '../../connectors/external-idp.ts';
 import { findConnector } from '../../connectors/queries.ts';
 import { RequestError } from '../../http/errors.ts';
 import { provisionByEmailDomain, provisionBySsoConnector } from '../../organizations/jit/jit-provisioning.ts';
+import { findSsoConnector } from '../../sso/queries.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { findSsoConnector } from '../../sso/queries.ts';
 import { linkSocialIdentity, linkSsoIdentity } from '../../users/identities.ts';
 import { findUserByIdentifier, findUserRowBySocialIdentity, updateUser, type UserRow } from '../../users/queries.ts';
 import { findUserRowBySsoIdentity } from '../../users/sso-identity-queries.ts';
 import { createUser } from '../../users/users.ts';
 import { recordUserDataEvent } from '../events.ts';
-import type { ExternalUserInfo } from '../../connectors/external-idp.ts';
 import type { ExperienceState, VerificationRecord } from '../state-queries.ts';
 
 type ExternalRecord = Extract<VerificationRecord, { type: 'Social' | 'EnterpriseSso' }>;

@@ -4,25 +4,25 @@ import { z } from 'zod';
 import {
   completeAuthorization,
   IdpFailure,
-  startAuthorization,
   type IdpSettings,
+  startAuthorization,
 } from '../../connectors/external-idp.ts';
 import { findConnector } from '../../connectors/queries.ts';
 import { idpSettingsOf } from '../../connectors/schemas.ts';
+import type { Api } from '../../http/api/route.ts';
 import { RequestError } from '../../http/errors.ts';
 import { foreignJsonInput } from '../../http/limits.ts';
 import type { Logger } from '../../http/logger.ts';
-import type { Api } from '../../http/api/route.ts';
-import type { ExperienceContext } from '../context.ts';
 import { connectorFailures } from '../../metrics/metrics.ts';
-import { inSpan } from '../../tracing/spans.ts';
+import { entityId } from '../../shared/entity-id.ts';
 import { findSsoConnector, ssoConnectorsForEmail } from '../../sso/queries.ts';
 import { idpSettingsOfSso, ssoConfigSchema } from '../../sso/schemas.ts';
 import { generateId } from '../../storage/ids.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
+import { inSpan } from '../../tracing/spans.ts';
 import { email } from '../../users/schemas.ts';
+import type { ExperienceContext } from '../context.ts';
 import { getRecord } from '../state.ts';
-import { entityId } from '../../shared/entity-id.ts';
 
 const tag = 'Experience';
 const connectorParams = z.object({ connectorId: entityId });

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { Api } from '../../http/api/route.ts';
 import { clearClientThrottles } from '../../oidc/clients/client-auth-throttle.ts';
 import { findUserIdsByAnyIdentifier } from '../../users/queries.ts';
-import { clearTargets } from './lockout-queries.ts';
 import { accountTarget, identifierTarget, mfaTarget } from './lockout.ts';
+import { clearTargets } from './lockout-queries.ts';
 
 /** Admin unlock of accounts locked after failed verifications, and of applications after failed client authentications. */
 export function sentinelRoutes(api: Api): void {

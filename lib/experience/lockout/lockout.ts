@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 
 import { RequestError } from '../../http/errors.ts';
 import { lockouts, verificationFailures } from '../../metrics/metrics.ts';
+import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
 import type { Queryable } from '../../storage/database.ts';
 import { withTransaction } from '../../storage/transaction.ts';
 import { countFailure, deleteUnlockedTarget, findSentinelRow, lockTarget } from './lockout-queries.ts';
-import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
 
 export type SentinelPolicy = SignInExperience['sentinelPolicy'];
 

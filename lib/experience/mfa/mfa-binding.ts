@@ -7,8 +7,8 @@ import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import type { UserRow } from '../../users/queries.ts';
 import { addressFromRecord } from '../sign-in-profile.ts';
-import type { ExperienceState, VerificationRecord } from '../state-queries.ts';
 import { getRecord, requireVerified } from '../state.ts';
+import type { ExperienceState, VerificationRecord } from '../state-queries.ts';
 
 /** The record each factor is bound from: an enrolment, or a code that verified a new email or phone. */
 const recordTypeOf = {

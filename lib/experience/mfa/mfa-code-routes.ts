@@ -1,18 +1,18 @@
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
 import { addressFor, codeFactorOf } from '../../mfa/code-factors.ts';
 import { enabledFactors } from '../../mfa/sign-in-requirement.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { generateId } from '../../storage/ids.ts';
 import { getUserRow } from '../../users/users.ts';
 import type { ExperienceContext } from '../context.ts';
-import { identifiedUser, mfaTag, verificationResponse } from './mfa-steps.ts';
 import { sendEndUserCode } from '../guarded-checks.ts';
-import { messageAbout } from '../verification/message-about.ts';
-import { verifySecondFactorCode } from './second-factor.ts';
 import { getRecord } from '../state.ts';
+import { messageAbout } from '../verification/message-about.ts';
+import { identifiedUser, mfaTag, verificationResponse } from './mfa-steps.ts';
+import { verifySecondFactorCode } from './second-factor.ts';
 
 const identifierType = z.enum(['email', 'phone']);
 

@@ -1,19 +1,19 @@
 import { z } from 'zod';
 
-import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
-import { getRecord } from '../state.ts';
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
-import type { ExperienceContext } from '../context.ts';
-import { identifiedUser, mfaTag, saveRecord, verificationResponse, verifiedInteraction } from './mfa-steps.ts';
+import { RequestError } from '../../http/errors.ts';
+import { newBackupCodes } from '../../mfa/backup-codes.ts';
+import { mayDecline } from '../../mfa/sign-in-requirement.ts';
+import { acceptedStep, newTotpSecret, totpEnrolment } from '../../mfa/totp.ts';
+import { isMemberOfMfaOrganization } from '../../organizations/members/member-queries.ts';
+import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { generateId } from '../../storage/ids.ts';
 import { getUserRow } from '../../users/users.ts';
-import { newBackupCodes } from '../../mfa/backup-codes.ts';
-import { verifySecondFactor } from './second-factor.ts';
+import type { ExperienceContext } from '../context.ts';
+import { getRecord } from '../state.ts';
 import { bindFactor } from './mfa-binding.ts';
-import { mayDecline } from '../../mfa/sign-in-requirement.ts';
-import { isMemberOfMfaOrganization } from '../../organizations/members/member-queries.ts';
-import { acceptedStep, newTotpSecret, totpEnrolment } from '../../mfa/totp.ts';
+import { identifiedUser, mfaTag, saveRecord, verificationResponse, verifiedInteraction } from './mfa-steps.ts';
+import { verifySecondFactor } from './second-factor.ts';
 
 const code = z.string().min(1).max(32);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
 import { findWebAuthnFactor, listFactors } from '../../mfa/queries.ts';
 import { enabledFactors } from '../../mfa/sign-in-requirement.ts';
 import {
@@ -16,10 +16,10 @@ import { currentSignInExperience } from '../../sign-in-experience/sign-in-experi
 import { generateId } from '../../storage/ids.ts';
 import { getUserRow } from '../../users/users.ts';
 import type { ExperienceContext } from '../context.ts';
-import { identifiedUser, mfaTag, saveRecord, verificationResponse } from './mfa-steps.ts';
-import { verifySecondFactorPasskey } from './second-factor.ts';
 import type { ExperienceSession } from '../session.ts';
 import { getRecord } from '../state.ts';
+import { identifiedUser, mfaTag, saveRecord, verificationResponse } from './mfa-steps.ts';
+import { verifySecondFactorPasskey } from './second-factor.ts';
 
 const verificationId = z.string().min(1).max(64);
 /** The options as @simplewebauthn/browser's `startRegistration`/`startAuthentication` take them (`optionsJSON`). */

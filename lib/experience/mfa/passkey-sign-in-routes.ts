@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
 import { findWebAuthnFactor, listFactors } from '../../mfa/queries.ts';
 import { authenticationOptions, relyingPartyOf, webAuthnAuthenticationPayload } from '../../mfa/webauthn.ts';
 import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
@@ -9,10 +9,10 @@ import { currentSignInExperience } from '../../sign-in-experience/sign-in-experi
 import { generateId } from '../../storage/ids.ts';
 import { findUserByIdentifier } from '../../users/queries.ts';
 import type { ExperienceContext } from '../context.ts';
+import { getRecord, newState } from '../state.ts';
+import { findState, identifierSchema } from '../state-queries.ts';
 import { saveRecord, verificationResponse } from './mfa-steps.ts';
 import { verifySecondFactorPasskey } from './second-factor.ts';
-import { findState, identifierSchema } from '../state-queries.ts';
-import { getRecord, newState } from '../state.ts';
 
 const tag = 'Experience';
 /** The options as @simplewebauthn/browser's `startAuthentication` takes them (`optionsJSON`). */

@@ -1,5 +1,14 @@
 import type { Knex } from 'knex';
 
+import type { ErrorCode } from '../../http/error-codes.ts';
+import { RequestError } from '../../http/errors.ts';
+import type { CodeIdentifier } from '../../messages/codes.ts';
+import { useBackupCode } from '../../mfa/backup-codes.ts';
+import { recordFactorUse } from '../../mfa/factors.ts';
+import { codesOf, type FactorType, findFactor, findWebAuthnFactor } from '../../mfa/queries.ts';
+import { acceptedStep } from '../../mfa/totp.ts';
+import { type RelyingParty, verifyAuthentication, type WebAuthnAuthenticationPayload } from '../../mfa/webauthn.ts';
+import type { SharedCache } from '../../storage/shared-cache.ts';
 import { recordExceptionEvent } from '../events.ts';
 import { isCodeRefusal } from '../guarded-checks.ts';
 import {
@@ -9,15 +18,6 @@ import {
   recordSuccess,
   type SentinelPolicy,
 } from '../lockout/lockout.ts';
-import type { ErrorCode } from '../../http/error-codes.ts';
-import { RequestError } from '../../http/errors.ts';
-import type { SharedCache } from '../../storage/shared-cache.ts';
-import { useBackupCode } from '../../mfa/backup-codes.ts';
-import { recordFactorUse } from '../../mfa/factors.ts';
-import { codesOf, findFactor, findWebAuthnFactor, type FactorType } from '../../mfa/queries.ts';
-import { acceptedStep } from '../../mfa/totp.ts';
-import { verifyAuthentication, type RelyingParty, type WebAuthnAuthenticationPayload } from '../../mfa/webauthn.ts';
-import type { CodeIdentifier } from '../../messages/codes.ts';
 import { verifyVerificationCode } from '../verification/verification-codes.ts';
 
 type CodeFactor = Exclude<FactorType, 'WebAuthn'>;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 
-import { languageFor, type Language } from '../../custom-phrases/languages.ts';
+import { type Language, languageFor } from '../../custom-phrases/languages.ts';
 import type { ExperienceContext } from '../context.ts';
 
 export type PageLanguage = Language;

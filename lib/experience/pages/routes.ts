@@ -5,10 +5,10 @@ import { pageHeaders } from '../../http/pages/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../../http/pages/vite-build.ts';
 import { brandingImageOrigins, imageOrigins } from '../../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
-import { iconLinks } from './favicon.ts';
-import type { ExperienceContext } from '../context.ts';
 import { firstPartyConsent } from '../consent/consent.ts';
+import type { ExperienceContext } from '../context.ts';
 import { findPublicClient } from '../public-client.ts';
+import { iconLinks } from './favicon.ts';
 import { pageIn, pageLanguage, signInParams } from './page-language.ts';
 
 /** Where Vite writes the pages (`npm run build`, which `npm start` runs when the sources changed). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
 import { consumeOneTimeToken } from '../../one-time-tokens/tokens.ts';
 import { generateId } from '../../storage/ids.ts';
 import { email } from '../../users/schemas.ts';

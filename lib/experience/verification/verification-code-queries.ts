@@ -1,5 +1,5 @@
-import type { Queryable } from '../../storage/database.ts';
 import type { CodePurpose } from '../../messages/codes.ts';
+import type { Queryable } from '../../storage/database.ts';
 
 /* `verification_codes`: the codes sent to an email or phone, by recipient key, as keyed hashes. */
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 import type { Api } from '../../http/api/route.ts';
-import type { ExperienceContext } from '../context.ts';
-import { email, phone } from '../../users/schemas.ts';
 import type { CodeIdentifier } from '../../messages/codes.ts';
+import { email, phone } from '../../users/schemas.ts';
+import type { ExperienceContext } from '../context.ts';
 import { sendVerificationCode, verifyVerificationCode } from './verification-codes.ts';
 
 const tag = 'Verification codes';

@@ -1,22 +1,21 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-
 import type { Knex } from 'knex';
 
 import { RequestError } from '../../http/errors.ts';
+import { type CodeIdentifier, type CodePurpose, codeTtlMs, recipientKey } from '../../messages/codes.ts';
+import type { Connectors, MessageAbout } from '../../messages/index.ts';
 import type { Queryable } from '../../storage/database.ts';
 import { generateId } from '../../storage/ids.ts';
-import { codeTtlMs, recipientKey, type CodeIdentifier, type CodePurpose } from '../../messages/codes.ts';
-import type { Connectors, MessageAbout } from '../../messages/index.ts';
 import { assertSendAllowed } from './send-rate-limit.ts';
 import {
   claimCodeTry,
+  type CodeRow,
   consumeCode,
   deleteCode,
   deleteCodesExpiredBefore,
   findCodeRow,
   insertCode,
   newestUnusedCodeId,
-  type CodeRow,
 } from './verification-code-queries.ts';
 
 export const codeLength = 6;

@@ -1,31 +1,31 @@
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
-import type { ExperienceContext } from '../context.ts';
-import { generateId } from '../../storage/ids.ts';
+import { RequestError } from '../../http/errors.ts';
+import type { CodePurpose } from '../../messages/codes.ts';
 import { assertEmailAllowed } from '../../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../../sign-in-experience/pwned-passwords.ts';
+import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
+import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+import { generateId } from '../../storage/ids.ts';
 import { hashPassword, verifyNothing } from '../../users/passwords.ts';
 import { findUserByIdentifier } from '../../users/queries.ts';
 import { username } from '../../users/schemas.ts';
 import { assertIdentifiersFree, verifyUserPassword } from '../../users/users.ts';
+import type { ExperienceContext } from '../context.ts';
+import { recordExceptionEvent } from '../events.ts';
 import { codeIdentifierSchema, verifyCodeGuarded } from '../guarded-checks.ts';
+import { sendEndUserCode } from '../guarded-checks.ts';
 import { assertNotLocked, failVerification, recordSuccess, sentinelTarget } from '../lockout/lockout.ts';
-import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+import { getRecord } from '../state.ts';
 import {
-  identifierSchema,
-  interactionEvents,
   type ExperienceState,
   type Identifier,
+  identifierSchema,
   type InteractionEvent,
+  interactionEvents,
 } from '../state-queries.ts';
-import type { CodePurpose } from '../../messages/codes.ts';
-import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
-import { getRecord } from '../state.ts';
-import { recordExceptionEvent } from '../events.ts';
-import { sendEndUserCode } from '../guarded-checks.ts';
 import { messageAbout } from './message-about.ts';
 
 const tag = 'Experience';

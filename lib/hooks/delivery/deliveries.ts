@@ -1,27 +1,26 @@
 import { STATUS_CODES } from 'node:http';
-
 import type { Knex } from 'knex';
 
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import { generateId, generateTimeOrderedId } from '../../storage/ids.ts';
 import { withTransaction } from '../../storage/transaction.ts';
-import { deleteAttemptsBefore, insertAttempts, type Attempt } from './attempt-queries.ts';
-import { lockDispatchStates, setFailingSince, setRateNextAt, type DispatchState } from './dispatch-queries.ts';
+import { disableHook, listHookIds } from '../queries.ts';
+import type { Hook } from '../schemas.ts';
+import { type Attempt, deleteAttemptsBefore, insertAttempts } from './attempt-queries.ts';
 import {
+  type ClaimedDelivery,
   countInFlight,
   deleteFinishedDeliveriesBefore,
+  type DueDelivery,
   lockDueDeliveries,
   markDelivering,
-  settleDeliveries,
-  type ClaimedDelivery,
-  type DueDelivery,
   type Settled,
+  settleDeliveries,
 } from './delivery-queries.ts';
-import { disabledReasons, failedTooLong, failingSinceAfter, type DisabledHook } from './endpoint-health.ts';
+import { type DispatchState, lockDispatchStates, setFailingSince, setRateNextAt } from './dispatch-queries.ts';
+import { type DisabledHook, disabledReasons, failedTooLong, failingSinceAfter } from './endpoint-health.ts';
 import { nextAllowedAt, rateAllowance, rateNextAfter } from './hook-rate-limit.ts';
-import { disableHook, listHookIds } from '../queries.ts';
 import type { Outcome } from './retry.ts';
-import type { Hook } from '../schemas.ts';
 import type { SendResult } from './send.ts';
 
 /**

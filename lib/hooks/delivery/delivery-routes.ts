@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
-import { orNotFound } from '../../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../../http/api/pagination.ts';
 import type { Api } from '../../http/api/route.ts';
 import type { ServiceContext } from '../../http/context.ts';
-import { deliveryStatuses, listDeliveries } from './delivery-queries.ts';
-import { findHook } from '../queries.ts';
+import { orNotFound } from '../../http/errors.ts';
 import { idParams } from '../../shared/entity-id.ts';
+import { findHook } from '../queries.ts';
+import { deliveryStatuses, listDeliveries } from './delivery-queries.ts';
 
 const deliverySchema = z.object({
   id: z.string(),

@@ -5,13 +5,13 @@
  */
 import type { Knex } from 'knex';
 
-import { ConfigError, loadConfig, type Config } from '../../config/env.ts';
+import { type Config, ConfigError, loadConfig } from '../../config/env.ts';
 import { createLogger } from '../../http/logger.ts';
 import { createConnectors } from '../../messages/index.ts';
 import { connectDatabase } from '../../storage/database.ts';
 import { migrateToLatest } from '../../storage/migrate.ts';
-import { SharedCache } from '../../storage/shared-cache.ts';
 import { checkSecretKeys } from '../../storage/sealed-columns.ts';
+import { SharedCache } from '../../storage/shared-cache.ts';
 import { Dispatcher } from './dispatcher.ts';
 
 let config: Config;

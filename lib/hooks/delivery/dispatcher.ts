@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import type { Knex } from 'knex';
 
 import type { Config } from '../../config/env.ts';
@@ -8,15 +7,15 @@ import type { Logger } from '../../http/logger.ts';
 import { webhookAttempts, webhookDeliveryAttempts, webhookDeliveryLatency } from '../../metrics/metrics.ts';
 import type { OutageNotes } from '../../storage/database.ts';
 import { inSpan } from '../../tracing/spans.ts';
-import { pruneDeliveries, recordAndClaim, recordAttempts, type AttemptRecord, type Recorded } from './deliveries.ts';
-import { failUnsent, type ClaimedDelivery } from './delivery-queries.ts';
-import { ensureDispatchRows } from './dispatch-queries.ts';
-import { announceDisabled, type HealthNotices } from './endpoint-health.ts';
 import { onEnqueued } from '../outbox.ts';
 import { findHook, hooksWithDueDeliveries, type SigningHook } from '../queries.ts';
+import { requestHeaders } from '../signing/signature.ts';
+import { type AttemptRecord, pruneDeliveries, recordAndClaim, recordAttempts, type Recorded } from './deliveries.ts';
+import { type ClaimedDelivery, failUnsent } from './delivery-queries.ts';
+import { ensureDispatchRows } from './dispatch-queries.ts';
+import { announceDisabled, type HealthNotices } from './endpoint-health.ts';
 import { decideOutcome } from './retry.ts';
 import { WebhookSender } from './send.ts';
-import { requestHeaders } from '../signing/signature.ts';
 
 export type DispatcherConfig = Pick<
   Config,

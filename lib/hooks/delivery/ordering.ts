@@ -1,4 +1,4 @@
-import { hookEventGroup, type HookEvent } from '../events.ts';
+import { type HookEvent, hookEventGroup } from '../events.ts';
 import { entityIdOf } from '../payloads.ts';
 
 /**

@@ -1,9 +1,9 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 import { assertLiteralTarget, guardedLookup, TargetRefusedError } from '../../http/outbound/outbound-guard.ts';
-import { parseRetryAfter } from './retry.ts';
 import { hookTargetSubject } from '../target-guard.ts';
+import { parseRetryAfter } from './retry.ts';
 
 export type SendResult = {
   statusCode?: number;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
-import { RequestError, orNotFound } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
 import type { ServiceContext } from '../../http/context.ts';
+import { orNotFound, RequestError } from '../../http/errors.ts';
+import { entityId, idParams } from '../../shared/entity-id.ts';
+import { findHookForUpdate } from '../queries.ts';
 import { findJob, findRunningJob, type JobKind } from './job-queries.ts';
 import { createJob } from './jobs.ts';
-import { findHookForUpdate } from '../queries.ts';
-import { entityId, idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Hooks';
 

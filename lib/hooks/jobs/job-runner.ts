@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Logger } from '../../http/logger.ts';
 import type { OutageNotes } from '../../storage/database.ts';
-import { failJob, type ClaimedJob } from './job-queries.ts';
+import { type ClaimedJob, failJob } from './job-queries.ts';
 import { claimNextJob, onJobCreated, runJobBatch } from './jobs.ts';
 
 export type JobRunnerOptions = {

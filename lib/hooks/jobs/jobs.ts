@@ -3,21 +3,21 @@ import type { Knex } from 'knex';
 import { generateId } from '../../storage/ids.ts';
 import { withTransaction } from '../../storage/transaction.ts';
 import { insertDeliveries, requeueDeliveries } from '../delivery/delivery-queries.ts';
-import { countEventsIn, listEventsIn, type Cursor } from '../event-log-queries.ts';
+import { countEventsIn, type Cursor, listEventsIn } from '../event-log-queries.ts';
 import type { HookEvent } from '../events.ts';
-import {
-  advanceJob,
-  claimJob,
-  insertJob,
-  lockClaimedJob,
-  type ClaimedJob,
-  type Job,
-  type JobKind,
-} from './job-queries.ts';
 import { deliveriesOf, notifyAfter } from '../outbox.ts';
 import { findHook } from '../queries.ts';
-import { countFailedIn, listFailedIn } from './recovery-queries.ts';
 import type { Hook } from '../schemas.ts';
+import {
+  advanceJob,
+  type ClaimedJob,
+  claimJob,
+  insertJob,
+  type Job,
+  type JobKind,
+  lockClaimedJob,
+} from './job-queries.ts';
+import { countFailedIn, listFailedIn } from './recovery-queries.ts';
 
 /**
  * Recover (re-queue a hook's failed deliveries created in a window, with their webhook-ids) and

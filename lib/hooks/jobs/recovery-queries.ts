@@ -1,5 +1,5 @@
 import type { Queryable } from '../../storage/database.ts';
-import { whereAfter, type Cursor } from '../event-log-queries.ts';
+import { type Cursor, whereAfter } from '../event-log-queries.ts';
 
 /** A hook's failed deliveries created in [since, until], read by recover in (created_at, id) order. */
 export type FailedWindow = { hookId: string; since: number; until: number };

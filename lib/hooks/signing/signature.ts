@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 import type { HookConfig } from '../schemas.ts';
-import { signContent, signingKeysAt, type Signer } from './signing-keys.ts';
+import { signContent, type Signer, signingKeysAt } from './signing-keys.ts';
 
 /** Headers the service sets itself: a hook's configured headers cannot replace them. */
 const reserved = new Set([

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
+import type { Api } from '../../http/api/route.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import { orNotFound } from '../../http/errors.ts';
-import type { Api } from '../../http/api/route.ts';
+import { idParams } from '../../shared/entity-id.ts';
 import type { Queryable } from '../../storage/database.ts';
 import { findHookForUpdate, findSigningHook, updateHook } from '../queries.ts';
-import { hookSchema, type Hook } from '../schemas.ts';
+import { type Hook, hookSchema } from '../schemas.ts';
 import { publicJwkOf, publicKeyOf, rotatedKeys, signatureSchemes, signingKeysAt } from './signing-keys.ts';
-import { idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Hooks';
 

@@ -1,4 +1,4 @@
-import { createHash, createHmac, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 
 import { generateSecret } from '../../storage/ids.ts';
 

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import type { Effects } from '../../shared/event-data.ts';
-
 import type { RequestError } from '../errors.ts';
 import { setTotal } from './pagination.ts';
 import type { Api } from './route.ts';

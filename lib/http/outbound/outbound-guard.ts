@@ -1,6 +1,5 @@
 import { lookup, type LookupAddress, type LookupOneOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-
 import ipaddr from 'ipaddr.js';
 
 /**

@@ -1,8 +1,8 @@
-import { errors, type ClientMetadata } from 'oidc-provider';
+import { type ClientMetadata, errors } from 'oidc-provider';
 
 import type { Config } from '../../config/env.ts';
-import { GuardedGetError, guardedGetJson } from '../../http/outbound/guarded-get.ts';
 import type { Logger } from '../../http/logger.ts';
+import { GuardedGetError, guardedGetJson } from '../../http/outbound/guarded-get.ts';
 import { hostAllowed, parseClientIdUrl } from './client-id-url.ts';
 import { documentClientMetadata, readClientDocument } from './document.ts';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type Koa from 'koa';
-import { errors, Provider, type KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 
 import type { Config } from '../../config/env.ts';
 import { addressKey, clearFailures, FailureThrottle, retryAfterSeconds } from '../../http/failure-throttle.ts';

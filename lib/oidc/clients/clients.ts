@@ -1,16 +1,16 @@
 import type { ClientMetadata } from 'oidc-provider';
 
 import { findClientApplication } from '../../applications/queries.ts';
-import { confidentialTypes, type Application } from '../../applications/schemas.ts';
+import { type Application, confidentialTypes } from '../../applications/schemas.ts';
 import { listApplicationSecrets } from '../../applications/secret-queries.ts';
 import type { Logger } from '../../http/logger.ts';
+import { isUrlClientId } from '../../shared/url-client-ids.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { isUrlClientId } from '../../shared/url-client-ids.ts';
 import type { ClientIdMetadataDocuments } from '../client-id-metadata/documents.ts';
 import { jwtBearerGrantType, tokenExchangeGrantType } from '../urns.ts';
 import { policyOfApplication } from './application-policy.ts';
-import { namedSecretsOf, withPresentedSecret, type NamedSecrets } from './named-secrets.ts';
+import { type NamedSecrets, namedSecretsOf, withPresentedSecret } from './named-secrets.ts';
 
 /**
  * How an application appears to oidc-provider. `clientSecret` is the one secret the provider

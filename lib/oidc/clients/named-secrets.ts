@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-
-import { Provider, type ClientMetadata } from 'oidc-provider';
+import { type ClientMetadata, Provider } from 'oidc-provider';
 
 import type { ApplicationSecret } from '../../applications/secret-queries.ts';
 import type { Logger } from '../../http/logger.ts';

@@ -1,7 +1,7 @@
 import { errors } from 'oidc-provider';
 
 import { findApplication } from '../../applications/queries.ts';
-import { confidentialTypes, type Application } from '../../applications/schemas.ts';
+import { type Application, confidentialTypes } from '../../applications/schemas.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 

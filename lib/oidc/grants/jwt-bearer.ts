@@ -7,15 +7,15 @@ import type { Logger } from '../../http/logger.ts';
 import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { OutsideTokenRefused, outsideTokens, type OutsideSubject } from '../../trusted-issuers/outside-tokens.ts';
+import { type OutsideSubject, OutsideTokenRefused, outsideTokens } from '../../trusted-issuers/outside-tokens.ts';
 import { userStanding } from '../../users/queries.ts';
+import { jwtBearerGrantType } from '../urns.ts';
 import { assertProofOfKey, dpopProofKey } from './dpop-binding.ts';
-import { exchangeTarget } from './token-exchange/exchange-audience.ts';
 import { applicationLookup, assertFirstPartyConfidential } from './first-party-client.ts';
 import { issueResourceAccessToken } from './resource-access-token.ts';
+import { exchangeTarget } from './token-exchange/exchange-audience.ts';
 import { assertExchangeTarget } from './token-exchange/token-exchange.ts';
 import { factsOfOutsideJwt } from './token-facts.ts';
-import { jwtBearerGrantType } from '../urns.ts';
 
 export const jwtBearerParameters = ['assertion', 'resource', 'scope'];
 export const jwtBearerLogKey = 'ExchangeTokenBy.JwtBearer';

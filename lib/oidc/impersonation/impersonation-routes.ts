@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-
 import { z } from 'zod';
 
-import { foreignJsonInput } from '../../http/limits.ts';
 import type { Api } from '../../http/api/route.ts';
+import { foreignJsonInput } from '../../http/limits.ts';
+import { entityId } from '../../shared/entity-id.ts';
 import type { ManagementAuth } from '../../shared/management-api.ts';
 import { generateId } from '../../storage/ids.ts';
 import { getUserRow } from '../../users/users.ts';
 import { hashSubjectToken, insertImpersonationToken } from './subject-token-queries.ts';
-import { entityId } from '../../shared/entity-id.ts';
 
 /** Impersonation subject tokens live ten minutes and are used once (Logto's numbers). */
 const lifetime = 600;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { Queryable } from '../../storage/database.ts';
 import { jsonColumn } from '../../storage/json-column.ts';
-import { openSecret, sealSecret, sealedColumns } from '../../storage/sealed-columns.ts';
+import { openSecret, sealedColumns, sealSecret } from '../../storage/sealed-columns.ts';
 
 export type KeyKind = 'private-keys' | 'cookie-keys';
 export type SigningKeyAlgorithm = 'EC' | 'RSA';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import type { Api } from '../../http/api/route.ts';
 import type { ServiceContext } from '../../http/context.ts';
+import { RequestError } from '../../http/errors.ts';
 import type { Queryable } from '../../storage/database.ts';
 import { deleteKey, listKeys, rotateKey } from './keys.ts';
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Knex } from 'knex';
 
@@ -13,14 +12,14 @@ import {
   deleteKeysRetiredBy,
   findKeyState,
   insertKeys,
+  type KeyKind,
+  type KeyRow,
   keysInUse,
   listKeysOfKind,
   loadKeyRows,
+  type NewKey,
   retireKeys,
   signingJwkOf,
-  type KeyKind,
-  type KeyRow,
-  type NewKey,
   type SigningKeyAlgorithm,
 } from './key-queries.ts';
 

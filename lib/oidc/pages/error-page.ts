@@ -1,9 +1,9 @@
-import { errors, type Configuration, type ErrorOut, type KoaContextWithOIDC } from 'oidc-provider';
+import { type Configuration, type ErrorOut, errors, type KoaContextWithOIDC } from 'oidc-provider';
 
-import type { Queryable } from '../../storage/database.ts';
-import type { SharedCache } from '../../storage/shared-cache.ts';
 import { brandingImageOrigins } from '../../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+import type { Queryable } from '../../storage/database.ts';
+import type { SharedCache } from '../../storage/shared-cache.ts';
 import { applicationHome, escapeHtml, providerPageLanguage, sendPage } from './page.ts';
 
 /** How much of a value from the request the page quotes. */

@@ -2,8 +2,8 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { signOutScriptPath } from './sign-out-script.ts';
 import { applicationHome, brandImages, escapeHtml, formTargetOf, providerPageLanguage, sendPage } from './page.ts';
+import { signOutScriptPath } from './sign-out-script.ts';
 
 /** The sign-out pages, in the request's language (page.ts). */
 export function logoutPages(db: Queryable, cache: SharedCache) {

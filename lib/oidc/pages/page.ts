@@ -1,13 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-
 import type { Context } from 'koa';
 
 import { packageFolder } from '../../config/package-folder.ts';
-import { languageFor, type Language } from '../../custom-phrases/languages.ts';
+import { type Language, languageFor } from '../../custom-phrases/languages.ts';
 import { pageHeaders } from '../../http/pages/page-headers.ts';
+import { catalogueFor, type Translate, translator } from '../../shared/phrases/index.ts';
 import { brandingImageOrigins } from '../../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
-import { catalogueFor, translator, type Translate } from '../../shared/phrases/index.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as jose, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as jose, type JWTPayload, jwtVerify } from 'jose';
 
 import { accessTokenTtl } from '../../resources/schemas.ts';
 import { BoundedCache } from '../../storage/bounded-cache.ts';

@@ -4,15 +4,15 @@ import { isUrlClientId } from '../../shared/url-client-ids.ts';
 import type { Queryable } from '../../storage/database.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
 import { userStanding } from '../../users/queries.ts';
+import type { ClientIdMetadataDocuments } from '../client-id-metadata/documents.ts';
+import { findClient } from '../clients/clients.ts';
 import {
+  type AccessTokenClaims,
   AccessTokenRefused,
   isApplicationToken,
   isDpopBound,
   verifyAccessToken,
-  type AccessTokenClaims,
 } from './access-tokens.ts';
-import type { ClientIdMetadataDocuments } from '../client-id-metadata/documents.ts';
-import { findClient } from '../clients/clients.ts';
 import type { JwtAnswer } from './jwt-refusals.ts';
 
 type Dependencies = { issuer: string; db: Queryable; cache: SharedCache; documents: ClientIdMetadataDocuments };

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import { pageOf, paginationQuery, setTotal } from '../../http/api/pagination.ts';
 import type { Api } from '../../http/api/route.ts';
 import type { ServiceContext } from '../../http/context.ts';
+import { RequestError } from '../../http/errors.ts';
 import type { Connectors } from '../../messages/index.ts';
+import { idParams } from '../../shared/entity-id.ts';
 import { withTransaction } from '../../storage/transaction.ts';
-import { deleteInvitation, listInvitations } from './invitation-queries.ts';
-import { invitationConnector, sendInvitationMessage } from './invitation-message.ts';
-import { acceptInvitation, createInvitation, removeInvitation, revokeInvitation } from './invitations.ts';
 import { getInvitation } from '../lookups.ts';
 import { createInvitationBody, invitationMessagePayload, invitationSchema, invitationStatusBody } from '../schemas.ts';
-import { idParams } from '../../shared/entity-id.ts';
+import { invitationConnector, sendInvitationMessage } from './invitation-message.ts';
+import { deleteInvitation, listInvitations } from './invitation-queries.ts';
+import { acceptInvitation, createInvitation, removeInvitation, revokeInvitation } from './invitations.ts';
 
 const tag = 'Organization invitations';
 

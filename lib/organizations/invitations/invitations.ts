@@ -4,6 +4,11 @@ import { RequestError } from '../../http/errors.ts';
 import type { Queryable } from '../../storage/database.ts';
 import { generateId } from '../../storage/ids.ts';
 import { findUser } from '../../users/queries.ts';
+import { addLinks, organizationLinks } from '../links.ts';
+import { getInvitation, getOrganization, requireOrganizationRoles, requireUsers } from '../lookups.ts';
+import { isMemberByEmail } from '../members/member-queries.ts';
+import { joinOrganization, type MembershipDelta } from '../members/memberships.ts';
+import type { Invitation } from '../schemas.ts';
 import {
   deleteInvitation,
   hasPendingInvitation,
@@ -11,11 +16,6 @@ import {
   markExpiredInvitations,
   settlePendingInvitation,
 } from './invitation-queries.ts';
-import { addLinks, organizationLinks } from '../links.ts';
-import { getInvitation, getOrganization, requireOrganizationRoles, requireUsers } from '../lookups.ts';
-import { isMemberByEmail } from '../members/member-queries.ts';
-import { joinOrganization, type MembershipDelta } from '../members/memberships.ts';
-import type { Invitation } from '../schemas.ts';
 
 // Invitations to join an organization, one function per change, inside the caller's transaction.
 // Logto answers its invitation rule violations with 422 request.invalid_input and a reason.

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { tenantId } from '../../shared/tenant.ts';
+import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
 import { pageOf, paginationQuery } from '../../http/api/pagination.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
+import { entityId, idParams } from '../../shared/entity-id.ts';
+import { tenantId } from '../../shared/tenant.ts';
 import { listSsoConnectors, toSsoConnector } from '../../sso/queries.ts';
 import { ssoConnectorSchema } from '../../sso/schemas.ts';
 import type { SharedCache } from '../../storage/shared-cache.ts';
-import { RequestError } from '../../http/errors.ts';
-import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
-import { addJitEmailDomain, requireSsoConnectors } from './jit.ts';
 import { linkedIds, linkStore, organizationLinks, pageOfLinkedIds } from '../links.ts';
 import { organizationParent, requireOrganizationRoles } from '../lookups.ts';
 import { listOrganizationRoles } from '../roles/role-queries.ts';
@@ -18,10 +18,10 @@ import {
   idArray,
   jitEmailDomainSchema,
   nonEmptyIdArray,
-  organizationRoleSchema,
   type Organization,
+  organizationRoleSchema,
 } from '../schemas.ts';
-import { entityId, idParams } from '../../shared/entity-id.ts';
+import { addJitEmailDomain, requireSsoConnectors } from './jit.ts';
 
 const tag = 'Organization JIT';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../../shared/tenant.ts';
 import { RequestError } from '../../http/errors.ts';
+import { tenantId } from '../../shared/tenant.ts';
 import { existingSsoConnectorIds } from '../../sso/queries.ts';
 import { addLinks, linkedAmong, organizationLinks } from '../links.ts';
 import { getOrganizationForUpdate } from '../lookups.ts';

@@ -3,26 +3,26 @@ import { z } from 'zod';
 
 import { findApplication, listApplications } from '../../applications/queries.ts';
 import { applicationSchema } from '../../applications/schemas.ts';
-import { RequestError } from '../../http/errors.ts';
+import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
 import { pageOf, paginationQuery, setTotal } from '../../http/api/pagination.ts';
 import type { Api } from '../../http/api/route.ts';
-import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
+import { RequestError } from '../../http/errors.ts';
+import { entityId, idParams } from '../../shared/entity-id.ts';
 import { linkedIds, linkStore, organizationLinks } from '../links.ts';
 import { organizationParent, requireMachineApplications } from '../lookups.ts';
-import { memberIds, organizationIdsOfMember, rolesOfMembers } from './member-queries.ts';
-import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
-import { membershipChanged } from './memberships.ts';
 import { listOrganizations } from '../queries.ts';
 import { listOrganizationRoles } from '../roles/role-queries.ts';
 import {
   idArray,
   nonEmptyIdArray,
+  type Organization,
   organizationRoleSchema,
   organizationSchema,
   roleReferenceSchema,
-  type Organization,
 } from '../schemas.ts';
-import { entityId, idParams } from '../../shared/entity-id.ts';
+import { memberIds, organizationIdsOfMember, rolesOfMembers } from './member-queries.ts';
+import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
+import { membershipChanged } from './memberships.ts';
 
 const tag = 'Organization applications';
 const memberParams = idParams.extend({ applicationId: z.string().min(1).max(64) });

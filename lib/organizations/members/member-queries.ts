@@ -1,6 +1,6 @@
 import { tenantId } from '../../shared/tenant.ts';
 import type { Queryable } from '../../storage/database.ts';
-import { listPage, whereContains, type Page } from '../../storage/list.ts';
+import { listPage, type Page, whereContains } from '../../storage/list.ts';
 import { toUser, type UserRow } from '../../users/queries.ts';
 import type { User } from '../../users/schemas.ts';
 import type { OrganizationScope, RoleReference } from '../schemas.ts';

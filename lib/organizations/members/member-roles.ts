@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import { addLinks, linkStore, organizationLinks, type Links } from '../links.ts';
+import { addLinks, type Links, linkStore, organizationLinks } from '../links.ts';
 import {
   getOrganization,
   getOrganizationForUpdate,
@@ -8,8 +8,8 @@ import {
   requireOrganizationRoles,
   resolveRoleIds,
 } from '../lookups.ts';
-import type { MemberKind } from './memberships.ts';
 import type { OrganizationRoleType } from '../schemas.ts';
+import type { MemberKind } from './memberships.ts';
 
 // Users and machine-to-machine applications hold organization roles the same way, each their own type.
 

@@ -1,30 +1,30 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
+import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
 import { pageOf, paginationQuery } from '../../http/api/pagination.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
+import { entityId, idParams, userParams } from '../../shared/entity-id.ts';
 import { findUser } from '../../users/queries.ts';
 import { userSchema } from '../../users/schemas.ts';
-import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
 import { linkedIds, linkStore, organizationLinks } from '../links.ts';
 import { getOrganization, organizationParent, requireMembers, requireUsers } from '../lookups.ts';
-import { listMemberUsers, organizationIdsOfMember, rolesOfMembers, scopesOfMember } from './member-queries.ts';
-import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
-import { membershipChanged } from './memberships.ts';
 import { listOrganizations } from '../queries.ts';
 import { listOrganizationRoles } from '../roles/role-queries.ts';
 import {
   idArray,
   memberRolesBody,
   nonEmptyIdArray,
+  type Organization,
   organizationRoleSchema,
   organizationSchema,
   organizationScopeSchema,
   roleReferenceSchema,
-  type Organization,
 } from '../schemas.ts';
-import { entityId, idParams, userParams } from '../../shared/entity-id.ts';
+import { listMemberUsers, organizationIdsOfMember, rolesOfMembers, scopesOfMember } from './member-queries.ts';
+import { addRolesToMembers, checkMemberRoles, memberOf, memberRoleStore } from './member-roles.ts';
+import { membershipChanged } from './memberships.ts';
 
 const tag = 'Organization members';
 const memberParams = idParams.extend({ userId: entityId });

@@ -1,17 +1,17 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../../shared/tenant.ts';
 import { RequestError } from '../../http/errors.ts';
+import { tenantId } from '../../shared/tenant.ts';
 import { generateId } from '../../storage/ids.ts';
-import { addLinks, organizationLinks, type Links } from '../links.ts';
+import { addLinks, type Links, organizationLinks } from '../links.ts';
 import { getOrganizationRoleForUpdate, requireOrganizationScopes, requireResourceScopes } from '../lookups.ts';
+import type { OrganizationRole, OrganizationRoleType } from '../schemas.ts';
 import {
   deleteOrganizationRole,
   findOrganizationRoleByName,
   insertOrganizationRole,
   updateOrganizationRole,
 } from './role-queries.ts';
-import type { OrganizationRole, OrganizationRoleType } from '../schemas.ts';
 
 // Changes to the organization template's roles and what they grant, one function each, inside the
 // caller's transaction.

@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 
-import { RequestError } from '../../http/errors.ts';
 import { linkSetRoutes } from '../../http/api/link-set-routes.ts';
 import { pageOf, paginationQuery } from '../../http/api/pagination.ts';
 import type { Api } from '../../http/api/route.ts';
+import { RequestError } from '../../http/errors.ts';
 import { scopeSchema } from '../../resources/schemas.ts';
+import { entityId, idParams } from '../../shared/entity-id.ts';
 import { linkedIds, linkStore, organizationLinks } from '../links.ts';
 import { organizationRoleParent, requireOrganizationScopes, requireResourceScopes } from '../lookups.ts';
+import { idArray, nonEmptyIdArray, type OrganizationRole, organizationScopeSchema } from '../schemas.ts';
 import { listOrganizationScopes, listRoleResourceScopes } from './role-queries.ts';
-import { idArray, nonEmptyIdArray, organizationScopeSchema, type OrganizationRole } from '../schemas.ts';
-import { entityId, idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization roles';
 

@@ -2,9 +2,16 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { pageOf, setTotal } from '../../http/api/pagination.ts';
-import { searchListQuery } from '../../http/api/search.ts';
 import type { Api } from '../../http/api/route.ts';
+import { searchListQuery } from '../../http/api/search.ts';
+import { idParams } from '../../shared/entity-id.ts';
 import { getOrganizationRole } from '../lookups.ts';
+import {
+  createOrganizationRoleBody,
+  organizationRoleListItemSchema,
+  organizationRoleSchema,
+  updateOrganizationRoleBody,
+} from '../schemas.ts';
 import { createOrganizationRole, patchOrganizationRole, removeOrganizationRole } from './organization-roles.ts';
 import {
   listOrganizationRoles,
@@ -12,13 +19,6 @@ import {
   resourceScopesOfRoles,
   scopesOfRoles,
 } from './role-queries.ts';
-import {
-  createOrganizationRoleBody,
-  organizationRoleListItemSchema,
-  organizationRoleSchema,
-  updateOrganizationRoleBody,
-} from '../schemas.ts';
-import { idParams } from '../../shared/entity-id.ts';
 
 const tag = 'Organization roles';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
-import { tenantId } from '../../shared/tenant.ts';
 import { RequestError } from '../../http/errors.ts';
+import { tenantId } from '../../shared/tenant.ts';
 import { generateId } from '../../storage/ids.ts';
 import { getOrganizationScopeForUpdate } from '../lookups.ts';
 import {

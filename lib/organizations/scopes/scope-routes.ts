@@ -2,13 +2,13 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 
 import { pageOf, setTotal } from '../../http/api/pagination.ts';
-import { searchListQuery } from '../../http/api/search.ts';
 import type { Api } from '../../http/api/route.ts';
+import { searchListQuery } from '../../http/api/search.ts';
+import { idParams } from '../../shared/entity-id.ts';
 import { getOrganizationScope } from '../lookups.ts';
-import { createOrganizationScope, patchOrganizationScope, removeOrganizationScope } from './organization-scopes.ts';
 import { listOrganizationScopes, organizationScopeSearchColumns } from '../roles/role-queries.ts';
 import { createOrganizationScopeBody, organizationScopeSchema, updateOrganizationScopeBody } from '../schemas.ts';
-import { idParams } from '../../shared/entity-id.ts';
+import { createOrganizationScope, patchOrganizationScope, removeOrganizationScope } from './organization-scopes.ts';
 
 const tag = 'Organization scopes';
 

@@ -1,5 +1,5 @@
 import { de } from './de.ts';
-import { en, type Catalogue } from './en.ts';
+import { type Catalogue, en } from './en.ts';
 import { es } from './es.ts';
 import { fr } from './fr.ts';
 import { ja } from './ja.ts';

@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
 import { Invalid, required, requiredNewPassword } from '../checks.ts';
-import { phrases } from '../phrases.ts';
 import { NewPasswordFields, NewUsernameField } from '../credential-fields.tsx';
+import { phrases } from '../phrases.ts';
 import { Form, useForm } from '../ui.tsx';
 import type { PageProps } from './page.ts';
 

@@ -4,8 +4,8 @@ import { findApplication } from '../../../applications/queries.ts';
 import type { Application } from '../../../applications/schemas.ts';
 import type { Queryable } from '../../../storage/database.ts';
 import type { SharedCache } from '../../../storage/shared-cache.ts';
-import type { Actor } from './actor-token.ts';
 import type { ActClaim, MayActClaim } from '../token-facts.ts';
+import type { Actor } from './actor-token.ts';
 
 /** Depth of an `act` claim: how many `act` objects are nested, the outermost counted. */
 export function actDepth(act: ActClaim | undefined): number {

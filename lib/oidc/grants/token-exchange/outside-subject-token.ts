@@ -5,9 +5,9 @@ import type { Queryable } from '../../../storage/database.ts';
 import type { SharedCache } from '../../../storage/shared-cache.ts';
 import { OutsideTokenRefused, outsideTokens } from '../../../trusted-issuers/outside-tokens.ts';
 import { isRememberedAccessToken } from '../../tokens/access-tokens.ts';
-import type { Subject } from './subject-token.ts';
 import { accessTokenType, jwtTokenType } from '../../urns.ts';
 import { factsOfOutsideJwt } from '../token-facts.ts';
+import type { Subject } from './subject-token.ts';
 
 /**
  * Subject tokens of trusted outside issuers (RFC 8693 federation): resolves a token of type `jwt`

@@ -3,13 +3,13 @@ import { errors, type Provider } from 'oidc-provider';
 import type { Queryable } from '../../../storage/database.ts';
 import type { SharedCache } from '../../../storage/shared-cache.ts';
 import type { LocalUser } from '../../../trusted-issuers/outside-tokens.ts';
+import { findImpersonationToken, hashSubjectToken } from '../../impersonation/subject-token-queries.ts';
 import {
+  type AccessTokenClaims,
   AccessTokenRefused,
   isApplicationToken,
   verifyAccessToken,
-  type AccessTokenClaims,
 } from '../../tokens/access-tokens.ts';
-import { findImpersonationToken, hashSubjectToken } from '../../impersonation/subject-token-queries.ts';
 import { impersonationTokenType } from '../../urns.ts';
 import { factsOfJwt, factsOfOpaque, type TokenFacts } from '../token-facts.ts';
 

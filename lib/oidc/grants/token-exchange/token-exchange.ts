@@ -3,23 +3,23 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuditLog } from '../../../audit/audit-log.ts';
 import type { Config } from '../../../config/env.ts';
 import { scopesHeldByUser } from '../../../permissions/held-scopes.ts';
-import { managementApi } from '../../../shared/management-api.ts';
 import type { Resource } from '../../../resources/schemas.ts';
+import { managementApi } from '../../../shared/management-api.ts';
 import type { Queryable } from '../../../storage/database.ts';
 import type { SharedCache } from '../../../storage/shared-cache.ts';
 import { userStanding } from '../../../users/queries.ts';
 import { consumeImpersonationToken } from '../../impersonation/subject-token-queries.ts';
-import { actorTokenParameter, resolveActor, type Actor } from './actor-token.ts';
-import { actorChain, assertDelegationPolicy, assertMayAct, delegatedAct } from './delegation-policy.ts';
+import { accessTokenType, impersonationTokenType, jwtTokenType } from '../../urns.ts';
 import { assertProofOfKey, dpopProofKey } from '../dpop-binding.ts';
-import { exchangeTarget, requestedTokenType } from './exchange-audience.ts';
-import { exchangedLifetime } from './exchange-lifetime.ts';
 import { applicationLookup, assertFirstPartyConfidential } from '../first-party-client.ts';
 import { issueResourceAccessToken } from '../resource-access-token.ts';
+import { delegationClientClaim } from '../token-facts.ts';
+import { type Actor, actorTokenParameter, resolveActor } from './actor-token.ts';
+import { actorChain, assertDelegationPolicy, assertMayAct, delegatedAct } from './delegation-policy.ts';
+import { exchangeTarget, requestedTokenType } from './exchange-audience.ts';
+import { exchangedLifetime } from './exchange-lifetime.ts';
 import { outsideSubjectResolver } from './outside-subject-token.ts';
 import { resolveSubject, type Subject } from './subject-token.ts';
-import { accessTokenType, impersonationTokenType, jwtTokenType } from '../../urns.ts';
-import { delegationClientClaim } from '../token-facts.ts';
 
 export const tokenExchangeParameters = [
   'subject_token',
