@@ -22,3 +22,11 @@ export function requireVerified(record: VerificationRecord): VerificationRecord 
   }
   return record;
 }
+
+/** The user the interaction identified; before identification, 404 `session.identifier_not_found`. */
+export function requireUser(state: ExperienceState): string {
+  if (!state.userId) {
+    throw new RequestError('session.identifier_not_found');
+  }
+  return state.userId;
+}
