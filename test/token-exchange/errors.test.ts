@@ -4,7 +4,6 @@ import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { openDatabase } from '../../lib/storage/database.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { unique } from '../support/values.ts';
 import {
   accessTokenType,
   delegationSetup,
@@ -15,6 +14,7 @@ import {
   tokenExchange,
   userAccessToken,
   userTokens,
+  userWithApiBRole,
 } from './support.ts';
 
 const notAllowed = 'token exchange is not allowed for this application';
@@ -56,22 +56,7 @@ describe('token exchange: refusals and their order', () => {
   const asPublicClient = (clientId: string, form: Record<string, string>) =>
     service.http.post('oidc/token', { form: { grant_type: tokenExchange, client_id: clientId, ...form } });
 
-  /** A user of their own, signed in at the front end, holding B's role. */
-  async function freshUser() {
-    const username = unique('u');
-    const password = 'Sturdy-Tulip-7';
-    const user = (await service.api.post('users', { json: { username, password } })).body as { id: string };
-    expect(
-      (await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [setup.role.id] } })).statusCode,
-    ).to.equal(201);
-    const token = await userAccessToken(
-      service,
-      setup.frontend.id,
-      { username, password },
-      setup.apiA.resource.indicator,
-    );
-    return { id: user.id, token };
-  }
+  const freshUser = () => userWithApiBRole(service, setup);
 
   /** Claims of a user access token the service would issue, for tokens the tests sign themselves. */
   const userClaims = (overrides: JWTPayload = {}): JWTPayload => {

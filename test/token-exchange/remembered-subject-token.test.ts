@@ -1,14 +1,13 @@
 import { expect } from 'chai';
 
 import { startService, type TestService } from '../support/service.ts';
-import { unique } from '../support/values.ts';
 import {
   accessTokenType,
   delegationSetup,
   exchange,
   expectIssued,
   expectOAuthError,
-  userAccessToken,
+  userWithApiBRole,
 } from './support.ts';
 
 /**
@@ -28,22 +27,11 @@ describe('token exchange: a remembered subject token is still refused at once', 
 
   /** A user holding API B's role, and a JWT access token for API A that API A's backend exchanged three times. */
   async function exchangedUser() {
-    const username = unique('u');
-    const password = 'Sturdy-Tulip-7';
-    const user = (await service.api.post('users', { json: { username, password } })).body as { id: string };
-    expect(
-      (await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [setup.role.id] } })).statusCode,
-    ).to.equal(201);
-    const token = await userAccessToken(
-      service,
-      setup.frontend.id,
-      { username, password },
-      setup.apiA.resource.indicator,
-    );
+    const { id, token } = await userWithApiBRole(service, setup);
     for (let call = 0; call < 3; call += 1) {
       expectIssued(await exchangeOf(token));
     }
-    return { id: user.id, token };
+    return { id, token };
   }
 
   const exchangeOf = (token: string) =>

@@ -95,6 +95,26 @@ export async function userAccessToken(
   return (await userTokens(service, frontendId, user, resource)).access_token;
 }
 
+/** A user of their own holding API B's role, signed in at the front end: its id and its token for API A. */
+export async function userWithApiBRole(
+  service: ServiceClient,
+  setup: Awaited<ReturnType<typeof delegationSetup>>,
+): Promise<{ id: string; token: string }> {
+  const username = unique('u');
+  const password = 'Sturdy-Tulip-7';
+  const user = (await service.api.post('users', { json: { username, password } })).body as { id: string };
+  expect(
+    (await service.api.post(`users/${user.id}/roles`, { json: { roleIds: [setup.role.id] } })).statusCode,
+  ).to.equal(201);
+  const token = await userAccessToken(
+    service,
+    setup.frontend.id,
+    { username, password },
+    setup.apiA.resource.indicator,
+  );
+  return { id: user.id, token };
+}
+
 export const tokenExchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
