@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { generate } from 'otplib';
 
 import { Browser } from '../experience/browser.ts';
 import { createUser, redirectUri, type SignInSetting, startSignInSetting } from '../experience/experience-helpers.ts';
@@ -7,6 +6,7 @@ import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import { type HttpResponse, logtoManagementClient, type TestService } from '../support/service.ts';
 import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
+import { totp } from '../support/totp.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**
@@ -15,7 +15,6 @@ import { ifSet, unique } from '../support/values.ts';
  */
 
 const password = 'Granite-Kestrel-64';
-const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * steps });
 
 describe('MFA in the Account API and the management API', () => {
   let setting: SignInSetting;

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { generate } from 'otplib';
 
 import type { Browser } from '../experience/browser.ts';
 import {
@@ -14,6 +13,7 @@ import {
 import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
 import type { TestService } from '../support/service.ts';
+import { totp } from '../support/totp.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**
@@ -26,7 +26,6 @@ const password = 'Granite-Kestrel-64';
 type Policy = 'UserControlled' | 'Mandatory' | 'NoPrompt';
 
 /** The TOTP code of `secret` `steps` periods of 30 s from now (RFC 6238: SHA-1, 6 digits, 30 s). */
-const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * steps });
 
 describe('MFA in the Experience API', () => {
   let setting: SignInSetting;

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { generate } from 'otplib';
 
 import type { Browser } from '../experience/browser.ts';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../experience/experience-helpers.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import type { TestService } from '../support/service.ts';
+import { totp } from '../support/totp.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**
@@ -25,7 +25,6 @@ import { ifSet, unique } from '../support/values.ts';
  */
 
 const password = 'Granite-Kestrel-64';
-const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * steps });
 const usernameSignIn = {
   signUp: { identifiers: ['username'], password: true, verify: false },
   signIn: { methods: [{ identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true }] },

@@ -3,7 +3,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { generate } from 'otplib';
 import { Webhook } from 'standardwebhooks';
 
 import { loadConfig } from '../../lib/config/env.ts';
@@ -25,6 +24,7 @@ import { expectStatus } from '../support/expect.ts';
 import { createMachineWithScopes, createResource } from '../support/fixtures.ts';
 import { createIdpUser, type Idp, type IdpUser, newState, signInAtIdp, startIdp } from '../support/idp.ts';
 import { adminClient, freePort, startService, type TestService } from '../support/service.ts';
+import { totp } from '../support/totp.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 /**
@@ -40,7 +40,6 @@ const keyIdOf = (key: string) =>
 const sealedShape = /^enc:v1:([\w-]{11}):[\w-]{16}:[\w-]{22,}$/;
 
 const password = 'Granite-Kestrel-64';
-const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * steps });
 
 type Stored = { rows: string; values: Array<{ place: string; value: string }> };
 
