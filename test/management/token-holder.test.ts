@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 
+import { expectError } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { consoleSignIn } from '../support/sign-in.ts';
@@ -37,9 +38,7 @@ describe('management API: a token stops working when its holder may no longer ac
   }
 
   async function expectRefused(at: TestService, token: string, status: 401 | 403, code: string): Promise<void> {
-    const response = await listApplications(at, token);
-    expect(response.statusCode, JSON.stringify(response.body).slice(0, 300)).to.equal(status);
-    expect(response.body).to.include({ code });
+    expectError(await listApplications(at, token), status, code);
   }
 
   /** A user made administrator through the management API, signed in at the console. */
