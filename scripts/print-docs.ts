@@ -47,16 +47,26 @@ function printPayloads(group: HookEventGroup): string {
     .join('\n\n');
 }
 
-/** A message with its params shown as `{name}`; one that computes more than it names is described. */
+/**
+ * A message with its params shown as `{name}`, after its plain sentence where it has one for no
+ * params; one that computes more than it names is described.
+ */
 function messageOf(message: string | ((params: never) => string)): string {
   if (typeof message === 'string') {
     return message;
   }
   const named = new Proxy({}, { get: (_target, key) => (typeof key === 'string' ? `{${key}}` : undefined) });
+  let withNames: string;
   try {
-    return message(named as never);
+    withNames = message(named as never);
   } catch {
     return '(names the values it is about)';
+  }
+  try {
+    const plain = message(undefined as never);
+    return plain === withNames ? plain : `${plain} (or: ${withNames})`;
+  } catch {
+    return withNames;
   }
 }
 

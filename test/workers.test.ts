@@ -122,7 +122,7 @@ describe('WORKERS=2: a primary and two worker processes behind one port (the bui
       const { body: secrets } = await api.get<Array<{ name: string; value: string }>>(
         `applications/${created.id}/secrets`,
       );
-      const application = { ...created, secret: secrets.find(({ name }) => name === 'Default secret')!.value };
+      const application = { id: created.id, secret: secrets.find(({ name }) => name === 'Default secret')!.value };
       for (let request = 0; request < 6; request++) {
         const answer = await fresh.post(`${service.url}/oidc/token`, {
           form: { grant_type: 'client_credentials' },

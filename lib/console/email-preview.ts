@@ -1,10 +1,13 @@
 import type { Context } from 'koa';
 
-import { readBody } from '../http/body.ts';
+import { formReader } from '../http/body.ts';
 import { maxBodyBytes } from '../http/limits.ts';
 
 /** Where the console's email template page posts the rendered HTML to show it in its preview frame. */
 export const emailPreviewPath = '/console/email-preview';
+
+// An HTML body of 256 Ki characters, percent-encoded, can be several times its size.
+const readForm = formReader(8 * maxBodyBytes);
 
 /**
  * The preview frame of the email templates page. An email's HTML styles itself inline, which the
@@ -34,8 +37,7 @@ export async function emailPreview(ctx: Context): Promise<void> {
     ctx.body = 'The email preview takes a form.';
     return;
   }
-  // An HTML body of 256 Ki characters, percent-encoded, can be several times its size.
-  const form = new URLSearchParams((await readBody(ctx, 8 * maxBodyBytes)).toString('utf8'));
+  const form = await readForm(ctx);
   ctx.set({
     'Content-Security-Policy':
       "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'self'",

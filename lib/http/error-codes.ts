@@ -40,7 +40,7 @@ export const errorCodes = {
   'request.entity_too_large': { status: 413, message: reason },
   'request.unsupported_media_type': {
     status: 415,
-    message: 'The request body must be JSON (content-type: application/json).',
+    message: reasonOr('The request body must be JSON (content-type: application/json).'),
   },
   'request.header_fields_too_large': { status: 431, message: 'The request headers are larger than 16 KB.' },
   'request.cross_site_forbidden': {

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 
-import { readBody } from '../http/body.ts';
+import { formReader } from '../http/body.ts';
 import { RequestError } from '../http/errors.ts';
 
 /** What the following GET can carry in its URL within Node's 16 KB of request headers. */
-const maxFormBytes = 8 * 1024;
+const readForm = formReader(8 * 1024);
 
 /**
  * OIDC Core §3.1.2.1 (and RP-Initiated Logout §2) let a client POST the request as a form. The
@@ -25,9 +25,9 @@ export async function redirectFormPost(ctx: Context): Promise<void> {
     };
     return;
   }
-  let form: Buffer;
+  let form: URLSearchParams;
   try {
-    form = await readBody(ctx, maxFormBytes);
+    form = await readForm(ctx);
   } catch (error) {
     const status = error instanceof RequestError ? error.status : 400;
     ctx.status = status;
@@ -37,7 +37,7 @@ export async function redirectFormPost(ctx: Context): Promise<void> {
     };
     return;
   }
-  const query = new URLSearchParams(form.toString('utf8')).toString();
+  const query = form.toString();
   // Relative to this endpoint, so that a path prefix in front of the service is kept.
   const endpoint = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
   ctx.redirect(query ? `${endpoint}?${query}` : endpoint);

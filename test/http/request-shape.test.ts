@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 
 import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
@@ -136,6 +137,33 @@ describe('requests: a body is what it says, and every API error is JSON', () => 
     });
     expect(latin1.statusCode).to.equal(400);
     expect(latin1.body).to.include({ code: 'guard.invalid_input' });
+    // A code point cut between two chunks is still one character; one cut off at the end is not UTF-8.
+    const split = await service.api.got.post('users', {
+      body: Readable.from([Buffer.from('{"name":"Ad\xc3', 'latin1'), Buffer.from('\xa9"}', 'latin1')]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(split.statusCode, JSON.stringify(split.body)).to.equal(200);
+    expect((split.body as { name?: string }).name).to.equal('Ad\u00e9');
+    const truncated = await service.api.got.post('users', {
+      body: Buffer.from('{"name":"Ad"}\xc3', 'latin1'),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(truncated.statusCode).to.equal(400);
+    expect(truncated.body).to.include({ code: 'guard.invalid_input' });
+  });
+
+  it('a compressed body is 415 with the reason, and nothing is made', async () => {
+    const users = await userCount();
+    const response = await service.api.got.post('users', {
+      body: gzipSync('{"username":"zipped"}'),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(response.statusCode).to.equal(415);
+    expect(response.body).to.deep.include({
+      code: 'request.unsupported_media_type',
+      message: 'Compressed request bodies (content-encoding: gzip) are not accepted.',
+    });
+    expect(await userCount()).to.equal(users);
   });
 
   it('headers over 16 KB are answered 431 with a JSON error, and bytes that are not HTTP 400 with one', async () => {
