@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -21,30 +22,15 @@ export const holdsNul = (values: Record<string, unknown>): boolean =>
 
 /**
  * Whether the bytes koa-body reads are UTF-8. Its reader decodes them leniently (a bad byte becomes
- * U+FFFD, and the value stored is not the one sent), so a fatal decoder looks at the same chunks as
- * they arrive; `valid()` is asked once the reader is done.
+ * U+FFFD, and the value stored is not the one sent), so the same chunks are kept as they arrive and
+ * checked once the reader is done.
  */
 function watchUtf8(request: IncomingMessage): { valid(): boolean; stop(): void } {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let valid = true;
-  const onData = (chunk: Buffer) => {
-    try {
-      decoder.decode(chunk, { stream: true });
-    } catch {
-      valid = false;
-      request.off('data', onData);
-    }
-  };
+  const chunks: Buffer[] = [];
+  const onData = (chunk: Buffer) => chunks.push(chunk);
   request.on('data', onData);
   return {
-    valid() {
-      try {
-        decoder.decode();
-      } catch {
-        valid = false;
-      }
-      return valid;
-    },
+    valid: () => isUtf8(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)),
     stop: () => request.off('data', onData),
   };
 }

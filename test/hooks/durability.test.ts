@@ -59,6 +59,38 @@ describe('hooks: durability across restarts', () => {
     }
   });
 
+  it('cuts off a request still unanswered when the service stops, and the next one delivers it again', async () => {
+    const dbUrl = await freshDatabaseUrl();
+    const receiver = await Receiver.start();
+    receiver.answers.push({ status: 204, delayMs: 60_000 });
+    let first: HooksService | undefined = await startHooksService({ dbUrl, env: schedule });
+    let second: HooksService | undefined;
+    try {
+      const hook = await createHook(first, receiver.url, ['User.Created']);
+      await first.emit('User.Created', { data: { id: 'u1' } });
+      await receiver.waitFor(1);
+      const stopping = performance.now();
+      await first.stop();
+      first = undefined;
+      // The service's dispatcher waits 5 s for answers in flight, then cuts them off.
+      expect(performance.now() - stopping).to.be.below(9000);
+      const attempts = await whileStopped(dbUrl, (db) =>
+        db('hook_attempts').where({ hook_id: hook.id }).select('status_code', 'error'),
+      );
+      expect(attempts).to.have.length(1);
+      expect(attempts[0]).to.include({ status_code: null });
+      expect(attempts[0].error).to.include('The dispatcher stopped before the answer came.');
+
+      second = await startHooksService({ dbUrl, env: schedule });
+      await receiver.waitFor(2, 20_000);
+      expect(receiver.requests[1].headers['webhook-id']).to.equal(receiver.requests[0].headers['webhook-id']);
+    } finally {
+      await receiver.close();
+      await first?.stop();
+      await second?.stop();
+    }
+  });
+
   it('claims again a delivery whose dispatcher died mid-request, when its lease ends', async () => {
     const dbUrl = await freshDatabaseUrl();
     const receiver = await Receiver.down();

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 
@@ -85,7 +84,6 @@ export class Dispatcher {
   readonly #dispatchRows = new Set<string>();
   readonly #options: DispatcherOptions;
   readonly #sender: WebhookSender;
-  readonly #abort = new AbortController();
   /** Deliveries claimed and not yet recorded (stop() waits for them). */
   readonly #inFlight = new Set<Promise<void>>();
   /** Requests under way (all hooks together; `#perHook` by hook). */
@@ -124,8 +122,6 @@ export class Dispatcher {
     this.#outage = outage;
     this.#notices = notices;
     this.#options = { ...defaultDispatcherOptions, ...options };
-    // Each request in flight listens to it: up to `concurrency`, not a leak past Node's 10.
-    setMaxListeners(this.#options.concurrency + 1, this.#abort.signal);
     this.#sender = new WebhookSender({
       allowPrivateTargets: config.hooksAllowPrivateTargets,
       timeoutMs: this.#options.timeoutMs,
@@ -169,7 +165,7 @@ export class Dispatcher {
     timeout.abort();
     if (!finished) {
       // Cut off: their attempts are recorded as errors and retried by whoever runs next.
-      this.#abort.abort();
+      this.#sender.abort();
       await Promise.race([settled, sleep(2000)]);
     }
     this.#sender.close();
@@ -335,7 +331,7 @@ export class Dispatcher {
       'server.address': host,
     };
     const result = await inSpan('webhook delivery', attributes, async (note) => {
-      const sent = await this.#sender.send(hook.config.url, delivery.payload, headers, this.#abort.signal);
+      const sent = await this.#sender.send(hook.config.url, delivery.payload, headers);
       note({
         'http.response.status_code': sent.statusCode,
         'error.type': sent.error === undefined ? undefined : 'no response',

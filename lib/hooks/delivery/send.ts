@@ -1,5 +1,6 @@
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { type Got, got, type Request } from 'got';
 
 import { assertLiteralTarget, guardedLookup, TargetRefusedError } from '../../http/outbound/outbound-guard.ts';
 import { hookTargetSubject } from '../target-guard.ts';
@@ -21,13 +22,19 @@ export const bodyLimit = 2048;
 export const sendTimeoutMs = 10_000;
 
 /**
- * Posts webhook bodies: one attempt each (no retries, no redirects), 10 s for the whole exchange,
- * at most 2 KB of the answer read. Node's own client, without a request library's layers: a
- * dispatcher sends hundreds a second. Keep-alive agents of its own, so that sockets made under one
- * guard setting are never reused under another.
+ * Posts webhook bodies with got: one attempt each (no retries, no redirects), 10 s for the whole
+ * exchange, at most 2 KB of the answer read. A stream, so that a large answer is cut at the limit
+ * rather than buffered whole. Keep-alive agents of its own, so that sockets made under one guard
+ * setting are never reused under another.
  */
 export class WebhookSender {
   readonly #agents: { http: HttpAgent; https: HttpsAgent };
+  readonly #client: Got;
+  /**
+   * The requests in flight, for `abort()`. A set rather than one AbortSignal given to each: a signal
+   * with a listener per request costs each new request a walk of all the others' listeners.
+   */
+  readonly #inFlight = new Set<Request>();
 
   private readonly options: { allowPrivateTargets: boolean; timeoutMs?: number; keepAlive?: boolean };
 
@@ -35,9 +42,19 @@ export class WebhookSender {
     this.options = options;
     const keepAlive = options.keepAlive ?? true;
     this.#agents = { http: new HttpAgent({ keepAlive }), https: new HttpsAgent({ keepAlive }) };
+    this.#client = got.extend({
+      method: 'POST',
+      agent: this.#agents,
+      dnsLookup: options.allowPrivateTargets ? undefined : guardedLookup(hookTargetSubject),
+      timeout: { request: options.timeoutMs ?? sendTimeoutMs },
+      followRedirect: false,
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      decompress: false,
+    });
   }
 
-  async send(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult> {
+  async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let target: URL;
@@ -52,63 +69,55 @@ export class WebhookSender {
     } catch (error) {
       return { error: (error as Error).message, refused: error instanceof TargetRefusedError, durationMs: elapsed() };
     }
-    const content = Buffer.from(body, 'utf8');
-    const https = target.protocol === 'https:';
-    const timeoutMs = this.options.timeoutMs ?? sendTimeoutMs;
+    const stream = this.#client.stream(target, { body, headers });
+    this.#inFlight.add(stream);
     return new Promise<SendResult>((resolve) => {
       let response: IncomingMessage | undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       let done = false;
-      const request = (https ? httpsRequest : httpRequest)(target, {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(content.length) },
-        agent: https ? this.#agents.https : this.#agents.http,
-        lookup: this.options.allowPrivateTargets ? undefined : guardedLookup(hookTargetSubject),
-        signal,
-      });
       const finish = (error?: Error) => {
         if (done) {
           return;
         }
         done = true;
-        clearTimeout(timer);
+        this.#inFlight.delete(stream);
         if (!response?.complete) {
           // Not read to its end (cut at the limit, stalled, failed): the socket is not reused.
-          request.destroy();
+          stream.destroy();
         }
         const statusCode = response?.statusCode;
-        const refused = isRefusal(error);
         resolve({
           statusCode,
           body: statusCode === undefined ? undefined : Buffer.concat(chunks).subarray(0, bodyLimit).toString('utf8'),
           retryAfterMs: parseRetryAfter(response?.headers['retry-after']),
           // An error after the status line arrived (a stalled body) does not change the answer.
           error: statusCode === undefined && error ? describe(error) : undefined,
-          refused,
+          refused: isRefusal(error),
           durationMs: elapsed(),
         });
       };
-      const timer = setTimeout(
-        () => finish(Object.assign(new Error(`Timeout awaiting the answer for ${timeoutMs}ms`), { code: 'ETIMEDOUT' })),
-        timeoutMs,
-      );
-      request.on('response', (answer: IncomingMessage) => {
+      stream.on('response', (answer: IncomingMessage) => {
         response = answer;
-        answer.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          size += chunk.length;
-          if (size >= bodyLimit) {
-            finish();
-          }
-        });
-        answer.on('end', () => finish());
-        answer.on('error', (error: Error) => finish(error));
-        answer.on('close', () => finish());
       });
-      request.on('error', (error: Error) => finish(error));
-      request.end(content);
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= bodyLimit) {
+          finish();
+        }
+      });
+      stream.on('end', () => finish());
+      stream.on('error', (error: Error) => finish(error));
+      stream.on('close', () => finish());
     });
+  }
+
+  /** Cuts off every request in flight: each answers as an error. */
+  abort(): void {
+    for (const stream of this.#inFlight) {
+      stream.destroy(new Error('The dispatcher stopped before the answer came.'));
+    }
   }
 
   close(): void {
