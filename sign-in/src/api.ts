@@ -5,31 +5,15 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
 
+import { ApiError, fieldsOf } from '../../shared-ui/api-error.ts';
+
 /**
  * The one client of the pages for the service's API: the Experience API (/api/experience, which the
  * provider's `_interaction` cookie authenticates) and the public sign-in settings. Answers are typed
  * in Logto's Experience API shapes, which the service's routes check; they are not checked again here.
  */
 
-/** An object's fields, or none: for reading what an error answer carries. */
-export const fieldsOf = (value: unknown): Record<string, unknown> =>
-  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-
-/** An answer other than 2xx (`{code, message, data?, details?}`), or status 0 when the server was not reached. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly data: Record<string, unknown>;
-  readonly details?: unknown;
-
-  constructor(status: number, code: string, message: string, data: Record<string, unknown> = {}, details?: unknown) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.data = data;
-    this.details = details;
-  }
-}
+export { ApiError, fieldsOf };
 
 async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
   let response: Response;
@@ -54,14 +38,7 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: strin
     parsed = undefined;
   }
   if (!response.ok) {
-    const { code, message, data, details } = fieldsOf(parsed);
-    throw new ApiError(
-      response.status,
-      typeof code === 'string' ? code : '',
-      typeof message === 'string' ? message : '',
-      fieldsOf(data),
-      details,
-    );
+    throw ApiError.fromAnswer(response.status, parsed);
   }
   return parsed as T;
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 
 import { hookEventGroups } from '../../../lib/hooks/events.ts';
-import { api, type ApiError } from '../api.ts';
+import { api, type ApiError, errorText } from '../api.ts';
 import { formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
 import { Rich } from '../i18n/rich.tsx';
@@ -276,7 +276,7 @@ function SendTest({ hook }: { hook: Hook }) {
       {result && <p role="status">{result}</p>}
       {action.error && (
         <p class="error" role="alert">
-          {action.error.text}
+          {errorText(action.error)}
           {(action.error.data as { responseStatus?: number } | undefined)?.responseStatus !== undefined &&
             ` ${t('webhooks.responseStatus', { status: (action.error.data as { responseStatus: number }).responseStatus })}`}
         </p>
