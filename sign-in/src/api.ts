@@ -5,12 +5,19 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
 
+import type { Connector } from '../../lib/connectors/schemas.ts';
+import type { Organization } from '../../lib/organizations/schemas.ts';
+import type { Resource, Scope } from '../../lib/resources/schemas.ts';
+import type { SignInExperience } from '../../lib/sign-in-experience/schemas.ts';
+import type { User } from '../../lib/users/schemas.ts';
 import { ApiError, fieldsOf } from '../../shared-ui/api-error.ts';
 
 /**
  * The one client of the pages for the service's API: the Experience API (/api/experience, which the
  * provider's `_interaction` cookie authenticates) and the public sign-in settings. Answers are typed
  * in Logto's Experience API shapes, which the service's routes check; they are not checked again here.
+ * Where the service has a schema for an answer's parts, the type is taken from it (type-only imports:
+ * no server code reaches the pages' bundle).
  */
 
 export { ApiError, fieldsOf };
@@ -156,13 +163,12 @@ export const api = {
   deny: () => request<{ redirectTo: string }>('DELETE', '/api/interaction'),
 };
 
-export type PublicSettings = {
-  socialConnectors: Array<{ id: string; target: string; name: Partial<Record<string, string>> }>;
-  branding: { logoUrl?: string; darkLogoUrl?: string };
-  color: { isDarkModeEnabled: boolean };
-  passkeySignIn: { enabled: boolean; showPasskeyButton: boolean; allowAutofill: boolean };
-  termsOfUseUrl: string | null;
-  privacyPolicyUrl: string | null;
+/** The settings the pages read, with the social connectors to offer (a connector's name by language). */
+export type PublicSettings = Pick<
+  SignInExperience,
+  'branding' | 'color' | 'passkeySignIn' | 'termsOfUseUrl' | 'privacyPolicyUrl'
+> & {
+  socialConnectors: Array<Pick<Connector, 'id' | 'target'> & { name: Partial<Connector['name']> }>;
 };
 
 export type PublicApplication = {
@@ -175,12 +181,12 @@ export type PublicApplication = {
 
 export type ConsentInfo = {
   application: PublicApplication;
-  user: { name: string | null; username: string | null; primaryEmail: string | null; primaryPhone: string | null };
+  user: Pick<User, 'name' | 'username' | 'primaryEmail' | 'primaryPhone'>;
   /** The person's organizations the application would see, when it asks for them (Logto's organizations scope). */
-  organizations: Array<{ id: string; name: string }>;
+  organizations: Array<Pick<Organization, 'id' | 'name'>>;
   missingOIDCScope: string[];
   missingResourceScopes: Array<{
-    resource: { name: string };
-    scopes: Array<{ name: string; description: string | null }>;
+    resource: Pick<Resource, 'name'>;
+    scopes: Array<Pick<Scope, 'name' | 'description'>>;
   }>;
 };
