@@ -5,7 +5,9 @@
 // lines, top first, an import allowed only to a line below; docs/architecture.md prints that list
 // (npm run docs), so the picture and the rule are one thing. Type-only imports count: a type shared both ways is
 // vocabulary that belongs in a lower folder. It also fails on a table addressed (`db('table')`,
-// `trx('table')`) outside a query module (`queries.ts`, `*-queries.ts`) and the allowlist below.
+// `trx('table')`) outside a query module (`queries.ts`, `*-queries.ts`) and the allowlist below, and on
+// a front end (console/, sign-in/, shared-ui/) importing a schema module (`schemas.ts`, `*-schemas.ts`)
+// for anything but types.
 //
 //   node scripts/check-structure.mjs           # the check
 //   node scripts/check-structure.mjs --edges   # every folder-to-folder edge with its import count
@@ -213,10 +215,31 @@ for (const [from, out] of [...folderEdges].sort()) {
   }
 }
 
+/*
+ * The front ends (the console, the sign-in pages and what they share) read the answers' types from
+ * the service's schema modules; a value import of one would bring zod and the server's code along
+ * into the browser bundle, and under verbatimModuleSyntax so does `import { type X }`.
+ */
+const isSchemaModule = (file) => /(^|\/|-)schemas\.ts$/.test(file);
+const frontEndImport = /^\s*import\s+(type\s+)?[^'";]*?\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
+for (const folder of ['console/src', 'sign-in/src', 'shared-ui']) {
+  const sources = readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.tsx?$/.test(file))
+    .map((file) => join(root, folder, file));
+  for (const file of sources) {
+    for (const [, typeOnly, specifier] of readFileSync(file, 'utf8').matchAll(frontEndImport)) {
+      const target = relative(lib, resolve(dirname(file), specifier));
+      if (!target.startsWith('..') && isSchemaModule(target) && !typeOnly) {
+        problems.push(`${relative(root, file)} imports lib/${target} for values: use \`import type\``);
+      }
+    }
+  }
+}
+
 if (problems.length > 0) {
   console.error(`lib/ breaks its structure rules (docs/architecture.md):\n  ${problems.join('\n  ')}`);
   process.exit(1);
 }
 console.log(
-  `structure: ${fileEdges.size} files in lib/, no file, folder or sub-folder cycles, at most ${filesPerFolder} files per folder, imports down the layers of scripts/layers.json only; tables addressed in query modules only, ${tableAccessAllowed.size} files allowlisted`,
+  `structure: ${fileEdges.size} files in lib/, no file, folder or sub-folder cycles, at most ${filesPerFolder} files per folder, imports down the layers of scripts/layers.json only; tables addressed in query modules only, ${tableAccessAllowed.size} files allowlisted; front ends import schema modules for types only`,
 );

@@ -1,57 +1,17 @@
+import { ApiError } from '../../shared-ui/api-error.ts';
 import { currentSession, dropSession } from './auth.ts';
 
-type Detail = { in?: string; path?: string; message?: string };
+export { ApiError };
 
-/** An error answer of the management API: `{code, message, data?, details?}`. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly data?: unknown;
-  readonly details?: Detail[];
-
-  constructor(status: number, code: string, message: string, data?: unknown, details?: Detail[]) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.data = data;
-    this.details = details;
+/** The error's message with what its details add (which field, which password rules). */
+export function errorText(error: ApiError): string {
+  const issues = (error.data as { issues?: Array<{ code: string }> }).issues;
+  if (issues?.length) {
+    return `${error.message} ${issues.map((issue) => issue.code.replace(/^password_rejected\./, '').replaceAll('_', ' ')).join('; ')}.`;
   }
-
-  /**
-   * The form field this error is about, when it can be told: a validation detail's path, or a
-   * field named in the error code (`user.username_already_in_use`, `password.rejected`).
-   */
-  get field(): string | undefined {
-    const path = this.details?.find((detail) => detail.in === 'body')?.path;
-    if (path) {
-      return path.split('.')[0];
-    }
-    const [domain = '', reason = ''] = this.code.split('.');
-    const named = codeFields.find(([pattern]) => pattern.test(`${domain}.${reason}`));
-    return named?.[1];
-  }
-
-  /** The message with what the details add (which field, which password rules). */
-  get text(): string {
-    const issues = (this.data as { issues?: Array<{ code: string }> } | undefined)?.issues;
-    if (issues?.length) {
-      return `${this.message} ${issues.map((issue) => issue.code.replace(/^password_rejected\./, '').replaceAll('_', ' ')).join('; ')}.`;
-    }
-    const detail = this.details?.[0];
-    return detail?.message ? `${this.message} ${detail.path ? `${detail.path}: ` : ''}${detail.message}` : this.message;
-  }
+  const detail = error.details.at(0);
+  return detail?.message ? `${error.message} ${detail.path ? `${detail.path}: ` : ''}${detail.message}` : error.message;
 }
-
-const codeFields: Array<[RegExp, string]> = [
-  [/^password\./, 'password'],
-  [/setup_token/, 'setupToken'],
-  [/username/, 'username'],
-  [/email/, 'primaryEmail'],
-  [/phone/, 'primaryPhone'],
-  [/indicator|resource_identifier/, 'indicator'],
-  [/url/, 'url'],
-  [/name_in_use|name_exists|\.name_/, 'name'],
-];
 
 export const toApiError = (error: unknown): ApiError =>
   error instanceof ApiError
@@ -91,21 +51,13 @@ async function fetchApi(method: string, path: string, body?: unknown): Promise<R
   if (response.ok) {
     return response;
   }
-  const error = (await response.json().catch(() => ({}))) as {
-    code?: string;
-    message?: string;
-    data?: unknown;
-    details?: Detail[];
-  };
+  const answer: unknown = await response.json().catch(() => ({}));
   if (response.status === 401) {
     dropSession();
     onUnauthorized();
   }
-  throw new ApiError(
-    response.status,
-    error.code ?? `http.${response.status}`,
-    error.message ?? response.statusText,
-    error.data,
-    error.details,
-  );
+  throw ApiError.fromAnswer(response.status, answer, {
+    code: `http.${response.status}`,
+    message: response.statusText,
+  });
 }

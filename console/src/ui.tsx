@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 
-import { api, ApiError, apiPage, toApiError } from './api.ts';
+import { api, ApiError, apiPage, errorText, toApiError } from './api.ts';
 import { entryExample } from './i18n/dates.ts';
 import { t } from './i18n/index.ts';
 import { navigate } from './router.tsx';
@@ -79,7 +79,7 @@ type FieldProps = {
  */
 export function Field({ label, name, error, hint, children, type = 'text', ...input }: FieldProps) {
   const id = useId();
-  const message = error?.field === name ? error.text : undefined;
+  const message = error?.field === name ? errorText(error) : undefined;
   const note = message ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
     <div class="field">
@@ -119,7 +119,7 @@ export function FormError({ error, fields = [] }: { error?: ApiError; fields?: s
   }
   return (
     <p class="error" role="alert">
-      {error.text}
+      {errorText(error)}
     </p>
   );
 }
@@ -242,7 +242,7 @@ export function Loaded<T>({
   if (state.error) {
     return (
       <p class="error" role="alert">
-        {state.error.text}
+        {errorText(state.error)}
       </p>
     );
   }

@@ -103,3 +103,14 @@ export const applicationSchema = z.object({
 });
 
 export type Application = z.output<typeof applicationSchema>;
+
+export const applicationSecretSchema = z.object({
+  tenantId: z.string(),
+  applicationId: z.string(),
+  name: z.string(),
+  value: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number().nullable(),
+});
+
+export type ApplicationSecret = z.output<typeof applicationSecretSchema>;

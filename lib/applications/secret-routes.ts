@@ -9,7 +9,7 @@ import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
 import { findApplication, findApplicationForUpdate, replaceLegacySecret } from './queries.ts';
-import { type Application, applicationSchema, confidentialTypes } from './schemas.ts';
+import { type Application, applicationSchema, applicationSecretSchema, confidentialTypes } from './schemas.ts';
 import {
   countApplicationSecrets,
   deleteApplicationSecret,
@@ -26,15 +26,6 @@ const nameParams = idParams.extend({ name: secretName });
 
 /** Each token request compares the secret it presents with every one of its application's. */
 const maxSecretsPerApplication = 20;
-
-const applicationSecretSchema = z.object({
-  tenantId: z.string(),
-  applicationId: z.string(),
-  name: z.string(),
-  value: z.string(),
-  createdAt: z.number(),
-  expiresAt: z.number().nullable(),
-});
 
 const createSecretBody = z.strictObject({
   name: secretName,

@@ -79,6 +79,8 @@ export const executionStatsSchema = z.object({ requestCount: z.number(), success
 
 export const hookWithStatsSchema = hookSchema.extend({ executionStats: executionStatsSchema.optional() });
 
+export type HookWithStats = z.output<typeof hookWithStatsSchema>;
+
 export const createHookBody = z.strictObject({
   tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(256).optional(),

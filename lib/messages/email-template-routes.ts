@@ -19,6 +19,7 @@ import {
   type EmailTemplate,
   emailTemplateSchema,
   languageTagSchema,
+  previewSchema,
   templateDetailsSchema,
   templateTypeSchema,
 } from './email-template-schemas.ts';
@@ -59,13 +60,6 @@ const replaceBody = z.strictObject({
 });
 
 const previewBody = z.strictObject({ templateType: templateTypeSchema, details: templateDetailsSchema });
-const previewSchema = z.object({
-  subject: z.string(),
-  text: z.string(),
-  html: z.string().optional(),
-  replyTo: z.string().optional(),
-  senderName: z.string().optional(),
-});
 
 /** What a preview fills the variables with: a message of that type as it could be sent. */
 const sampleMessage = (templateType: z.output<typeof templateTypeSchema>): TemplatedMessage =>

@@ -64,3 +64,13 @@ export const emailTemplateSchema = z.object({
   createdAt: z.number(),
 });
 export type EmailTemplate = z.output<typeof emailTemplateSchema>;
+
+/** A template as it would be sent: rendered with a sample message's variables. */
+export const previewSchema = z.object({
+  subject: z.string(),
+  text: z.string(),
+  html: z.string().optional(),
+  replyTo: z.string().optional(),
+  senderName: z.string().optional(),
+});
+export type EmailPreview = z.output<typeof previewSchema>;

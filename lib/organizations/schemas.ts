@@ -131,6 +131,8 @@ export const organizationRoleListItemSchema = organizationRoleSchema.extend({
   ),
 });
 
+export type OrganizationRoleListItem = z.output<typeof organizationRoleListItemSchema>;
+
 export const createOrganizationRoleBody = z.strictObject({
   tenantId: z.string().max(64).optional(),
   name: z.string().min(1).max(128),

@@ -5,31 +5,22 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
 
+import type { Connector } from '../../lib/connectors/schemas.ts';
+import type { Organization } from '../../lib/organizations/schemas.ts';
+import type { Resource, Scope } from '../../lib/resources/schemas.ts';
+import type { SignInExperience } from '../../lib/sign-in-experience/schemas.ts';
+import type { User } from '../../lib/users/schemas.ts';
+import { ApiError, fieldsOf } from '../../shared-ui/api-error.ts';
+
 /**
  * The one client of the pages for the service's API: the Experience API (/api/experience, which the
  * provider's `_interaction` cookie authenticates) and the public sign-in settings. Answers are typed
  * in Logto's Experience API shapes, which the service's routes check; they are not checked again here.
+ * Where the service has a schema for an answer's parts, the type is taken from it (type-only imports:
+ * no server code reaches the pages' bundle).
  */
 
-/** An object's fields, or none: for reading what an error answer carries. */
-export const fieldsOf = (value: unknown): Record<string, unknown> =>
-  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-
-/** An answer other than 2xx (`{code, message, data?, details?}`), or status 0 when the server was not reached. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly data: Record<string, unknown>;
-  readonly details?: unknown;
-
-  constructor(status: number, code: string, message: string, data: Record<string, unknown> = {}, details?: unknown) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.data = data;
-    this.details = details;
-  }
-}
+export { ApiError, fieldsOf };
 
 async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
   let response: Response;
@@ -54,14 +45,7 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: strin
     parsed = undefined;
   }
   if (!response.ok) {
-    const { code, message, data, details } = fieldsOf(parsed);
-    throw new ApiError(
-      response.status,
-      typeof code === 'string' ? code : '',
-      typeof message === 'string' ? message : '',
-      fieldsOf(data),
-      details,
-    );
+    throw ApiError.fromAnswer(response.status, parsed);
   }
   return parsed as T;
 }
@@ -179,13 +163,12 @@ export const api = {
   deny: () => request<{ redirectTo: string }>('DELETE', '/api/interaction'),
 };
 
-export type PublicSettings = {
-  socialConnectors: Array<{ id: string; target: string; name: Partial<Record<string, string>> }>;
-  branding: { logoUrl?: string; darkLogoUrl?: string };
-  color: { isDarkModeEnabled: boolean };
-  passkeySignIn: { enabled: boolean; showPasskeyButton: boolean; allowAutofill: boolean };
-  termsOfUseUrl: string | null;
-  privacyPolicyUrl: string | null;
+/** The settings the pages read, with the social connectors to offer (a connector's name by language). */
+export type PublicSettings = Pick<
+  SignInExperience,
+  'branding' | 'color' | 'passkeySignIn' | 'termsOfUseUrl' | 'privacyPolicyUrl'
+> & {
+  socialConnectors: Array<Pick<Connector, 'id' | 'target'> & { name: Partial<Connector['name']> }>;
 };
 
 export type PublicApplication = {
@@ -198,12 +181,12 @@ export type PublicApplication = {
 
 export type ConsentInfo = {
   application: PublicApplication;
-  user: { name: string | null; username: string | null; primaryEmail: string | null; primaryPhone: string | null };
+  user: Pick<User, 'name' | 'username' | 'primaryEmail' | 'primaryPhone'>;
   /** The person's organizations the application would see, when it asks for them (Logto's organizations scope). */
-  organizations: Array<{ id: string; name: string }>;
+  organizations: Array<Pick<Organization, 'id' | 'name'>>;
   missingOIDCScope: string[];
   missingResourceScopes: Array<{
-    resource: { name: string };
-    scopes: Array<{ name: string; description: string | null }>;
+    resource: Pick<Resource, 'name'>;
+    scopes: Array<Pick<Scope, 'name' | 'description'>>;
   }>;
 };

@@ -43,7 +43,7 @@ export function explain(error: unknown): Explained {
     case 'guard.invalid_input':
       return {
         text: phrases.errors.checkInput,
-        list: [...new Set(list(error.details).map((detail) => String(fieldsOf(detail).message)))],
+        list: [...new Set(error.details.map((detail) => String(detail.message)))],
       };
     default:
       break;

@@ -1,5 +1,10 @@
 import { useState } from 'preact/hooks';
 
+import type {
+  Application as ApplicationAnswer,
+  ApplicationSecret as ApplicationSecretAnswer,
+} from '../../../lib/applications/schemas.ts';
+import type { Role as RoleAnswer } from '../../../lib/roles/schemas.ts';
 import { api } from '../api.ts';
 import { enteredInstant, formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
@@ -19,20 +24,14 @@ import {
   useLoad,
 } from '../ui.tsx';
 
-export type Application = {
-  id: string;
-  name: string;
-  description: string | null;
-  type: 'Native' | 'SPA' | 'Traditional' | 'MachineToMachine';
-  /** A legacy secret (the bootstrap admin's, or imported); new applications have named secrets only. */
-  secret?: string;
-  oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[] };
-  customClientMetadata: { allowTokenExchange?: boolean; delegation?: { allowedActorClientIds: string[] } };
-  createdAt: number;
-};
-type Role = { id: string; name: string; type: string };
+/** `secret` is a legacy one (the bootstrap admin's, or imported); new applications have named secrets only. */
+type Application = Pick<
+  ApplicationAnswer,
+  'id' | 'name' | 'description' | 'type' | 'secret' | 'oidcClientMetadata' | 'customClientMetadata' | 'createdAt'
+>;
+type Role = Pick<RoleAnswer, 'id' | 'name' | 'type'>;
 /** One of an application's named secrets (Logto's application secrets). */
-type ApplicationSecret = { name: string; value: string; createdAt: number; expiresAt: number | null };
+type ApplicationSecret = Pick<ApplicationSecretAnswer, 'name' | 'value' | 'createdAt' | 'expiresAt'>;
 
 /** The types in the order the create form offers them (the API's values are Logto's). */
 const types: Array<Application['type']> = ['Traditional', 'SPA', 'Native', 'MachineToMachine'];

@@ -1,15 +1,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import type { MessagePurpose } from '../../../lib/messages/codes.ts';
+import type { EmailPreview, EmailTemplate } from '../../../lib/messages/email-template-schemas.ts';
 import { api } from '../api.ts';
 import { formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
 import { Rich } from '../i18n/rich.tsx';
 import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
-type Details = { subject: string; content: string; contentType?: string; replyTo?: string; sendFrom?: string };
-type Template = { id: string; languageTag: string; templateType: MessagePurpose; details: Details; createdAt: number };
-type Preview = { subject: string; text: string; html?: string; replyTo?: string; senderName?: string };
+type Template = Pick<EmailTemplate, 'id' | 'languageTag' | 'templateType' | 'details' | 'createdAt'>;
+type Details = Template['details'];
 
 /** Every purpose an email is sent for, the common ones first (Logto's template types). */
 const purposes: MessagePurpose[] = [
@@ -99,7 +99,7 @@ function TemplateEditor({
 }) {
   const action = useAction();
   const previewing = useAction();
-  const [preview, setPreview] = useState<Preview>();
+  const [preview, setPreview] = useState<EmailPreview>();
   const form = useRef<HTMLFormElement>(null);
   const frameForm = useRef<HTMLFormElement>(null);
   const frameHtml = useRef<HTMLInputElement>(null);
@@ -111,7 +111,7 @@ function TemplateEditor({
     }
     const body = { templateType: type, details: detailsOf(form.current) };
     void previewing.run(async () => {
-      setPreview(await api<Preview>('POST', 'email-templates/preview', body));
+      setPreview(await api<EmailPreview>('POST', 'email-templates/preview', body));
     });
   };
   // Once the frame is shown: a frame loaded while hidden is not painted.

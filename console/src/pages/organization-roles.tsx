@@ -1,15 +1,13 @@
+import type {
+  OrganizationRoleListItem,
+  OrganizationScope as OrganizationScopeAnswer,
+} from '../../../lib/organizations/schemas.ts';
 import { api } from '../api.ts';
 import { t } from '../i18n/index.ts';
 import { ConfirmButton, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
-type OrganizationScope = { id: string; name: string; description: string | null };
-type OrganizationRole = {
-  id: string;
-  name: string;
-  description: string | null;
-  type: string;
-  scopes: Array<{ id: string; name: string }>;
-};
+type OrganizationScope = Pick<OrganizationScopeAnswer, 'id' | 'name' | 'description'>;
+type OrganizationRole = Pick<OrganizationRoleListItem, 'id' | 'name' | 'description' | 'type' | 'scopes'>;
 
 /** Organization roles and the organization permissions (scopes) they carry, on one page. */
 export function OrganizationRolesPage() {

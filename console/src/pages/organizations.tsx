@@ -1,27 +1,24 @@
+import type { Application as ApplicationAnswer } from '../../../lib/applications/schemas.ts';
+import type {
+  Invitation as InvitationAnswer,
+  Organization as OrganizationAnswer,
+  OrganizationRole as OrganizationRoleAnswer,
+  RoleReference,
+} from '../../../lib/organizations/schemas.ts';
+import type { User as UserAnswer } from '../../../lib/users/schemas.ts';
 import { api } from '../api.ts';
 import { formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
 import { Link, navigate } from '../router.tsx';
 import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
-type Organization = { id: string; name: string; description: string | null; createdAt: number };
-type Member = {
-  id: string;
-  username: string | null;
-  name: string | null;
-  primaryEmail: string | null;
-  organizationRoles: Array<{ id: string; name: string }>;
-};
-type OrganizationRole = { id: string; name: string; type: 'User' | 'MachineToMachine' };
-type Application = { id: string; name: string };
-type Invitation = {
-  id: string;
-  invitee: string;
-  status: string;
-  expiresAt: number;
-  organizationRoles: Array<{ id: string; name: string }>;
-};
-type User = { id: string; username: string | null; name: string | null };
+type Organization = Pick<OrganizationAnswer, 'id' | 'name' | 'description' | 'createdAt'>;
+type User = Pick<UserAnswer, 'id' | 'username' | 'name'>;
+/** A user of the organization with the organization roles it holds there. */
+type Member = Pick<UserAnswer, 'id' | 'username' | 'name' | 'primaryEmail'> & { organizationRoles: RoleReference[] };
+type OrganizationRole = Pick<OrganizationRoleAnswer, 'id' | 'name' | 'type'>;
+type Application = Pick<ApplicationAnswer, 'id' | 'name'>;
+type Invitation = Pick<InvitationAnswer, 'id' | 'invitee' | 'status' | 'expiresAt' | 'organizationRoles'>;
 
 const week = 7 * 24 * 60 * 60 * 1000;
 /** An invitation's status as the catalogue names it (Logto's values; an unknown one reads as pending). */

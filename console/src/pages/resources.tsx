@@ -1,10 +1,11 @@
+import type { Resource as ResourceAnswer, Scope as ScopeAnswer } from '../../../lib/resources/schemas.ts';
 import { api } from '../api.ts';
 import { t } from '../i18n/index.ts';
 import { Link, navigate } from '../router.tsx';
 import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
-type Resource = { id: string; name: string; indicator: string; accessTokenTtl: number; isDefault: boolean };
-type Scope = { id: string; name: string; description: string | null };
+type Resource = Pick<ResourceAnswer, 'id' | 'name' | 'indicator' | 'accessTokenTtl' | 'isDefault'>;
+type Scope = Pick<ScopeAnswer, 'id' | 'name' | 'description'>;
 
 const managementApiId = 'management-api';
 

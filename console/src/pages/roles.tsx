@@ -1,14 +1,19 @@
 import { useState } from 'preact/hooks';
 
+import type { Resource as ResourceAnswer, Scope as ScopeAnswer } from '../../../lib/resources/schemas.ts';
+import type { Role as RoleAnswer } from '../../../lib/roles/schemas.ts';
+import type { User } from '../../../lib/users/schemas.ts';
 import { api } from '../api.ts';
 import { t } from '../i18n/index.ts';
 import { Link, navigate } from '../router.tsx';
 import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
-type Role = { id: string; name: string; description: string; type: 'User' | 'MachineToMachine'; isDefault: boolean };
-type Scope = { id: string; name: string; resourceId: string; resource?: { name: string } };
-type Resource = { id: string; name: string };
-type Holder = { id: string; name: string | null; username?: string | null };
+type Role = Pick<RoleAnswer, 'id' | 'name' | 'description' | 'type' | 'isDefault'>;
+/** A resource's scope; a role's scopes come with their resource. */
+type Scope = Pick<ScopeAnswer, 'id' | 'name' | 'resourceId'> & { resource?: Pick<ResourceAnswer, 'name'> };
+type Resource = Pick<ResourceAnswer, 'id' | 'name'>;
+/** A user or an application holding the role (only users have a username). */
+type Holder = Pick<User, 'id' | 'name'> & Partial<Pick<User, 'username'>>;
 
 export function RolesPage() {
   const list = useLoad<Role[]>('roles');

@@ -1,28 +1,13 @@
+import type { SignInExperience } from '../../../lib/sign-in-experience/schemas.ts';
 import { api } from '../api.ts';
 import { t } from '../i18n/index.ts';
 import { Field, FormError, formValues, Loaded, useAction, useLoad } from '../ui.tsx';
 
-type Identifier = 'username' | 'email' | 'phone';
-type Settings = {
-  signInMode: 'SignIn' | 'Register' | 'SignInAndRegister';
-  signUp: { identifiers: Identifier[]; password: boolean; verify: boolean };
-  signIn: {
-    methods: Array<{
-      identifier: Identifier;
-      password: boolean;
-      verificationCode: boolean;
-      isPasswordPrimary: boolean;
-    }>;
-  };
-  passwordPolicy: {
-    length: { min: number; max: number };
-    characterTypes: { min: number };
-    rejects: Record<string, unknown>;
-  };
-  sentinelPolicy: { maxAttempts: number; lockoutDuration: number };
-  mfa: { factors: string[]; policy: string };
-  passkeySignIn: { enabled: boolean; showPasskeyButton: boolean; allowAutofill: boolean };
-};
+type Settings = Pick<
+  SignInExperience,
+  'signInMode' | 'signUp' | 'signIn' | 'passwordPolicy' | 'sentinelPolicy' | 'mfa' | 'passkeySignIn'
+>;
+type Identifier = Settings['signUp']['identifiers'][number];
 
 const identifiers: Identifier[] = ['username', 'email', 'phone'];
 /** The choices, in the order offered; each is named by `signInExperience.<list>.<value>`. */

@@ -1,6 +1,9 @@
 import { useState } from 'preact/hooks';
 
+import type { Organization as OrganizationAnswer } from '../../../lib/organizations/schemas.ts';
+import type { Role as RoleAnswer } from '../../../lib/roles/schemas.ts';
 import { isUrlClientId } from '../../../lib/shared/url-client-ids.ts';
+import type { User as UserAnswer } from '../../../lib/users/schemas.ts';
 import { api, ApiError } from '../api.ts';
 import { formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
@@ -19,19 +22,20 @@ import {
   useLoadPage,
 } from '../ui.tsx';
 
-type User = {
-  id: string;
-  username: string | null;
-  primaryEmail: string | null;
-  primaryPhone: string | null;
-  name: string | null;
-  customData: Record<string, unknown>;
-  isSuspended: boolean;
-  lastSignInAt: number | null;
-  createdAt: number;
-};
-type Role = { id: string; name: string };
-type Organization = { id: string; name: string };
+type User = Pick<
+  UserAnswer,
+  | 'id'
+  | 'username'
+  | 'primaryEmail'
+  | 'primaryPhone'
+  | 'name'
+  | 'customData'
+  | 'isSuspended'
+  | 'lastSignInAt'
+  | 'createdAt'
+>;
+type Role = Pick<RoleAnswer, 'id' | 'name'>;
+type Organization = Pick<OrganizationAnswer, 'id' | 'name'>;
 type MfaFactor = { id: string; type: string; createdAt: string; lastUsedAt?: string; remainCodes?: number };
 /** A consent the user gave an application (the provider's grant): what it may ask for without asking again. */
 type Grant = {

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 
 import { hookEventGroups } from '../../../lib/hooks/events.ts';
-import { api, type ApiError } from '../api.ts';
+import type { HookLog, HookWithStats } from '../../../lib/hooks/schemas.ts';
+import { api, type ApiError, errorText } from '../api.ts';
 import { formatTime } from '../i18n/dates.ts';
 import { t } from '../i18n/index.ts';
 import { Rich } from '../i18n/rich.tsx';
@@ -9,31 +10,10 @@ import { Link, navigate } from '../router.tsx';
 import { ConfirmButton, DeleteCard, Field, FormError, formValues, Loaded, Switch, useAction, useLoad } from '../ui.tsx';
 import { Deliveries, RecoverReplay } from './webhook-deliveries.tsx';
 
-type Hook = {
-  id: string;
-  name: string;
-  events: string[];
-  config: { url: string; headers?: Record<string, string> };
-  signingKey: string;
-  enabled: boolean;
-  /** Set when the service disabled it (410 Gone, failing too long). */
-  disabledReason: string | null;
-  createdAt: number;
-  executionStats?: { requestCount: number; successCount: number };
-};
-type Attempt = {
-  id: string;
-  key: string;
-  createdAt: number;
-  payload: {
-    result: 'Success' | 'Error';
-    response: { statusCode: number | null; body: string | null };
-    error?: string;
-    attempt: number;
-    webhookId: string;
-    durationMs: number;
-  };
-};
+type Hook = Pick<
+  HookWithStats,
+  'id' | 'name' | 'events' | 'config' | 'signingKey' | 'enabled' | 'disabledReason' | 'createdAt' | 'executionStats'
+>;
 
 /** The specification's three groups of events, headed as the specification heads them. */
 const eventGroups = Object.entries(hookEventGroups) as Array<[keyof typeof hookEventGroups, readonly string[]]>;
@@ -276,7 +256,7 @@ function SendTest({ hook }: { hook: Hook }) {
       {result && <p role="status">{result}</p>}
       {action.error && (
         <p class="error" role="alert">
-          {action.error.text}
+          {errorText(action.error)}
           {(action.error.data as { responseStatus?: number } | undefined)?.responseStatus !== undefined &&
             ` ${t('webhooks.responseStatus', { status: (action.error.data as { responseStatus: number }).responseStatus })}`}
         </p>
@@ -287,7 +267,7 @@ function SendTest({ hook }: { hook: Hook }) {
 
 /** Every attempt of the last 24 hours (Logto's recent logs); re-sending is offered on the deliveries. */
 function Attempts({ hookId }: { hookId: string }) {
-  const attempts = useLoad<Attempt[]>(`hooks/${hookId}/recent-logs?page_size=20`);
+  const attempts = useLoad<HookLog[]>(`hooks/${hookId}/recent-logs?page_size=20`);
   return (
     <section class="card" aria-labelledby="attempts">
       <h2 id="attempts">{t('webhooks.attempts')}</h2>

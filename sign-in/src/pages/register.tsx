@@ -20,7 +20,7 @@ export function RegisterPage({ finish }: PageProps) {
         form={form}
         labelledBy="title"
         submit={{ label: phrases.register.submit, busy: phrases.register.submitting }}
-        fieldFor={(error) => (error.code === 'password.rejected' ? 'new-password' : 'username')}
+        fieldFor={(error) => (error.field === 'password' ? 'new-password' : 'username')}
         onSubmit={async () => {
           const name = required('username', username, phrases.invalid.username);
           if (!/^[A-Z_a-z]\w{0,127}$/.test(name)) {

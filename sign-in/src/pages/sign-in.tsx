@@ -42,7 +42,7 @@ export function SignInPage({ finish }: PageProps) {
             id="password-form"
             form={form}
             submit={{ label: phrases.signIn.submit, busy: phrases.signIn.submitting }}
-            fieldFor={(error) => (error.code === 'session.invalid_credentials' ? 'password' : 'identifier')}
+            fieldFor={(error) => (error.field === 'password' ? 'password' : 'identifier')}
             onSubmit={async () => {
               const value = required('identifier', identifier, phrases.invalid.identifier);
               const secret = requiredPassword('password', password, phrases.invalid.password);
