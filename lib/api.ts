@@ -43,6 +43,7 @@ import { eventDataSchemas } from './management/event-data-schemas.ts';
 import { managementEvents } from './management/route-events.ts';
 import { emailTemplateRoutes } from './messages/email-template-routes.ts';
 import { userMfaRoutes } from './mfa/admin-routes.ts';
+import { consentScopeRoutes } from './oidc/consent-scopes/consent-scope-routes.ts';
 import { impersonationRoutes } from './oidc/impersonation/impersonation-routes.ts';
 import { keyRoutes } from './oidc/keys/key-routes.ts';
 import { oneTimeTokenRoutes } from './one-time-tokens/routes.ts';
@@ -114,6 +115,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   customPhraseRoutes(management, context);
   auditLogRoutes(management, context);
   impersonationRoutes(management);
+  consentScopeRoutes(management);
   trustedIssuerRoutes(management, context);
   hookRoutes(management, context);
   hookJobRoutes(management, context);

@@ -5,6 +5,7 @@ import { connectorFactories, connectorMetadata, type FactoryId, factoryIds } fro
 import { phraseLanguageTagSchema, translationSchema } from '../custom-phrases/schemas.ts';
 import { deliveryFieldsInput, hookConfigSchema, subscribableEventSchema } from '../hooks/schemas.ts';
 import { languageTagSchema, templateDetailsSchema, templateTypeSchema } from '../messages/email-template-schemas.ts';
+import { consentUserScopes } from '../oidc/consent-scopes/consent-scope-schemas.ts';
 import {
   customCssMaxLength,
   emailDomain,
@@ -155,6 +156,15 @@ const emailTemplate = z.strictObject({
 });
 
 /** A named client secret of an application; its value travels as a secret, like the application's own. */
+/** A third-party application's user consent scopes (`/applications/:id/user-consent-scopes`). */
+const applicationConsentScopes = z.strictObject({
+  applicationId,
+  organizationScopeIds: ids(id),
+  resourceScopeIds: ids(id),
+  organizationResourceScopeIds: ids(id),
+  userScopes: z.array(z.enum(consentUserScopes)).max(consentUserScopes.length),
+});
+
 const applicationSecret = z.strictObject({
   id,
   applicationId,
@@ -218,6 +228,7 @@ export const configFileSchema = z.strictObject({
   applicationSecrets: z.array(applicationSecret).optional(),
   organizationScopes: z.array(organizationScope),
   organizationRoles: z.array(organizationRole),
+  applicationConsentScopes: z.array(applicationConsentScopes).optional(),
   ssoConnectors: z.array(ssoConnector),
   connectors: z.array(connector),
   organizations: z.array(organization),

@@ -166,7 +166,7 @@ async function referenceProblems(trx: Queryable, file: ConfigFile, ownIssuer: st
   for (const role of file.roles) {
     roleTypes.set(role.id, role.type);
   }
-  const storedApplications = await storedById(trx, 'applications', 'type', 'custom_client_metadata');
+  const storedApplications = await storedById(trx, 'applications', 'type', 'custom_client_metadata', 'is_third_party');
   const applicationTypes = new Map<string, string>([...storedApplications].map(([id, row]) => [id, String(row.type)]));
   for (const application of file.applications) {
     applicationTypes.set(application.id, application.type);
@@ -250,6 +250,23 @@ async function referenceProblems(trx: Queryable, file: ConfigFile, ownIssuer: st
     const type = applicationTypes.get(secret.applicationId) as ApplicationType | undefined;
     if (type !== undefined && !confidentialTypes.has(type)) {
       problems.push(`applicationSecrets[${index}]: only MachineToMachine and Traditional applications have secrets`);
+    }
+  });
+  const thirdParty = new Set([
+    ...[...storedApplications].filter(([, row]) => Boolean(row.is_third_party)).map(([id]) => id),
+    ...file.applications.filter((application) => application.isThirdParty).map((application) => application.id),
+  ]);
+  (file.applicationConsentScopes ?? []).forEach((entry, index) => {
+    const where = `applicationConsentScopes[${index}]`;
+    missing(where, 'application', [entry.applicationId], (id) => applicationTypes.has(id));
+    if (applicationTypes.has(entry.applicationId) && !thirdParty.has(entry.applicationId)) {
+      problems.push(`${where}: only third-party applications have user consent scopes`);
+    }
+    missing(`${where}.organizationScopeIds`, 'organization scope', entry.organizationScopeIds, (id) =>
+      organizationScopeIds.has(id),
+    );
+    for (const list of ['resourceScopeIds', 'organizationResourceScopeIds'] as const) {
+      missing(`${where}.${list}`, 'scope', entry[list], (id) => scopeIds.has(id));
     }
   });
   const connectorIds = new Set([

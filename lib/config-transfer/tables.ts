@@ -25,6 +25,9 @@ export const configColumns = {
   organization_roles: ['id', 'name', 'description', 'type', 'created_at'],
   organization_role_scopes: ['organization_role_id', 'organization_scope_id'],
   organization_role_resource_scopes: ['organization_role_id', 'scope_id'],
+  consent_resource_scopes: ['application_id', 'scope_id', 'in_organization'],
+  consent_organization_scopes: ['application_id', 'organization_scope_id'],
+  consent_user_scopes: ['application_id', 'scope'],
   sso_connectors: [
     'id',
     'provider_name',

@@ -119,6 +119,15 @@ export const errorCodes = {
     status: 422,
     message: 'Third-party applications cannot enable token exchange.',
   },
+  'application.third_party_application_only': {
+    status: 422,
+    message: 'The feature is only available for third-party applications.',
+  },
+  'application.user_consent_scopes_not_found': {
+    status: 422,
+    message: ({ scopeIds }: { scopeIds: string[] }) => `Invalid user consent scopes: ${scopeIds.join(', ')}.`,
+    data: ({ scopeIds }: { scopeIds: string[] }) => ({ scopeIds }),
+  },
   'application.secret_name_exists': {
     status: 422,
     message: ({ name }: { name: string }) => `The application already has a secret named ${name}.`,

@@ -1,43 +1,84 @@
 import { type Client, type Grant, interactionPolicy, type KoaContextWithOIDC, type UnknownObject } from 'oidc-provider';
 
+import { findApplication } from '../applications/queries.ts';
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { oidcScopes } from './account.ts';
 import { policyOf } from './clients/application-policy.ts';
+import { consentAllowanceOf, resourceScopeKey } from './consent-scopes/consent-scope-queries.ts';
 import { findResourceCached } from './resource-servers.ts';
 import { organizationScopesHeld, organizationsResource } from './tokens/organization-tokens.ts';
 
 const providerScopes = new Set(oidcScopes);
+/** Asked for by every client, whatever its consent scopes say (as in Logto). */
+const reservedScopes = new Set(['openid', 'offline_access']);
 
 const asList = (value: unknown): string[] =>
   Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
 
+type ConsentDeps = { db: Queryable; cache: SharedCache; managementApiResource: string };
+
+/** What a client's grant may hold for a person: the consent page shows it, consent grants it. */
+export type Grantable = {
+  oidcScopes(requested: string[]): string[];
+  /** The asked scopes of the API `indicator` that may be granted; undefined for an unknown API. */
+  resourceScopes(indicator: string, requested: string[]): Promise<string[] | undefined>;
+};
+
 /**
- * What consent grants, on the consent page or on a first-party application's behalf: the OpenID
- * scopes asked for, and on each requested API resource the asked scopes the user holds (the token
- * endpoint narrows again to what they hold when the token is issued). Returns whether the grant
- * changed.
+ * The OpenID scopes asked for, and on each API the asked scopes the user holds (the token endpoint
+ * narrows again to what they hold when the token is issued). A registered third-party application
+ * gets no more than its user consent scopes (consent-scopes/), as in Logto: `openid` and
+ * `offline_access` always, other OpenID scopes and API scopes only those its administrator listed.
+ * A client named by a URL has no such list, and is held to what the person holds.
+ */
+export async function grantable(deps: ConsentDeps, clientId: string, userId: string): Promise<Grantable> {
+  const { db, cache, managementApiResource } = deps;
+  const application = await findApplication(db, clientId);
+  const allowed = application?.isThirdParty ? await consentAllowanceOf(db, clientId) : undefined;
+  return {
+    oidcScopes: (requested) =>
+      requested.filter(
+        (scope) =>
+          providerScopes.has(scope) && (!allowed || reservedScopes.has(scope) || allowed.userScopes.has(scope)),
+      ),
+    async resourceScopes(indicator, requested) {
+      const resource = await findResourceCached(db, cache, managementApiResource)(indicator);
+      if (resource) {
+        const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));
+        return requested.filter(
+          (scope) => held.has(scope) && (!allowed || allowed.resourceScopes.has(resourceScopeKey(resource.id, scope))),
+        );
+      }
+      if (indicator === organizationsResource) {
+        const held = new Set(await organizationScopesHeld(db, userId));
+        return requested.filter((scope) => held.has(scope) && (!allowed || allowed.organizationScopes.has(scope)));
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * What consent grants, on the consent page or on a first-party application's behalf: what
+ * `grantable` allows of the request. Returns whether the grant changed.
  */
 export async function grantAsked(
-  { db, cache, managementApiResource }: { db: Queryable; cache: SharedCache; managementApiResource: string },
+  deps: ConsentDeps,
   grant: Grant,
   params: UnknownObject,
   userId: string,
 ): Promise<boolean> {
   const requested = (typeof params.scope === 'string' ? params.scope : '').split(' ').filter(Boolean);
   const before = JSON.stringify([grant.openid, grant.resources]);
-  grant.addOIDCScope(requested.filter((scope) => providerScopes.has(scope)).join(' '));
+  const allows = await grantable(deps, String(grant.clientId), userId);
+  grant.addOIDCScope(allows.oidcScopes(requested).join(' '));
   const resourceScopes = requested.filter((scope) => !providerScopes.has(scope));
   for (const indicator of asList(params.resource)) {
-    const resource = await findResourceCached(db, cache, managementApiResource)(indicator);
-    const held = resource
-      ? new Set(await scopesHeldByUser(db, cache, userId, resource.id))
-      : indicator === organizationsResource
-        ? new Set(await organizationScopesHeld(db, userId))
-        : undefined;
-    if (held) {
-      grant.addResourceScope(indicator, resourceScopes.filter((scope) => held.has(scope)).join(' '));
+    const scopes = await allows.resourceScopes(indicator, resourceScopes);
+    if (scopes) {
+      grant.addResourceScope(indicator, scopes.join(' '));
     }
   }
   return JSON.stringify([grant.openid, grant.resources]) !== before;

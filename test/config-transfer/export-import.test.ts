@@ -125,6 +125,28 @@ async function configure(service: TestService) {
     }),
   );
   const robot = ok(await api.post('organization-roles', { json: { name: 'robot', type: 'MachineToMachine' } }));
+  const partner = ok(
+    await api.post('applications', {
+      json: {
+        name: 'Partner portal',
+        type: 'Traditional',
+        isThirdParty: true,
+        oidcClientMetadata: { redirectUris: ['https://partner.example.com/cb'], postLogoutRedirectUris: [] },
+      },
+    }),
+  );
+  expect(
+    (
+      await api.post(`applications/${partner.id}/user-consent-scopes`, {
+        json: {
+          organizationScopes: [readOrgs.id],
+          resourceScopes: [orders.scopeIds['read:orders']],
+          organizationResourceScopes: [orders.scopeIds['write:orders']],
+          userScopes: ['profile', 'email'],
+        },
+      })
+    ).statusCode,
+  ).to.equal(201);
   const sso = ok(
     await api.post('sso-connectors', {
       json: {
@@ -284,7 +306,13 @@ describe('configuration export and import (npm run cli -- export / import)', fun
       'Shop',
       'Order sync',
       'Back office',
+      'Partner portal',
     ]);
+    expect(file.applicationConsentScopes).to.have.length(1);
+    expect(file.applicationConsentScopes[0]).to.deep.include({
+      organizationResourceScopeIds: [world.orders.scopeIds['write:orders']],
+      userScopes: ['email', 'profile'],
+    });
     const roleId = (name: string) => file.organizationRoles.find((role: { name: string }) => role.name === name).id;
     expect(file.organizations[0]).to.deep.include({
       branding: { logoUrl: 'https://acme.example/logo.svg' },
@@ -301,8 +329,8 @@ describe('configuration export and import (npm run cli -- export / import)', fun
       trustUnverifiedEmail: false,
     });
     expect(file.signInExperience.passwordPolicy.length.min).to.equal(12);
-    // The two confidential applications' "Default secret"s, and the one added.
-    expect(file.applicationSecrets).to.have.length(3);
+    // The three confidential applications' "Default secret"s, and the one added.
+    expect(file.applicationSecrets).to.have.length(4);
     const pipeline = file.applicationSecrets.find((secret: { name: string }) => secret.name === 'ci pipeline');
     expect(pipeline).to.include({ applicationId: world.machine.id });
     for (const secret of file.applicationSecrets) {

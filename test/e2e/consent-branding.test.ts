@@ -47,6 +47,11 @@ describe('consent and branding in Chromium', function () {
         oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [], logoUri: appLogoUrl },
       })
     ).id;
+    // What its consent page may ask for: without these, a third party is granted only `openid`.
+    const consentScopes = await service.api.post(`applications/${thirdPartyId}/user-consent-scopes`, {
+      json: { userScopes: ['profile', 'email', 'urn:logto:scope:organizations'] },
+    });
+    expect(consentScopes.statusCode, JSON.stringify(consentScopes.body)).to.equal(201);
     firstPartyId = (
       await createApplication(service, 'SPA', {
         name: 'Acme Notes',
@@ -233,6 +238,7 @@ describe('consent and branding in Chromium', function () {
     const role = await service.api.post('roles', {
       json: { name: 'photo-reader', description: 'Reads and prints photos', scopeIds: scopes },
     });
+    await service.api.post(`applications/${thirdPartyId}/user-consent-scopes`, { json: { resourceScopes: scopes } });
     await service.api.post(`users/${user.body.id}/roles`, { json: { roleIds: [role.body.id] } });
 
     const { page, problems } = await newPage(undefined, 'de-DE');

@@ -1,6 +1,7 @@
 import type { Kind, ListName } from '../kind.ts';
 import { applications, applicationSecrets } from './applications.ts';
 import { socialConnectors, ssoConnectors } from './connectors.ts';
+import { applicationConsentScopes } from './consent-scopes.ts';
 import { customPhrases } from './custom-phrases.ts';
 import { emailTemplates } from './email-templates.ts';
 import { hooks } from './hooks.ts';
@@ -21,6 +22,7 @@ export const kinds: { [K in ListName]: Kind<K> }[ListName][] = [
   applicationSecrets,
   organizationScopes,
   organizationRoles,
+  applicationConsentScopes,
   ssoConnectors,
   socialConnectors,
   organizations,

@@ -4,12 +4,11 @@ import { z } from 'zod';
 import type { Api } from '../../http/api/route.ts';
 import { RequestError } from '../../http/errors.ts';
 import { organizationsScope } from '../../oidc/account.ts';
+import { type Grantable, grantable } from '../../oidc/consent-policy.ts';
 import { organizationIdsOfMember } from '../../organizations/members/member-queries.ts';
 import { findOrganization } from '../../organizations/queries.ts';
-import { scopesHeldByUser } from '../../permissions/held-scopes.ts';
 import { findResourceByIndicator, findScopeByName } from '../../resources/queries.ts';
 import type { Queryable } from '../../storage/database.ts';
-import type { SharedCache } from '../../storage/shared-cache.ts';
 import { findUserRow } from '../../users/queries.ts';
 import type { ExperienceContext } from '../context.ts';
 import { findPublicClient } from '../public-client.ts';
@@ -64,25 +63,21 @@ const missingOf = (interaction: Interaction) => {
   return { oidc: details.missingOIDCScope ?? [], resources: details.missingResourceScopes ?? {} };
 };
 
-/**
- * The API scopes to show: those the user holds (only these are granted, see `grantAsked`), each
- * with its description.
- */
+/** The API scopes to show: what consent would grant (`grantable`), each with its description. */
 async function describeResourceScopes(
   db: Queryable,
-  cache: SharedCache,
-  userId: string,
+  allows: Grantable,
   resources: Record<string, string[]>,
 ): Promise<Array<z.infer<typeof missingResourceScopes>>> {
   const described = [];
-  for (const [indicator, names] of Object.entries(resources)) {
+  for (const [indicator, asked] of Object.entries(resources)) {
     const resource = await findResourceByIndicator(db, indicator);
-    if (!resource) {
+    const names = resource ? await allows.resourceScopes(indicator, asked) : undefined;
+    if (!resource || !names) {
       continue;
     }
-    const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));
     const scopes = [];
-    for (const name of names.filter((scope) => held.has(scope))) {
+    for (const name of names) {
       const scope = await findScopeByName(db, resource.id, name);
       if (scope) {
         scopes.push({ id: scope.id, name: scope.name, description: scope.description });
@@ -174,6 +169,12 @@ export function consentRoutes(
         throw new RequestError('session.not_found');
       }
       const missing = missingOf(interaction);
+      const allows = await grantable(
+        { db, cache, managementApiResource: config.managementApiResource },
+        clientId,
+        userId,
+      );
+      const oidcScopes = allows.oidcScopes(missing.oidc);
       return {
         application,
         user: {
@@ -184,10 +185,10 @@ export function consentRoutes(
           primaryEmail: user.primary_email,
           primaryPhone: user.primary_phone,
         },
-        organizations: await organizationsAsked(db, userId, missing.oidc),
+        organizations: await organizationsAsked(db, userId, oidcScopes),
         // `openid` is not shown (as Logto); `offline_access` is, as "stay signed in" (Logto leaves it out).
-        missingOIDCScope: missing.oidc.filter((scope) => scope !== 'openid'),
-        missingResourceScopes: await describeResourceScopes(db, cache, userId, missing.resources),
+        missingOIDCScope: oidcScopes.filter((scope) => scope !== 'openid'),
+        missingResourceScopes: await describeResourceScopes(db, allows, missing.resources),
         redirectUri: String(interaction.params.redirect_uri),
       };
     },
