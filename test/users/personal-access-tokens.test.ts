@@ -8,7 +8,14 @@ import { expectError, expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { logtoManagementClient, startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
-import { claimsOf, delegationSetup, exchange, expectIssued, expectOAuthError } from '../token-exchange/support.ts';
+import {
+  claimsOf,
+  delegationSetup,
+  exchange,
+  expectIssued,
+  expectOAuthError,
+  waitForLog,
+} from '../token-exchange/support.ts';
 
 const patType = 'urn:logto:token-type:personal_access_token';
 
@@ -31,6 +38,8 @@ describe('personal access tokens', () => {
   let client: ReturnType<typeof logtoManagementClient>;
   let db: Knex;
   let setup: Awaited<ReturnType<typeof delegationSetup>>;
+  /** Every token this file makes: none may appear in the audit log. */
+  const values: string[] = [];
 
   before(async () => {
     service = await startService({ env: { SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
@@ -55,6 +64,7 @@ describe('personal access tokens', () => {
       body: { name, ...(expiresAt !== undefined && { expiresAt }) },
     });
     expect(created.response.status, JSON.stringify(created.error)).to.equal(201);
+    values.push(created.data!.value);
     return created.data!;
   }
 
@@ -271,6 +281,25 @@ describe('personal access tokens', () => {
         400,
         'unauthorized_client',
       );
+    });
+
+    it('is audited by its type, and no token value reaches the audit log', async () => {
+      const user = await newUser();
+      const token = await createPat(user.id, 'audited');
+      expectIssued(await exchangePat(token.value));
+      const entry = await waitForLog(
+        service,
+        { userId: user.id },
+        ({ key }) => key === 'ExchangeTokenBy.TokenExchange',
+      );
+      expect(entry.payload).to.deep.include({ result: 'Success', applicationId: setup.backend.id });
+      expect(entry.payload.params).to.deep.include({ subjectTokenType: patType, resource: apiB() });
+      // As stored, every entry: the API pages them.
+      const all = JSON.stringify(await db('logs').select('*'));
+      expect(all).to.include(user.id);
+      for (const value of values) {
+        expect(all).to.not.include(value);
+      }
     });
 
     it('requires a resource, as every exchange here does', async () => {
