@@ -48,6 +48,7 @@ import { impersonationRoutes } from './oidc/impersonation/impersonation-routes.t
 import { keyRoutes } from './oidc/keys/key-routes.ts';
 import { oneTimeTokenRoutes } from './one-time-tokens/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
+import { personalAccessTokenRoutes } from './personal-access-tokens/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
 import { applicationRoleRoutes } from './roles/application-roles-routes.ts';
 import { roleRoutes } from './roles/routes.ts';
@@ -105,6 +106,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   oneTimeTokenRoutes(management, context);
   userGrantRoutes(management);
   userSessionRoutes(management);
+  personalAccessTokenRoutes(management);
   connectorRoutes(management, context);
   ssoConnectorRoutes(management, context);
   signInExperienceRoutes(management, context);

@@ -202,6 +202,7 @@ export const errorCodes = {
   'user.email_already_in_use': { status: 422, message: 'This email is associated with an existing account.' },
   'user.phone_already_in_use': { status: 422, message: 'This phone number is associated with an existing account.' },
   'user.identity_already_in_use': { status: 422, message: 'This identity is linked to another account already.' },
+  'user.personal_access_token_name_exists': { status: 422, message: 'Personal access token name already exists.' },
   'user.username_exists_in_profile': { status: 422, message: 'This account already has a username.' },
   'user.email_exists_in_profile': { status: 422, message: 'This account already has an email address.' },
   'user.phone_exists_in_profile': { status: 422, message: 'This account already has a phone number.' },

@@ -18,3 +18,6 @@ export const jwtTokenType = 'urn:ietf:params:oauth:token-type:jwt';
 
 /** Logto's impersonation token (`POST /api/subject-tokens`), exchanged once. */
 export const impersonationTokenType = 'urn:logto:token-type:impersonation_token';
+
+/** Logto's personal access token (`POST /api/users/:userId/personal-access-tokens`), exchanged until it expires. */
+export const personalAccessTokenType = 'urn:logto:token-type:personal_access_token';

@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
-
 import { tenantId } from '../shared/tenant.ts';
 import type { Queryable } from '../storage/database.ts';
 import { jsonColumn } from '../storage/json-column.ts';
 import { listPage, type Page } from '../storage/list.ts';
-import { openSecret, sealedColumns, sealSecret } from '../storage/sealed-columns.ts';
+import { lookupDigest, openSecret, sealedColumns, sealSecret } from '../storage/sealed-columns.ts';
 import { type OneTimeToken, oneTimeTokenContextSchema, type OneTimeTokenStatus } from './schemas.ts';
 
 type Row = {
@@ -20,9 +18,6 @@ type Row = {
 };
 
 const contextOf = jsonColumn('one_time_tokens', 'context', oneTimeTokenContextSchema);
-
-/** Tokens are found by their digest: the stored token itself is sealed (sealed-columns.ts). */
-export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** An Active token past its expiry is Expired, whatever the row says yet. */
 const statusOf = (row: Row, now: number): OneTimeTokenStatus =>
@@ -48,7 +43,7 @@ export async function insertOneTimeToken(db: Queryable, token: NewOneTimeToken):
     id: token.id,
     email: token.email,
     email_key: token.email.toLowerCase(),
-    token_digest: tokenDigest(token.token),
+    token_digest: lookupDigest(token.token),
     token: sealSecret(db, sealedColumns.oneTimeTokens, token.id, token.token),
     context: JSON.stringify(token.context),
     status: 'active',
@@ -74,7 +69,7 @@ export async function findOneTimeToken(db: Queryable, id: string): Promise<OneTi
 
 export async function findOneTimeTokenByValue(db: Queryable, token: string): Promise<OneTimeToken | undefined> {
   const row = await db('one_time_tokens')
-    .where({ token_digest: tokenDigest(token) })
+    .where({ token_digest: lookupDigest(token) })
     .first<Row | undefined>();
   return row && toToken(db, row);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 
 import { ConfigError } from '../config/env.ts';
@@ -24,6 +25,8 @@ export const sealedColumns = {
   totpSecrets: { table: 'user_mfa_verifications', column: 'secret' },
   /** Magic links' tokens, shown again by the API as Logto shows them; found by their digest. */
   oneTimeTokens: { table: 'one_time_tokens', column: 'token' },
+  /** Personal access tokens, shown again by the API as Logto shows them; found by their digest. */
+  personalAccessTokens: { table: 'personal_access_tokens', column: 'value' },
   socialConnectorSecrets: { table: 'social_connectors', column: 'config', field: 'clientSecret' },
   ssoConnectorSecrets: { table: 'sso_connectors', column: 'config', field: 'clientSecret' },
 } as const satisfies Record<string, SealedColumn>;
@@ -36,6 +39,12 @@ export const sealSecret = (db: Queryable, where: SealedColumn, id: string, value
 
 export const openSecret = (db: Queryable, where: SealedColumn, id: string, stored: string): string =>
   secretsOf(db).open(stored, placeOf(where, id));
+
+/**
+ * The key a sealed bearer token is found by (its own unique column): sealing is randomised, so the
+ * sealed value cannot be looked up, and the digest alone does not give the token back.
+ */
+export const lookupDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 type Config = Record<string, unknown>;
 

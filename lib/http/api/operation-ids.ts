@@ -28,6 +28,8 @@ const exceptions: Readonly<Record<string, string>> = {
   'post /users/:userId/roles': 'AssignUserRoles',
   'post /users/:userId/password/verify': 'VerifyUserPassword',
   'get /users/:userId/has-password': 'GetUserHasPassword',
+  'patch /users/:userId/personal-access-tokens': 'UpdatePersonalAccessTokenName',
+  'post /users/:userId/personal-access-tokens/delete': 'DeletePersonalAccessTokenPost',
   'post /organizations/:id/users': 'AddOrganizationUsers',
   'post /organizations/:id/users/roles': 'AssignOrganizationRolesToUsers',
   'post /organizations/:id/users/:userId/roles': 'AssignOrganizationRolesToUser',

@@ -1,7 +1,5 @@
 import { errors } from 'oidc-provider';
 
-import type { TokenFacts } from '../token-facts.ts';
-
 /**
  * Lifetimes never grow: an exchanged token lives as long as the resource gives its tokens, but never
  * past the end of the subject token or the actor token it came from (a token that outlived its
@@ -10,15 +8,16 @@ import type { TokenFacts } from '../token-facts.ts';
  */
 export function exchangedLifetime(
   resourceTtl: number,
-  bounds: Array<{ parameter: 'subject_token' | 'actor_token'; facts: TokenFacts | undefined }>,
+  /** `exp`: when each token ends, in seconds; a token without one (an impersonation token) bounds nothing. */
+  bounds: Array<{ parameter: 'subject_token' | 'actor_token'; exp: number | undefined }>,
   now: number,
 ): number {
   let ttl = resourceTtl;
-  for (const { parameter, facts } of bounds) {
-    if (!facts) {
+  for (const { parameter, exp } of bounds) {
+    if (exp === undefined) {
       continue;
     }
-    const remaining = facts.exp - now;
+    const remaining = exp - now;
     if (remaining < 1) {
       throw new errors.InvalidRequest(`${parameter} is expired`);
     }

@@ -1,5 +1,6 @@
 import { errors, type Provider } from 'oidc-provider';
 
+import { findPersonalAccessTokenByValue } from '../../../personal-access-tokens/queries.ts';
 import type { Queryable } from '../../../storage/database.ts';
 import type { SharedCache } from '../../../storage/shared-cache.ts';
 import type { LocalUser } from '../../../trusted-issuers/outside-tokens.ts';
@@ -10,14 +11,22 @@ import {
   isApplicationToken,
   verifyAccessToken,
 } from '../../tokens/access-tokens.ts';
-import { impersonationTokenType } from '../../urns.ts';
+import { impersonationTokenType, personalAccessTokenType } from '../../urns.ts';
 import { factsOfJwt, factsOfOpaque, type TokenFacts } from '../token-facts.ts';
 
 /**
  * What a subject token speaks for: its user, the application an impersonation token names as actor,
- * and the token's own facts (its end, delegation claims, DPoP key) where it has them.
+ * and the token's own facts (its end, delegation claims, DPoP key) where it has them. `exp` (seconds)
+ * is the end of a token without facts that the exchanged token must not outlive (a personal access
+ * token's expiry).
  */
-export type Subject = { user: LocalUser; actor?: string; impersonationTokenId?: string; facts?: TokenFacts };
+export type Subject = {
+  user: LocalUser;
+  actor?: string;
+  impersonationTokenId?: string;
+  facts?: TokenFacts;
+  exp?: number;
+};
 
 const invalid = (description: string) => new errors.InvalidRequest(`subject_token ${description}`);
 
@@ -53,6 +62,17 @@ export async function resolveSubject(
       throw invalid('is expired');
     }
     return { user: { id: row.user_id }, actor: row.application_id ?? undefined, impersonationTokenId: row.id };
+  }
+  if (type === personalAccessTokenType) {
+    // Read on every exchange, never remembered: a deleted token is refused at once.
+    const found = await findPersonalAccessTokenByValue(db, token);
+    if (!found) {
+      throw invalid('is not a valid personal access token');
+    }
+    if (found.expiresAt !== null && found.expiresAt <= Date.now()) {
+      throw invalid('is expired');
+    }
+    return { user: { id: found.userId }, ...(found.expiresAt !== null && { exp: Math.floor(found.expiresAt / 1000) }) };
   }
   if (token.split('.').length === 3) {
     const payload = await verifyJwt(db, cache, issuer, token);

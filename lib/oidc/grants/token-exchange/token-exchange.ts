@@ -9,7 +9,7 @@ import type { Queryable } from '../../../storage/database.ts';
 import type { SharedCache } from '../../../storage/shared-cache.ts';
 import { userStanding } from '../../../users/queries.ts';
 import { consumeImpersonationToken } from '../../impersonation/subject-token-queries.ts';
-import { accessTokenType, impersonationTokenType, jwtTokenType } from '../../urns.ts';
+import { accessTokenType, impersonationTokenType, jwtTokenType, personalAccessTokenType } from '../../urns.ts';
 import { assertProofOfKey, dpopProofKey } from '../dpop-binding.ts';
 import { applicationLookup, assertFirstPartyConfidential } from '../first-party-client.ts';
 import { issueResourceAccessToken } from '../resource-access-token.ts';
@@ -95,7 +95,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     if (!subjectTokenType) {
       throw new errors.InvalidRequest("missing required parameter 'subject_token_type'");
     }
-    if (![accessTokenType, impersonationTokenType, jwtTokenType].includes(subjectTokenType)) {
+    if (![accessTokenType, impersonationTokenType, jwtTokenType, personalAccessTokenType].includes(subjectTokenType)) {
       throw new errors.InvalidRequest('unsupported subject_token_type');
     }
     const actorToken = actorTokenParameter(params);
@@ -148,8 +148,8 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
     const expiresIn = exchangedLifetime(
       resource.accessTokenTtl,
       [
-        { parameter: 'subject_token', facts: subject.facts },
-        { parameter: 'actor_token', facts: actor?.facts },
+        { parameter: 'subject_token', exp: subject.facts?.exp ?? subject.exp },
+        { parameter: 'actor_token', exp: actor?.facts.exp },
       ],
       issuedAt,
     );
