@@ -12,9 +12,11 @@ export function phoneForms(value: string): PhoneForms {
   const digits = value.replace(/^\+/, '');
   try {
     const { countryCallingCode, nationalNumber } = parsePhoneNumberWithError(`+${digits}`);
+    // libphonenumber drops one trunk 0; Logto drops them all (`+1 000123456789` is `1123456789`).
+    const national = nationalNumber.replace(/^0+/, '');
     return {
-      stored: `${countryCallingCode}${nationalNumber}`,
-      withTrunkZero: `${countryCallingCode}0${nationalNumber}`,
+      stored: `${countryCallingCode}${national}`,
+      withTrunkZero: `${countryCallingCode}0${national}`,
     };
   } catch {
     return { stored: digits };

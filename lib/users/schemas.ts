@@ -9,15 +9,19 @@ export const username = z
   .max(128)
   .regex(/^[A-Z_a-z]\w{0,127}$/, 'must start with a letter or _ and hold only letters, digits and _');
 export const email = z.email().max(128);
+const phoneDigits = 'must be an international number: 6 to 15 digits, spaces allowed (E.164)';
+
 /**
- * Phone numbers in E.164 digits, the leading + optional (Logto stores digits only); a user's is
- * stored without a national trunk 0 (phone-numbers.ts).
+ * Phone numbers in E.164 digits, as people type them: the leading + optional and spaces between
+ * digits (`+61 0412 345 678`), both dropped (Logto stores digits only); a user's is stored without
+ * a national trunk 0 (phone-numbers.ts).
  */
 export const phone = z
   .string()
-  .max(16)
-  .regex(/^\+?\d{6,15}$/, 'must be an international number, digits only (E.164)')
-  .transform((value) => value.replace(/^\+/, ''));
+  .max(32)
+  .regex(/^\+?\d[\d ]*$/, phoneDigits)
+  .transform((value) => value.replaceAll(' ', '').replace(/^\+/, ''))
+  .refine((digits) => /^\d{6,15}$/.test(digits), phoneDigits);
 
 const address = z.strictObject({
   formatted: z.string().max(512).optional(),

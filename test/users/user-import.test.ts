@@ -198,6 +198,31 @@ describe('management API: users moved in with their password digests (Logto’s 
       await service.api.delete(`users/${uk.body.id}`);
     });
 
+    it('reads a number as people type it (spaces, several trunk zeros), as Logto does', async () => {
+      for (const typed of ['+61 0412 345 678', '+61 412 345 678', '61 0412 345 678', '61 412 345 678']) {
+        const created = await create({ primaryPhone: typed });
+        expect(created.statusCode, `${typed}: ${JSON.stringify(created.body)}`).to.equal(200);
+        expect(created.body.primaryPhone, typed).to.equal('61412345678');
+        const other = (await create({})).body;
+        for (const again of ['+61 0412 345 678', '61 412 345 678']) {
+          expectError(
+            await service.api.patch(`users/${other.id}`, { json: { primaryPhone: again } }),
+            422,
+            'user.phone_already_in_use',
+          );
+        }
+        await service.api.delete(`users/${created.body.id}`);
+        await service.api.delete(`users/${other.id}`);
+      }
+      const uk = await create({ primaryPhone: '+44 07911 123456' });
+      expect(uk.body.primaryPhone).to.equal('447911123456');
+      const zeros = await service.api.patch<User>(`users/${uk.body.id}`, { json: { primaryPhone: '+1 000123456789' } });
+      expect(zeros.statusCode, JSON.stringify(zeros.body)).to.equal(200);
+      expect(zeros.body.primaryPhone).to.equal('1123456789');
+      expectError(await create({ primaryPhone: '+61 0412 abc' }), 400, 'guard.invalid_input');
+      await service.api.delete(`users/${uk.body.id}`);
+    });
+
     it('finds the account at sign-in by either form', async () => {
       const username = unique('phoned');
       const user = (await create({ username, primaryPhone: '4407911654321', password: 'Tr0ub4dor&3x' })).body;
