@@ -1,6 +1,8 @@
-import { RequestError } from '../http/errors.ts';
+import { orNotFound, RequestError } from '../http/errors.ts';
 import { tenantId } from '../shared/tenant.ts';
+import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
+import { findApplication } from './queries.ts';
 import { type Application, type ApplicationType, confidentialTypes, type CustomClientMetadata } from './schemas.ts';
 
 export type NewApplication = {
@@ -70,3 +72,7 @@ export function buildApplication(input: NewApplication): Application {
     createdAt: Date.now(),
   };
 }
+
+/** The application of this id; 404 `entity.not_exists_with_id` when there is none. */
+export const getApplication = async (db: Queryable, id: string): Promise<Application> =>
+  orNotFound(await findApplication(db, id), 'application', id);

@@ -6,9 +6,9 @@ import type { ServiceContext } from '../http/context.ts';
 import { RequestError } from '../http/errors.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import { tenantId } from '../shared/tenant.ts';
-import type { Queryable } from '../storage/database.ts';
 import { generateId, generateSecret } from '../storage/ids.ts';
-import { findApplication, findApplicationForUpdate, replaceLegacySecret } from './queries.ts';
+import { getApplication } from './applications.ts';
+import { findApplicationForUpdate, replaceLegacySecret } from './queries.ts';
 import { type Application, applicationSchema, applicationSecretSchema, confidentialTypes } from './schemas.ts';
 import {
   countApplicationSecrets,
@@ -36,14 +36,6 @@ const createSecretBody = z.strictObject({
 const notFound = (id: string) => new RequestError('entity.not_exists_with_id', { entity: 'application', id });
 const secretNotFound = (name: string) =>
   new RequestError('entity.not_found', { reason: `The application has no secret named ${name}.` });
-
-async function existingApplication(db: Queryable, id: string): Promise<Application> {
-  const application = await findApplication(db, id);
-  if (!application) {
-    throw notFound(id);
-  }
-  return application;
-}
 
 /** Locked until the transaction ends: secrets of one application are added and renamed one at a time. */
 async function lockedApplication(trx: Knex.Transaction, id: string): Promise<Application> {
@@ -74,7 +66,7 @@ export function applicationSecretRoutes(api: Api, { db }: ServiceContext): void 
       errors: [404],
     },
     async ({ params }) => {
-      await existingApplication(db, params.id);
+      await getApplication(db, params.id);
       return listApplicationSecrets(db, params.id);
     },
   );
@@ -191,7 +183,7 @@ export function applicationSecretRoutes(api: Api, { db }: ServiceContext): void 
       }
       await replaceLegacySecret(trx, params.id);
       // Read again: an application whose secret is internal shows none.
-      return existingApplication(trx, params.id);
+      return getApplication(trx, params.id);
     },
   );
 }

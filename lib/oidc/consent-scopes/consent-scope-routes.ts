@@ -1,10 +1,8 @@
 import { z } from 'zod';
 
-import { findApplication } from '../../applications/queries.ts';
-import type { Application } from '../../applications/schemas.ts';
+import { getApplication } from '../../applications/applications.ts';
 import type { Api } from '../../http/api/route.ts';
 import { RequestError } from '../../http/errors.ts';
-import type { Queryable } from '../../storage/database.ts';
 import {
   addConsentScopes,
   consentScopesOf,
@@ -16,14 +14,6 @@ import { assignConsentScopesBody, consentScopesSchema, consentScopeTypes } from 
 
 const tag = 'Applications';
 const idParams = z.object({ id: z.string().min(1).max(64) });
-
-async function existingApplication(db: Queryable, id: string): Promise<Application> {
-  const application = await findApplication(db, id);
-  if (!application) {
-    throw new RequestError('entity.not_exists_with_id', { entity: 'application', id });
-  }
-  return application;
-}
 
 /**
  * Logto's user consent scopes: what a third-party application's consent page may ask a person for,
@@ -43,7 +33,7 @@ export function consentScopeRoutes(api: Api): void {
       errors: [404, 422],
     },
     async ({ params, body }, _ctx, trx) => {
-      const application = await existingApplication(trx, params.id);
+      const application = await getApplication(trx, params.id);
       if (!application.isThirdParty) {
         throw new RequestError('application.third_party_application_only');
       }
@@ -74,7 +64,7 @@ export function consentScopeRoutes(api: Api): void {
       errors: [404],
     },
     async ({ params }, _ctx, trx) => {
-      await existingApplication(trx, params.id);
+      await getApplication(trx, params.id);
       return consentScopesOf(trx, params.id);
     },
   );
@@ -89,7 +79,7 @@ export function consentScopeRoutes(api: Api): void {
       errors: [404],
     },
     async ({ params }, _ctx, trx) => {
-      await existingApplication(trx, params.id);
+      await getApplication(trx, params.id);
       if (!(await deleteConsentScope(trx, params.id, params.scopeType, params.scopeId))) {
         throw new RequestError('entity.not_found', {
           reason: `The application has no ${params.scopeType.replace(/s$/, '')} ${params.scopeId}.`,
