@@ -52,6 +52,7 @@ import { personalAccessTokenRoutes } from './personal-access-tokens/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
 import { applicationRoleRoutes } from './roles/application-roles-routes.ts';
 import { roleRoutes } from './roles/routes.ts';
+import { accountCenterRoutes } from './sign-in-experience/account-center-routes.ts';
 import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-experience/routes.ts';
 import { ssoConnectorRoutes } from './sso/routes.ts';
 import { trustedIssuerRoutes } from './trusted-issuers/routes.ts';
@@ -118,6 +119,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   auditLogRoutes(management, context);
   impersonationRoutes(management);
   consentScopeRoutes(management);
+  accountCenterRoutes(management);
   trustedIssuerRoutes(management, context);
   hookRoutes(management, context);
   hookJobRoutes(management, context);

@@ -4,13 +4,14 @@ import { bearerToken } from '../http/api/bearer.ts';
 import { RequestError } from '../http/errors.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import { noteAuditSubject } from '../shared/request-subject.ts';
+import { assertAccountCenterEnabled, currentAccountCenter } from '../sign-in-experience/account-center.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { UserRow } from '../users/queries.ts';
 import { findUserRow } from '../users/queries.ts';
 
 /**
  * The Account API acts as the signed-in user: a Bearer opaque access token of ours, unexpired,
- * granted `openid`, for an active user, not DPoP-bound. The provider finds it among its stored tokens (it checks
+ * granted `openid`, for an active user, not DPoP-bound, while the account center is enabled. The provider finds it among its stored tokens (it checks
  * no JWT itself), so a revocation at /oidc/token/revocation ends it at once.
  */
 export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService): Promise<UserRow> {
@@ -30,5 +31,6 @@ export async function accountUser(ctx: Context, db: Queryable, oidc: OidcService
     });
   }
   noteAuditSubject(ctx, { kind: 'account', userId: user.id, applicationId: token.clientId });
+  assertAccountCenterEnabled(await currentAccountCenter(db));
   return user;
 }

@@ -15,6 +15,7 @@ import {
   webAuthnRegistrationPayload,
 } from '../mfa/webauthn.ts';
 import { entityId } from '../shared/entity-id.ts';
+import { assertFieldEditable, assertFieldShown, currentAccountCenter } from '../sign-in-experience/account-center.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { accountUser } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';
@@ -41,10 +42,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
         registrationOptions: z.looseObject({ challenge: z.string() }),
         expiresAt: z.string(),
       }),
-      errors: [401],
+      errors: [400, 401],
     },
     async (_input, ctx) => {
       const user = await accountUser(ctx, db, oidc);
+      assertFieldEditable(await currentAccountCenter(db), 'mfa');
       const passkeys = (await listFactors(db, user.id)).filter((factor) => factor.type === 'WebAuthn');
       const name = user.username ?? user.primary_email ?? user.primary_phone ?? user.id;
       const options = await registrationOptions(rp, { id: user.id, name, displayName: user.name ?? name }, passkeys);
@@ -70,10 +72,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       tag,
       body: z.strictObject({ verificationRecordId: z.string().min(1).max(64), payload: webAuthnRegistrationPayload }),
       response: z.object({ verificationRecordId: z.string() }),
-      errors: [401, 404, 422],
+      errors: [400, 401, 404, 422],
     },
     async ({ body }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
+      assertFieldEditable(await currentAccountCenter(db), 'mfa');
       const record = await getVerification(db, user.id, body.verificationRecordId);
       if (record.type !== 'WebAuthn' || !record.webAuthn) {
         throw new RequestError('verification_record.not_found');
@@ -97,10 +100,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       summary: 'My second factors',
       tag,
       response: z.array(mfaVerificationSchema),
-      errors: [401],
+      errors: [400, 401],
     },
     async (_input, ctx) => {
       const user = await accountUser(ctx, db, oidc);
+      assertFieldShown(await currentAccountCenter(db), 'mfa');
       return (await listFactors(db, user.id)).map(toMfaVerification);
     },
   );
@@ -112,10 +116,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       summary: 'A new authenticator secret and its QR code (bound with a code from the app)',
       tag,
       response: z.object({ secret: z.string(), secretQrCode: z.string() }),
-      errors: [401],
+      errors: [400, 401],
     },
     async (_input, ctx) => {
       const user = await accountUser(ctx, db, oidc);
+      assertFieldEditable(await currentAccountCenter(db), 'mfa');
       const { secret, secretQrCode } = await totpEnrolment(
         newTotpSecret(),
         new URL(config.endpoint).host,
@@ -132,7 +137,7 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       summary: 'New backup codes, to bind (they are shown only now)',
       tag,
       response: z.object({ codes: z.array(z.string()) }),
-      errors: [401],
+      errors: [400, 401],
     },
     async (_input, ctx) => {
       await accountUser(ctx, db, oidc);
@@ -170,10 +175,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
             .length(10),
         }),
       ]),
-      errors: [401, 422],
+      errors: [400, 401, 422],
     },
     async ({ body }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
+      assertFieldEditable(await currentAccountCenter(db), 'mfa');
       const proof = await requireIdentityProof(db, user, proofHeader(ctx));
       let factor: Parameters<typeof addFactor>[2];
       const consumed = [proof.id];
@@ -209,10 +215,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       summary: 'Remove one of my second factors',
       tag,
       params: z.object({ verificationId: entityId }),
-      errors: [401, 404],
+      errors: [400, 401, 404],
     },
     async ({ params }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
+      assertFieldEditable(await currentAccountCenter(db), 'mfa');
       const proof = await requireIdentityProof(db, user, proofHeader(ctx));
       await withTransaction(db, async (trx) => {
         await deleteFactor(trx, user.id, params.verificationId);

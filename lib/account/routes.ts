@@ -7,6 +7,8 @@ import { accountTarget, assertNotLocked, failVerification, recordSuccess } from 
 import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
+import { assertFieldEditable, currentAccountCenter, fieldShown } from '../sign-in-experience/account-center.ts';
+import type { AccountCenter } from '../sign-in-experience/account-center-schemas.ts';
 import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
@@ -33,15 +35,25 @@ const lockoutIdentifierOf = (user: UserRow) =>
         ? { type: 'phone', value: user.primary_phone }
         : { type: 'userId', value: user.id };
 
-const myAccount = (user: UserRow) => ({
-  id: user.id,
-  username: user.username,
-  name: user.name,
-  avatar: user.avatar,
-  primaryEmail: user.primary_email,
-  primaryPhone: user.primary_phone,
-  hasPassword: user.password_digest !== null,
-});
+/** The account as the account center shows it: a field set to `Off` is left out (Logto's rule). */
+function myAccount(user: UserRow, center: AccountCenter) {
+  const shown = {
+    username: ['username', user.username],
+    name: ['name', user.name],
+    avatar: ['avatar', user.avatar],
+    primaryEmail: ['email', user.primary_email],
+    primaryPhone: ['phone', user.primary_phone],
+  } as const;
+  return {
+    id: user.id,
+    ...Object.fromEntries(
+      Object.entries(shown)
+        .filter(([, [field]]) => fieldShown(center, field))
+        .map(([key, [, value]]) => [key, value]),
+    ),
+    hasPassword: user.password_digest !== null,
+  };
+}
 
 /** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
 export function accountRoutes(
@@ -148,16 +160,16 @@ export function accountRoutes(
       tag,
       response: z.object({
         id: z.string(),
-        username: z.string().nullable(),
-        name: z.string().nullable(),
-        avatar: z.string().nullable(),
-        primaryEmail: z.string().nullable(),
-        primaryPhone: z.string().nullable(),
+        username: z.string().nullable().optional(),
+        name: z.string().nullable().optional(),
+        avatar: z.string().nullable().optional(),
+        primaryEmail: z.string().nullable().optional(),
+        primaryPhone: z.string().nullable().optional(),
         hasPassword: z.boolean(),
       }),
-      errors: [401],
+      errors: [400, 401],
     },
-    async (_input, ctx) => myAccount(await accountUser(ctx, db, oidc)),
+    async (_input, ctx) => myAccount(await accountUser(ctx, db, oidc), await currentAccountCenter(db)),
   );
 
   /** A new email or phone: proven by a code sent to it, after the user proved who they are. */
@@ -173,10 +185,11 @@ export function accountRoutes(
           [kind]: kind === 'email' ? email : phone,
           newIdentifierVerificationRecordId: z.string().min(1).max(64),
         }),
-        errors: [401, 404, 422],
+        errors: [400, 401, 404, 422],
       },
       async ({ body }, ctx) => {
         const user = await accountUser(ctx, db, oidc);
+        assertFieldEditable(await currentAccountCenter(db), kind);
         const proof = await requireIdentityProof(db, user, proofHeader(ctx));
         const value = body[kind];
         const ownership = await getVerification(db, user.id, body.newIdentifierVerificationRecordId);
@@ -205,10 +218,11 @@ export function accountRoutes(
         path: `/my-account/primary-${kind}`,
         summary: `Remove the primary ${kind} (header logto-verification-id)`,
         tag,
-        errors: [401, 404],
+        errors: [400, 401, 404],
       },
       async (_input, ctx) => {
         const user = await accountUser(ctx, db, oidc);
+        assertFieldEditable(await currentAccountCenter(db), kind);
         const proof = await requireIdentityProof(db, user, proofHeader(ctx));
         await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: null });
@@ -226,10 +240,11 @@ export function accountRoutes(
       summary: 'Set a new password (header logto-verification-id: a fresh identity proof)',
       tag,
       body: z.strictObject({ password: z.string().min(1).max(256) }),
-      errors: [401, 404, 422],
+      errors: [400, 401, 404, 422],
     },
     async ({ body }, ctx) => {
       const user = await accountUser(ctx, db, oidc);
+      assertFieldEditable(await currentAccountCenter(db), 'password');
       const proof = await requireIdentityProof(db, user, proofHeader(ctx));
       const { passwordPolicy } = await currentSignInExperience(db, cache);
       await assertPasswordAccepted(body.password, { policy: passwordPolicy, isPwned }, userInfoOf(user));

@@ -1,3 +1,4 @@
+import { currentAccountCenter } from '../sign-in-experience/account-center.ts';
 import { readSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
 import { type ConfigFile, formatVersion } from './file.ts';
@@ -14,5 +15,11 @@ export async function exportConfiguration(db: Queryable, options: ExportOptions)
   for (const kind of kinds) {
     lists[kind.list] = await kind.exported(db, options);
   }
-  return { version: formatVersion, ...lists, signInExperience: await readSignInExperience(db) } as ConfigFile;
+  const { enabled, fields } = await currentAccountCenter(db);
+  return {
+    version: formatVersion,
+    ...lists,
+    accountCenter: { enabled, fields },
+    signInExperience: await readSignInExperience(db),
+  } as ConfigFile;
 }

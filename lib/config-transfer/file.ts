@@ -18,6 +18,7 @@ import { roleTypes } from '../roles/schemas.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import { entityId as id } from '../shared/entity-id.ts';
 import { managementApi } from '../shared/management-api.ts';
+import { accountCenterSchema } from '../sign-in-experience/account-center-schemas.ts';
 import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
 import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';
 import { trustedIssuerFields } from '../trusted-issuers/schemas.ts';
@@ -219,6 +220,8 @@ const ssoConnector = z
     }
   });
 
+const accountCenterSettings = accountCenterSchema.pick({ enabled: true, fields: true }).strict();
+
 export const configFileSchema = z.strictObject({
   version: z.literal(formatVersion),
   resources: z.array(resource),
@@ -236,6 +239,8 @@ export const configFileSchema = z.strictObject({
   trustedIssuers: z.array(trustedIssuer).optional(),
   customPhrases: z.array(customPhrase).optional(),
   emailTemplates: z.array(emailTemplate).optional(),
+  /** Absent in files from before it travelled: the account center is then left as it is. */
+  accountCenter: accountCenterSettings.optional(),
   // Files exported before the branding and passkey sign-in fields existed still import (the defaults fill them).
   signInExperience: signInExperienceSchema.partial({
     color: true,

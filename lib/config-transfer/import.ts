@@ -10,6 +10,7 @@ import type { OrganizationRoleType } from '../organizations/schemas.ts';
 import { assertMachineToMachineRoles, assertRoleHolderType, assertScopesFitRoleType } from '../roles/assignments.ts';
 import type { RoleType } from '../roles/schemas.ts';
 import { type Translation, unknownKeys } from '../shared/phrases/index.ts';
+import { upsertAccountCenter } from '../sign-in-experience/account-center-queries.ts';
 import { defaultSignInExperience } from '../sign-in-experience/schemas.ts';
 import { assertSignInExperienceChange, saveSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -363,6 +364,9 @@ export async function importConfiguration(
       await importKind(trx, kind, file, progress);
     }
     await saveSignInExperience(trx, { ...defaultSignInExperience, ...file.signInExperience });
+    if (file.accountCenter) {
+      await upsertAccountCenter(trx, file.accountCenter);
+    }
     for (const cache of caches) {
       await bumpCacheVersion(trx, cache);
     }

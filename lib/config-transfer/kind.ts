@@ -4,8 +4,8 @@ import type { ConfigFile } from './file.ts';
 import { type Counts, storedRow } from './queries.ts';
 import type { ConfigTable } from './tables.ts';
 
-/** The file's lists (every field but `version` and `signInExperience`). */
-export type ListName = Exclude<keyof ConfigFile, 'version' | 'signInExperience'>;
+/** The file's lists (every field but `version` and the two settings). */
+export type ListName = Exclude<keyof ConfigFile, 'version' | 'accountCenter' | 'signInExperience'>;
 
 /** An entry of one of the file's lists. */
 export type Entry<K extends ListName> = NonNullable<ConfigFile[K]> extends Array<infer E> ? E : never;

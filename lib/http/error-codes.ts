@@ -87,6 +87,14 @@ export const errorCodes = {
   'entity.not_found': { status: 404, message: reason },
   'entity.invalid_input': { status: 422, message: 'Invalid input. Update list must not be empty.' },
 
+  // Logto's codes, its misspelling included: clients match on them.
+  'account_center.not_enabled': { status: 400, message: 'The account center is not enabled.' },
+  'account_center.filed_not_editable': {
+    status: 400,
+    message: ({ field }: { field: string }) => `The field ${field} is not editable in the account center.`,
+    data: ({ field }: { field: string }) => ({ field }),
+  },
+
   'application.internal_application_violation': {
     status: 403,
     message: 'The admin console application belongs to the service and cannot be changed or deleted.',

@@ -125,6 +125,7 @@ async function configure(service: TestService) {
     }),
   );
   const robot = ok(await api.post('organization-roles', { json: { name: 'robot', type: 'MachineToMachine' } }));
+  ok(await api.patch('account-center', { json: { fields: { name: 'ReadOnly', email: 'Edit' } } }));
   const partner = ok(
     await api.post('applications', {
       json: {
@@ -308,6 +309,7 @@ describe('configuration export and import (npm run cli -- export / import)', fun
       'Back office',
       'Partner portal',
     ]);
+    expect(file.accountCenter).to.deep.equal({ enabled: true, fields: { name: 'ReadOnly', email: 'Edit' } });
     expect(file.applicationConsentScopes).to.have.length(1);
     expect(file.applicationConsentScopes[0]).to.deep.include({
       organizationResourceScopeIds: [world.orders.scopeIds['write:orders']],

@@ -29,6 +29,8 @@ const exceptions: Readonly<Record<string, string>> = {
   'post /users/:userId/password/verify': 'VerifyUserPassword',
   'get /users/:userId/has-password': 'GetUserHasPassword',
   'patch /users/:userId/personal-access-tokens': 'UpdatePersonalAccessTokenName',
+  'get /account-center': 'GetAccountCenterSettings',
+  'patch /account-center': 'UpdateAccountCenterSettings',
   'post /users/:userId/personal-access-tokens/delete': 'DeletePersonalAccessTokenPost',
   'post /organizations/:id/users': 'AddOrganizationUsers',
   'post /organizations/:id/users/roles': 'AssignOrganizationRolesToUsers',

@@ -12,6 +12,8 @@ export const apiTags = {
   'Experience MFA': 'Second factors during sign-in: TOTP, backup codes, email and phone codes.',
   Account: "The signed-in user's own profile and verifications (Logto's Account API), on the user's access token.",
   'Account MFA': "The signed-in user's own second factors.",
+  'Account center':
+    'Whether the Account API is open to users, and which of their fields it shows and lets them change.',
   Applications: 'OIDC clients: machine-to-machine, traditional web, single-page and native applications.',
   Resources: 'API resources and their permission scopes.',
   Roles: 'Roles, their scopes, and the users and applications holding them.',

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** Logto's `AccountCenterControlValue`: a field is hidden, shown, or shown and changeable. */
+const control = z.enum(['Off', 'ReadOnly', 'Edit']);
+export type FieldControl = z.output<typeof control>;
+
+/** The fields this Account API shows or changes, by Logto's names. */
+export const accountCenterFields = ['name', 'avatar', 'username', 'email', 'phone', 'password', 'mfa'] as const;
+export type AccountCenterField = (typeof accountCenterFields)[number];
+
+const fieldsSchema = z.partialRecord(z.enum(accountCenterFields), control);
+
+export const accountCenterSchema = z.object({
+  tenantId: z.string(),
+  id: z.string(),
+  enabled: z.boolean(),
+  /** A field not named is `Off`, as in Logto. */
+  fields: fieldsSchema,
+});
+export type AccountCenter = z.output<typeof accountCenterSchema>;
+
+/** `fields`, when given, replaces the stored ones (as Logto's `PATCH` does). */
+export const updateAccountCenterBody = z.strictObject({
+  enabled: z.boolean().optional(),
+  fields: fieldsSchema.optional(),
+});
+export type AccountCenterChanges = z.output<typeof updateAccountCenterBody>;
