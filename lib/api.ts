@@ -52,6 +52,7 @@ import { personalAccessTokenRoutes } from './personal-access-tokens/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
 import { applicationRoleRoutes } from './roles/application-roles-routes.ts';
 import { roleRoutes } from './roles/routes.ts';
+import { captchaProviderRoutes } from './sign-in-experience/captcha/routes.ts';
 import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-experience/routes.ts';
 import { ssoConnectorRoutes } from './sso/routes.ts';
 import { trustedIssuerRoutes } from './trusted-issuers/routes.ts';
@@ -110,6 +111,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   connectorRoutes(management, context);
   ssoConnectorRoutes(management, context);
   signInExperienceRoutes(management, context);
+  captchaProviderRoutes(management, context);
   sentinelRoutes(management);
   verificationCodeRoutes(management, context);
   developmentMessageRoutes(management, context);
