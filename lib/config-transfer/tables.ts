@@ -89,6 +89,7 @@ export const configColumns = {
   custom_phrases: ['id', 'language_tag', 'translation'],
   email_templates: ['id', 'language_tag', 'template_type', 'details', 'created_at'],
   sign_in_experience: ['id', 'settings'],
+  captcha_providers: ['id', 'config', 'created_at', 'updated_at'],
 } as const;
 
 export type ConfigTable = keyof typeof configColumns;
