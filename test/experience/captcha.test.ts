@@ -10,6 +10,8 @@ import { openDatabase } from '../../lib/storage/database.ts';
 import { migrateToLatest } from '../../lib/storage/migrate.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
+import { type ExternalSignIn, startExternalSignIn, verifyAtIdp } from '../support/external-sign-in.ts';
+import { createIdpUser } from '../support/idp.ts';
 import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
 import type { Browser } from './browser.ts';
@@ -518,5 +520,43 @@ describe("captcha: Logto's /api/captcha-provider and its policy at sign-up, sign
       expect(logs).to.not.include('token-from-the-widget');
       expect(logs).to.not.include('good-token');
     });
+  });
+});
+
+describe('captcha: a social sign-in vouches for the person, as Logto skips the captcha after it', function () {
+  this.timeout(120_000);
+  let setting: ExternalSignIn;
+  let connector: { id: string };
+
+  before(async () => {
+    setting = await startExternalSignIn('social');
+    const { service, idp } = setting;
+    const created = await service.api.post('connectors', {
+      json: {
+        connectorId: 'oidc',
+        config: { issuer: idp.issuer, clientId: idp.client.id, clientSecret: idp.client.secret },
+        metadata: { target: unique('oidc-') },
+      },
+    });
+    expectStatus(created, 200);
+    connector = created.body as { id: string };
+    const provider = { type: 'Turnstile', siteKey: 'site-key', secretKey: alwaysPasses };
+    expectStatus(await service.api.put('captcha-provider', { json: { config: provider } }), 200);
+    expectStatus(await service.api.patch('sign-in-exp', { json: { captchaPolicy: { enabled: true } } }), 200);
+  });
+  after(() => ifSet(setting)?.stop());
+
+  it('registers through the IdP, then signs in, without a token', async () => {
+    const { service, spa, idp } = setting;
+    const upstream = await createIdpUser(idp, newEmail('social'));
+    for (const [event, status] of [
+      ['Register', 201],
+      ['SignIn', 204],
+    ] as const) {
+      const browser = await openExperience(service, spa.id, event);
+      const { verificationId } = await verifyAtIdp(setting, browser, `social/${connector.id}`, upstream);
+      expectStatus(await identify(browser, { verificationId }), status);
+      await submitToApplication(browser);
+    }
   });
 });
