@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -558,5 +559,41 @@ describe('captcha: a social sign-in vouches for the person, as Logto skips the c
       expectStatus(await identify(browser, { verificationId }), status);
       await submitToApplication(browser);
     }
+  });
+});
+
+describe('captcha: the secret key at rest', () => {
+  let verifier: FakeVerifier;
+  let service: TestService;
+  before(async () => {
+    verifier = await FakeVerifier.start();
+    service = await startService({
+      env: {
+        SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        CAPTCHA_VERIFY_URL_TURNSTILE: `${verifier.url}/turnstile`,
+      },
+    });
+  });
+  after(async () => {
+    await ifSet(service)?.stop();
+    await ifSet(verifier)?.stop();
+  });
+
+  it('is sealed with SECRETS_ENCRYPTION_KEY in the database, and opened to check a token', async () => {
+    const provider = { type: 'Turnstile', siteKey: 'site-key', secretKey: alwaysPasses };
+    expectStatus(await service.api.put('captcha-provider', { json: { config: provider } }), 200);
+    const db = openDatabase(service.config.dbUrl);
+    try {
+      const [row] = await db('captcha_providers').select<Array<{ config: string }>>('config');
+      expect(row.config).to.not.include(alwaysPasses);
+      expect(JSON.parse(row.config)).to.deep.include({ type: 'Turnstile', siteKey: 'site-key' });
+      expect((JSON.parse(row.config) as { secretKey: string }).secretKey).to.match(/^enc:v1:/);
+    } finally {
+      await db.destroy();
+    }
+    expectStatus(await service.api.patch('sign-in-exp', { json: { captchaPolicy: { enabled: true } } }), 200);
+    const browser = await openExperience(service, (await createSpa(service)).id, null);
+    expectStatus(await browser.call('put', 'api/experience', { interactionEvent: 'SignIn', captchaToken: 't' }), 204);
+    expect(verifier.asked.at(-1)?.form.get('secret')).to.equal(alwaysPasses);
   });
 });
