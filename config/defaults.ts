@@ -76,6 +76,16 @@ export const settings = {
     meaning:
       "Have I Been Pwned's range API (or a mirror of it), asked when the password policy's `rejects.pwned` is on: only the first 5 hex digits of a password's SHA-1 are sent; no answer within 2 s lets the password through with a warning in the log (fail-open)",
   },
+  CAPTCHA_VERIFY_URL_TURNSTILE: {
+    default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    meaning:
+      "where a Cloudflare Turnstile token is checked (the captcha provider's `siteverify`): a POST of the secret key and the token, 5 s at most; no answer refuses the sign-in (422 session.captcha_failed, fail-closed). Tests point it at a local stand-in",
+  },
+  CAPTCHA_VERIFY_URL_RECAPTCHA: {
+    default: 'https://recaptchaenterprise.googleapis.com/v1',
+    meaning:
+      'the reCAPTCHA Enterprise API a token is assessed by (`POST <url>/projects/<projectId>/assessments`, the secret key as the `x-goog-api-key` header, not in the URL), 5 s at most; no answer refuses the sign-in (fail-closed)',
+  },
   SECRETS_ENCRYPTION_KEY: {
     meaning:
       '32 random bytes, base64 (`openssl rand -base64 32`): signing and cookie keys, client secrets, hook signing keys and TOTP secrets are stored encrypted with it (AES-256-GCM); unset, in plaintext (production logs a warning)',

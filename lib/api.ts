@@ -53,6 +53,7 @@ import { resourceRoutes } from './resources/routes.ts';
 import { applicationRoleRoutes } from './roles/application-roles-routes.ts';
 import { roleRoutes } from './roles/routes.ts';
 import { accountCenterRoutes } from './sign-in-experience/account-center-routes.ts';
+import { captchaProviderRoutes } from './sign-in-experience/captcha/routes.ts';
 import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-experience/routes.ts';
 import { ssoConnectorRoutes } from './sso/routes.ts';
 import { trustedIssuerRoutes } from './trusted-issuers/routes.ts';
@@ -111,6 +112,7 @@ export function useApi(app: Koa, context: ExperienceContext): void {
   connectorRoutes(management, context);
   ssoConnectorRoutes(management, context);
   signInExperienceRoutes(management, context);
+  captchaProviderRoutes(management, context);
   sentinelRoutes(management);
   verificationCodeRoutes(management, context);
   developmentMessageRoutes(management, context);

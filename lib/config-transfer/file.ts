@@ -19,6 +19,7 @@ import { consoleApp } from '../shared/console-ids.ts';
 import { entityId as id } from '../shared/entity-id.ts';
 import { managementApi } from '../shared/management-api.ts';
 import { accountCenterSchema } from '../sign-in-experience/account-center-schemas.ts';
+import { captchaConfigSchema } from '../sign-in-experience/captcha/captcha-schemas.ts';
 import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
 import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';
 import { trustedIssuerFields } from '../trusted-issuers/schemas.ts';
@@ -181,8 +182,9 @@ const withSecretChecked = (
   config: Record<string, unknown>,
   context: z.RefinementCtx,
   path: string,
+  secretField = connectorSecretField,
 ) => {
-  const result = schema.safeParse({ ...config, [connectorSecretField]: config[connectorSecretField] ?? absentSecret });
+  const result = schema.safeParse({ ...config, [secretField]: config[secretField] ?? absentSecret });
   for (const issue of result.error?.issues ?? []) {
     context.addIssue({ code: 'custom', message: issue.message, path: [path, ...issue.path.map(String)] });
   }
@@ -222,6 +224,16 @@ const ssoConnector = z
 
 const accountCenterSettings = accountCenterSchema.pick({ enabled: true, fields: true }).strict();
 
+/** The secret kept out of the captcha provider's configuration unless secrets are asked for. */
+export const captchaSecretField = 'secretKey';
+
+/** The captcha provider: one at most, as the API keeps it. */
+const captchaProvider = z
+  .strictObject({ id, config: jsonObject, createdAt })
+  .superRefine((value, context) =>
+    withSecretChecked(captchaConfigSchema, value.config, context, 'config', captchaSecretField),
+  );
+
 export const configFileSchema = z.strictObject({
   version: z.literal(formatVersion),
   resources: z.array(resource),
@@ -241,12 +253,14 @@ export const configFileSchema = z.strictObject({
   emailTemplates: z.array(emailTemplate).optional(),
   /** Absent in files from before it travelled: the account center is then left as it is. */
   accountCenter: accountCenterSettings.optional(),
-  // Files exported before the branding and passkey sign-in fields existed still import (the defaults fill them).
+  captchaProviders: z.array(captchaProvider).max(1).optional(),
+  // Files exported before the branding, passkey sign-in and captcha fields existed still import (the defaults fill them).
   signInExperience: signInExperienceSchema.partial({
     color: true,
     branding: true,
     customCss: true,
     passkeySignIn: true,
+    captchaPolicy: true,
   }),
 });
 

@@ -11,7 +11,10 @@ export type ListName = Exclude<keyof ConfigFile, 'version' | 'accountCenter' | '
 export type Entry<K extends ListName> = NonNullable<ConfigFile[K]> extends Array<infer E> ? E : never;
 
 export type ExportOptions = {
-  /** Client secrets (the legacy and the named ones), hook signing keys and connector secrets, opened (they are left out otherwise). */
+  /**
+   * Client secrets (the legacy and the named ones), hook signing keys, connector secrets and the
+   * captcha provider's secret key, opened (they are left out otherwise).
+   */
   withSecrets: boolean;
   /** The application BOOTSTRAP_ADMIN_CLIENT_ID keeps: the environment makes it, not the file. */
   bootstrapAdminId?: string;

@@ -57,6 +57,11 @@ export async function storedRow(db: Queryable, table: ConfigTable, id: string, .
     .first<Row | undefined>(...(columns.length > 0 ? columns : ['id']));
 }
 
+/** The rows of a table of one row at most (the captcha provider) other than `id`, deleted: the file's takes their place. */
+export async function deleteOtherRows(trx: Queryable, table: ConfigTable, id: string): Promise<void> {
+  await trx(table).whereNot({ id }).delete();
+}
+
 export type Counts = { created: number; updated: number };
 
 /** Creates or updates one row by its id; a collision with another row on a unique column is refused, naming it. */

@@ -90,6 +90,7 @@ export const configColumns = {
   email_templates: ['id', 'language_tag', 'template_type', 'details', 'created_at'],
   sign_in_experience: ['id', 'settings'],
   account_center: ['id', 'settings'],
+  captcha_providers: ['id', 'config', 'created_at', 'updated_at'],
 } as const;
 
 export type ConfigTable = keyof typeof configColumns;

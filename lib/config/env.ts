@@ -47,6 +47,8 @@ const schema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).max(256),
   PWNED_PASSWORDS_URL: url,
+  CAPTCHA_VERIFY_URL_TURNSTILE: url,
+  CAPTCHA_VERIFY_URL_RECAPTCHA: url,
   SECRETS_ENCRYPTION_KEY: encryptionKey.optional(),
   SECRETS_ENCRYPTION_OLD_KEYS: z
     .string()
@@ -120,6 +122,8 @@ export type Config = {
   smtp?: { url: string; from: string };
   /** Base URL of the breached-password range API (the policy's `rejects.pwned`). */
   pwnedPasswordsUrl: string;
+  /** Where captcha tokens are checked: Turnstile's siteverify, the reCAPTCHA Enterprise API's base. */
+  captchaVerifyUrls: { turnstile: string; recaptchaEnterprise: string };
   /** Secrets at rest: sealed with `current` (unset: plaintext); `old` still open what they sealed. */
   secretKeys: { current?: Buffer; old: Buffer[] };
   /** Failed client authentications allowed per window (seconds), per client id and per source address. */
@@ -196,6 +200,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT * 1000,
     smtp: values.SMTP_URL ? { url: values.SMTP_URL, from: values.SMTP_FROM } : undefined,
     pwnedPasswordsUrl: values.PWNED_PASSWORDS_URL,
+    captchaVerifyUrls: {
+      turnstile: values.CAPTCHA_VERIFY_URL_TURNSTILE,
+      recaptchaEnterprise: values.CAPTCHA_VERIFY_URL_RECAPTCHA,
+    },
     secretKeys: { current: values.SECRETS_ENCRYPTION_KEY, old: values.SECRETS_ENCRYPTION_OLD_KEYS ?? [] },
     clientAuthThrottle: {
       windowSeconds: values.CLIENT_AUTH_FAILURE_WINDOW,
@@ -222,6 +230,7 @@ const ourPrefixes = [
   'BOOTSTRAP_',
   'METRICS_',
   'MANAGEMENT_',
+  'CAPTCHA_',
 ];
 
 /** Edit distance with transpositions (Damerau–Levenshtein, optimal string alignment). */

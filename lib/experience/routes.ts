@@ -8,6 +8,7 @@ import type { SignInExperience } from '../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import { getUserRow, userInfoOf } from '../users/users.ts';
+import { captchaCheck } from './captcha.ts';
 import type { ExperienceContext } from './context.ts';
 import { newState, requireUser } from './state.ts';
 import { type InteractionEvent, interactionEvents } from './state-queries.ts';
@@ -38,18 +39,28 @@ export function experienceRoutes(api: Api<'own-transactions'>, context: Experien
   const identification = identificationSteps(context);
   const profile = profileSteps({ ...context, isPwned });
   const submit = submitSteps(context);
+  const checkCaptcha = captchaCheck(context);
   api.add(
     {
       method: 'put',
       path: '/experience',
-      summary: 'Start (or restart) an experience for the current interaction',
+      summary:
+        "Start (or restart) an experience for the current interaction, with the captcha widget's token when the captcha policy is on",
       tag,
-      body: eventBody,
+      body: eventBody.extend({ captchaToken: z.string().max(8192).optional() }),
+      errors: [422],
     },
     async ({ body }, ctx) => {
       const interaction = await sessions.interaction(ctx);
       assertEventAllowed(body.interactionEvent, await currentSignInExperience(db, cache));
-      await sessions.saver(interaction)(newState(body.interactionEvent));
+      // Logto's: a token is checked whenever one comes; whether one was needed is decided later.
+      if (body.captchaToken) {
+        await checkCaptcha(body.captchaToken);
+      }
+      await sessions.saver(interaction)({
+        ...newState(body.interactionEvent),
+        ...(body.captchaToken && { captchaVerified: true as const }),
+      });
     },
   );
 

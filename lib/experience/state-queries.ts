@@ -147,6 +147,8 @@ const experienceStateSchema = z.object({
    * preflight): the page's "sign in with a passkey" button or the browser's autofill. Used once.
    */
   signInPasskey: z.object({ challenge: z.string() }).optional(),
+  /** The captcha provider accepted the token `PUT /experience` carried (captcha.ts). */
+  captchaVerified: z.literal(true).optional(),
 });
 export type ExperienceState = z.output<typeof experienceStateSchema>;
 

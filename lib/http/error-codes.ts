@@ -272,6 +272,8 @@ export const errorCodes = {
     message: reasonOr('This operation is not supported for forgot password.'),
   },
   'session.sso_enabled': { status: 422, message: 'This email signs in with single sign-on.' },
+  'session.captcha_required': { status: 422, message: 'Captcha is required.' },
+  'session.captcha_failed': { status: 422, message: reasonOr('Captcha verification failed.') },
   'session.verification_failed': { status: 400, message: reasonOr('The verification was not completed.') },
   'session.verification_session_not_found': {
     status: 404,

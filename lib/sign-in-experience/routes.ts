@@ -5,6 +5,8 @@ import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { tenantId } from '../shared/tenant.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
+import { currentCaptchaProvider } from './captcha/captcha-queries.ts';
+import { publicCaptchaConfig, publicCaptchaConfigSchema } from './captcha/captcha-schemas.ts';
 import { type PasswordPolicy, passwordPolicySchema } from './password-policy.ts';
 import { signInExperienceSchema } from './schemas.ts';
 import {
@@ -79,7 +81,8 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
 
 /**
  * What the sign-in page needs before anyone is signed in (Logto's `/.well-known/sign-in-exp`): the
- * settings, which hold no secret, and the social and SSO connectors to offer, by name only.
+ * settings, which hold no secret, the social and SSO connectors to offer, by name only, and while the
+ * captcha policy is on, the captcha widget's type and site key (Logto's `captchaConfig`).
  */
 export function publicSignInExperienceRoutes(api: Api, { db, cache }: ServiceContext): void {
   api.add(
@@ -93,10 +96,12 @@ export function publicSignInExperienceRoutes(api: Api, { db, cache }: ServiceCon
           z.object({ id: z.string(), target: z.string(), name: z.record(z.string(), z.string()), logo: z.string() }),
         ),
         ssoConnectors: z.array(z.object({ id: z.string(), connectorName: z.string(), logo: z.string().optional() })),
+        captchaConfig: publicCaptchaConfigSchema.optional(),
       }),
     },
     async () => {
       const settings = await currentSignInExperience(db, cache);
+      const captchaProvider = settings.captchaPolicy.enabled ? await currentCaptchaProvider(db, cache) : undefined;
       return {
         tenantId,
         id: 'default',
@@ -111,6 +116,7 @@ export function publicSignInExperienceRoutes(api: Api, { db, cache }: ServiceCon
           connectorName: connector.branding.displayName ?? connector.connectorName,
           logo: connector.branding.logo,
         })),
+        ...(captchaProvider && { captchaConfig: publicCaptchaConfig(captchaProvider) }),
       };
     },
   );

@@ -92,6 +92,12 @@ export const signInExperienceSchema = z.object({
    * `enabled: false` is taken (mfa-settings.ts), which Logto's own set-ups send.
    */
   adaptiveMfa: z.strictObject({ enabled: z.boolean() }),
+  /**
+   * Logto's `captchaPolicy`: on, sign-up, sign-in and password reset need a token the captcha
+   * provider (`/api/captcha-provider`) accepts, or a proof that vouches for the person instead
+   * (lib/experience/captcha.ts).
+   */
+  captchaPolicy: z.strictObject({ enabled: z.boolean().optional() }),
   /** Whether enterprise SSO (by email domain) is offered and enforced at sign-in. */
   singleSignOnEnabled: z.boolean(),
   termsOfUseUrl: clearableUrl,
@@ -152,6 +158,7 @@ export const defaultSignInExperience: SignInExperience = {
   sentinelPolicy: { maxAttempts: 10, lockoutDuration: 60 },
   mfa: { factors: [], policy: 'UserControlled' },
   adaptiveMfa: { enabled: false },
+  captchaPolicy: {},
   termsOfUseUrl: null,
   privacyPolicyUrl: null,
   supportEmail: null,

@@ -29,6 +29,8 @@ export const sealedColumns = {
   personalAccessTokens: { table: 'personal_access_tokens', column: 'value' },
   socialConnectorSecrets: { table: 'social_connectors', column: 'config', field: 'clientSecret' },
   ssoConnectorSecrets: { table: 'sso_connectors', column: 'config', field: 'clientSecret' },
+  /** The captcha provider's secret key (Turnstile's secret, reCAPTCHA Enterprise's API key). */
+  captchaProviderSecrets: { table: 'captcha_providers', column: 'config', field: 'secretKey' },
 } as const satisfies Record<string, SealedColumn>;
 
 const placeOf = (where: SealedColumn, id: string) =>

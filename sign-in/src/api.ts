@@ -8,6 +8,7 @@ import type {
 import type { Connector } from '../../lib/connectors/schemas.ts';
 import type { Organization } from '../../lib/organizations/schemas.ts';
 import type { Resource, Scope } from '../../lib/resources/schemas.ts';
+import type { PublicCaptchaConfig } from '../../lib/sign-in-experience/captcha/captcha-schemas.ts';
 import type { SignInExperience } from '../../lib/sign-in-experience/schemas.ts';
 import type { User } from '../../lib/users/schemas.ts';
 import { ApiError, fieldsOf } from '../../shared-ui/api-error.ts';
@@ -66,7 +67,9 @@ const connectorPath = (kind: ExternalKind, connectorId: string) =>
   `/verification/${kind}/${encodeURIComponent(connectorId)}`;
 
 export const api = {
-  start: (interactionEvent: InteractionEvent) => experience('PUT', '', { interactionEvent }),
+  /** Starts (or restarts) the interaction, with the captcha widget's token while the captcha policy is on. */
+  start: (interactionEvent: InteractionEvent, captchaToken?: string) =>
+    experience('PUT', '', { interactionEvent, captchaToken }),
   changeEvent: (interactionEvent: InteractionEvent) => experience('PUT', '/interaction-event', { interactionEvent }),
   ssoConnectorsFor: (email: string) =>
     experience<{ connectorIds: string[] }>('GET', `/sso-connectors?email=${encodeURIComponent(email)}`),
@@ -169,6 +172,8 @@ export type PublicSettings = Pick<
   'branding' | 'color' | 'passkeySignIn' | 'termsOfUseUrl' | 'privacyPolicyUrl'
 > & {
   socialConnectors: Array<Pick<Connector, 'id' | 'target'> & { name: Partial<Connector['name']> }>;
+  /** The captcha widget to show, while the captcha policy is on. */
+  captchaConfig?: PublicCaptchaConfig;
 };
 
 export type PublicApplication = {

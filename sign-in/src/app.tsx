@@ -2,6 +2,7 @@ import type { FunctionComponent } from 'preact';
 import { useState } from 'preact/hooks';
 
 import { Brand, Legal } from './brand.tsx';
+import { Captcha } from './captcha.tsx';
 import { CompleteProfile } from './complete-profile.tsx';
 import { finish, type Step } from './flow.ts';
 import { CallbackPage } from './pages/callback.tsx';
@@ -51,6 +52,7 @@ export function App({ page }: { page: PageName }) {
       ) : (
         <Page finish={next} />
       )}
+      {!step && (page === 'sign-in' || page === 'register' || page === 'reset-password') && <Captcha />}
       <Legal />
     </main>
   );

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 
 import { api, type CodeChannel, type InteractionEvent } from './api.ts';
+import { captchaToken } from './captcha.tsx';
 import { requiredCode, requiredEmail, requiredPhone, sixDigits } from './checks.ts';
 import { type CodePhrases, phrases } from './phrases.ts';
 import { Action, Field, Form, useForm } from './ui.tsx';
@@ -75,7 +76,7 @@ export function VerificationCode({
           const address =
             channel === 'email' ? requiredEmail(addressId, state.address) : requiredPhone(addressId, state.address);
           if (restart) {
-            await api.start(event);
+            await api.start(event, await captchaToken());
           }
           await send(address, false);
         }}

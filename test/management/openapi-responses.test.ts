@@ -201,6 +201,9 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       ],
     });
     await write('put', 'custom-phrases/de', { signIn: { submit: 'Los' } });
+    await write('put', 'captcha-provider', {
+      config: { type: 'Turnstile', siteKey: 'site-key', secretKey: 'captcha-secret-0123456789' },
+    });
 
     await write('patch', `users/${user.id}`, { name: 'Alice A.' });
     await write('patch', `users/${user.id}/custom-data`, { customData: { seats: 3 } });

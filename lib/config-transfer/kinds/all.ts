@@ -1,5 +1,6 @@
 import type { Kind, ListName } from '../kind.ts';
 import { applications, applicationSecrets } from './applications.ts';
+import { captchaProviders } from './captcha-providers.ts';
 import { socialConnectors, ssoConnectors } from './connectors.ts';
 import { applicationConsentScopes } from './consent-scopes.ts';
 import { customPhrases } from './custom-phrases.ts';
@@ -30,4 +31,5 @@ export const kinds: { [K in ListName]: Kind<K> }[ListName][] = [
   trustedIssuers,
   customPhrases,
   emailTemplates,
+  captchaProviders,
 ];

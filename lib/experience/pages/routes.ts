@@ -3,6 +3,8 @@ import type Koa from 'koa';
 import { packageFolder } from '../../config/package-folder.ts';
 import { pageHeaders } from '../../http/pages/page-headers.ts';
 import { loadViteBuild, sendAsset } from '../../http/pages/vite-build.ts';
+import { currentCaptchaProvider } from '../../sign-in-experience/captcha/captcha-queries.ts';
+import { captchaWidgetOrigins, publicCaptchaConfig } from '../../sign-in-experience/captcha/captcha-schemas.ts';
 import { brandingImageOrigins, imageOrigins } from '../../sign-in-experience/image-origins.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { firstPartyConsent } from '../consent/consent.ts';
@@ -46,7 +48,8 @@ async function applicationLogoOrigin(
  * The hosted sign-in pages (sign-in/, a Preact application that drives /api/experience from the
  * browser) and their assets under /experience-assets/, read once, here; anything else goes to `next`.
  * Each page is sent in the request's language, its texts with it (page-language.ts), and names
- * the sign-in experience's favicon, and its CSP lets the logos it shows load (page-headers.ts).
+ * the sign-in experience's favicon, and its CSP lets the logos it shows load (page-headers.ts), and
+ * while the captcha policy is on, the captcha widget's script and frame.
  */
 export function pageRoutes(context: Pick<ExperienceContext, 'db' | 'cache' | 'config' | 'oidc'>): Koa.Middleware {
   const build = loadViteBuild(distFolder, assetPrefix);
@@ -77,8 +80,14 @@ export function pageRoutes(context: Pick<ExperienceContext, 'db' | 'cache' | 'co
     }
     const params = await signInParams(ctx, context.oidc);
     const settings = await currentSignInExperience(context.db, context.cache);
+    const captcha = settings.captchaPolicy.enabled
+      ? await currentCaptchaProvider(context.db, context.cache)
+      : undefined;
     ctx.set(
-      pageHeaders({ images: [...brandingImageOrigins(settings), ...(await applicationLogoOrigin(context, params))] }),
+      pageHeaders({
+        images: [...brandingImageOrigins(settings), ...(await applicationLogoOrigin(context, params))],
+        ...(captcha && captchaWidgetOrigins(publicCaptchaConfig(captcha))),
+      }),
     );
     ctx.type = 'text/html; charset=utf-8';
     const icons = iconLinks(settings);

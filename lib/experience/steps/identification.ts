@@ -3,6 +3,7 @@ import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { withTransaction } from '../../storage/transaction.ts';
 import { assertIdentifiersFree } from '../../users/users.ts';
+import { assertCaptchaPassed } from '../captcha.ts';
 import type { ExperienceContext } from '../context.ts';
 import { recordUserDataEvent } from '../events.ts';
 import { identifyExternal } from '../external/external-identification.ts';
@@ -71,6 +72,11 @@ export function identificationSteps({ db, cache }: ExperienceContext): Step<Iden
     flow.answer = { value: undefined };
   };
 
+  /** Before the account exists: a refused registration leaves nothing behind. */
+  const passCaptcha: Step<IdentificationFlow> = (flow) => {
+    assertCaptchaPassed(loaded(flow.settings, 'the settings'), flow.session.state);
+  };
+
   const registerAccount: Step<IdentificationFlow> = async (flow) => {
     const { ctx, session, record, body } = flow;
     const { state } = session;
@@ -100,5 +106,5 @@ export function identificationSteps({ db, cache }: ExperienceContext): Step<Iden
     flow.answer = { value: undefined };
   };
 
-  return [readVerification, identifyByIdp, identifyAccount, registerAccount];
+  return [readVerification, identifyByIdp, identifyAccount, passCaptcha, registerAccount];
 }

@@ -16,6 +16,7 @@ import { withTransaction } from '../../storage/transaction.ts';
 import { linkSocialIdentity } from '../../users/identities.ts';
 import { updateUser, type UserRow } from '../../users/queries.ts';
 import { changeUser, getUserRow } from '../../users/users.ts';
+import { assertCaptchaPassed } from '../captcha.ts';
 import type { ExperienceContext } from '../context.ts';
 import { recordInteractionEvent, recordUserDataEvent } from '../events.ts';
 import { applyProfile, assertProfileFulfilled } from '../sign-in-profile.ts';
@@ -107,6 +108,12 @@ export function submitSteps({ db, cache, oidc, audit }: ExperienceContext): Step
       userAgent: ctx.get('user-agent'),
     });
 
+  /** Logto's first check at submit, whatever the event. */
+  const passCaptcha: Step<SubmitFlow> = async (flow) => {
+    flow.settings = await currentSignInExperience(db, cache);
+    assertCaptchaPassed(flow.settings, flow.session.state);
+  };
+
   const requireIdentified: Step<SubmitFlow> = (flow) => {
     flow.userId = requireUser(flow.session.state);
   };
@@ -140,7 +147,6 @@ export function submitSteps({ db, cache, oidc, audit }: ExperienceContext): Step
   };
 
   const loadAccount: Step<SubmitFlow> = async (flow) => {
-    flow.settings = await currentSignInExperience(db, cache);
     flow.user = await getUserRow(db, loaded(flow.userId, 'the user'));
   };
 
@@ -215,6 +221,7 @@ export function submitSteps({ db, cache, oidc, audit }: ExperienceContext): Step
   };
 
   return [
+    passCaptcha,
     requireIdentified,
     savePasswordReset,
     loadAccount,

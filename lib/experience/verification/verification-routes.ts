@@ -13,6 +13,7 @@ import { hashPassword, verifyNothing } from '../../users/passwords.ts';
 import { findUserByIdentifier } from '../../users/queries.ts';
 import { username } from '../../users/schemas.ts';
 import { assertIdentifiersFree, verifyUserPassword } from '../../users/users.ts';
+import { assertCaptchaPassed } from '../captcha.ts';
 import type { ExperienceContext } from '../context.ts';
 import { recordExceptionEvent } from '../events.ts';
 import { codeIdentifierSchema, verifyCodeGuarded } from '../guarded-checks.ts';
@@ -147,12 +148,16 @@ export function experienceVerificationRoutes(
       tag,
       body: z.strictObject({ identifier: codeIdentifierSchema, interactionEvent: z.enum(interactionEvents) }),
       response: verificationResponse,
-      errors: [429],
+      errors: [422, 429],
     },
     async ({ body }, ctx) => {
       const session = await sessions.load(ctx);
       const { state } = session;
       const settings = await currentSignInExperience(db, cache);
+      // Logto's: a code costs a message, so no one unidentified sends one without the captcha.
+      if (!state.userId) {
+        assertCaptchaPassed(settings, state);
+      }
       const identifier = body.identifier as Identifier;
       if (body.interactionEvent === 'Register' && identifier.type === 'email') {
         // Before anything is sent: a code to an address no account may hold would be wasted.

@@ -19,6 +19,8 @@ const exceptions: Readonly<Record<string, string>> = {
   'get /swagger.json': 'GetSwaggerJson',
   'get /.well-known/sign-in-exp': 'GetSignInExperienceConfig',
   'get /sign-in-exp': 'GetSignInExp',
+  'get /captcha-provider': 'GetCaptchaProvider',
+  'put /captcha-provider': 'UpdateCaptchaProvider',
   'get /configs/oidc/:keyType': 'GetOidcKeys',
   'post /configs/oidc/:keyType/rotate': 'RotateOidcKeys',
   'delete /configs/oidc/:keyType/:keyId': 'DeleteOidcKey',

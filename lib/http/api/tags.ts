@@ -6,6 +6,8 @@ export const apiTags = {
   Status: 'Health and this document. No token needed.',
   'Sign-in experience':
     'The sign-in experience settings: sign-up and sign-in methods, password and lockout policies, MFA.',
+  'Captcha provider':
+    "The captcha (Cloudflare Turnstile or reCAPTCHA Enterprise) the sign-in experience's captcha policy asks for.",
   Console: "The admin console's configuration and first run. No token needed.",
   Experience:
     "The end user's sign-in, registration and password reset (Logto's Experience API), on the interaction cookie.",

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 
 import { assertLiteralTarget, guardedLookup } from './outbound-guard.ts';
 
-/** Why a guarded GET gave no JSON: the message says which step, never the body. */
+/** Why a guarded GET (or POST) gave no JSON: the message says which step, never the body. */
 export class GuardedGetError extends Error {
   override name = 'GuardedGetError';
 }
@@ -48,12 +48,14 @@ function readBody(response: IncomingMessage, sizeLimit: number): Promise<string>
   });
 }
 
-/**
- * GETs a JSON document from a URL an administrator or a client named (an outside issuer's key set,
- * a client's metadata document), through the SSRF guard (`outbound-guard.ts`). No redirects: a
- * redirect could lead past the guard's intent, and a document must be at its own URL.
- */
-export async function guardedGetJson(url: string | URL, options: GuardedGetOptions): Promise<GuardedGetAnswer> {
+/** What a POST sends: its body as text, its type, and headers beside them (a key kept out of the URL). */
+export type GuardedPayload = { contentType: string; text: string; headers?: Record<string, string> };
+
+async function requestJson(
+  url: string | URL,
+  options: GuardedGetOptions,
+  payload?: GuardedPayload,
+): Promise<GuardedGetAnswer> {
   const target = new URL(url);
   const schemes = options.httpsOnly ? ['https:'] : ['http:', 'https:'];
   if (!schemes.includes(target.protocol)) {
@@ -68,14 +70,21 @@ export async function guardedGetJson(url: string | URL, options: GuardedGetOptio
   }
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
-      method: 'GET',
-      headers: { accept: 'application/json' },
+      method: payload ? 'POST' : 'GET',
+      headers: {
+        accept: 'application/json',
+        ...(payload && {
+          ...payload.headers,
+          'content-type': payload.contentType,
+          'content-length': String(Buffer.byteLength(payload.text)),
+        }),
+      },
       lookup: options.allowPrivateTargets ? undefined : guardedLookup(options.subject),
       signal: AbortSignal.timeout(options.timeoutMs),
     });
     request.on('response', resolve);
     request.on('error', (error) => reject(new GuardedGetError(error.message)));
-    request.end();
+    request.end(payload?.text);
   });
   const refuse = (reason: string) => {
     response.resume();
@@ -101,3 +110,21 @@ export async function guardedGetJson(url: string | URL, options: GuardedGetOptio
     throw new GuardedGetError('the answer is not JSON');
   }
 }
+
+/**
+ * GETs a JSON document from a URL an administrator or a client named (an outside issuer's key set,
+ * a client's metadata document), through the SSRF guard (`outbound-guard.ts`). No redirects: a
+ * redirect could lead past the guard's intent, and a document must be at its own URL.
+ */
+export const guardedGetJson = (url: string | URL, options: GuardedGetOptions): Promise<GuardedGetAnswer> =>
+  requestJson(url, options);
+
+/**
+ * POSTs to a verifier and reads its JSON answer (a captcha's siteverify), under the same guard and
+ * limits as `guardedGetJson`.
+ */
+export const guardedPostJson = (
+  url: string | URL,
+  payload: GuardedPayload,
+  options: GuardedGetOptions,
+): Promise<GuardedGetAnswer> => requestJson(url, options, payload);

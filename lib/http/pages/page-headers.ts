@@ -1,7 +1,14 @@
-/** The Content-Security-Policy of the service's own pages, given the origins they load images from and post forms to. */
-function contentSecurityPolicy(images: string[], formTargets: string[]): string {
+type Origins = { images?: string[]; formTargets?: string[]; scripts?: string[]; frames?: string[] };
+
+/**
+ * The Content-Security-Policy of the service's own pages, given the origins they load images from and
+ * post forms to, and the scripts and frames of another origin they load (a captcha widget's).
+ */
+function contentSecurityPolicy({ images = [], formTargets = [], scripts = [], frames = [] }: Origins): string {
   return [
     "default-src 'self'",
+    ...(scripts.length > 0 ? [["script-src 'self'", ...scripts].join(' ')] : []),
+    ...(frames.length > 0 ? [['frame-src', ...frames].join(' ')] : []),
     ["img-src 'self' data:", ...images].join(' '),
     "base-uri 'none'",
     "object-src 'none'",
@@ -15,11 +22,12 @@ function contentSecurityPolicy(images: string[], formTargets: string[]): string 
  * console): nothing inline, nothing from elsewhere but data: images (QR codes, charts) and images
  * from `images`, the origins of the logos and icons the settings name (operator-set URLs: an
  * `http:` logo in development shows, and no other origin can be loaded from); forms post to the
- * service and to `formTargets`. No framing, no caching.
+ * service and to `formTargets`. The sign-in pages add the captcha widget's `scripts` and `frames`
+ * while the captcha policy is on. No framing of these pages, no caching.
  */
-export function pageHeaders({ images = [], formTargets = [] }: { images?: string[]; formTargets?: string[] } = {}) {
+export function pageHeaders(origins: Origins = {}) {
   return {
-    'Content-Security-Policy': contentSecurityPolicy(images, formTargets),
+    'Content-Security-Policy': contentSecurityPolicy(origins),
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
+import { captchaToken } from '../captcha.tsx';
 import { Invalid, required, requiredNewPassword } from '../checks.ts';
 import { NewPasswordFields, NewUsernameField } from '../credential-fields.tsx';
 import { phrases } from '../phrases.ts';
@@ -30,7 +31,7 @@ export function RegisterPage({ finish }: PageProps) {
             { field: 'new-password', value: password },
             { field: 'confirm-password', value: confirm },
           );
-          await api.start('Register');
+          await api.start('Register', await captchaToken());
           const { verificationId } = await api.newPasswordIdentity({ type: 'username', value: name }, secret);
           await api.identify(verificationId);
           await finish();

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 
 import { api } from '../api.ts';
+import { captchaToken } from '../captcha.tsx';
 import { required, requiredPassword } from '../checks.ts';
 import { startExternal } from '../flow.ts';
 import { PasskeySignIn } from '../passkey-sign-in.tsx';
@@ -47,7 +48,7 @@ export function SignInPage({ finish }: PageProps) {
               const value = required('identifier', identifier, phrases.invalid.identifier);
               const secret = requiredPassword('password', password, phrases.invalid.password);
               const type = value.includes('@') ? 'email' : 'username';
-              await api.start('SignIn');
+              await api.start('SignIn', await captchaToken());
               if (type === 'email') {
                 // An email of an enterprise SSO domain signs in at its IdP, not with a password here.
                 const { connectorIds } = await api.ssoConnectorsFor(value);
