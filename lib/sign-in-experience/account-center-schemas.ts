@@ -8,7 +8,12 @@ export type FieldControl = z.output<typeof control>;
 export const accountCenterFields = ['name', 'avatar', 'username', 'email', 'phone', 'password', 'mfa'] as const;
 export type AccountCenterField = (typeof accountCenterFields)[number];
 
-const fieldsSchema = z.partialRecord(z.enum(accountCenterFields), control);
+const fieldsSchema = z.strictObject(
+  Object.fromEntries(accountCenterFields.map((field) => [field, control.optional()])) as Record<
+    AccountCenterField,
+    z.ZodOptional<typeof control>
+  >,
+);
 
 export const accountCenterSchema = z.object({
   tenantId: z.string(),

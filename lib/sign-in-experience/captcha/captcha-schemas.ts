@@ -19,7 +19,10 @@ export const captchaConfigSchema = z.discriminatedUnion('type', [
     /** An API key of the Google Cloud project. */
     secretKey: key,
     // A path segment of the assessment's URL: the characters of Google's project ids (a domain-scoped one has `.` and `:`).
-    projectId: z.string().regex(/^[\w.:-]{1,128}$/, 'a Google Cloud project id: letters, digits and - _ . :'),
+    projectId: z
+      .string()
+      .max(128)
+      .regex(/^[\w.:-]{1,128}$/, 'a Google Cloud project id: letters, digits and - _ . :'),
     /** Where the page loads reCAPTCHA's script from (`recaptcha.net` where google.com is blocked). */
     domain: z
       .string()
