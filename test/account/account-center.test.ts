@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 
-import { Browser } from '../experience/browser.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { type HttpResponse, startService, type TestService } from '../support/service.ts';
+import { signIn } from '../support/sign-in.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 const redirectUri = 'http://app.test/callback';
@@ -22,32 +22,6 @@ const allEdit = {
 describe('account center: what the Account API shows and lets a user change', () => {
   let service: TestService;
   let token: string;
-
-  async function signIn(username: string): Promise<string> {
-    const app = await createApplication(service, 'SPA', {
-      oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
-    });
-    const browser = new Browser(service);
-    const { verifier } = await browser.authorize(app.id, redirectUri, { scope: 'openid profile email' });
-    await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' });
-    const { body } = await browser.call('post', 'api/experience/verification/password', {
-      identifier: { type: 'username', value: username },
-      password,
-    });
-    await browser.call('post', 'api/experience/identification', { verificationId: body.verificationId });
-    const done = await browser.call('post', 'api/experience/submit');
-    const landed = await browser.followToApplication(done.body.redirectTo);
-    const tokens = await service.http.post('oidc/token', {
-      form: {
-        grant_type: 'authorization_code',
-        code: landed.searchParams.get('code')!,
-        code_verifier: verifier,
-        client_id: app.id,
-        redirect_uri: redirectUri,
-      },
-    });
-    return tokens.body.access_token;
-  }
 
   const call = (
     method: 'get' | 'post' | 'delete',
@@ -71,7 +45,17 @@ describe('account center: what the Account API shows and lets a user change', ()
     await service.api.post('users', {
       json: { username, password, name: 'Ada', primaryEmail: `${username}@example.com` },
     });
-    token = await signIn(username);
+    const app = await createApplication(service, 'SPA', {
+      oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+    });
+    token = (
+      await signIn(
+        service,
+        { clientId: app.id, redirectUri },
+        { username, password },
+        { scope: 'openid profile email' },
+      )
+    ).access_token;
   });
   after(() => ifSet(service)?.stop());
 
