@@ -3,6 +3,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import { consumeModel, deleteModel, deleteModelsOfGrant, findModel, upsertModel } from '../sessions/queries.ts';
 import type { Queryable } from '../storage/database.ts';
+import { withTransaction } from '../storage/transaction.ts';
 
 /**
  * Models whose id is the credential itself (the token or code a client presents). They are stored
@@ -69,12 +70,15 @@ export function createAdapter(db: Queryable, findClient: (id: string) => Promise
       await consumeModel(db, this.key(id));
     }
 
+    // The provider revokes a grant with these at once (a replayed refresh token: the token, then
+    // every model's rows of its grant, each on a connection of its own): on MySQL such deletes of
+    // one row set end as deadlocks, and the victim must be run again rather than answered 500.
     async destroy(id: string): Promise<void> {
-      await deleteModel(db, this.key(id));
+      await withTransaction(db, (trx) => deleteModel(trx, this.key(id)));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await deleteModelsOfGrant(db, grantId);
+      await withTransaction(db, (trx) => deleteModelsOfGrant(trx, grantId));
     }
   };
 }

@@ -91,6 +91,16 @@ describe('refresh tokens', () => {
     expect(afterReuse.body).to.include({ error: 'invalid_grant' });
   });
 
+  it('a rotated token replayed many times at once is refused each time, never a 500', async () => {
+    // Each replay revokes the family: concurrent deletes of one grant's rows, which MySQL may end
+    // as deadlocks (a deadlock victim must be run again, not answered 500).
+    const app = await application('SPA');
+    const first = String((await signInAt(app, 'openid offline_access')).refresh_token);
+    expect((await refresh(app, first)).statusCode).to.equal(200);
+    const replays = await Promise.all(Array.from({ length: 24 }, () => refresh(app, first)));
+    expect(replays.map((replay) => replay.statusCode)).to.deep.equal(replays.map(() => 400));
+  });
+
   it('rotateRefreshToken: false keeps the same token working', async () => {
     const app = await application('SPA', { customClientMetadata: { rotateRefreshToken: false } });
     const token = String((await signInAt(app, 'openid offline_access')).refresh_token);
