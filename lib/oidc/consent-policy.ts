@@ -1,12 +1,12 @@
 import { type Client, type Grant, interactionPolicy, type KoaContextWithOIDC, type UnknownObject } from 'oidc-provider';
 
-import { findApplication } from '../applications/queries.ts';
 import { scopesHeldByUser } from '../permissions/held-scopes.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { SharedCache } from '../storage/shared-cache.ts';
 import { oidcScopes } from './account.ts';
 import { policyOf } from './clients/application-policy.ts';
 import { consentAllowanceOf, resourceScopeKey } from './consent-scopes/consent-scope-queries.ts';
+import { applicationLookup } from './grants/first-party-client.ts';
 import { findResourceCached } from './resource-servers.ts';
 import { organizationScopesHeld, organizationsResource } from './tokens/organization-tokens.ts';
 
@@ -35,7 +35,8 @@ export type Grantable = {
  */
 export async function grantable(deps: ConsentDeps, clientId: string, userId: string): Promise<Grantable> {
   const { db, cache, managementApiResource } = deps;
-  const application = await findApplication(db, clientId);
+  // Cached as the token endpoint reads it: this runs at every authorization, first party or not.
+  const application = await applicationLookup(db, cache)(clientId);
   const allowed = application?.isThirdParty ? await consentAllowanceOf(db, clientId) : undefined;
   return {
     oidcScopes: (requested) =>
