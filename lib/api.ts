@@ -3,7 +3,10 @@ import { z } from 'zod';
 
 import { accountGrantRoutes } from './account/grant-routes.ts';
 import { accountMfaRoutes } from './account/mfa-routes.ts';
+import { accountProfileRoutes } from './account/profile-routes.ts';
 import { accountRoutes } from './account/routes.ts';
+import { accountSessionRoutes } from './account/session-routes.ts';
+import { accountSettingsRoutes } from './account/settings-routes.ts';
 import { applicationRoutes } from './applications/routes.ts';
 import { applicationSecretRoutes } from './applications/secret-routes.ts';
 import { auditLogRoutes } from './audit/routes.ts';
@@ -141,7 +144,10 @@ export function useApi(app: Koa, context: ExperienceContext): void {
 
   const account = new Api(db, { writes: 'own-transactions', before: callers.user });
   accountRoutes(account, context);
+  accountProfileRoutes(account, context);
   accountMfaRoutes(account, context);
+  accountSettingsRoutes(account, context);
+  accountSessionRoutes(account, context);
   accountGrantRoutes(account, context);
 
   const firstRun = new Api(db, { effects: emittedEvents(cache), before: callers.browser });

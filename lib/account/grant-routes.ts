@@ -4,8 +4,7 @@ import type { ExperienceContext } from '../experience/context.ts';
 import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { appTypeQuery, grantsResponse, listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
-import { accountUser } from './auth.ts';
-import { consumeVerifications } from './verification-queries.ts';
+import { accountSession } from './auth.ts';
 import { proofHeader, requireIdentityProof } from './verifications.ts';
 
 const tag = 'Account';
@@ -26,7 +25,7 @@ export function accountGrantRoutes(api: Api<'own-transactions'>, { db, oidc }: E
       errors: [401],
     },
     async ({ query }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
+      const { user } = await accountSession(ctx, db, oidc);
       return { grants: await listUserGrants(db, user.id, query.appType) };
     },
   );
@@ -41,12 +40,11 @@ export function accountGrantRoutes(api: Api<'own-transactions'>, { db, oidc }: E
       errors: [401, 404],
     },
     async ({ params }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+      const { user } = await accountSession(ctx, db, oidc);
+      await requireIdentityProof(db, user, proofHeader(ctx));
       if (!(await revokeUserGrant(db, user.id, params.grantId))) {
         throw new RequestError('entity.not_exists_with_id', { entity: 'grant', id: params.grantId });
       }
-      await consumeVerifications(db, [proof.id]);
     },
   );
 }

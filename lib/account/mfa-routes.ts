@@ -15,9 +15,9 @@ import {
   webAuthnRegistrationPayload,
 } from '../mfa/webauthn.ts';
 import { entityId } from '../shared/entity-id.ts';
-import { assertFieldEditable, assertFieldShown, currentAccountCenter } from '../sign-in-experience/account-center.ts';
+import { assertFieldEditable, assertFieldShown } from '../sign-in-experience/account-center.ts';
 import { withTransaction } from '../storage/transaction.ts';
-import { accountUser } from './auth.ts';
+import { accountSession } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';
 import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
 
@@ -45,8 +45,8 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       errors: [400, 401],
     },
     async (_input, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      assertFieldEditable(await currentAccountCenter(db), 'mfa');
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldEditable(center, 'mfa');
       const passkeys = (await listFactors(db, user.id)).filter((factor) => factor.type === 'WebAuthn');
       const name = user.username ?? user.primary_email ?? user.primary_phone ?? user.id;
       const options = await registrationOptions(rp, { id: user.id, name, displayName: user.name ?? name }, passkeys);
@@ -75,8 +75,8 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       errors: [400, 401, 404, 422],
     },
     async ({ body }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      assertFieldEditable(await currentAccountCenter(db), 'mfa');
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldEditable(center, 'mfa');
       const record = await getVerification(db, user.id, body.verificationRecordId);
       if (record.type !== 'WebAuthn' || !record.webAuthn) {
         throw new RequestError('verification_record.not_found');
@@ -103,8 +103,8 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       errors: [400, 401],
     },
     async (_input, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      assertFieldShown(await currentAccountCenter(db), 'mfa');
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldShown(center, 'mfa');
       return (await listFactors(db, user.id)).map(toMfaVerification);
     },
   );
@@ -119,8 +119,8 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       errors: [400, 401],
     },
     async (_input, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      assertFieldEditable(await currentAccountCenter(db), 'mfa');
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldEditable(center, 'mfa');
       const { secret, secretQrCode } = await totpEnrolment(
         newTotpSecret(),
         new URL(config.endpoint).host,
@@ -140,7 +140,7 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       errors: [400, 401],
     },
     async (_input, ctx) => {
-      await accountUser(ctx, db, oidc);
+      await accountSession(ctx, db, oidc);
       return { codes: newBackupCodes() };
     },
   );
@@ -178,11 +178,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       errors: [400, 401, 422],
     },
     async ({ body }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      assertFieldEditable(await currentAccountCenter(db), 'mfa');
-      const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldEditable(center, 'mfa');
+      await requireIdentityProof(db, user, proofHeader(ctx));
       let factor: Parameters<typeof addFactor>[2];
-      const consumed = [proof.id];
+      const consumed: string[] = [];
       if (body.type === 'WebAuthn') {
         const registration = await getVerification(db, user.id, body.newIdentifierVerificationRecordId);
         const passkey = registration.type === 'WebAuthn' ? registration.webAuthn?.passkey : undefined;
@@ -218,12 +218,11 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       errors: [400, 401, 404],
     },
     async ({ params }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      assertFieldEditable(await currentAccountCenter(db), 'mfa');
-      const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldEditable(center, 'mfa');
+      await requireIdentityProof(db, user, proofHeader(ctx));
       await withTransaction(db, async (trx) => {
         await deleteFactor(trx, user.id, params.verificationId);
-        await consumeVerifications(trx, [proof.id]);
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
       });
     },

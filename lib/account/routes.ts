@@ -7,8 +7,7 @@ import { accountTarget, assertNotLocked, failVerification, recordSuccess } from 
 import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
-import { assertFieldEditable, currentAccountCenter, fieldShown } from '../sign-in-experience/account-center.ts';
-import type { AccountCenter } from '../sign-in-experience/account-center-schemas.ts';
+import { assertFieldEditable } from '../sign-in-experience/account-center.ts';
 import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';
@@ -17,8 +16,8 @@ import { withTransaction } from '../storage/transaction.ts';
 import { hashPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
-import { changeUser, userInfoOf, verifyUserPassword } from '../users/users.ts';
-import { accountUser } from './auth.ts';
+import { assertSignInMethodLeft, changeUser, userInfoOf, verifyUserPassword } from '../users/users.ts';
+import { accountSession } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';
 import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
 
@@ -35,27 +34,7 @@ const lockoutIdentifierOf = (user: UserRow) =>
         ? { type: 'phone', value: user.primary_phone }
         : { type: 'userId', value: user.id };
 
-/** The account as the account center shows it: a field set to `Off` is left out (Logto's rule). */
-function myAccount(user: UserRow, center: AccountCenter) {
-  const shown = {
-    username: ['username', user.username],
-    name: ['name', user.name],
-    avatar: ['avatar', user.avatar],
-    primaryEmail: ['email', user.primary_email],
-    primaryPhone: ['phone', user.primary_phone],
-  } as const;
-  return {
-    id: user.id,
-    ...Object.fromEntries(
-      Object.entries(shown)
-        .filter(([, [field]]) => fieldShown(center, field))
-        .map(([key, [, value]]) => [key, value]),
-    ),
-    hasPassword: user.password_digest !== null,
-  };
-}
-
-/** Self-service for the signed-in user (Logto's Account API): verifications, then changes that need them. */
+/** Self-service for the signed-in user (Logto's Account API): verifications, then the email, phone and password changes that need them. */
 export function accountRoutes(
   api: Api<'own-transactions'>,
   { db, cache, oidc, messages: connectors, config, logger }: ExperienceContext,
@@ -73,7 +52,7 @@ export function accountRoutes(
       errors: [401, 422],
     },
     async ({ body }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
+      const { user } = await accountSession(ctx, db, oidc);
       // The same lock as the account's sign-in: guessing here must not add to the attempts there.
       const target = accountTarget(user.id);
       await assertNotLocked(db, target);
@@ -105,7 +84,7 @@ export function accountRoutes(
       errors: [401, 429],
     },
     async ({ body }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
+      const { user } = await accountSession(ctx, db, oidc);
       const { codeId } = await sendEndUserCode(db, cache, connectors, body.identifier, 'Generic');
       const record = await createVerification(db, user.id, {
         type: body.identifier.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
@@ -132,7 +111,7 @@ export function accountRoutes(
       errors: [401, 404],
     },
     async ({ body }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
+      const { user } = await accountSession(ctx, db, oidc);
       const record = await getVerification(db, user.id, body.verificationId);
       if (
         !record.codeId ||
@@ -152,26 +131,6 @@ export function accountRoutes(
     },
   );
 
-  api.add(
-    {
-      method: 'get',
-      path: '/my-account',
-      summary: "The signed-in user's account",
-      tag,
-      response: z.object({
-        id: z.string(),
-        username: z.string().nullable().optional(),
-        name: z.string().nullable().optional(),
-        avatar: z.string().nullable().optional(),
-        primaryEmail: z.string().nullable().optional(),
-        primaryPhone: z.string().nullable().optional(),
-        hasPassword: z.boolean(),
-      }),
-      errors: [400, 401],
-    },
-    async (_input, ctx) => myAccount(await accountUser(ctx, db, oidc), await currentAccountCenter(db)),
-  );
-
   /** A new email or phone: proven by a code sent to it, after the user proved who they are. */
   for (const kind of ['email', 'phone'] as const) {
     const field = kind === 'email' ? 'primaryEmail' : 'primaryPhone';
@@ -188,9 +147,9 @@ export function accountRoutes(
         errors: [400, 401, 404, 422],
       },
       async ({ body }, ctx) => {
-        const user = await accountUser(ctx, db, oidc);
-        assertFieldEditable(await currentAccountCenter(db), kind);
-        const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+        const { user, center } = await accountSession(ctx, db, oidc);
+        assertFieldEditable(center, kind);
+        await requireIdentityProof(db, user, proofHeader(ctx));
         const value = body[kind];
         const ownership = await getVerification(db, user.id, body.newIdentifierVerificationRecordId);
         if (!ownership.verified || ownership.identifier?.type !== kind || ownership.identifier.value !== value) {
@@ -203,7 +162,7 @@ export function accountRoutes(
         }
         await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: value });
-          await consumeVerifications(trx, [proof.id, ownership.id]);
+          await consumeVerifications(trx, [ownership.id]);
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
           if (kind === 'email') {
             await provisionByEmailDomain(trx, cache, ctx, user.id, value);
@@ -221,12 +180,12 @@ export function accountRoutes(
         errors: [400, 401, 404],
       },
       async (_input, ctx) => {
-        const user = await accountUser(ctx, db, oidc);
-        assertFieldEditable(await currentAccountCenter(db), kind);
-        const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+        const { user, center } = await accountSession(ctx, db, oidc);
+        assertFieldEditable(center, kind);
+        await requireIdentityProof(db, user, proofHeader(ctx));
+        await assertSignInMethodLeft(db, user, field);
         await withTransaction(db, async (trx) => {
           await changeUser(trx, user.id, { [field]: null });
-          await consumeVerifications(trx, [proof.id]);
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
         });
       },
@@ -237,21 +196,24 @@ export function accountRoutes(
     {
       method: 'post',
       path: '/my-account/password',
-      summary: 'Set a new password (header logto-verification-id: a fresh identity proof)',
+      summary: 'Set a new password (header logto-verification-id, unless the account has no password, email or phone)',
       tag,
       body: z.strictObject({ password: z.string().min(1).max(256) }),
       errors: [400, 401, 404, 422],
     },
     async ({ body }, ctx) => {
-      const user = await accountUser(ctx, db, oidc);
-      assertFieldEditable(await currentAccountCenter(db), 'password');
-      const proof = await requireIdentityProof(db, user, proofHeader(ctx));
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldEditable(center, 'password');
+      // Logto's rule: an account with no password, email or phone (signed up through a social or
+      // enterprise IdP) has nothing to prove with, and sets its first password with the token alone.
+      if (user.password_digest || user.primary_email || user.primary_phone) {
+        await requireIdentityProof(db, user, proofHeader(ctx));
+      }
       const { passwordPolicy } = await currentSignInExperience(db, cache);
       await assertPasswordAccepted(body.password, { policy: passwordPolicy, isPwned }, userInfoOf(user));
       const digest = await hashPassword(body.password);
       await withTransaction(db, async (trx) => {
         await changeUser(trx, user.id, { passwordDigest: digest });
-        await consumeVerifications(trx, [proof.id]);
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
       });
     },

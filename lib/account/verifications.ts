@@ -36,17 +36,19 @@ export const proofHeader = (ctx: { get(name: string): string }): string | undefi
 
 /**
  * The `logto-verification-id` proof before a sensitive change: the user's password, or a code sent
- * to an email or phone the account already has.
+ * to an email or phone the account still has. As in Logto (and GitHub's sudo mode), one proof
+ * covers the changes of its ten minutes: account pages verify once, then change several things.
+ * An unknown, expired or unverified proof is 401 `verification_record.permission_denied`.
  */
 export async function requireIdentityProof(
   db: Queryable,
   user: { id: string; primary_email: string | null; primary_phone: string | null },
   id: string | undefined,
-): Promise<AccountVerification> {
-  if (!id) {
+): Promise<void> {
+  const proof = id ? await findLiveVerification(db, user.id, id) : undefined;
+  if (!proof) {
     throw new RequestError('verification_record.permission_denied');
   }
-  const proof = await getVerification(db, user.id, id);
   const ownsIdentifier =
     proof.type === 'Password' ||
     (proof.identifier?.type === 'email' &&
@@ -55,5 +57,4 @@ export async function requireIdentityProof(
   if (!proof.verified || !ownsIdentifier) {
     throw new RequestError('verification_record.permission_denied');
   }
-  return proof;
 }

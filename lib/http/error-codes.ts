@@ -64,7 +64,8 @@ export const errorCodes = {
 
   'auth.authorization_header_missing': { status: 401, message: 'Authorization header is missing.' },
   'auth.authorization_token_type_not_supported': { status: 401, message: 'Authorization type is not supported.' },
-  'auth.unauthorized': { status: 401, message: reason },
+  // 400 where Logto's Account API answers a scope the token lacks so.
+  'auth.unauthorized': { status: 401, alsoStatus: 400, message: reason },
   'auth.forbidden': { status: 403, message: reason },
   'auth.too_many_attempts': {
     status: 429,
@@ -87,9 +88,14 @@ export const errorCodes = {
   'entity.not_found': { status: 404, message: reason },
   'entity.invalid_input': { status: 422, message: 'Invalid input. Update list must not be empty.' },
 
-  // Logto's codes, its misspelling included: clients match on them.
+  // Logto's codes: clients match on them.
   'account_center.not_enabled': { status: 400, message: 'The account center is not enabled.' },
-  'account_center.filed_not_editable': {
+  'account_center.field_not_enabled': {
+    status: 400,
+    message: ({ field }: { field: string }) => `The field ${field} is not enabled in the account center.`,
+    data: ({ field }: { field: string }) => ({ field }),
+  },
+  'account_center.field_not_editable': {
     status: 400,
     message: ({ field }: { field: string }) => `The field ${field} is not editable in the account center.`,
     data: ({ field }: { field: string }) => ({ field }),
@@ -216,6 +222,10 @@ export const errorCodes = {
   'user.phone_exists_in_profile': { status: 422, message: 'This account already has a phone number.' },
   'user.password_exists_in_profile': { status: 422, message: 'This account already has a password.' },
   'user.identity_not_exist': { status: 404, message: reason },
+  'user.last_sign_in_method_required': {
+    status: 400,
+    message: 'This is the last way to sign in to the account; add another before removing it.',
+  },
   'user.user_not_exist': {
     status: 404,
     message: ({ identifier }: { identifier: string }) => `User with ${identifier} does not exist.`,

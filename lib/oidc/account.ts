@@ -1,14 +1,19 @@
 import type { Account, FindAccount } from 'oidc-provider';
 
 import { organizationIdsOfMember, rolesOfMembers } from '../organizations/members/member-queries.ts';
+import { findRolesByIds, roleIdsOfUser } from '../roles/queries.ts';
 import type { Queryable } from '../storage/database.ts';
-import { findUserRow, profileOfRow } from '../users/queries.ts';
+import { customDataOfRow, findUserRow, identitiesOf, profileOfRow } from '../users/queries.ts';
+import { listSsoIdentities } from '../users/sso-identity-queries.ts';
 
 /** Logto's scope for the organizations a user belongs to (the `organizations` claim: their ids). */
 export const organizationsScope = 'urn:logto:scope:organizations';
 
 /** Logto's scope for the user's organization roles (the `organization_roles` claim: `<organization id>:<role name>`). */
 export const organizationRolesScope = 'urn:logto:scope:organization_roles';
+
+/** Logto's scope for the Account API's session routes: it adds no claim. */
+export const sessionsScope = 'urn:logto:scope:sessions';
 
 /** The scopes the provider itself grants (the OpenID ones and Logto's); any other names an API resource's. */
 export const oidcScopes = [
@@ -18,8 +23,12 @@ export const oidcScopes = [
   'email',
   'phone',
   'address',
+  'custom_data',
+  'identities',
+  'roles',
   organizationsScope,
   organizationRolesScope,
+  sessionsScope,
 ];
 
 /** Standard claims a user's ID token and userinfo carry, by scope. */
@@ -46,9 +55,14 @@ export const claimsByScope = {
   address: ['address'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
+  custom_data: ['custom_data'],
+  identities: ['identities', 'sso_identities'],
+  roles: ['roles'],
   [organizationsScope]: ['organizations'],
   [organizationRolesScope]: ['organization_roles'],
 };
+
+const asked = (scope: string, name: string) => scope.split(' ').includes(name);
 
 /**
  * Users as oidc-provider accounts. A suspended or deleted user is no account: their codes and
@@ -95,13 +109,23 @@ export const findAccount =
         email_verified: user.primary_email ? true : undefined,
         phone_number: user.primary_phone ? `+${user.primary_phone}` : undefined,
         phone_number_verified: user.primary_phone ? true : undefined,
+        custom_data: customDataOfRow(user),
+        identities: identitiesOf(user.identities),
         // Read only when asked for: most sign-ins do not ask.
-        organizations: scope.split(' ').includes(organizationsScope)
+        sso_identities: asked(scope, 'identities')
+          ? (await listSsoIdentities(db, user.id)).map(({ issuer, identityId, detail }) => ({
+              issuer,
+              identityId,
+              detail,
+            }))
+          : undefined,
+        roles: asked(scope, 'roles')
+          ? (await findRolesByIds(db, await roleIdsOfUser(db, user.id))).map((role) => role.name)
+          : undefined,
+        organizations: asked(scope, organizationsScope)
           ? await organizationIdsOfMember(db, 'user', user.id)
           : undefined,
-        organization_roles: scope.split(' ').includes(organizationRolesScope)
-          ? await organizationRolesOf(db, user.id)
-          : undefined,
+        organization_roles: asked(scope, organizationRolesScope) ? await organizationRolesOf(db, user.id) : undefined,
       }),
     };
   };

@@ -4,8 +4,26 @@ import { z } from 'zod';
 const control = z.enum(['Off', 'ReadOnly', 'Edit']);
 export type FieldControl = z.output<typeof control>;
 
-/** The fields this Account API shows or changes, by Logto's names. */
-export const accountCenterFields = ['name', 'avatar', 'username', 'email', 'phone', 'password', 'mfa'] as const;
+/**
+ * Logto's account center fields. `social` governs `identities`, `session` the signed-in sessions;
+ * `passkey` (the passkey sign-in prompt, `mfa` where unset) and `trustedDevice` are kept so that a
+ * Logto configuration loads unchanged.
+ */
+export const accountCenterFields = [
+  'name',
+  'avatar',
+  'profile',
+  'email',
+  'phone',
+  'password',
+  'username',
+  'social',
+  'customData',
+  'mfa',
+  'passkey',
+  'session',
+  'trustedDevice',
+] as const;
 export type AccountCenterField = (typeof accountCenterFields)[number];
 
 const fieldsSchema = z.strictObject(

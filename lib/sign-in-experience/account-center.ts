@@ -30,13 +30,13 @@ export const fieldShown = (center: AccountCenter, field: AccountCenterField): bo
 /** A read of `field` alone (its own route): refused as Logto refuses it while the field is `Off`. */
 export function assertFieldShown(center: AccountCenter, field: AccountCenterField): void {
   if (!fieldShown(center, field)) {
-    throw new RequestError('account_center.filed_not_editable', { field });
+    throw new RequestError('account_center.field_not_editable', { field });
   }
 }
 
-/** A change to `field`: 400 `account_center.filed_not_editable` unless it is `Edit`. */
+/** A change to `field`: 400 `account_center.field_not_editable` unless it is `Edit`. */
 export function assertFieldEditable(center: AccountCenter, field: AccountCenterField): void {
   if (center.fields[field] !== 'Edit') {
-    throw new RequestError('account_center.filed_not_editable', { field });
+    throw new RequestError('account_center.field_not_editable', { field });
   }
 }

@@ -38,6 +38,7 @@ const profileOf = jsonColumn('users', 'profile', userProfileSchema);
 
 /** A row's OpenID profile (`users.profile`: given name, locale, address, …). */
 export const profileOfRow = (row: UserRow): UserProfile => profileOf(row.profile);
+export const customDataOfRow = (row: UserRow): Record<string, unknown> => customDataOf(row.custom_data);
 
 /** The user as the management API shows it: never the password digest. */
 export function toUser(row: UserRow): User {
@@ -48,7 +49,7 @@ export function toUser(row: UserRow): User {
     primaryPhone: row.primary_phone,
     name: row.name,
     avatar: row.avatar,
-    customData: customDataOf(row.custom_data),
+    customData: customDataOfRow(row),
     identities: identitiesOf(row.identities),
     lastSignInAt: row.last_sign_in_at,
     createdAt: row.created_at,

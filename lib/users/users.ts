@@ -14,6 +14,7 @@ import {
   findUserByIdentifier,
   findUserRow,
   findUserRowForUpdate,
+  identitiesOf,
   insertUser,
   replacePasswordDigest,
   toUser,
@@ -22,6 +23,7 @@ import {
   type UserRow,
 } from './queries.ts';
 import type { User, UserProfile } from './schemas.ts';
+import { listSsoIdentities } from './sso-identity-queries.ts';
 
 export async function getUserRow(db: Queryable, id: string): Promise<UserRow> {
   const row = await findUserRow(db, id);
@@ -116,6 +118,30 @@ export async function changeUser(trx: Knex.Transaction, id: string, changes: Use
     await revokeAccount(trx, id);
   }
   return toUser(await getUserRow(trx, id));
+}
+
+/**
+ * A person changing their own account keeps a way to be found at sign-in (Logto's rule): a
+ * username, an email, a phone, a social or an enterprise identity; 400 before the last one goes.
+ */
+export async function assertSignInMethodLeft(
+  db: Queryable,
+  row: UserRow,
+  removing: 'username' | 'primaryEmail' | 'primaryPhone',
+): Promise<void> {
+  const left = {
+    username: row.username,
+    primaryEmail: row.primary_email,
+    primaryPhone: row.primary_phone,
+    [removing]: null,
+  };
+  const hasIdentifier =
+    Object.values(left).some(Boolean) ||
+    Object.keys(identitiesOf(row.identities)).length > 0 ||
+    (await listSsoIdentities(db, row.id)).length > 0;
+  if (!hasIdentifier) {
+    throw new RequestError('user.last_sign_in_method_required');
+  }
 }
 
 export const userInfoOf = (row: UserRow): UserInfo => ({

@@ -1,38 +1,37 @@
 import { expect } from 'chai';
 
+import { accountApi, type AccountCall } from '../support/account-api.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
-import { type HttpResponse, startService, type TestService } from '../support/service.ts';
+import { startService, type TestService } from '../support/service.ts';
 import { signIn } from '../support/sign-in.ts';
 import { ifSet, unique } from '../support/values.ts';
 
 const redirectUri = 'http://app.test/callback';
 const password = 'Correct-Horse-9';
-const allEdit = {
-  name: 'Edit',
-  avatar: 'Edit',
-  username: 'Edit',
-  email: 'Edit',
-  phone: 'Edit',
-  password: 'Edit',
-  mfa: 'Edit',
-};
+const allEdit = Object.fromEntries(
+  [
+    'name',
+    'avatar',
+    'profile',
+    'email',
+    'phone',
+    'password',
+    'username',
+    'social',
+    'customData',
+    'mfa',
+    'passkey',
+    'session',
+    'trustedDevice',
+  ].map((field) => [field, 'Edit']),
+);
 
 /** Logto's account center (`/api/account-center`) and what it does to the Account API. */
 describe('account center: what the Account API shows and lets a user change', () => {
   let service: TestService;
-  let token: string;
 
-  const call = (
-    method: 'get' | 'post' | 'delete',
-    path: string,
-    json?: unknown,
-    proof?: string,
-  ): Promise<HttpResponse> =>
-    service.http[method](`api/${path}`, {
-      headers: { authorization: `Bearer ${token}`, ...(proof && { 'logto-verification-id': proof }) },
-      ...(json !== undefined && { json }),
-    });
+  let call: AccountCall;
   const setCenter = async (json: Record<string, unknown>) => {
     const response = await service.api.patch('account-center', { json });
     expectStatus(response, 200);
@@ -48,14 +47,13 @@ describe('account center: what the Account API shows and lets a user change', ()
     const app = await createApplication(service, 'SPA', {
       oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
     });
-    token = (
-      await signIn(
-        service,
-        { clientId: app.id, redirectUri },
-        { username, password },
-        { scope: 'openid profile email' },
-      )
-    ).access_token;
+    const tokens = await signIn(
+      service,
+      { clientId: app.id, redirectUri },
+      { username, password },
+      { scope: 'openid profile email phone' },
+    );
+    call = accountApi(service, tokens.access_token);
   });
   after(() => ifSet(service)?.stop());
 
@@ -98,7 +96,7 @@ describe('account center: what the Account API shows and lets a user change', ()
     expectError(
       await call('post', 'my-account/password', { password: 'Another-Horse-8' }, proofId),
       400,
-      'account_center.filed_not_editable',
+      'account_center.field_not_editable',
     );
     expectError(
       await call(
@@ -108,18 +106,18 @@ describe('account center: what the Account API shows and lets a user change', ()
         proofId,
       ),
       400,
-      'account_center.filed_not_editable',
+      'account_center.field_not_editable',
     );
     expectError(
       await call('delete', 'my-account/primary-phone', undefined, proofId),
       400,
-      'account_center.filed_not_editable',
+      'account_center.field_not_editable',
     );
-    expectError(await call('get', 'my-account/mfa-verifications'), 400, 'account_center.filed_not_editable');
+    expectError(await call('get', 'my-account/mfa-verifications'), 400, 'account_center.field_not_editable');
     expectError(
       await call('post', 'my-account/mfa-verifications/totp-secret/generate'),
       400,
-      'account_center.filed_not_editable',
+      'account_center.field_not_editable',
     );
     // Nothing changed: the password still signs in.
     expectStatus(await call('post', 'verifications/password', { password }), 201);

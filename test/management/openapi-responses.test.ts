@@ -85,7 +85,9 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
   /** A user signed in through the real flow, with the browser that did it and an access token. */
   async function signIn(app: { id: string }, username: string, password: string) {
     const browser = new Browser(service);
-    const { verifier } = await browser.authorize(app.id, redirectUri, { scope: 'openid profile email' });
+    const { verifier } = await browser.authorize(app.id, redirectUri, {
+      scope: 'openid profile email custom_data identities urn:logto:scope:sessions',
+    });
     ok(await browser.call('put', 'api/experience', { interactionEvent: 'SignIn' }), 204);
     const verification = ok(
       await browser.call('post', 'api/experience/verification/password', {
@@ -285,11 +287,22 @@ describe('OpenAPI document: the GET responses are what the document says', () =>
       '/api/experience/sso-connectors': { email: 'someone@acme.example' },
       '/api/verification-messages': { recipient: 'carol@example.com' },
     };
-    const withToken = (path: string) => () => service.http.get(path, { headers: { authorization: `Bearer ${token}` } });
+    const proof = ok(
+      await service.http.post('api/verifications/password', {
+        headers: { authorization: `Bearer ${token}` },
+        json: { password: 'Correct-Horse-9' },
+      }),
+      201,
+    ).verificationRecordId;
+    const withToken = (path: string) => () =>
+      service.http.get(path, { headers: { authorization: `Bearer ${token}`, 'logto-verification-id': proof } });
     callers = {
       '/api/my-account': withToken('api/my-account'),
       '/api/my-account/mfa-verifications': withToken('api/my-account/mfa-verifications'),
       '/api/my-account/grants': withToken('api/my-account/grants'),
+      '/api/my-account/mfa-settings': withToken('api/my-account/mfa-settings'),
+      '/api/my-account/logto-configs': withToken('api/my-account/logto-configs'),
+      '/api/my-account/sessions': withToken('api/my-account/sessions'),
       '/api/interaction/application': () => browser.call('get', 'api/interaction/application'),
       '/api/interaction/consent': () => consenting.call('get', 'api/interaction/consent'),
       '/api/experience/interaction': () => browser.call('get', 'api/experience/interaction'),
