@@ -238,6 +238,8 @@ export const de: Catalogue = {
     tooLong_other: 'Verwenden Sie höchstens {{count}} Zeichen.',
     characterTypes:
       'Mischen Sie mindestens {{min}} Arten von Zeichen: Kleinbuchstaben, Großbuchstaben, Ziffern und Sonderzeichen.',
+    unsupportedCharacters:
+      'Verwenden Sie nur lateinische Buchstaben (a–z, A–Z), Ziffern und die Sonderzeichen einer Standardtastatur.',
     repetitionOrSequence:
       'Vermeiden Sie ein Zeichen dreimal hintereinander (wie „aaa“) und Folgen von drei (wie „abc“ oder „321“).',
     userInfo: 'Lassen Sie Ihren Benutzernamen, Ihre E-Mail-Adresse, Telefonnummer und Ihren Namen weg.',

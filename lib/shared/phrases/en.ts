@@ -238,8 +238,8 @@ export const en = {
     tooLong_other: 'Use at most {{count}} characters.',
     characterTypes:
       'Mix at least {{min}} kinds of characters: lowercase letters, uppercase letters, digits and symbols.',
-    repetitionOrSequence:
-      'Avoid a character repeated three times in a row (like “aaa”) and runs of three (like “abc” or “321”).',
+    unsupportedCharacters: 'Use only Latin letters (a–z, A–Z), digits and the symbols of a standard keyboard.',
+    repetitionOrSequence: 'Make it more than repeated characters (like “aaa”) and runs (like “abc” or “321”).',
     userInfo: 'Leave out your username, email address, phone number and name.',
     words: 'Leave out the words this service does not allow in passwords.',
     pwned: 'This password has appeared in a data breach: choose another one.',

@@ -236,6 +236,7 @@ export const es: Catalogue = {
     tooLong_one: 'Usa como máximo {{count}} carácter.',
     tooLong_other: 'Usa como máximo {{count}} caracteres.',
     characterTypes: 'Combina al menos {{min}} tipos de caracteres: minúsculas, mayúsculas, dígitos y símbolos.',
+    unsupportedCharacters: 'Usa solo letras latinas (a–z, A–Z), dígitos y los símbolos de un teclado estándar.',
     repetitionOrSequence:
       'Evita un carácter repetido tres veces seguidas (como «aaa») y las series de tres (como «abc» o «321»).',
     userInfo: 'No incluyas tu nombre de usuario, tu correo electrónico, tu número de teléfono ni tu nombre.',

@@ -237,6 +237,8 @@ export const fr: Catalogue = {
     tooLong_one: 'Utilisez au plus {{count}} caractère.',
     tooLong_other: 'Utilisez au plus {{count}} caractères.',
     characterTypes: 'Mélangez au moins {{min}} types de caractères : minuscules, majuscules, chiffres et symboles.',
+    unsupportedCharacters:
+      'Utilisez uniquement des lettres latines (a–z, A–Z), des chiffres et les symboles d’un clavier standard.',
     repetitionOrSequence:
       'Évitez un caractère répété trois fois de suite (comme « aaa ») et les suites de trois (comme « abc » ou « 321 »).',
     userInfo:

@@ -235,6 +235,7 @@ export const ja: Catalogue = {
     tooLong_one: '{{count}} 文字以内にしてください。',
     tooLong_other: '{{count}} 文字以内にしてください。',
     characterTypes: '小文字、大文字、数字、記号のうち {{min}} 種類以上を組み合わせてください。',
+    unsupportedCharacters: 'ラテン文字（a–z、A–Z）、数字、標準キーボードの記号のみを使ってください。',
     repetitionOrSequence:
       '同じ文字の 3 回以上の繰り返し（「aaa」など）や 3 文字の連続（「abc」「321」など）は避けてください。',
     userInfo: 'ユーザー名、メールアドレス、電話番号、名前を含めないでください。',

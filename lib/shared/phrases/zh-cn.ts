@@ -228,6 +228,7 @@ export const zhCN: Catalogue = {
     tooLong_one: '最多使用 {{count}} 个字符。',
     tooLong_other: '最多使用 {{count}} 个字符。',
     characterTypes: '请至少混合 {{min}} 种字符：小写字母、大写字母、数字和符号。',
+    unsupportedCharacters: '请只使用拉丁字母（a–z、A–Z）、数字和标准键盘上的符号。',
     repetitionOrSequence: '请避免同一字符连续重复三次（如“aaa”）以及三个连续字符（如“abc”或“321”）。',
     userInfo: '请不要包含你的用户名、邮箱地址、手机号码和姓名。',
     words: '请不要包含此服务不允许在密码中使用的词语。',
