@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { customDataInput } from '../http/limits.ts';
 import { scopeName } from '../resources/schemas.ts';
+import { domainName } from '../shared/domain-name.ts';
 import { entityId } from '../shared/entity-id.ts';
 
 const jsonObject = z.record(z.string(), z.unknown());
@@ -159,11 +160,7 @@ export const memberRolesBody = z.strictObject({
   organizationRoleNames: z.array(z.string().min(1).max(128)).max(1000).optional(),
 });
 
-export const emailDomain = z
-  .string()
-  .max(128)
-  .regex(/^(?!-)[\dA-Za-z-]{1,63}(?<!-)(\.(?!-)[\dA-Za-z-]{1,63}(?<!-))+$/, 'must be a domain name such as example.com')
-  .transform((value) => value.toLowerCase());
+export const emailDomain = domainName;
 
 export const jitEmailDomainSchema = z.object({
   tenantId: z.string(),

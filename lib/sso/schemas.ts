@@ -3,13 +3,8 @@ import { z } from 'zod';
 import type { IdpSettings } from '../connectors/external-idp.ts';
 import { idpEndpoint } from '../connectors/schemas.ts';
 import { foreignJsonInput } from '../http/limits.ts';
+import { domainName } from '../shared/domain-name.ts';
 
-const domain = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'must be a domain such as example.com')
-  .transform((value) => value.toLowerCase());
 
 /** Enterprise SSO over OpenID Connect: the organization's IdP, found by discovery from its issuer. */
 export const ssoConfigSchema = z.object({
@@ -46,7 +41,7 @@ export const createSsoConnectorBody = z.strictObject({
   providerName: z.enum(providerNames),
   connectorName: z.string().min(1).max(128),
   config: foreignJsonInput.optional(),
-  domains: z.array(domain).max(100).optional(),
+  domains: z.array(domainName).max(100).optional(),
   branding: branding.optional(),
   syncProfile: z.boolean().optional(),
   enableTokenStorage: z.literal(false).optional(),
@@ -55,7 +50,7 @@ export const createSsoConnectorBody = z.strictObject({
 export const updateSsoConnectorBody = z.strictObject({
   connectorName: z.string().min(1).max(128).optional(),
   config: foreignJsonInput.optional(),
-  domains: z.array(domain).max(100).optional(),
+  domains: z.array(domainName).max(100).optional(),
   branding: branding.optional(),
   syncProfile: z.boolean().optional(),
   enableTokenStorage: z.literal(false).optional(),

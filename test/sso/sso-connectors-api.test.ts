@@ -150,6 +150,25 @@ describe('enterprise SSO connectors: the management API', () => {
     ]);
   });
 
+  it('takes a domain with an underscore, as Logto does (sso_example.com), for a connector and a JIT email domain', async () => {
+    const created = await service.api.post('sso-connectors', {
+      json: { providerName: 'OIDC', connectorName: name(), domains: ['sso_example.com', 'Corp-1.Example'] },
+    });
+    expect(created.statusCode, JSON.stringify(created.body)).to.equal(200);
+    expect(created.body.domains).to.deep.equal(['sso_example.com', 'corp-1.example']);
+    const organization = await service.api.post('organizations', { json: { name: name() } });
+    const added = await service.api.post(`organizations/${organization.body.id}/jit/email-domains`, {
+      json: { emailDomain: 'sso_example.com' },
+    });
+    expect(added.statusCode, JSON.stringify(added.body)).to.equal(201);
+    for (const emailDomain of ['-corp.example', 'corp', 'corp..example', 'a b.example']) {
+      const refused = await service.api.post(`organizations/${organization.body.id}/jit/email-domains`, {
+        json: { emailDomain },
+      });
+      expect(refused.statusCode, emailDomain).to.equal(400);
+    }
+  });
+
   it('answers bad input with 4xx and an error code, never 5xx', async () => {
     const bodies: unknown[] = [
       {},
