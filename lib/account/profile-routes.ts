@@ -5,6 +5,8 @@ import { recordUserDataEvent } from '../experience/events.ts';
 import type { Api } from '../http/api/route.ts';
 import { customDataInput } from '../http/limits.ts';
 import { assertFieldEditable } from '../sign-in-experience/account-center.ts';
+import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
+import { assertUsernameAllowed } from '../sign-in-experience/username-policy.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { profileOfRow } from '../users/queries.ts';
 import { updateUserBody, userProfileSchema } from '../users/schemas.ts';
@@ -67,6 +69,8 @@ export function accountProfileRoutes(api: Api<'own-transactions'>, { db, cache, 
         await requireIdentityProof(db, session.user, proofHeader(ctx));
         if (body.username === null) {
           await assertSignInMethodLeft(db, session.user, 'username');
+        } else {
+          assertUsernameAllowed(body.username, (await currentSignInExperience(db, cache)).usernamePolicy);
         }
       }
       await withTransaction(db, async (trx) => {

@@ -213,6 +213,18 @@ export const errorCodes = {
   },
 
   'user.username_already_in_use': { status: 422, message: 'This username is already in use.' },
+  'user.username_too_short': {
+    status: 422,
+    message: ({ minLength }: { minLength: number }) => `The username must be at least ${minLength} characters long.`,
+  },
+  'user.username_too_long': {
+    status: 422,
+    message: ({ maxLength }: { maxLength: number }) => `The username must be at most ${maxLength} characters long.`,
+  },
+  'user.username_uppercase_not_allowed': { status: 422, message: 'The username may not hold uppercase letters.' },
+  'user.username_lowercase_not_allowed': { status: 422, message: 'The username may not hold lowercase letters.' },
+  'user.username_numbers_not_allowed': { status: 422, message: 'The username may not hold digits.' },
+  'user.username_underscore_not_allowed': { status: 422, message: 'The username may not hold underscores.' },
   'user.email_already_in_use': { status: 422, message: 'This email is associated with an existing account.' },
   'user.phone_already_in_use': { status: 422, message: 'This phone number is associated with an existing account.' },
   'user.identity_already_in_use': { status: 422, message: 'This identity is linked to another account already.' },
@@ -367,6 +379,12 @@ export const errorCodes = {
     message: 'Signing in with an SMS code cannot be enabled while SMS codes are a second factor.',
   },
 
+  'sign_in_experiences.username_policy_case_conflicts_exist': {
+    status: 409,
+    message: ({ count }: { count: number }) =>
+      `${count} groups of usernames differ only by case; rename them before usernames stop differing by case (GET /api/sign-in-exp/username-policy/case-sensitivity-conflicts).`,
+    data: ({ count }: { count: number }) => ({ totalConflicts: count }),
+  },
   'sign_in_experiences.passwordless_requires_verify': {
     status: 400,
     message: 'An email or phone sign-up identifier must be verified.',

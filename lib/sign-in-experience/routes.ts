@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { listConnectors, toConnector } from '../connectors/queries.ts';
 import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
+import { RequestError } from '../http/errors.ts';
 import { tenantId } from '../shared/tenant.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
 import { currentCaptchaProvider } from './captcha/captcha-queries.ts';
@@ -15,6 +16,7 @@ import {
   saveSignInExperience,
   signInExperienceForUpdate,
 } from './sign-in-experience.ts';
+import { usernameCaseConflicts } from './username-case-conflicts.ts';
 
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });
@@ -73,9 +75,34 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
         passkeySignIn: { ...current.passkeySignIn, ...body.passkeySignIn },
       };
       assertSignInExperienceChange(next, body);
+      if (!next.usernamePolicy.caseSensitive && current.usernamePolicy.caseSensitive) {
+        // Two people named `Bob` and `bob` would become one sign-in name: they must be told apart first.
+        const { totalConflicts } = await usernameCaseConflicts(trx, 0);
+        if (totalConflicts > 0) {
+          throw new RequestError('sign_in_experiences.username_policy_case_conflicts_exist', {
+            count: totalConflicts,
+          });
+        }
+      }
       await saveSignInExperience(trx, next);
       return { tenantId, id: 'default', ...next };
     },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/sign-in-exp/username-policy/case-sensitivity-conflicts',
+      summary: 'Usernames that differ only by case: what a case-insensitive username policy must not meet',
+      tag,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
+      response: z.object({
+        totalConflicts: z.number(),
+        samples: z.array(z.object({ usernameLower: z.string(), userIds: z.array(z.string()) })),
+      }),
+      errors: [400],
+    },
+    async ({ query }) => usernameCaseConflicts(db, query.limit),
   );
 }
 

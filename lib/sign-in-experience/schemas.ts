@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { emailBlocklistPolicySchema } from './email-blocklist.ts';
 import { defaultPasswordPolicy, passwordPolicySchema } from './password-policy.ts';
+import { defaultUsernamePolicy, usernamePolicySchema } from './username-policy.ts';
 
 const identifier = z.enum(['username', 'email', 'phone']);
 
@@ -69,6 +70,7 @@ export const signInExperienceSchema = z.object({
     .max(10)
     .nullable(),
   passwordPolicy: passwordPolicySchema,
+  usernamePolicy: usernamePolicySchema,
   /** Which email addresses may be an account's (at sign-up, and when one is added later). */
   emailBlocklistPolicy: emailBlocklistPolicySchema,
   sentinelPolicy: z.strictObject({
@@ -155,6 +157,7 @@ export const defaultSignInExperience: SignInExperience = {
   },
   forgotPasswordMethods: ['EmailVerificationCode'],
   passwordPolicy: defaultPasswordPolicy,
+  usernamePolicy: defaultUsernamePolicy,
   sentinelPolicy: { maxAttempts: 10, lockoutDuration: 60 },
   mfa: { factors: [], policy: 'UserControlled' },
   adaptiveMfa: { enabled: false },

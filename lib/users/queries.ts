@@ -88,6 +88,7 @@ function toColumns(changes: UserChanges): Record<string, unknown> {
     }
   };
   set('username', changes.username);
+  set('username_key', changes.username === undefined ? undefined : (changes.username?.toLowerCase() ?? null));
   set('primary_email', changes.primaryEmail);
   set('email_key', changes.primaryEmail === undefined ? undefined : (changes.primaryEmail?.toLowerCase() ?? null));
   set('primary_phone', changes.primaryPhone && phoneForms(changes.primaryPhone).stored);
@@ -179,15 +180,27 @@ export const userStanding = (db: Queryable, cache: SharedCache, id: string): Pro
  * of its forms (phone-numbers.ts), the one written exactly first where accounts from before the
  * normalisation hold both.
  */
+/** How usernames compare: the username policy's `caseSensitive` (sign-in-experience/username-policy.ts). */
+export type UsernameCase = { caseSensitive: boolean };
+
+/**
+ * The user an identifier names. An email matches whatever its case; a username matches byte for
+ * byte, or whatever its case under a case-insensitive username policy (the same spelling first).
+ */
 export async function findUserByIdentifier(
   db: Queryable,
   type: 'username' | 'email' | 'phone',
   value: string,
+  usernames: UsernameCase = { caseSensitive: true },
 ): Promise<UserRow | undefined> {
   if (type === 'phone') {
     const rows = await db('users').whereIn('primary_phone', phoneMatches(value)).select<UserRow[]>('*');
     const digits = value.replace(/^\+/, '');
     return rows.find((row) => row.primary_phone === digits) ?? rows[0];
+  }
+  if (type === 'username' && !usernames.caseSensitive) {
+    const rows = await db('users').where({ username_key: value.toLowerCase() }).select<UserRow[]>('*');
+    return rows.find((row) => row.username === value) ?? rows[0];
   }
   const where = type === 'username' ? { username: value } : { email_key: value.toLowerCase() };
   return db('users').where(where).first<UserRow | undefined>();

@@ -6,6 +6,7 @@ import { addRolesToUser } from '../roles/assignments.ts';
 import { defaultUserRoleIds } from '../roles/queries.ts';
 import { revokeAccount } from '../sessions/revoke.ts';
 import { assertPasswordAccepted, type PasswordRules, type UserInfo } from '../sign-in-experience/password-policy.ts';
+import { readSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
 import { generateId } from '../storage/ids.ts';
 import type { PasswordAlgorithm } from './password-digests.ts';
@@ -47,7 +48,10 @@ export async function getUserRowForUpdate(trx: Knex.Transaction, id: string): Pr
 
 type Identifiers = { username?: string | null; primaryEmail?: string | null; primaryPhone?: string | null };
 
-/** Usernames, emails (whatever their case) and phones belong to one user each: 422 as Logto. */
+/**
+ * Usernames, emails (whatever their case) and phones belong to one user each: 422 as Logto. A
+ * username is taken whatever its case while the username policy says usernames do not differ by it.
+ */
 export async function assertIdentifiersFree(
   db: Queryable,
   identifiers: Identifiers,
@@ -58,9 +62,10 @@ export async function assertIdentifiersFree(
     ['email', identifiers.primaryEmail, 'user.email_already_in_use'],
     ['phone', identifiers.primaryPhone, 'user.phone_already_in_use'],
   ] as const;
+  const usernames = identifiers.username ? (await readSignInExperience(db)).usernamePolicy : undefined;
   for (const [type, value, code] of checks) {
     if (value) {
-      const holder = await findUserByIdentifier(db, type, value);
+      const holder = await findUserByIdentifier(db, type, value, usernames);
       if (holder && holder.id !== exceptUserId) {
         throw new RequestError(code);
       }

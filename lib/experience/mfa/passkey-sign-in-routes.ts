@@ -72,8 +72,9 @@ export function passkeySignInRoutes(api: Api<'own-transactions'>, { db, cache, s
     },
     async ({ body }, ctx) => {
       const session = await sessions.load(ctx);
-      assertPasskeySignIn(await currentSignInExperience(db, cache));
-      const user = await findUserByIdentifier(db, body.identifier.type, body.identifier.value);
+      const settings = await currentSignInExperience(db, cache);
+      assertPasskeySignIn(settings);
+      const user = await findUserByIdentifier(db, body.identifier.type, body.identifier.value, settings.usernamePolicy);
       // An unknown account, or one without passkeys, gets options like any other (no credential to
       // offer): the answer does not tell who has an account; the ceremony then fails at verify.
       const passkeys = user ? (await listFactors(db, user.id)).filter((factor) => factor.type === 'WebAuthn') : [];

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { RequestError } from '../../http/errors.ts';
 import { assertPasswordAccepted, type PwnedLookup } from '../../sign-in-experience/password-policy.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+import { assertUsernameAllowed } from '../../sign-in-experience/username-policy.ts';
 import { hashPassword } from '../../users/passwords.ts';
 import type { UserRow } from '../../users/queries.ts';
 import { username } from '../../users/schemas.ts';
@@ -63,6 +64,7 @@ export function profileSteps({
   const addUsername: Step<ProfileFlow> = async (flow) => {
     if (flow.body.type === 'username') {
       assertNotInAccount(flow.account, { username: flow.body.value });
+      assertUsernameAllowed(flow.body.value, (await currentSignInExperience(db, cache)).usernamePolicy);
       await assertIdentifiersFree(db, { username: flow.body.value });
       flow.addition = { username: flow.body.value };
     }

@@ -8,6 +8,7 @@ import { assertPasswordAccepted } from '../../sign-in-experience/password-policy
 import { pwnedPasswordLookup } from '../../sign-in-experience/pwned-passwords.ts';
 import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
+import { assertUsernameAllowed } from '../../sign-in-experience/username-policy.ts';
 import { generateId } from '../../storage/ids.ts';
 import { hashPassword, verifyNothing } from '../../users/passwords.ts';
 import { findUserByIdentifier } from '../../users/queries.ts';
@@ -79,7 +80,7 @@ export function experienceVerificationRoutes(
       if (!settings.signIn.methods.some((method) => method.identifier === identifier.type && method.password)) {
         throw new RequestError('user.sign_in_method_not_enabled');
       }
-      const user = await findUserByIdentifier(db, identifier.type, identifier.value);
+      const user = await findUserByIdentifier(db, identifier.type, identifier.value, settings.usernamePolicy);
       const target = sentinelTarget(identifier, user);
       await assertNotLocked(db, target);
       // An unknown identifier costs the same time and counts the same failure as a wrong password.
@@ -121,6 +122,7 @@ export function experienceVerificationRoutes(
     async ({ body }, ctx) => {
       const session = await sessions.load(ctx);
       const settings = await currentSignInExperience(db, cache);
+      assertUsernameAllowed(body.identifier.value, settings.usernamePolicy);
       await assertIdentifiersFree(db, { username: body.identifier.value });
       await assertPasswordAccepted(
         body.password,
