@@ -261,6 +261,10 @@ export const errorCodes = {
   'user.webauthn_already_in_use': { status: 422, message: 'This passkey is already registered.' },
 
   'password.rejected': { status: 422, message: 'The password does not meet the password policy.' },
+  'password.expired': {
+    status: 422,
+    message: 'The password has expired: set a new one through a password reset.',
+  },
   'password.invalid_legacy_password_format': { status: 400, message: 'Invalid legacy password format.' },
   'password.unsupported_legacy_hash_algorithm': {
     status: 400,
@@ -379,6 +383,14 @@ export const errorCodes = {
     message: 'Signing in with an SMS code cannot be enabled while SMS codes are a second factor.',
   },
 
+  'sign_in_experiences.password_expiration_not_enabled': {
+    status: 400,
+    message: 'The password expiration policy is off: turn it on in the sign-in experience before expiring passwords.',
+  },
+  'sign_in_experiences.password_expiration_requires_forgot_password': {
+    status: 400,
+    message: 'Password expiration needs a forgot-password method, so that people can set a new password.',
+  },
   'sign_in_experiences.username_policy_case_conflicts_exist': {
     status: 409,
     message: ({ count }: { count: number }) =>

@@ -8,6 +8,7 @@ import { tenantId } from '../shared/tenant.ts';
 import { listSsoConnectors } from '../sso/queries.ts';
 import { currentCaptchaProvider } from './captcha/captcha-queries.ts';
 import { publicCaptchaConfig, publicCaptchaConfigSchema } from './captcha/captcha-schemas.ts';
+import { startedPasswordExpiration } from './password-expiration.ts';
 import { type PasswordPolicy, passwordPolicySchema } from './password-policy.ts';
 import { signInExperienceSchema } from './schemas.ts';
 import {
@@ -73,6 +74,10 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
         passwordPolicy: mergePasswordPolicy(current.passwordPolicy, body.passwordPolicy),
         sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
         passkeySignIn: { ...current.passkeySignIn, ...body.passkeySignIn },
+        passwordExpiration: startedPasswordExpiration(
+          body.passwordExpiration ?? current.passwordExpiration,
+          current.passwordExpiration,
+        ),
       };
       assertSignInExperienceChange(next, body);
       if (!next.usernamePolicy.caseSensitive && current.usernamePolicy.caseSensitive) {

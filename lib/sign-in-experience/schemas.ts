@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { emailBlocklistPolicySchema } from './email-blocklist.ts';
+import { passwordExpirationSchema } from './password-expiration.ts';
 import { defaultPasswordPolicy, passwordPolicySchema } from './password-policy.ts';
 import { defaultUsernamePolicy, usernamePolicySchema } from './username-policy.ts';
 
@@ -71,6 +72,7 @@ export const signInExperienceSchema = z.object({
     .nullable(),
   passwordPolicy: passwordPolicySchema,
   usernamePolicy: usernamePolicySchema,
+  passwordExpiration: passwordExpirationSchema,
   /** Which email addresses may be an account's (at sign-up, and when one is added later). */
   emailBlocklistPolicy: emailBlocklistPolicySchema,
   sentinelPolicy: z.strictObject({
@@ -158,6 +160,7 @@ export const defaultSignInExperience: SignInExperience = {
   forgotPasswordMethods: ['EmailVerificationCode'],
   passwordPolicy: defaultPasswordPolicy,
   usernamePolicy: defaultUsernamePolicy,
+  passwordExpiration: {},
   sentinelPolicy: { maxAttempts: 10, lockoutDuration: 60 },
   mfa: { factors: [], policy: 'UserControlled' },
   adaptiveMfa: { enabled: false },

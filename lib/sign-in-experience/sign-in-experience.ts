@@ -4,6 +4,7 @@ import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
 import { assertSupported } from './email-blocklist.ts';
 import { assertMfaSettings } from './mfa-settings.ts';
+import { assertPasswordExpirationReachable } from './password-expiration.ts';
 import { findSettings, upsertSettings } from './queries.ts';
 import { defaultSignInExperience, type SignInExperience } from './schemas.ts';
 import { assertSignUpSettings } from './sign-up-settings.ts';
@@ -39,6 +40,7 @@ export function assertSignInExperienceChange(
   change: { mfa?: unknown; signIn?: unknown } & Partial<Pick<SignInExperience, 'signUp' | 'emailBlocklistPolicy'>>,
 ): void {
   assertMfaSettings(next, change);
+  assertPasswordExpirationReachable(next.passwordExpiration, next.forgotPasswordMethods);
   if (change.signUp) {
     assertSignUpSettings(change.signUp);
   }

@@ -5,7 +5,6 @@ import { idpEndpoint } from '../connectors/schemas.ts';
 import { foreignJsonInput } from '../http/limits.ts';
 import { domainName } from '../shared/domain-name.ts';
 
-
 /** Enterprise SSO over OpenID Connect: the organization's IdP, found by discovery from its issuer. */
 export const ssoConfigSchema = z.object({
   // An identity keeps its issuer in a column of 255 characters.

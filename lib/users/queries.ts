@@ -27,6 +27,8 @@ export type UserRow = {
   mfa_skipped: number | boolean;
   mfa_skipped_on_sign_in: number | boolean;
   passkey_sign_in_skipped: number | boolean;
+  /** When the password was last set (null: before password expiration existed). */
+  password_updated_at: number | null;
   created_at: number;
   updated_at: number;
 };
@@ -78,6 +80,8 @@ export type UserChanges = Partial<{
   mfaSkipped: boolean;
   mfaSkippedOnSignIn: boolean;
   passkeySignInSkipped: boolean;
+  /** Set with a new password; an administrator's expiry sets it to 0. */
+  passwordUpdatedAt: number;
 }>;
 
 function toColumns(changes: UserChanges): Record<string, unknown> {
@@ -93,6 +97,7 @@ function toColumns(changes: UserChanges): Record<string, unknown> {
   set('email_key', changes.primaryEmail === undefined ? undefined : (changes.primaryEmail?.toLowerCase() ?? null));
   set('primary_phone', changes.primaryPhone && phoneForms(changes.primaryPhone).stored);
   set('password_digest', changes.passwordDigest);
+  set('password_updated_at', changes.passwordUpdatedAt ?? (changes.passwordDigest ? Date.now() : undefined));
   set(
     'password_algorithm',
     changes.passwordDigest === undefined

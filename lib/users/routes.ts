@@ -214,6 +214,25 @@ export function userRoutes(api: Api, { db, cache, config, logger }: ServiceConte
 
   api.add(
     {
+      method: 'patch',
+      path: '/users/:userId/password/expiration',
+      summary: "Expire a user's password now: it signs in no more until a password reset (password expiration on)",
+      tag,
+      params: userParams,
+      response: userSchema,
+      errors: [400, 404],
+    },
+    async ({ params }, _ctx, trx) => {
+      if (!(await currentSignInExperience(trx, cache)).passwordExpiration.enabled) {
+        throw new RequestError('sign_in_experiences.password_expiration_not_enabled');
+      }
+      await getUserRowForUpdate(trx, params.userId);
+      return changeUser(trx, params.userId, { passwordUpdatedAt: 0 });
+    },
+  );
+
+  api.add(
+    {
       method: 'post',
       path: '/users/:userId/password/verify',
       summary: "Check a user's password: 204 when it matches",

@@ -7,6 +7,7 @@ import { assertEmailAllowed } from '../../sign-in-experience/email-blocklist.ts'
 import { assertPasswordAccepted } from '../../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../../sign-in-experience/pwned-passwords.ts';
 import type { SignInExperience } from '../../sign-in-experience/schemas.ts';
+import { isPasswordExpired } from '../../sign-in-experience/password-expiration.ts';
 import { currentSignInExperience } from '../../sign-in-experience/sign-in-experience.ts';
 import { assertUsernameAllowed } from '../../sign-in-experience/username-policy.ts';
 import { generateId } from '../../storage/ids.ts';
@@ -98,6 +99,9 @@ export function experienceVerificationRoutes(
       await recordSuccess(db, target);
       if (user.is_suspended) {
         throw new RequestError('user.suspended');
+      }
+      if (isPasswordExpired(settings.passwordExpiration, user.password_updated_at)) {
+        throw new RequestError('password.expired');
       }
       const id = generateId();
       session.state.records[id] = { id, type: 'Password', identifier, userId: user.id, verified: true };
