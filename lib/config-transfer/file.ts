@@ -254,14 +254,8 @@ export const configFileSchema = z.strictObject({
   /** Absent in files from before it travelled: the account center is then left as it is. */
   accountCenter: accountCenterSettings.optional(),
   captchaProviders: z.array(captchaProvider).max(1).optional(),
-  // Files exported before the branding, passkey sign-in and captcha fields existed still import (the defaults fill them).
-  signInExperience: signInExperienceSchema.partial({
-    color: true,
-    branding: true,
-    customCss: true,
-    passkeySignIn: true,
-    captchaPolicy: true,
-  }),
+  // A file exported before a setting existed still imports: the defaults fill what it lacks.
+  signInExperience: signInExperienceSchema.partial(),
 });
 
 /**

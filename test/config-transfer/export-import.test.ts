@@ -486,6 +486,24 @@ describe('configuration export and import (npm run cli -- export / import)', fun
     });
   });
 
+  it('imports sign-in experience settings from before the newer fields existed: the defaults fill them', async () => {
+    const file = JSON.parse((await cli(sourceEnv, 'export')).stdout);
+    const newer = ['usernamePolicy', 'passwordExpiration', 'adaptiveMfa', 'emailBlocklistPolicy'];
+    const older = {
+      ...file,
+      signInExperience: Object.fromEntries(
+        Object.entries(file.signInExperience).filter(([key]) => !newer.includes(key)),
+      ),
+    };
+    writeFileSync(fileIn('older-settings.json'), JSON.stringify(older));
+    const targetEnv = { DB_URL: await freshDatabaseUrl() };
+    const imported = await cli(targetEnv, 'import', fileIn('older-settings.json'));
+    expect(imported.code, imported.stderr).to.equal(0);
+    const settings = JSON.parse((await cli(targetEnv, 'export')).stdout).signInExperience;
+    expect(settings.usernamePolicy).to.include({ caseSensitive: true, minLength: 1, maxLength: 128 });
+    expect(settings.passwordExpiration).to.deep.equal({});
+  });
+
   it('refuses named secrets, trusted issuers and custom phrases the API would refuse', async () => {
     const targetEnv = { DB_URL: await freshDatabaseUrl() };
     const file = JSON.parse((await cli(sourceEnv, 'export')).stdout);
