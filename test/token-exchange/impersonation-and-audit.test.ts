@@ -186,18 +186,91 @@ describe('token exchange: impersonation subject tokens and the audit log', () =>
       expectOAuthError(await impersonate('sub_not-a-real-token'), 400, 'invalid_request', /subject_token/);
     });
 
-    it('does not take an impersonation token as an access token, nor an access token as an impersonation token', async () => {
+    it("takes an impersonation token sent as an access token (Logto's legacy form), not an access token as an impersonation token", async () => {
       const { subjectToken: token } = await createSubjectToken(setup.user.id);
-      const asAccess = await exchange(service, setup.backend, {
-        subject_token: token,
-        subject_token_type: accessTokenType,
-        resource: apiB(),
-        scope: 'read:b',
-      });
-      expectOAuthError(asAccess, 400, 'invalid_request', /subject_token/);
       expectOAuthError(await impersonate(subjectToken), 400, 'invalid_request', /impersonation/);
-      // Neither attempt used the impersonation token up.
-      expectIssued(await impersonate(token));
+      const asAccess = expectIssued(
+        await exchange(service, setup.backend, {
+          subject_token: token,
+          subject_token_type: accessTokenType,
+          resource: apiB(),
+          scope: 'read:b',
+        }),
+      );
+      expect(claimsOf(asAccess.access_token)).to.include({ sub: setup.user.id, aud: apiB() });
+      // Still single use, whichever type named it.
+      expectOAuthError(await impersonate(token), 400, 'invalid_request', /already used/);
+    });
+
+    it("without a resource, gives a token for userinfo (Logto's default audience) with the OpenID scopes asked for", async () => {
+      const { subjectToken: token } = await createSubjectToken(setup.user.id);
+      const issued = expectIssued(
+        await exchange(service, setup.backend, {
+          subject_token: token,
+          subject_token_type: impersonationTokenType,
+          scope: 'openid profile read:b',
+        }),
+      );
+      expect(issued).to.include({ token_type: 'Bearer', scope: 'openid profile' });
+      expect(issued.expires_in).to.be.within(1, 3600);
+      const me = await service.http.get('oidc/me', { headers: { authorization: `Bearer ${issued.access_token}` } });
+      expect(me.statusCode, JSON.stringify(me.body)).to.equal(200);
+      expect(me.body).to.include({ sub: setup.user.id });
+      // A user's own token still names the API it is exchanged for (the contract): 400 invalid_target.
+      expectOAuthError(
+        await exchange(service, setup.backend, { subject_token: subjectToken, subject_token_type: accessTokenType }),
+        400,
+        'invalid_target',
+      );
+    });
+
+    it("with organization_id, gives the organization's token with the organization scopes the user holds there", async () => {
+      const organization = (await service.api.post('organizations', { json: { name: unique('org') } })).body;
+      const scope = (await service.api.post('organization-scopes', { json: { name: unique('read:org') } })).body;
+      const role = (await service.api.post('organization-roles', { json: { name: unique('reader') } })).body;
+      expect(
+        (await service.api.post(`organization-roles/${role.id}/scopes`, { json: { organizationScopeIds: [scope.id] } }))
+          .statusCode,
+      ).to.equal(201);
+      const orgToken = async (organizationId: string, scopes: string) =>
+        exchange(service, setup.backend, {
+          subject_token: (await createSubjectToken(setup.user.id)).subjectToken,
+          subject_token_type: impersonationTokenType,
+          organization_id: organizationId,
+          scope: scopes,
+        });
+      // Not a member: 403 access_denied.
+      expectOAuthError(await orgToken(organization.id, scope.name), 403, 'access_denied');
+      expect(
+        (await service.api.post(`organizations/${organization.id}/users`, { json: { userIds: [setup.user.id] } }))
+          .statusCode,
+      ).to.equal(201);
+      expect(
+        (
+          await service.api.post(`organizations/${organization.id}/users/${setup.user.id}/roles`, {
+            json: { organizationRoleIds: [role.id] },
+          })
+        ).statusCode,
+      ).to.equal(201);
+      const issued = expectIssued(await orgToken(organization.id, `${scope.name} read:b`));
+      expect(issued.scope).to.equal(scope.name);
+      expect(claimsOf(issued.access_token)).to.include({
+        sub: setup.user.id,
+        aud: `urn:logto:organization:${organization.id}`,
+        scope: scope.name,
+      });
+      // The organization's token is for the organization alone.
+      expectOAuthError(
+        await exchange(service, setup.backend, {
+          subject_token: (await createSubjectToken(setup.user.id)).subjectToken,
+          subject_token_type: impersonationTokenType,
+          organization_id: organization.id,
+          resource: apiB(),
+        }),
+        400,
+        'invalid_request',
+        /organization_id/,
+      );
     });
 
     it('refuses impersonating a suspended user', async () => {

@@ -38,6 +38,21 @@ async function verifyJwt(db: Queryable, cache: SharedCache, issuer: string, toke
   }
 }
 
+/** An impersonation token (`POST /api/subject-tokens`): unused and unexpired, or refused; undefined when it is none. */
+async function resolveImpersonation(db: Queryable, token: string): Promise<Subject | undefined> {
+  const row = await findImpersonationToken(db, hashSubjectToken(token));
+  if (!row) {
+    return undefined;
+  }
+  if (row.consumed_at !== null) {
+    throw invalid('was already used (an impersonation token is single use)');
+  }
+  if (row.expires_at <= Date.now()) {
+    throw invalid('is expired');
+  }
+  return { user: { id: row.user_id }, actor: row.application_id ?? undefined, impersonationTokenId: row.id };
+}
+
 /**
  * Resolves a subject token to its user. Every failure is `invalid_request` naming the reason
  * (RFC 8693 §2.2.2); whether the user may still act is the caller's check.
@@ -51,17 +66,11 @@ export async function resolveSubject(
   type: string,
 ): Promise<Subject> {
   if (type === impersonationTokenType) {
-    const row = await findImpersonationToken(db, hashSubjectToken(token));
-    if (!row) {
+    const impersonation = await resolveImpersonation(db, token);
+    if (!impersonation) {
       throw invalid('is not a valid impersonation token');
     }
-    if (row.consumed_at !== null) {
-      throw invalid('was already used (an impersonation token is single use)');
-    }
-    if (row.expires_at <= Date.now()) {
-      throw invalid('is expired');
-    }
-    return { user: { id: row.user_id }, actor: row.application_id ?? undefined, impersonationTokenId: row.id };
+    return impersonation;
   }
   if (type === personalAccessTokenType) {
     // Read on every exchange, never remembered: a deleted token is refused at once.
@@ -83,6 +92,11 @@ export async function resolveSubject(
   }
   const opaque = await provider.AccessToken.find(token);
   if (!opaque) {
+    // Logto's legacy form: an impersonation token sent as an access token.
+    const impersonation = await resolveImpersonation(db, token);
+    if (impersonation) {
+      return impersonation;
+    }
     throw invalid('is invalid, expired or revoked');
   }
   if (!opaque.accountId) {

@@ -8,11 +8,13 @@ import { managementApi } from '../../../shared/management-api.ts';
 import type { Queryable } from '../../../storage/database.ts';
 import type { SharedCache } from '../../../storage/shared-cache.ts';
 import { userStanding } from '../../../users/queries.ts';
+import { oidcScopes } from '../../account.ts';
 import { consumeImpersonationToken } from '../../impersonation/subject-token-queries.ts';
+import { organizationAudience, organizationScopesHeld, organizationTokens } from '../../tokens/organization-tokens.ts';
 import { accessTokenType, impersonationTokenType, jwtTokenType, personalAccessTokenType } from '../../urns.ts';
 import { assertProofOfKey, dpopProofKey } from '../dpop-binding.ts';
 import { applicationLookup, assertFirstPartyConfidential } from '../first-party-client.ts';
-import { issueResourceAccessToken } from '../resource-access-token.ts';
+import { issueResourceAccessToken, issueUserinfoAccessToken } from '../resource-access-token.ts';
 import { delegationClientClaim } from '../token-facts.ts';
 import { type Actor, actorTokenParameter, resolveActor } from './actor-token.ts';
 import { actorChain, assertDelegationPolicy, assertMayAct, delegatedAct } from './delegation-policy.ts';
@@ -30,12 +32,25 @@ export const tokenExchangeParameters = [
   'audience',
   'scope',
   'requested_token_type',
+  'organization_id',
 ];
 /** RFC 8693 §2.1: `audience` may be repeated (every other parameter only once). */
 export const tokenExchangeRepeatableParameters = ['audience'];
 export const tokenExchangeLogKey = 'ExchangeTokenBy.TokenExchange';
 
 type Dependencies = { config: Config; db: Queryable; cache: SharedCache; audit: AuditLog };
+
+type Audience = { indicator: string; accessTokenTtl: number };
+type Target =
+  | { kind: 'resource'; resource: Resource; audience: Audience }
+  | { kind: 'organization'; organizationId: string; audience: Audience }
+  | { kind: 'userinfo'; audience: Audience };
+
+/** Logto's lifetime of an organization token, and of a userinfo token an exchange issues. */
+const organizationTokenTtl = 3600;
+const userinfoTokenTtl = 3600;
+/** What a token for userinfo may carry: the provider's own scopes, less `offline_access` (no refresh token comes of an exchange). */
+const userinfoScopes = oidcScopes.filter((scope) => scope !== 'offline_access');
 
 const asString = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -71,6 +86,49 @@ const actOfSubject = (subject: Subject) =>
  */
 export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
   const findTarget = exchangeTarget(db, cache);
+  const organizations = organizationTokens(db);
+
+  /**
+   * What the exchanged token is for: the API resource `resource`/`audience` name; else, with
+   * `organization_id`, that organization (Logto's organization token); else, for an impersonation
+   * token only, the provider's userinfo (Logto's default audience). A user's own token names its
+   * API: without one it is 400 `invalid_target`.
+   */
+  async function targetOf(params: Record<string, unknown> | undefined, subject: Subject): Promise<Target> {
+    const organizationId = asString(params?.organization_id) || undefined;
+    const named = Boolean(asString(params?.resource)) || params?.audience !== undefined;
+    if (organizationId && named) {
+      throw new errors.InvalidRequest(
+        "organization_id names the token's audience (the organization): send it without resource or audience",
+      );
+    }
+    if (organizationId) {
+      return {
+        kind: 'organization',
+        organizationId,
+        audience: { indicator: organizationAudience(organizationId), accessTokenTtl: organizationTokenTtl },
+      };
+    }
+    if (!named && subject.impersonationTokenId) {
+      return { kind: 'userinfo', audience: { indicator: 'userinfo', accessTokenTtl: userinfoTokenTtl } };
+    }
+    const resource = await findTarget(params);
+    assertExchangeTarget(resource);
+    return { kind: 'resource', resource, audience: resource };
+  }
+
+  /** The scopes the user holds where the token goes; an organization's, after checking they may hold its token. */
+  async function heldFor(ctx: KoaContextWithOIDC, target: Target, userId: string): Promise<string[]> {
+    if (target.kind === 'resource') {
+      return scopesHeldByUser(db, cache, userId, target.resource.id);
+    }
+    if (target.kind === 'organization') {
+      await organizations.assertMayHold(ctx, userId, target.organizationId);
+      return organizationScopesHeld(db, userId, target.organizationId);
+    }
+    return userinfoScopes;
+  }
+
   const applicationOf = applicationLookup(db, cache);
   const resolveOutsideSubject = outsideSubjectResolver({ config, db, cache });
 
@@ -137,16 +195,15 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
           };
     const act = delegatedAct(actOfSubject(subject), actor, config.tokenExchange.maxActDepth);
 
-    const resource = await findTarget(params);
-    assertExchangeTarget(resource);
+    const target = await targetOf(params, subject);
 
     const userId = 'id' in subject.user ? subject.user.id : await subject.user.make();
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
-    const held = new Set(await scopesHeldByUser(db, cache, userId, resource.id));
+    const held = new Set(await heldFor(ctx, target, userId));
     const scope = [...new Set(requested.filter((name) => held.has(name)))].join(' ');
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresIn = exchangedLifetime(
-      resource.accessTokenTtl,
+      target.audience.accessTokenTtl,
       [
         { parameter: 'subject_token', exp: subject.facts?.exp ?? subject.exp },
         { parameter: 'actor_token', exp: actor?.facts.exp },
@@ -158,16 +215,19 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
       throw new errors.InvalidRequest('subject_token was already used (an impersonation token is single use)');
     }
 
-    const issued = await issueResourceAccessToken(ctx, {
+    const token = {
       userId,
       gty: 'token_exchange',
       scope,
-      resource,
       lifetime: { issuedAt, expiresIn },
       act,
       delegation,
       proofKey,
-    });
+    };
+    const issued =
+      target.kind === 'userinfo'
+        ? await issueUserinfoAccessToken(ctx, token)
+        : await issueResourceAccessToken(ctx, { ...token, resource: target.audience });
 
     const audiences = params?.audience;
     audit.record(tokenExchangeLogKey, {
@@ -175,7 +235,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
       applicationId: client.clientId,
       userId,
       params: {
-        resource: resource.indicator,
+        resource: target.audience.indicator,
         subjectTokenType,
         scopesRequested: requested,
         scopesIssued: scope ? scope.split(' ') : [],
