@@ -302,14 +302,23 @@ describe('personal access tokens', () => {
       }
     });
 
-    it('requires a resource, as every exchange here does', async () => {
+    it("without a resource gives a token for userinfo and introspection (Logto's default audience)", async () => {
       const token = await createPat(setup.user.id, 'no-resource');
-      const answer = await exchange(service, setup.backend, {
-        subject_token: token.value,
-        subject_token_type: patType,
-        scope: 'openid profile',
+      const issued = expectIssued(
+        await exchange(service, setup.backend, {
+          subject_token: token.value,
+          subject_token_type: patType,
+          scope: 'openid profile read:b',
+        }),
+      );
+      expect(issued).to.include({ token_type: 'Bearer', scope: 'openid profile' });
+      const me = await service.http.get('oidc/me', { headers: { authorization: `Bearer ${issued.access_token}` } });
+      expect(me.statusCode, JSON.stringify(me.body)).to.equal(200);
+      expect(me.body).to.include({ sub: setup.user.id });
+      const introspected = await service.http.post('oidc/token/introspection', {
+        form: { token: issued.access_token, client_id: setup.backend.id, client_secret: setup.backend.secret },
       });
-      expectOAuthError(answer, 400, 'invalid_target');
+      expect(introspected.body).to.include({ active: true, sub: setup.user.id });
     });
   });
 });

@@ -90,11 +90,15 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
 
   /**
    * What the exchanged token is for: the API resource `resource`/`audience` name; else, with
-   * `organization_id`, that organization (Logto's organization token); else, for an impersonation
-   * token only, the provider's userinfo (Logto's default audience). A user's own token names its
-   * API: without one it is 400 `invalid_target`.
+   * `organization_id`, that organization (Logto's organization token); else, for Logto's own kinds
+   * of subject token (an impersonation or a personal access token), the provider's userinfo (Logto's
+   * default audience). A user's access token names its API: without one it is 400 `invalid_target`.
    */
-  async function targetOf(params: Record<string, unknown> | undefined, subject: Subject): Promise<Target> {
+  async function targetOf(
+    params: Record<string, unknown> | undefined,
+    subject: Subject,
+    subjectTokenType: string,
+  ): Promise<Target> {
     const organizationId = asString(params?.organization_id) || undefined;
     const named = Boolean(asString(params?.resource)) || params?.audience !== undefined;
     if (organizationId && named) {
@@ -109,7 +113,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
         audience: { indicator: organizationAudience(organizationId), accessTokenTtl: organizationTokenTtl },
       };
     }
-    if (!named && subject.impersonationTokenId) {
+    if (!named && (subject.impersonationTokenId || subjectTokenType === personalAccessTokenType)) {
       return { kind: 'userinfo', audience: { indicator: 'userinfo', accessTokenTtl: userinfoTokenTtl } };
     }
     const resource = await findTarget(params);
@@ -195,7 +199,7 @@ export function tokenExchangeGrant({ config, db, cache, audit }: Dependencies) {
           };
     const act = delegatedAct(actOfSubject(subject), actor, config.tokenExchange.maxActDepth);
 
-    const target = await targetOf(params, subject);
+    const target = await targetOf(params, subject, subjectTokenType);
 
     const userId = 'id' in subject.user ? subject.user.id : await subject.user.make();
     const requested = (asString(params?.scope) ?? '').split(' ').filter(Boolean);
