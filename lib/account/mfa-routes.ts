@@ -150,7 +150,7 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
       method: 'post',
       path: '/my-account/mfa-verifications',
       summary:
-        'Bind an authenticator (its secret and a current code), a registered passkey, or backup codes (replacing any older set)',
+        'Bind an authenticator (its secret, and a current code to check it), a registered passkey, or backup codes (replacing any older set)',
       tag,
       body: z.discriminatedUnion('type', [
         z.strictObject({
@@ -161,7 +161,8 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
         z.strictObject({
           type: z.literal('Totp'),
           secret: z.string().max(128).refine(isTotpSecret, 'must be a base32 secret'),
-          code: z.string().min(1).max(16),
+          /** A current code, checked when given; Logto binds the secret alone (its page checks a code first). */
+          code: z.string().min(1).max(16).optional(),
         }),
         z.strictObject({
           type: z.literal('BackupCode'),
@@ -192,8 +193,8 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
         factor = { type: 'WebAuthn', passkey, name: body.name };
         consumed.push(registration.id);
       } else if (body.type === 'Totp') {
-        const step = acceptedStep(body.secret, body.code.trim(), null);
-        if (step === undefined) {
+        const step = body.code === undefined ? undefined : acceptedStep(body.secret, body.code.trim(), null);
+        if (body.code !== undefined && step === undefined) {
           throw new RequestError('session.mfa.invalid_totp_code');
         }
         factor = { type: 'Totp', secret: body.secret, lastUsedStep: step };

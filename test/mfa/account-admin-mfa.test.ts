@@ -230,6 +230,24 @@ describe('MFA in the Account API and the management API', () => {
     );
   });
 
+  it("binds an authenticator by its secret alone, as Logto's account pages do", async () => {
+    const user = await signedInUser();
+    const me = account(user.token);
+    const { secret } = (await me.call('post', 'my-account/mfa-verifications/totp-secret/generate')).body;
+    expectStatus(
+      await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret }, await me.proof()),
+      204,
+    );
+    const factors = (await me.call('get', 'my-account/mfa-verifications')).body as Array<{ type: string }>;
+    expect(factors.map(({ type }) => type)).to.deep.equal(['Totp']);
+    // A code, when given, is still checked.
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret, code: '000000' }, await me.proof()),
+      400,
+      'session.mfa.invalid_totp_code',
+    );
+  });
+
   it('the user binds backup codes (User.Data.Updated); a new set replaces the old one', async () => {
     const user = await signedInUser();
     const me = account(user.token);
