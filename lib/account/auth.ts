@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 
 import { bearerToken } from '../http/api/bearer.ts';
 import { RequestError } from '../http/errors.ts';
+import { policyOf } from '../oidc/clients/application-policy.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import { noteAuditSubject } from '../shared/request-subject.ts';
 import { assertAccountCenterEnabled, currentAccountCenter } from '../sign-in-experience/account-center.ts';
@@ -21,7 +22,8 @@ export type AccountSession = {
 
 /**
  * The Account API acts as the signed-in user: a Bearer opaque access token of ours, unexpired,
- * granted `openid`, for an active user, not DPoP-bound, while the account center is enabled. The provider finds it among its stored tokens (it checks
+ * granted `openid`, for an active user, not DPoP-bound, while the account center is enabled; only
+ * reads for a third-party application's token. The provider finds it among its stored tokens (it checks
  * no JWT itself), so a revocation at /oidc/token/revocation ends it at once.
  */
 export async function accountSession(ctx: Context, db: Queryable, oidc: OidcService): Promise<AccountSession> {
@@ -39,6 +41,14 @@ export async function accountSession(ctx: Context, db: Queryable, oidc: OidcServ
     throw new RequestError('auth.unauthorized', {
       reason: 'Unauthorized: the token is DPoP-bound; the Account API takes Bearer tokens only.',
     });
+  }
+  // Logto's guard: a third-party application reads what it was granted, and changes nothing (not
+  // even a verification record, which would open the changes).
+  if (ctx.method !== 'GET') {
+    const client = token.clientId ? await provider.Client.find(token.clientId) : undefined;
+    if (!client || policyOf(client).isThirdParty) {
+      throw new RequestError('auth.third_party_application_forbidden');
+    }
   }
   noteAuditSubject(ctx, { kind: 'account', userId: user.id, applicationId: token.clientId });
   const center = await currentAccountCenter(db);

@@ -17,7 +17,7 @@ import { hashPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
 import { assertSignInMethodLeft, changeUser, userInfoOf, verifyUserPassword } from '../users/users.ts';
-import { accountSession } from './auth.ts';
+import { accountSession, assertScope } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';
 import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
 
@@ -147,8 +147,10 @@ export function accountRoutes(
         errors: [400, 401, 404, 422],
       },
       async ({ body }, ctx) => {
-        const { user, center } = await accountSession(ctx, db, oidc);
+        const session = await accountSession(ctx, db, oidc);
+        const { user, center } = session;
         assertFieldEditable(center, kind);
+        assertScope(session, kind);
         await requireIdentityProof(db, user, proofHeader(ctx));
         const value = body[kind];
         const ownership = await getVerification(db, user.id, body.newIdentifierVerificationRecordId);
@@ -180,8 +182,10 @@ export function accountRoutes(
         errors: [400, 401, 404],
       },
       async (_input, ctx) => {
-        const { user, center } = await accountSession(ctx, db, oidc);
+        const session = await accountSession(ctx, db, oidc);
+        const { user, center } = session;
         assertFieldEditable(center, kind);
+        assertScope(session, kind);
         await requireIdentityProof(db, user, proofHeader(ctx));
         await assertSignInMethodLeft(db, user, field);
         await withTransaction(db, async (trx) => {

@@ -67,6 +67,10 @@ export const errorCodes = {
   // 400 where Logto's Account API answers a scope the token lacks so.
   'auth.unauthorized': { status: 401, alsoStatus: 400, message: reason },
   'auth.forbidden': { status: 403, message: reason },
+  'auth.third_party_application_forbidden': {
+    status: 403,
+    message: "A third-party application's token reads the account; it cannot change it.",
+  },
   'auth.too_many_attempts': {
     status: 429,
     message: 'Too many failed authentications from this address; try again later.',

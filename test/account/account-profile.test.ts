@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { type SignInSetting, startSignInSetting } from '../experience/experience-helpers.ts';
 import { accountApi } from '../support/account-api.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
+import { createApplication } from '../support/fixtures.ts';
 import type { TestService } from '../support/service.ts';
 import { signIn } from '../support/sign-in.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -224,6 +225,34 @@ describe('Account API: profile, custom data, settings and sessions by scope', ()
         skipped: true,
         skipMfaOnSignIn: true,
       });
+    });
+  });
+
+  describe('third-party applications', () => {
+    it("read the account through the person's token but change nothing, not even a verification", async () => {
+      const app = await createApplication(service, 'Traditional', {
+        isThirdParty: true,
+        oidcClientMetadata: { redirectUris: [redirectUri], postLogoutRedirectUris: [] },
+      });
+      const username = unique('granted');
+      const created = await service.api.post('users', { json: { username, password } });
+      expectStatus(created, 200);
+      const tokens = await signIn(
+        service,
+        { clientId: app.id, redirectUri, clientSecret: app.secret },
+        { username, password },
+        { scope: 'openid' },
+      );
+      const call = accountApi(service, tokens.access_token);
+      expect((await call('get', 'my-account')).body).to.include({ id: created.body.id });
+      for (const [method, path, json] of [
+        ['patch', 'my-account', { name: 'x' }],
+        ['post', 'verifications/password', { password }],
+        ['post', 'my-account/password', { password: 'Another-Horse-8' }],
+      ] as const) {
+        expectError(await call(method, path, json), 403, 'auth.third_party_application_forbidden');
+      }
+      expect((await service.api.get(`users/${created.body.id}`)).body.name).to.equal(null);
     });
   });
 

@@ -184,19 +184,23 @@ describe('consent and branding in Chromium', function () {
     expect(tokens.statusCode, JSON.stringify(tokens.body)).to.equal(200);
     expect(tokens.body.scope.split(' ').sort()).to.deep.equal(['email', 'openid', 'profile']);
 
-    // The grant, as the person sees it in the Account API (third-party apps only) and as admins do.
+    // The grant, as admins see it; the application's own token reads the account but changes nothing.
     const bearer = { authorization: `Bearer ${tokens.body.access_token}` };
-    const mine = await service.http.get('api/my-account/grants', {
-      headers: bearer,
-      searchParams: { appType: 'thirdParty' },
-    });
-    expect(mine.statusCode).to.equal(200);
-    expect(mine.body.grants).to.have.length(1);
-    expect(mine.body.grants[0].payload).to.include({ clientId: thirdPartyId, accountId: user.body.id, kind: 'Grant' });
-    const grantId = mine.body.grants[0].id as string;
-    expect(
-      (await service.api.get(`users/${user.body.id}/grants`)).body.grants.map((grant: { id: string }) => grant.id),
-    ).to.deep.equal([grantId]);
+    const grants = (await service.api.get(`users/${user.body.id}/grants`)).body.grants as Array<{
+      id: string;
+      payload: Record<string, unknown>;
+    }>;
+    expect(grants).to.have.length(1);
+    expect(grants[0].payload).to.include({ clientId: thirdPartyId, accountId: user.body.id, kind: 'Grant' });
+    const grantId = grants[0].id;
+    expect((await service.http.get('api/my-account', { headers: bearer })).statusCode).to.equal(200);
+    for (const refused of [
+      await service.http.post('api/verifications/password', { headers: bearer, json: { password } }),
+      await service.http.delete(`api/my-account/grants/${grantId}`, { headers: bearer }),
+    ]) {
+      expect(refused.statusCode).to.equal(403);
+      expect(refused.body.code).to.equal('auth.third_party_application_forbidden');
+    }
 
     // Again, while the grant stands: no consent page, straight back with a code.
     const again = authorization(thirdPartyId);
@@ -204,15 +208,8 @@ describe('consent and branding in Chromium', function () {
     await page.waitForURL((url) => url.href.startsWith(callback));
     expect(new URL(page.url()).searchParams.get('code')).to.be.a('string');
 
-    // Revoking needs a fresh identity proof; then the grant is gone and consent is asked again.
-    const unproven = await service.http.delete(`api/my-account/grants/${grantId}`, { headers: bearer });
-    expect(unproven.statusCode).to.not.equal(204);
-    const proof = await service.http.post('api/verifications/password', { headers: bearer, json: { password } });
-    expect(proof.statusCode).to.equal(201);
-    const revoked = await service.http.delete(`api/my-account/grants/${grantId}`, {
-      headers: { ...bearer, 'logto-verification-id': proof.body.verificationRecordId },
-    });
-    expect(revoked.statusCode).to.equal(204);
+    // Revoked, the grant is gone and consent is asked again.
+    expect((await service.api.delete(`users/${user.body.id}/grants/${grantId}`)).statusCode).to.equal(204);
     expect((await service.api.get(`users/${user.body.id}/grants`)).body.grants).to.deep.equal([]);
     await page.goto(authorization(thirdPartyId).url);
     await page.waitForURL((url) => url.pathname === '/consent');
