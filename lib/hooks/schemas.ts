@@ -121,7 +121,8 @@ export const hookLogSchema = z.object({
     key: z.string(),
     hookId: z.string(),
     result: z.enum(['Success', 'Error']),
-    response: z.object({ statusCode: z.number().nullable(), body: z.string().nullable() }),
+    /** `body`: the answer's JSON, or its text (the first 16 KB) when it is not JSON. */
+    response: z.object({ statusCode: z.number().nullable(), body: z.unknown() }),
     error: z.string().optional(),
     attempt: z.number(),
     webhookId: z.string(),

@@ -191,7 +191,7 @@ describe('hooks: delivery', () => {
 
   it('gives up when the schedule is exhausted; recent-logs shows every attempt; a resend delivers it', async () => {
     const hook = await createHook(service, receiver.url, ['User.Data.Updated']);
-    receiver.answer = () => ({ status: 500, body: `x${'y'.repeat(5000)}` });
+    receiver.answer = () => ({ status: 500, body: `x${'y'.repeat(20_000)}` });
     await service.emit('User.Data.Updated', { data: { id: 'u1' } });
     await receiver.waitFor(4);
     const [row] = await deliveryRows(service, hook.id);
@@ -218,7 +218,7 @@ describe('hooks: delivery', () => {
     });
     expect(latest.payload.durationMs).to.be.a('number');
     expect(latest.payload.response.statusCode).to.equal(500);
-    expect(latest.payload.response.body).to.have.length(2048);
+    expect(latest.payload.response.body).to.have.length(16_384);
     expect(Object.keys(latest.payload).sort()).to.deep.equal([
       'attempt',
       'durationMs',
@@ -256,6 +256,25 @@ describe('hooks: delivery', () => {
     expect(again.body.code).to.equal('hook.delivery_not_failed');
     const unknown = await service.api.post(`hooks/${hook.id}/deliveries/nope/resend`);
     expect(unknown.statusCode).to.equal(404);
+  });
+
+  it("shows a JSON answer as JSON in recent-logs (Logto's form), and any other answer as text", async () => {
+    const hook = await createHook(service, receiver.url, ['User.Data.Updated']);
+    receiver.answers.push({ status: 200, body: JSON.stringify({ echoed: { id: 'u2' } }) }, { status: 200, body: 'ok' });
+    await service.emit('User.Data.Updated', { data: { id: 'u2' } });
+    await service.emit('User.Data.Updated', { data: { id: 'u3' } });
+    await receiver.waitFor(2);
+    await eventually(
+      async () => ((await service.api.get(`hooks/${hook.id}/recent-logs`)).body as unknown[]).length === 2,
+      5000,
+      'two logs',
+    );
+    const bodies = (
+      (await service.api.get(`hooks/${hook.id}/recent-logs`)).body as Array<{
+        payload: { response: { body: unknown } };
+      }>
+    ).map((entry) => entry.payload.response.body);
+    expect(bodies).to.have.deep.members([{ echoed: { id: 'u2' } }, 'ok']);
   });
 
   it('logs a network error without a response', async () => {

@@ -31,6 +31,18 @@ type AttemptRow = {
   created_at: number | string;
 };
 
+/** A body that is JSON (whole, not cut) is shown as JSON, as Logto shows it; any other as text. */
+function shownBody(body: string | null): unknown {
+  if (body === null) {
+    return null;
+  }
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
+}
+
 /** An attempt as Logto's recent logs show it. */
 const toLog = (row: AttemptRow): HookLog => {
   const key = `TriggerHook.${row.event}`;
@@ -42,7 +54,7 @@ const toLog = (row: AttemptRow): HookLog => {
       key,
       hookId: row.hook_id,
       result: row.result,
-      response: { statusCode: row.status_code, body: row.response_body },
+      response: { statusCode: row.status_code, body: shownBody(row.response_body) },
       ...(row.error !== null && { error: row.error }),
       attempt: row.attempt,
       webhookId: row.delivery_id,

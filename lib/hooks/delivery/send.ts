@@ -17,8 +17,11 @@ export type SendResult = {
   durationMs: number;
 };
 
-/** What is kept of a response body: the recent-logs excerpt. */
-export const bodyLimit = 2048;
+/**
+ * What is kept of a response body: the recent-logs excerpt. 16 KB holds a receiver's echo of a
+ * whole event (Logto's tests read one back), and no more is read of an answer.
+ */
+export const bodyLimit = 16_384;
 export const sendTimeoutMs = 10_000;
 
 /**
