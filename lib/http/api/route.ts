@@ -8,6 +8,7 @@ import { withTransaction } from '../../storage/transaction.ts';
 import { holdsNul, nulRefused } from '../body.ts';
 import { RequestError } from '../errors.ts';
 import { flattenSearchParams } from './search.ts';
+import { isSearchParameter } from './search.ts';
 import type { ApiTag } from './tags.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -118,6 +119,13 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: s
         : [{ in: where, path: issue.path.join('.'), message: issue.message }],
     );
     const named = [...new Set(details.map(({ path }) => path.slice(0, 64)).filter(Boolean))].slice(0, 5);
+    if (where === 'query' && named.length > 0 && named.every(isSearchParameter)) {
+      throw new RequestError(
+        'request.invalid_input',
+        { details: details.map(({ path, message }) => `${path}: ${message}`).join('; ') },
+        { status: 400 },
+      );
+    }
     throw new RequestError(
       'guard.invalid_input',
       { reason: `The request ${where} is invalid${named.length > 0 ? ` (${named.join(', ')})` : ''}.` },

@@ -20,6 +20,13 @@ import { paginationQuery } from './pagination.ts';
  * `like` mode, a pattern that ends with its escape character.
  */
 const value = z.string().max(256);
+
+/**
+ * Whether a query parameter is one of the search's: a refusal naming only such parameters is Logto's
+ * 400 `request.invalid_input` (route.ts), as its advanced search answers, not `guard.invalid_input`.
+ */
+export const isSearchParameter = (path: string): boolean =>
+  /^(search|mode)(\.|$)/.test(path) || ['joint', 'jointMode', 'isCaseSensitive'].includes(path);
 const values = z.union([value, z.array(value).min(1).max(100)]);
 const mode = z.enum(['like', 'exact'], {
   error: 'expected like or exact (similar_to and posix, PostgreSQL regular expressions, are not supported)',
@@ -57,7 +64,7 @@ export function searchListQuery<S extends z.ZodRawShape>(columns: SearchColumns,
       const problem = list.some((item) => item === '')
         ? 'a search value cannot be empty'
         : matchMode === 'like' && list.length > 1
-          ? 'only one value is allowed when the mode is not exact'
+          ? 'several values need the `exact` mode'
           : matchMode === 'like' && likeTokens(list[0]) === undefined
             ? 'a like pattern cannot end with its escape character \\'
             : undefined;
