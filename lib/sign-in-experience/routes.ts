@@ -74,6 +74,8 @@ export function signInExperienceRoutes(api: Api, { db, cache }: ServiceContext):
         passwordPolicy: mergePasswordPolicy(current.passwordPolicy, body.passwordPolicy),
         sentinelPolicy: { ...current.sentinelPolicy, ...body.sentinelPolicy },
         passkeySignIn: { ...current.passkeySignIn, ...body.passkeySignIn },
+        // Only empty lists pass (custom-ui.ts): cleared, they are Logto's `{}`.
+        customUiCsp: {},
         passwordExpiration: startedPasswordExpiration(
           body.passwordExpiration ?? current.passwordExpiration,
           current.passwordExpiration,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { customUiAssetsSchema, customUiCspSchema } from './custom-ui.ts';
 import { emailBlocklistPolicySchema } from './email-blocklist.ts';
 import { passwordExpirationSchema } from './password-expiration.ts';
 import { defaultPasswordPolicy, passwordPolicySchema } from './password-policy.ts';
@@ -130,6 +131,9 @@ export const signInExperienceSchema = z.object({
     showPasskeyButton: z.boolean(),
     allowAutofill: z.boolean(),
   }),
+  /** Logto's custom UI, not hosted here: always empty (custom-ui.ts). */
+  customUiAssets: customUiAssetsSchema,
+  customUiCsp: customUiCspSchema,
   /** Operator CSS appended to the hosted pages' stylesheet (served as text/css, never inside HTML). */
   customCss: z.string().max(20_000).nullable(),
   /**
@@ -175,5 +179,7 @@ export const defaultSignInExperience: SignInExperience = {
   branding: {},
   passkeySignIn: { enabled: false, showPasskeyButton: true, allowAutofill: true },
   customCss: null,
+  customUiAssets: null,
+  customUiCsp: {},
   languageInfo: { autoDetect: true, fallbackLanguage: 'en' },
 };

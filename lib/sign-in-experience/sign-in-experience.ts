@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Queryable } from '../storage/database.ts';
 import { bumpCacheVersion, lockCache, type SharedCache } from '../storage/shared-cache.ts';
+import { assertCustomUiNotSet } from './custom-ui.ts';
 import { assertSupported } from './email-blocklist.ts';
 import { assertMfaSettings } from './mfa-settings.ts';
 import { assertPasswordExpirationReachable } from './password-expiration.ts';
@@ -37,9 +38,12 @@ export async function saveSignInExperience(db: Queryable, settings: SignInExperi
  */
 export function assertSignInExperienceChange(
   next: SignInExperience,
-  change: { mfa?: unknown; signIn?: unknown } & Partial<Pick<SignInExperience, 'signUp' | 'emailBlocklistPolicy'>>,
+  change: { mfa?: unknown; signIn?: unknown } & Partial<
+    Pick<SignInExperience, 'signUp' | 'emailBlocklistPolicy' | 'customUiCsp' | 'customUiAssets'>
+  >,
 ): void {
   assertMfaSettings(next, change);
+  assertCustomUiNotSet(change);
   assertPasswordExpirationReachable(next.passwordExpiration, next.forgotPasswordMethods);
   if (change.signUp) {
     assertSignUpSettings(change.signUp);

@@ -171,6 +171,21 @@ describe('management API: sign-in experience settings', () => {
     expect(await current()).to.deep.equal(before);
   });
 
+  it("takes Logto's custom UI settings only empty: custom UI assets are not hosted here", async () => {
+    const cleared = await service.api.patch('sign-in-exp', {
+      json: { customUiAssets: null, customUiCsp: { scriptSrc: [], connectSrc: [] } },
+    });
+    expectStatus(cleared, 200);
+    expect(cleared.body).to.deep.include({ customUiAssets: null, customUiCsp: {} });
+    for (const json of [
+      { customUiCsp: { scriptSrc: ['https://cdn.example.com'] } },
+      { customUiAssets: { id: 'assets-1', createdAt: 1 } },
+    ]) {
+      expectError(await service.api.patch('sign-in-exp', { json }), 400, 'request.invalid_input');
+    }
+    expect((await service.api.get('sign-in-exp')).body.customUiCsp).to.deep.equal({});
+  });
+
   describe('the password policy applies everywhere a password is set', () => {
     beforeEach(async () => {
       const patched = await service.api.patch('sign-in-exp', {
