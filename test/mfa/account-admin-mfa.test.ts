@@ -2,9 +2,10 @@ import { expect } from 'chai';
 
 import { Browser } from '../experience/browser.ts';
 import { createUser, redirectUri, type SignInSetting, startSignInSetting } from '../experience/experience-helpers.ts';
+import { accountApi } from '../support/account-api.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { HookEvents } from '../support/hook-events.ts';
-import { type HttpResponse, logtoManagementClient, type TestService } from '../support/service.ts';
+import { logtoManagementClient, type TestService } from '../support/service.ts';
 import { SoftwareAuthenticator } from '../support/software-authenticator.ts';
 import { totp } from '../support/totp.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -59,18 +60,17 @@ describe('MFA in the Account API and the management API', () => {
     return { id: user.id, token: tokens.body.access_token };
   }
 
-  const account = (token: string) => ({
-    call: (method: 'get' | 'post' | 'delete', path: string, json?: unknown, proof?: string): Promise<HttpResponse> =>
-      service.http[method](`api/${path}`, {
-        headers: { authorization: `Bearer ${token}`, ...(proof && { 'logto-verification-id': proof }) },
-        ...(json !== undefined && { json }),
-      }),
-    async proof(): Promise<string> {
-      const response = await this.call('post', 'verifications/password', { password });
-      expectStatus(response, 201);
-      return response.body.verificationRecordId;
-    },
-  });
+  const account = (token: string) => {
+    const call = accountApi(service, token);
+    return {
+      call,
+      async proof(): Promise<string> {
+        const response = await call('post', 'verifications/password', { password });
+        expectStatus(response, 201);
+        return String(response.body.verificationRecordId);
+      },
+    };
+  };
 
   it('the user registers passkeys (Logto: /verifications/web-authn/registration, then bind with a proof), names, lists and removes them', async () => {
     const user = await signedInUser();
