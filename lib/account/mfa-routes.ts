@@ -5,7 +5,13 @@ import { recordUserDataEvent } from '../experience/events.ts';
 import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { newBackupCodes, storedBackupCodes } from '../mfa/backup-codes.ts';
-import { addFactor, deleteFactor, mfaVerificationSchema, toMfaVerification } from '../mfa/factors.ts';
+import {
+  addFactor,
+  assertBackupCodesNotAlone,
+  deleteFactor,
+  mfaVerificationSchema,
+  toMfaVerification,
+} from '../mfa/factors.ts';
 import { findWebAuthnFactor, listFactors } from '../mfa/queries.ts';
 import { acceptedStep, isTotpSecret, newTotpSecret, totpEnrolment } from '../mfa/totp.ts';
 import {
@@ -199,11 +205,41 @@ export function accountMfaRoutes(api: Api<'own-transactions'>, { db, cache, oidc
         }
         factor = { type: 'Totp', secret: body.secret, lastUsedStep: step };
       } else {
+        await assertBackupCodesNotAlone(db, user.id);
         factor = { type: 'BackupCode', codes: storedBackupCodes(body.codes) };
       }
       await withTransaction(db, async (trx) => {
-        await addFactor(trx, user.id, factor, { replace: true });
+        // A new set of backup codes replaces the old one; a second authenticator is refused (PUT …/totp replaces).
+        await addFactor(trx, user.id, factor, { replace: factor.type === 'BackupCode' });
         await consumeVerifications(trx, consumed);
+        await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
+      });
+    },
+  );
+
+  api.add(
+    {
+      method: 'put',
+      path: '/my-account/mfa-verifications/totp',
+      summary:
+        'Bind an authenticator, replacing the one I have (its secret and a current code; header logto-verification-id)',
+      tag,
+      body: z.strictObject({
+        secret: z.string().max(128).refine(isTotpSecret, 'must be a base32 secret'),
+        code: z.string().min(1).max(16),
+      }),
+      errors: [400, 401],
+    },
+    async ({ body }, ctx) => {
+      const { user, center } = await accountSession(ctx, db, oidc);
+      assertFieldEditable(center, 'mfa');
+      await requireIdentityProof(db, user, proofHeader(ctx));
+      const step = acceptedStep(body.secret, body.code.trim(), null);
+      if (step === undefined) {
+        throw new RequestError('session.mfa.invalid_totp_code');
+      }
+      await withTransaction(db, async (trx) => {
+        await addFactor(trx, user.id, { type: 'Totp', secret: body.secret, lastUsedStep: step }, { replace: true });
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
       });
     },

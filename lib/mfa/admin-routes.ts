@@ -6,7 +6,13 @@ import { RequestError } from '../http/errors.ts';
 import { entityId, userParams } from '../shared/entity-id.ts';
 import { getUserRow, getUserRowForUpdate } from '../users/users.ts';
 import { isBackupCodeSet, newBackupCodes, storedBackupCodes } from './backup-codes.ts';
-import { addFactor, deleteFactor, hasUsableFactor, mfaVerificationSchema, toMfaVerification } from './factors.ts';
+import {
+  addFactor,
+  assertBackupCodesNotAlone,
+  deleteFactor,
+  mfaVerificationSchema,
+  toMfaVerification,
+} from './factors.ts';
 import { listFactors } from './queries.ts';
 import { isTotpSecret, newTotpSecret, totpEnrolment } from './totp.ts';
 
@@ -63,11 +69,7 @@ export function userMfaRoutes(api: Api, { db, config }: ServiceContext): void {
         const { secretQrCode } = await totpEnrolment(secret, new URL(config.endpoint).host, name);
         return { type: 'Totp' as const, secret, secretQrCode };
       }
-      // Backup codes stand in for a lost factor: a user without another has nothing they stand in for.
-      const others = (await listFactors(trx, user.id)).filter((factor) => factor.type !== 'BackupCode');
-      if (!hasUsableFactor(others)) {
-        throw new RequestError('session.mfa.backup_code_can_not_be_alone');
-      }
+      await assertBackupCodesNotAlone(trx, user.id);
       if (body.codes !== undefined && !isBackupCodeSet(body.codes)) {
         throw new RequestError('user.wrong_backup_code_format');
       }

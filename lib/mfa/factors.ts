@@ -14,6 +14,7 @@ import {
   findFactor,
   findWebAuthnFactor,
   insertFactor,
+  listFactors,
   recordTotpStep,
   recordWebAuthnUse,
   replaceBackupCodes,
@@ -47,6 +48,17 @@ export function toMfaVerification(row: FactorRow): MfaVerification {
 /** Backup codes alone are no second factor: they stand in for one that is lost. */
 export const hasUsableFactor = (factors: FactorRow[]): boolean =>
   factors.some((factor) => factor.type !== 'BackupCode' || remainingCodes(codesOf(factor)) > 0);
+
+/**
+ * Backup codes stand in for a lost factor: a user without another has nothing they stand in for
+ * (422 `session.mfa.backup_code_can_not_be_alone`, Logto's rule wherever codes are bound).
+ */
+export async function assertBackupCodesNotAlone(db: Queryable, userId: string): Promise<void> {
+  const others = (await listFactors(db, userId)).filter((factor) => factor.type !== 'BackupCode');
+  if (!hasUsableFactor(others)) {
+    throw new RequestError('session.mfa.backup_code_can_not_be_alone');
+  }
+}
 
 const inUse = {
   Totp: 'user.totp_already_in_use',
@@ -89,7 +101,7 @@ export async function addFactor(
   } else {
     const existing = await findFactor(trx, userId, factor.type);
     if (existing) {
-      const renewable = factor.type === 'BackupCode' && (replace || remainingCodes(codesOf(existing)) === 0);
+      const renewable = replace || (factor.type === 'BackupCode' && remainingCodes(codesOf(existing)) === 0);
       if (!renewable) {
         throw new RequestError(inUse[factor.type]);
       }

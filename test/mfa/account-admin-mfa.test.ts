@@ -238,19 +238,50 @@ describe('MFA in the Account API and the management API', () => {
       await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret }, await me.proof()),
       204,
     );
-    const factors = (await me.call('get', 'my-account/mfa-verifications')).body as Array<{ type: string }>;
+    const factors = (await me.call('get', 'my-account/mfa-verifications')).body as Array<{ id: string; type: string }>;
     expect(factors.map(({ type }) => type)).to.deep.equal(['Totp']);
-    // A code, when given, is still checked.
+    // A second one is refused; PUT …/totp replaces it, checking a current code of the new secret.
+    const proof = await me.proof();
     expectError(
-      await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret, code: '000000' }, await me.proof()),
+      await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret }, proof),
+      422,
+      'user.totp_already_in_use',
+    );
+    const fresh = (await me.call('post', 'my-account/mfa-verifications/totp-secret/generate')).body.secret as string;
+    expectError(
+      await me.call('put', 'my-account/mfa-verifications/totp', { secret: fresh, code: '000000' }, proof),
       400,
       'session.mfa.invalid_totp_code',
     );
+    expectStatus(
+      await me.call('put', 'my-account/mfa-verifications/totp', { secret: fresh, code: await totp(fresh) }, proof),
+      204,
+    );
+    const after = (await me.call('get', 'my-account/mfa-verifications')).body as Array<{ id: string; type: string }>;
+    expect(after.map(({ type }) => type)).to.deep.equal(['Totp']);
+    expect(after[0].id).to.not.equal(factors[0].id);
+  });
+
+  it('refuses backup codes as the only factor (session.mfa.backup_code_can_not_be_alone)', async () => {
+    const me = account((await signedInUser()).token);
+    const { codes } = (await me.call('post', 'my-account/mfa-verifications/backup-codes/generate')).body;
+    expectError(
+      await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes }, await me.proof()),
+      422,
+      'session.mfa.backup_code_can_not_be_alone',
+    );
+    expect((await me.call('get', 'my-account/mfa-verifications')).body).to.deep.equal([]);
   });
 
   it('the user binds backup codes (User.Data.Updated); a new set replaces the old one', async () => {
     const user = await signedInUser();
     const me = account(user.token);
+    // Backup codes stand in for another factor: an authenticator first.
+    const { secret } = (await me.call('post', 'my-account/mfa-verifications/totp-secret/generate')).body;
+    expectStatus(
+      await me.call('post', 'my-account/mfa-verifications', { type: 'Totp', secret }, await me.proof()),
+      204,
+    );
     const generated = await me.call('post', 'my-account/mfa-verifications/backup-codes/generate');
     expectStatus(generated, 200);
     expect(generated.body.codes).to.have.length(10);
@@ -271,9 +302,10 @@ describe('MFA in the Account API and the management API', () => {
       (await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes: renewed }, await me.proof()))
         .statusCode,
     ).to.equal(204);
-    const listed = (await me.call('get', 'my-account/mfa-verifications')).body;
-    expect(listed).to.have.length(1);
-    expect(listed[0]).to.include({ type: 'BackupCode', remainCodes: 10 });
+    const listed = (await me.call('get', 'my-account/mfa-verifications')).body as Array<{ type: string }>;
+    const backupCodes = listed.filter(({ type }) => type === 'BackupCode');
+    expect(backupCodes).to.have.length(1);
+    expect(backupCodes[0]).to.include({ type: 'BackupCode', remainCodes: 10 });
 
     expectError(
       await me.call('post', 'my-account/mfa-verifications', { type: 'BackupCode', codes: ['short'] }, await me.proof()),

@@ -1,7 +1,7 @@
 import type { HttpResponse, TestService } from './service.ts';
 
 export type AccountCall = (
-  method: 'get' | 'post' | 'patch' | 'delete',
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
   path: string,
   json?: unknown,
   proof?: string,

@@ -93,6 +93,7 @@ const exceptions: Readonly<Record<string, string>> = {
   'post /my-account/mfa-verifications/totp-secret/generate': 'GenerateTotpSecret',
   'post /my-account/mfa-verifications/backup-codes/generate': 'GenerateMyAccountBackupCodes',
   'delete /my-account/mfa-verifications/:verificationId': 'DeleteMfaVerification',
+  'put /my-account/mfa-verifications/totp': 'ReplaceTotpMfaVerification',
   'post /verifications/password': 'CreateVerificationByPassword',
   'post /verifications/verification-code': 'CreateVerificationByVerificationCode',
   'post /verifications/verification-code/verify': 'VerifyVerificationByVerificationCode',
