@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 
+import { accountApi } from '../support/account-api.ts';
 import { expectStatus } from '../support/expect.ts';
 import { type HttpResponse, startService, type TestService } from '../support/service.ts';
 import { ifSet, unique } from '../support/values.ts';
@@ -179,14 +180,10 @@ describe('password policy: rejects.pwned asks a breached-password range API (k-a
       rejectedAsPwned(await service.api.patch(`users/${user.id}/password`, { json: { password: breached } }));
 
       const token = await accessToken(service, spa.id, user.username!, clean);
-      const call = (path: string, json: unknown, proof?: string) =>
-        service.http.post(`api/${path}`, {
-          headers: { authorization: `Bearer ${token}`, ...(proof && { 'logto-verification-id': proof }) },
-          json,
-        });
-      const proof = (await call('verifications/password', { password: clean })).body.verificationRecordId;
-      rejectedAsPwned(await call('my-account/password', { password: breached }, proof));
-      expectStatus(await call('my-account/password', { password: 'Amber-Lantern-29' }, proof), 204);
+      const call = accountApi(service, token);
+      const proof = (await call('post', 'verifications/password', { password: clean })).body.verificationRecordId;
+      rejectedAsPwned(await call('post', 'my-account/password', { password: breached }, proof));
+      expectStatus(await call('post', 'my-account/password', { password: 'Amber-Lantern-29' }, proof), 204);
     });
 
     for (const [mode, reason] of [

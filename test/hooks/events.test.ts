@@ -18,6 +18,7 @@ import {
   submitToApplication,
   verifyCode,
 } from '../experience/experience-helpers.ts';
+import { accountApi,type AccountCall } from '../support/account-api.ts';
 import { eventually } from '../support/eventually.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { type HttpResponse, type Json, startService, type TestService } from '../support/service.ts';
@@ -845,11 +846,7 @@ describe("hooks: which action emits which event (the specification's tables)", (
         token = tokens.body.access_token;
       });
 
-      const call = (method: 'post' | 'delete', path: string, json?: unknown, proof?: string): Promise<HttpResponse> =>
-        service.http[method](`api/${path}`, {
-          headers: { authorization: `Bearer ${token}`, ...(proof && { 'logto-verification-id': proof }) },
-          ...(json !== undefined && { json }),
-        });
+      const call: AccountCall = (...args) => accountApi(service, token)(...args);
 
       for (const [kind, value] of [
         ['email', `${unique('linked')}@example.com`],
