@@ -180,17 +180,14 @@ export const userStanding = (db: Queryable, cache: SharedCache, id: string): Pro
     return row ? (row.is_suspended ? 'suspended' : 'active') : 'deleted';
   });
 
-/**
- * The user a sign-in identifier names: username exactly, email whatever its case, phone in either
- * of its forms (phone-numbers.ts), the one written exactly first where accounts from before the
- * normalisation hold both.
- */
 /** How usernames compare: the username policy's `caseSensitive` (sign-in-experience/username-policy.ts). */
 export type UsernameCase = { caseSensitive: boolean };
 
 /**
- * The user an identifier names. An email matches whatever its case; a username matches byte for
- * byte, or whatever its case under a case-insensitive username policy (the same spelling first).
+ * The user a sign-in identifier names: an email whatever its case; a phone in either of its forms
+ * (phone-numbers.ts), the one written exactly first where accounts from before the normalisation
+ * hold both; a username byte for byte, or whatever its case under a case-insensitive username
+ * policy (the same spelling first).
  */
 export async function findUserByIdentifier(
   db: Queryable,
