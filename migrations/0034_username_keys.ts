@@ -9,7 +9,9 @@ export async function up(db: Knex): Promise<void> {
   await db.schema.alterTable('users', (table) => {
     table.string('username_key', 128).nullable().index();
   });
-  await db('users').whereNotNull('username').update({ username_key: db.raw('lower(username)') });
+  await db('users')
+    .whereNotNull('username')
+    .update({ username_key: db.raw('lower(username)') });
 }
 
 export async function down(db: Knex): Promise<void> {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { accountCenterFields } from '../../lib/sign-in-experience/account-center-schemas.ts';
 import { accountApi, type AccountCall } from '../support/account-api.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';
@@ -9,23 +10,7 @@ import { ifSet, unique } from '../support/values.ts';
 
 const redirectUri = 'http://app.test/callback';
 const password = 'Correct-Horse-9';
-const allEdit = Object.fromEntries(
-  [
-    'name',
-    'avatar',
-    'profile',
-    'email',
-    'phone',
-    'password',
-    'username',
-    'social',
-    'customData',
-    'mfa',
-    'passkey',
-    'session',
-    'trustedDevice',
-  ].map((field) => [field, 'Edit']),
-);
+const allEdit = Object.fromEntries(accountCenterFields.map((field) => [field, 'Edit']));
 
 /** Logto's account center (`/api/account-center`) and what it does to the Account API. */
 describe('account center: what the Account API shows and lets a user change', () => {

@@ -18,7 +18,7 @@ import {
   submitToApplication,
   verifyCode,
 } from '../experience/experience-helpers.ts';
-import { accountApi,type AccountCall } from '../support/account-api.ts';
+import { accountApi, type AccountCall } from '../support/account-api.ts';
 import { eventually } from '../support/eventually.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { type HttpResponse, type Json, startService, type TestService } from '../support/service.ts';
