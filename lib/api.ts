@@ -55,7 +55,7 @@ import { personalAccessTokenRoutes } from './personal-access-tokens/routes.ts';
 import { resourceRoutes } from './resources/routes.ts';
 import { applicationRoleRoutes } from './roles/application-roles-routes.ts';
 import { roleRoutes } from './roles/routes.ts';
-import { accountCenterRoutes } from './sign-in-experience/account-center-routes.ts';
+import { accountCenterRoutes } from './sign-in-experience/account-center/account-center-routes.ts';
 import { captchaProviderRoutes } from './sign-in-experience/captcha/routes.ts';
 import { publicSignInExperienceRoutes, signInExperienceRoutes } from './sign-in-experience/routes.ts';
 import { ssoConnectorRoutes } from './sso/routes.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { fieldShown } from '../sign-in-experience/account-center.ts';
-import type { AccountCenterField } from '../sign-in-experience/account-center-schemas.ts';
+import { fieldShown } from '../sign-in-experience/account-center/account-center.ts';
+import type { AccountCenterField } from '../sign-in-experience/account-center/account-center-schemas.ts';
 import type { Queryable } from '../storage/database.ts';
 import { toUser, type UserRow } from '../users/queries.ts';
 import { userProfileSchema, userSchema } from '../users/schemas.ts';

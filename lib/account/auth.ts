@@ -5,8 +5,11 @@ import { RequestError } from '../http/errors.ts';
 import { policyOf } from '../oidc/clients/application-policy.ts';
 import type { OidcService } from '../oidc/mount.ts';
 import { noteAuditSubject } from '../shared/request-subject.ts';
-import { assertAccountCenterEnabled, currentAccountCenter } from '../sign-in-experience/account-center.ts';
-import type { AccountCenter } from '../sign-in-experience/account-center-schemas.ts';
+import {
+  assertAccountCenterEnabled,
+  currentAccountCenter,
+} from '../sign-in-experience/account-center/account-center.ts';
+import type { AccountCenter } from '../sign-in-experience/account-center/account-center-schemas.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { UserRow } from '../users/queries.ts';
 import { findUserRow } from '../users/queries.ts';

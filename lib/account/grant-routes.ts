@@ -5,7 +5,7 @@ import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { sessionsScope } from '../oidc/account.ts';
 import { appTypeQuery, grantsResponse, listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
-import { assertFieldEditable, fieldShown } from '../sign-in-experience/account-center.ts';
+import { assertFieldEditable, fieldShown } from '../sign-in-experience/account-center/account-center.ts';
 import { accountSession, assertScope } from './auth.ts';
 import { proofHeader, requireIdentityProof } from './verifications.ts';
 

@@ -21,7 +21,7 @@ import {
   webAuthnRegistrationPayload,
 } from '../mfa/webauthn.ts';
 import { entityId } from '../shared/entity-id.ts';
-import { assertFieldEditable, assertFieldShown } from '../sign-in-experience/account-center.ts';
+import { assertFieldEditable, assertFieldShown } from '../sign-in-experience/account-center/account-center.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { accountSession } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';

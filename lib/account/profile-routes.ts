@@ -4,7 +4,7 @@ import type { ExperienceContext } from '../experience/context.ts';
 import { recordUserDataEvent } from '../experience/events.ts';
 import type { Api } from '../http/api/route.ts';
 import { customDataInput } from '../http/limits.ts';
-import { assertFieldEditable } from '../sign-in-experience/account-center.ts';
+import { assertFieldEditable } from '../sign-in-experience/account-center/account-center.ts';
 import { currentSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import { assertUsernameAllowed } from '../sign-in-experience/username-policy.ts';
 import { withTransaction } from '../storage/transaction.ts';

@@ -7,7 +7,7 @@ import { accountTarget, assertNotLocked, failVerification, recordSuccess } from 
 import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { provisionByEmailDomain } from '../organizations/jit/jit-provisioning.ts';
-import { assertFieldEditable } from '../sign-in-experience/account-center.ts';
+import { assertFieldEditable } from '../sign-in-experience/account-center/account-center.ts';
 import { assertEmailAllowed } from '../sign-in-experience/email-blocklist.ts';
 import { assertPasswordAccepted } from '../sign-in-experience/password-policy.ts';
 import { pwnedPasswordLookup } from '../sign-in-experience/pwned-passwords.ts';

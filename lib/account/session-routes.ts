@@ -10,7 +10,7 @@ import {
   revokeUserSession,
   userSessionSchema,
 } from '../sessions/user-sessions.ts';
-import { assertFieldEditable, fieldShown } from '../sign-in-experience/account-center.ts';
+import { assertFieldEditable, fieldShown } from '../sign-in-experience/account-center/account-center.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { accountSession, assertScope } from './auth.ts';
 import { proofHeader, requireIdentityProof } from './verifications.ts';

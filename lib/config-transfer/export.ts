@@ -1,4 +1,4 @@
-import { currentAccountCenter } from '../sign-in-experience/account-center.ts';
+import { currentAccountCenter } from '../sign-in-experience/account-center/account-center.ts';
 import { readSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';
 import { type ConfigFile, formatVersion } from './file.ts';

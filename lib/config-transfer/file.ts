@@ -18,7 +18,7 @@ import { roleTypes } from '../roles/schemas.ts';
 import { consoleApp } from '../shared/console-ids.ts';
 import { entityId as id } from '../shared/entity-id.ts';
 import { managementApi } from '../shared/management-api.ts';
-import { accountCenterSchema } from '../sign-in-experience/account-center-schemas.ts';
+import { accountCenterSchema } from '../sign-in-experience/account-center/account-center-schemas.ts';
 import { captchaConfigSchema } from '../sign-in-experience/captcha/captcha-schemas.ts';
 import { signInExperienceSchema } from '../sign-in-experience/schemas.ts';
 import { providerNames, ssoConfigSchema } from '../sso/schemas.ts';

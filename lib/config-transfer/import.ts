@@ -10,7 +10,7 @@ import type { OrganizationRoleType } from '../organizations/schemas.ts';
 import { assertMachineToMachineRoles, assertRoleHolderType, assertScopesFitRoleType } from '../roles/assignments.ts';
 import type { RoleType } from '../roles/schemas.ts';
 import { type Translation, unknownKeys } from '../shared/phrases/index.ts';
-import { upsertAccountCenter } from '../sign-in-experience/account-center-queries.ts';
+import { upsertAccountCenter } from '../sign-in-experience/account-center/account-center-queries.ts';
 import { defaultSignInExperience } from '../sign-in-experience/schemas.ts';
 import { assertSignInExperienceChange, saveSignInExperience } from '../sign-in-experience/sign-in-experience.ts';
 import type { Queryable } from '../storage/database.ts';

@@ -17,7 +17,7 @@ import {
   saveSignInExperience,
   signInExperienceForUpdate,
 } from './sign-in-experience.ts';
-import { usernameCaseConflicts } from './username-case-conflicts.ts';
+import { usernameCaseConflicts } from './username-case-queries.ts';
 
 const tag = 'Sign-in experience';
 const response = signInExperienceSchema.extend({ tenantId: z.string(), id: z.string() });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { accountCenterFields } from '../../lib/sign-in-experience/account-center-schemas.ts';
+import { accountCenterFields } from '../../lib/sign-in-experience/account-center/account-center-schemas.ts';
 import { accountApi, type AccountCall } from '../support/account-api.ts';
 import { expectError, expectStatus } from '../support/expect.ts';
 import { createApplication } from '../support/fixtures.ts';

@@ -1,4 +1,4 @@
-import type { Api } from '../http/api/route.ts';
+import type { Api } from '../../http/api/route.ts';
 import { currentAccountCenter } from './account-center.ts';
 import { upsertAccountCenter } from './account-center-queries.ts';
 import { accountCenterSchema, updateAccountCenterBody } from './account-center-schemas.ts';

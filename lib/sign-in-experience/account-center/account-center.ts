@@ -1,6 +1,6 @@
-import { RequestError } from '../http/errors.ts';
-import { tenantId } from '../shared/tenant.ts';
-import type { Queryable } from '../storage/database.ts';
+import { RequestError } from '../../http/errors.ts';
+import { tenantId } from '../../shared/tenant.ts';
+import type { Queryable } from '../../storage/database.ts';
 import { findAccountCenter } from './account-center-queries.ts';
 import { type AccountCenter, type AccountCenterField, accountCenterFields } from './account-center-schemas.ts';
 

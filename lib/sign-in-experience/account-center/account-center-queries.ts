@@ -1,5 +1,5 @@
-import type { Queryable } from '../storage/database.ts';
-import { jsonColumn } from '../storage/json-column.ts';
+import type { Queryable } from '../../storage/database.ts';
+import { jsonColumn } from '../../storage/json-column.ts';
 import { type AccountCenter, accountCenterSchema } from './account-center-schemas.ts';
 
 /* `account_center`: one row, `default`, Logto's account center settings. */
