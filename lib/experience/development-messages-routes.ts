@@ -4,6 +4,7 @@ import type { Api } from '../http/api/route.ts';
 import type { ServiceContext } from '../http/context.ts';
 import { messagePurposes } from '../messages/codes.ts';
 import { developmentMessagesPageSize, listDevelopmentMessages } from '../messages/development.ts';
+import { storedDetailsSchema } from '../messages/email-template-schemas.ts';
 
 /** A verification code has its `code`; an organization invitation its `link` (and a `code` if its sender gave one). */
 const message = z.object({
@@ -14,6 +15,9 @@ const message = z.object({
   purpose: z.enum([...messagePurposes, 'HookDisabled']),
   code: z.string().optional(),
   link: z.string().optional(),
+  /** The language the message was asked in, and the operator's email template it was written from. */
+  locale: z.string().optional(),
+  template: storedDetailsSchema.optional(),
   createdAt: z.number(),
 });
 

@@ -54,6 +54,10 @@ export const errorCodes = {
     message: ({ details }: { details: string }) => `Input is invalid. ${details}`,
     details: ({ details }: { details: string }) => details,
   },
+  'connector.email_connector.bulk_deletion_no_filter': {
+    status: 422,
+    message: 'Give `languageTag`, `templateType` or both: deleting every email template at once is not offered.',
+  },
   'request.message_rate_limited': {
     status: 429,
     message: 'Too many messages sent to this recipient. Please try again later.',

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import { generateId } from '../storage/ids.ts';
 import { recipientKey } from './codes.ts';
+import { findTemplateFor } from './compose-email.ts';
 import type { MessageConnector } from './message-connector.ts';
 import {
   deleteDevelopmentMessagesBefore,
@@ -19,6 +20,12 @@ export function developmentConnector(db: Knex): MessageConnector {
   let lastCreatedAt = 0;
   return {
     async send(message) {
+      // What an SMTP send would have written the email from: the operator's template in its language.
+      const locale = 'locale' in message ? message.locale : undefined;
+      const template =
+        message.type === 'email' && message.purpose !== 'HookDisabled'
+          ? await findTemplateFor(db, message.purpose, locale)
+          : undefined;
       // Strictly increasing per instance, so "newest first" holds for two sends in one millisecond.
       lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
       const { to, type, purpose } = message;
@@ -29,6 +36,8 @@ export function developmentConnector(db: Knex): MessageConnector {
         purpose,
         code: 'code' in message ? message.code : undefined,
         link: message.purpose === 'OrganizationInvitation' ? message.link : undefined,
+        locale,
+        template,
         createdAt: lastCreatedAt,
       });
       await deleteDevelopmentMessagesBefore(db, lastCreatedAt - retentionMs);

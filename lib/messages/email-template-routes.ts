@@ -145,9 +145,7 @@ export function emailTemplateRoutes(api: Api, { db }: ServiceContext): void {
     },
     async ({ query }, _ctx, trx) => {
       if (query.languageTag === undefined && query.templateType === undefined) {
-        throw new RequestError('request.invalid_input', {
-          details: 'Give `languageTag`, `templateType` or both: deleting every template at once is not offered.',
-        });
+        throw new RequestError('connector.email_connector.bulk_deletion_no_filter');
       }
       return { rowCount: await deleteEmailTemplates(trx, query) };
     },

@@ -1,5 +1,10 @@
+import { z } from 'zod';
+
 import type { Queryable } from '../storage/database.ts';
+import { jsonColumn } from '../storage/json-column.ts';
+import { storedDetailsSchema } from './email-template-schemas.ts';
 import type { Message } from './message-connector.ts';
+import type { TemplateDetails } from './render-template.ts';
 
 /* `development_messages`: the messages the development connector kept instead of sending them. */
 
@@ -11,6 +16,9 @@ export type DevelopmentMessage = {
   purpose: Message['purpose'];
   code?: string;
   link?: string;
+  /** The language the message was asked in, and the operator's template it was written from. */
+  locale?: string;
+  template?: TemplateDetails;
   createdAt: number;
 };
 
@@ -21,8 +29,15 @@ type DevelopmentMessageRow = {
   purpose: Message['purpose'];
   code: string | null;
   link: string | null;
+  details: string | null;
   created_at: number;
 };
+
+const detailsOf = jsonColumn(
+  'development_messages',
+  'details',
+  z.object({ locale: z.string().optional(), template: storedDetailsSchema.optional() }),
+);
 
 export async function insertDevelopmentMessage(db: Queryable, message: DevelopmentMessage): Promise<void> {
   await db('development_messages').insert({
@@ -32,6 +47,10 @@ export async function insertDevelopmentMessage(db: Queryable, message: Developme
     purpose: message.purpose,
     code: message.code ?? null,
     link: message.link ?? null,
+    details:
+      message.locale === undefined && message.template === undefined
+        ? null
+        : JSON.stringify({ locale: message.locale, template: message.template }),
     created_at: message.createdAt,
   });
 }
@@ -51,13 +70,14 @@ export async function listDevelopmentMessageRows(
     query.where({ recipient });
   }
   const rows = await query.select<DevelopmentMessageRow[]>('*');
-  return rows.map(({ id, recipient, type, purpose, code, link, created_at: createdAt }) => ({
+  return rows.map(({ id, recipient, type, purpose, code, link, details, created_at: createdAt }) => ({
     id,
     recipient,
     type,
     purpose,
     ...(code === null ? {} : { code }),
     ...(link === null ? {} : { link }),
+    ...(details === null ? {} : detailsOf(details)),
     createdAt,
   }));
 }

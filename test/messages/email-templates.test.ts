@@ -230,7 +230,7 @@ describe('email templates', () => {
       404,
       'entity.not_exists_with_id',
     );
-    expectError(await service.api.delete('email-templates'), 422, 'request.invalid_input');
+    expectError(await service.api.delete('email-templates'), 422, 'connector.email_connector.bulk_deletion_no_filter');
     expectStatus(await service.api.delete(`email-templates/${english.id}`), 204);
     expectError(await service.api.delete(`email-templates/${english.id}`), 404, 'entity.not_exists_with_id');
   });
