@@ -166,7 +166,7 @@ describe('hosted sign-in pages in Chromium', function () {
     await page.getByRole('button', { name: 'Create account' }).click();
     const registerError = page.locator('#register-form [data-error]');
     await registerError.getByText('Use at least 8 characters.').waitFor();
-    expect(await registerError.textContent()).to.contain('runs of three');
+    expect(await registerError.textContent()).to.contain('repeated characters');
     expect(await registerError.getAttribute('aria-live')).to.equal('assertive');
     expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
     await screenshot(page, 'register-policy-error-375', { width: 375, height: 700 });

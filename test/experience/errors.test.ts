@@ -255,7 +255,8 @@ describe('experience API: errors', () => {
     it('refuses a weak password: 422 password.rejected with the reasons', async () => {
       const browser = await openExperience(service, app.id, 'Register');
       const username = unique('user');
-      for (const password of ['short', 'aaaaaaaaaaaa', 'xyz12345678', `${username}-Extra-9`]) {
+      // Logto's rule: restricted phrases refuse a password they cover all but three characters of.
+      for (const password of ['short', 'aaaaaaaaaaaa', 'xyz12345678', `${username}-9`]) {
         const response = await browser.call('post', 'api/experience/verification/new-password-identity', {
           identifier: { type: 'username', value: username },
           password,
