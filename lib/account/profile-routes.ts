@@ -67,13 +67,15 @@ export function accountProfileRoutes(api: Api<'own-transactions'>, { db, cache, 
       // A username is a sign-in identifier: changing it takes the proof an email change takes.
       if (body.username !== undefined) {
         await requireIdentityProof(db, session.user, proofHeader(ctx));
-        if (body.username === null) {
-          await assertSignInMethodLeft(db, session.user, 'username');
-        } else {
+        if (body.username !== null) {
           assertUsernameAllowed(body.username, (await currentSignInExperience(db, cache)).usernamePolicy);
         }
       }
       await withTransaction(db, async (trx) => {
+        if (body.username === null) {
+          // On the locked row: two removals at once must not leave the account with no way in.
+          await assertSignInMethodLeft(trx, await getUserRowForUpdate(trx, session.user.id), 'username');
+        }
         await changeUser(trx, session.user.id, body);
         await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', session.user.id);
       });

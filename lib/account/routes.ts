@@ -16,7 +16,13 @@ import { withTransaction } from '../storage/transaction.ts';
 import { hashPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 import { email, phone } from '../users/schemas.ts';
-import { assertSignInMethodLeft, changeUser, userInfoOf, verifyUserPassword } from '../users/users.ts';
+import {
+  assertSignInMethodLeft,
+  changeUser,
+  getUserRowForUpdate,
+  userInfoOf,
+  verifyUserPassword,
+} from '../users/users.ts';
 import { accountSession, assertScope } from './auth.ts';
 import { consumeVerifications, markVerified } from './verification-queries.ts';
 import { createVerification, getVerification, proofHeader, requireIdentityProof } from './verifications.ts';
@@ -187,8 +193,9 @@ export function accountRoutes(
         assertFieldEditable(center, kind);
         assertScope(session, kind);
         await requireIdentityProof(db, user, proofHeader(ctx));
-        await assertSignInMethodLeft(db, user, field);
         await withTransaction(db, async (trx) => {
+          // On the locked row: two removals at once must not leave the account with no way in.
+          await assertSignInMethodLeft(trx, await getUserRowForUpdate(trx, user.id), field);
           await changeUser(trx, user.id, { [field]: null });
           await recordUserDataEvent(trx, cache, ctx, 'User.Data.Updated', user.id);
         });

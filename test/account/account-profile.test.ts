@@ -138,6 +138,22 @@ describe('Account API: profile, custom data, settings and sessions by scope', ()
       expect(dropped.body).to.include({ username: null });
     });
 
+    it('keeps one way to sign in when the username and the email are removed at once', async () => {
+      const me = await signedIn('openid profile email', { primaryEmail: `${unique('both')}@example.com` });
+      const proof = await me.proof();
+      const answers = await Promise.all([
+        me.call('patch', 'my-account', { username: null }, proof),
+        me.call('delete', 'my-account/primary-email', undefined, proof),
+      ]);
+      // One wins (PATCH answers 200, DELETE 204); the other finds it would leave no way in.
+      const refused = answers.filter(({ statusCode }) => statusCode === 400);
+      expect(refused, JSON.stringify(answers.map(({ statusCode }) => statusCode))).to.have.length(1);
+      expect(refused[0].body.code).to.equal('user.last_sign_in_method_required');
+      expect(answers.filter(({ statusCode }) => statusCode === 200 || statusCode === 204)).to.have.length(1);
+      const user = (await service.api.get(`users/${me.id}`)).body;
+      expect([user.username, user.primaryEmail].filter(Boolean)).to.have.length(1);
+    });
+
     it('replaces custom data with the `custom_data` scope, and refuses it without', async () => {
       const without = await signedIn('openid profile');
       expectError(await without.call('patch', 'my-account', { customData: { a: 1 } }), 400, 'auth.unauthorized');
