@@ -5,7 +5,7 @@ import type { Api } from '../http/api/route.ts';
 import { RequestError } from '../http/errors.ts';
 import { sessionsScope } from '../oidc/account.ts';
 import { appTypeQuery, grantsResponse, listUserGrants, revokeUserGrant } from '../sessions/grants.ts';
-import { assertFieldEditable, fieldShown } from '../sign-in-experience/account-center/account-center.ts';
+import { assertFieldEditable, assertFieldEnabled } from '../sign-in-experience/account-center/account-center.ts';
 import { accountSession, assertScope } from './auth.ts';
 import { proofHeader, requireIdentityProof } from './verifications.ts';
 
@@ -31,9 +31,7 @@ export function accountGrantRoutes(api: Api<'own-transactions'>, { db, oidc }: E
     async ({ query }, ctx) => {
       const session = await accountSession(ctx, db, oidc);
       await requireIdentityProof(db, session.user, proofHeader(ctx));
-      if (!fieldShown(session.center, 'session')) {
-        throw new RequestError('account_center.field_not_enabled', { field: 'session' });
-      }
+      assertFieldEnabled(session.center, 'session');
       assertScope(session, sessionsScope, 401);
       return { grants: await listUserGrants(db, session.user.id, query.appType) };
     },

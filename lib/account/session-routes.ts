@@ -10,7 +10,7 @@ import {
   revokeUserSession,
   userSessionSchema,
 } from '../sessions/user-sessions.ts';
-import { assertFieldEditable, fieldShown } from '../sign-in-experience/account-center/account-center.ts';
+import { assertFieldEditable, assertFieldEnabled } from '../sign-in-experience/account-center/account-center.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { accountSession, assertScope } from './auth.ts';
 import { proofHeader, requireIdentityProof } from './verifications.ts';
@@ -34,9 +34,7 @@ export function accountSessionRoutes(api: Api<'own-transactions'>, { db, oidc }:
     async (_input, ctx) => {
       const session = await accountSession(ctx, db, oidc);
       await requireIdentityProof(db, session.user, proofHeader(ctx));
-      if (!fieldShown(session.center, 'session')) {
-        throw new RequestError('account_center.field_not_enabled', { field: 'session' });
-      }
+      assertFieldEnabled(session.center, 'session');
       assertScope(session, sessionsScope, 401);
       const sessions = await listUserSessions(db, session.user.id);
       return { sessions: sessions.map((each) => ({ ...each, isCurrent: each.payload.uid === session.sessionUid })) };

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import type { ExperienceContext } from '../experience/context.ts';
 import { recordUserDataEvent } from '../experience/events.ts';
 import type { Api } from '../http/api/route.ts';
-import { RequestError } from '../http/errors.ts';
-import { assertFieldEditable, fieldShown } from '../sign-in-experience/account-center/account-center.ts';
+import { assertFieldEditable, assertFieldEnabled } from '../sign-in-experience/account-center/account-center.ts';
 import type { AccountCenter, AccountCenterField } from '../sign-in-experience/account-center/account-center-schemas.ts';
 import { withTransaction } from '../storage/transaction.ts';
 import { logtoConfigBody, logtoConfigChanges, logtoConfigOf, logtoConfigSchema } from '../users/logto-config.ts';
@@ -14,13 +13,6 @@ import { proofHeader, requireIdentityProof } from './verifications.ts';
 
 const tag = 'Account MFA';
 const mfaSettings = z.object({ skipMfaOnSignIn: z.boolean() });
-
-/** A read of these settings while the account center hides the field: 400 `account_center.field_not_enabled`. */
-function assertFieldEnabled(center: AccountCenter, field: AccountCenterField): void {
-  if (!fieldShown(center, field)) {
-    throw new RequestError('account_center.field_not_enabled', { field });
-  }
-}
 
 /** The passkey prompt follows `passkey`, or `mfa` where `passkey` is unset (Logto's rule). */
 const passkeyField = (center: AccountCenter): AccountCenterField => (center.fields.passkey ? 'passkey' : 'mfa');

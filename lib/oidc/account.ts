@@ -109,9 +109,9 @@ export const findAccount =
         email_verified: user.primary_email ? true : undefined,
         phone_number: user.primary_phone ? `+${user.primary_phone}` : undefined,
         phone_number_verified: user.primary_phone ? true : undefined,
-        custom_data: customDataOfRow(user),
-        identities: identitiesOf(user.identities),
         // Read only when asked for: most sign-ins do not ask.
+        custom_data: asked(scope, 'custom_data') ? customDataOfRow(user) : undefined,
+        identities: asked(scope, 'identities') ? identitiesOf(user.identities) : undefined,
         sso_identities: asked(scope, 'identities')
           ? (await listSsoIdentities(db, user.id)).map(({ issuer, identityId, detail }) => ({
               issuer,

@@ -14,6 +14,9 @@ import { policyOf } from '../clients/application-policy.ts';
 /** Logto's resource of organization tokens (RFC 0001): asked for at sign-in beside the organizations scope. */
 export const organizationsResource = 'urn:logto:resource:organizations';
 
+/** Logto's lifetime of an organization token. */
+export const organizationTokenTtl = 3600;
+
 /** An organization token's audience. */
 export const organizationAudience = (organizationId: string) => `urn:logto:organization:${organizationId}`;
 
@@ -58,7 +61,7 @@ export function organizationTokens(db: Queryable) {
     return {
       scope: userId ? (await organizationScopesHeld(db, userId, organizationId)).join(' ') : '',
       audience: organizationId ? organizationAudience(organizationId) : organizationsResource,
-      accessTokenTTL: 3600,
+      accessTokenTTL: organizationTokenTtl,
     };
   }
 

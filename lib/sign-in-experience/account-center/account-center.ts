@@ -34,6 +34,13 @@ export function assertFieldShown(center: AccountCenter, field: AccountCenterFiel
   }
 }
 
+/** A read of settings the account center hides (sessions, grants, what a person skips): 400 `account_center.field_not_enabled`. */
+export function assertFieldEnabled(center: AccountCenter, field: AccountCenterField): void {
+  if (!fieldShown(center, field)) {
+    throw new RequestError('account_center.field_not_enabled', { field });
+  }
+}
+
 /** A change to `field`: 400 `account_center.field_not_editable` unless it is `Edit`. */
 export function assertFieldEditable(center: AccountCenter, field: AccountCenterField): void {
   if (center.fields[field] !== 'Edit') {

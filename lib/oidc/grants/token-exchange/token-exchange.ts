@@ -10,7 +10,12 @@ import type { SharedCache } from '../../../storage/shared-cache.ts';
 import { userStanding } from '../../../users/queries.ts';
 import { oidcScopes } from '../../account.ts';
 import { consumeImpersonationToken } from '../../impersonation/subject-token-queries.ts';
-import { organizationAudience, organizationScopesHeld, organizationTokens } from '../../tokens/organization-tokens.ts';
+import {
+  organizationAudience,
+  organizationScopesHeld,
+  organizationTokens,
+  organizationTokenTtl,
+} from '../../tokens/organization-tokens.ts';
 import { accessTokenType, impersonationTokenType, jwtTokenType, personalAccessTokenType } from '../../urns.ts';
 import { assertProofOfKey, dpopProofKey } from '../dpop-binding.ts';
 import { applicationLookup, assertFirstPartyConfidential } from '../first-party-client.ts';
@@ -46,8 +51,7 @@ type Target =
   | { kind: 'organization'; organizationId: string; audience: Audience }
   | { kind: 'userinfo'; audience: Audience };
 
-/** Logto's lifetime of an organization token, and of a userinfo token an exchange issues. */
-const organizationTokenTtl = 3600;
+/** The lifetime of a userinfo token an exchange issues: Logto's hour, as an organization token's. */
 const userinfoTokenTtl = 3600;
 /** What a token for userinfo may carry: the provider's own scopes, less `offline_access` (no refresh token comes of an exchange). */
 const userinfoScopes = oidcScopes.filter((scope) => scope !== 'offline_access');
